@@ -1,0 +1,56 @@
+/**
+ * `createApp(deps)`: the whole HTTP surface, wired in one direction (context → health →
+ * auth → rate limit → routes → 404 → the error handler). No I/O happens here, so tests build
+ * as many instances as they like over shared or separate stores.
+ * @module
+ */
+import express, { type Express } from 'express';
+import type { AppDeps } from './deps';
+import { requestContext } from './http/request-context';
+import { accessLog } from './http/access-log';
+import { authenticate } from './auth/authenticate';
+import { perKeyRateLimit } from './http/rate-limit';
+import { errorHandler, notFound } from './http/error-handler';
+import { API_PREFIX, apiRouter } from './http/router';
+import { healthRouter } from './routes/health';
+import { registerKeyRoutes } from './routes/keys';
+
+/** Build the API application. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.config.server.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use(requestContext());
+  app.use(accessLog(deps.logger, deps.metrics));
+  app.use(healthRouter(deps));
+
+  const api = apiRouter();
+  registerKeyRoutes(api, deps);
+
+  app.use(
+    API_PREFIX,
+    authenticate(deps.keyCache, deps.metrics, deps.clock),
+    perKeyRateLimit(deps.kv, deps.metrics, { name: 'api', ...deps.config.rateLimit }),
+    express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
+    api.router,
+  );
+  app.use(notFound());
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+/** The metrics application served on `METRICS_PORT` (kept off the public API port). */
+export function createMetricsApp(deps: Pick<AppDeps, 'metrics' | 'logger'>): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', async function metrics(_req, res) {
+    res.setHeader('Content-Type', deps.metrics.registry.contentType);
+    res.send(await deps.metrics.registry.metrics());
+  });
+  app.use(requestContext(), notFound());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

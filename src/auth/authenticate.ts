@@ -1,0 +1,71 @@
+/**
+ * Bearer authentication: `Authorization: Bearer <key>` → SHA-256 → cached key record. The
+ * secret itself is hashed immediately and never stored, logged or echoed.
+ * @module
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { AuthenticationError, ForbiddenError } from '../errors';
+import { hashSecret } from '../keys/secrets';
+import type { Metrics } from '../observability/metrics';
+import type { KeyCache } from './key-cache';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Build the authentication middleware.
+ * @param now - clock for key expiry (tests inject one)
+ */
+export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number = Date.now) {
+  return async function authenticateMiddleware(req: Request, _res: Response, next: NextFunction): Promise<void> {
+    const header = req.headers.authorization;
+    if (!header || header.trim() === '') {
+      metrics.authFailures.inc({ reason: 'missing' });
+      throw new AuthenticationError();
+    }
+    const match = BEARER.exec(header);
+    if (!match?.[1]) {
+      metrics.authFailures.inc({ reason: 'malformed' });
+      throw new AuthenticationError('Invalid Authentication header: expected "Bearer <API key>"');
+    }
+    const key = await keys.get(hashSecret(match[1]));
+    if (!key) {
+      metrics.authFailures.inc({ reason: 'unknown' });
+      throw new AuthenticationError('Invalid API key');
+    }
+    if (key.disabled) {
+      metrics.authFailures.inc({ reason: 'disabled' });
+      throw new AuthenticationError('API key is disabled');
+    }
+    if (key.expiresAt && key.expiresAt.getTime() <= now()) {
+      metrics.authFailures.inc({ reason: 'expired' });
+      throw new AuthenticationError('API key has expired');
+    }
+    req.ctx.key = key;
+    next();
+  };
+}
+
+/** Management-only routes (`/keys*`, `/workspaces*`, `/analytics/*`): other keys get 403. */
+export function requireManagementKey() {
+  return function requireManagementKeyMiddleware(req: Request, _res: Response, next: NextFunction): void {
+    if (!req.ctx.key?.isManagement) throw new ForbiddenError();
+    next();
+  };
+}
+
+/** Inference routes: management keys are refused (403), as on the hosted service. */
+export function requireInferenceKey() {
+  return function requireInferenceKeyMiddleware(req: Request, _res: Response, next: NextFunction): void {
+    if (!req.ctx.key || req.ctx.key.isManagement) {
+      throw new ForbiddenError('Management keys cannot be used for inference; use an API key');
+    }
+    next();
+  };
+}
+
+/** The authenticated key; for handlers that run after `authenticate`. */
+export function currentKey(req: Request) {
+  const key = req.ctx.key;
+  if (!key) throw new AuthenticationError();
+  return key;
+}

@@ -1,0 +1,27 @@
+/**
+ * The spend guard: reserves a request's estimated cost against every limit that applies (the
+ * workspace's budgets and the key's own limit) before the upstream call, and settles it to the
+ * real cost afterwards. The embeddings path depends only on this interface.
+ * @module
+ */
+import type { ApiKeyRecord } from '../keys/types';
+
+/** A held reservation; exactly one of `settle` / `release` should be called. */
+export interface Reservation {
+  /** Replace the estimate with the real cost. */
+  settle(actualUsd: number): Promise<void>;
+  /** Give the reservation back (the call failed and costs nothing). */
+  release(): Promise<void>;
+}
+
+/** Reserve spend for one request; throws PaymentRequiredError (402) when it does not fit. */
+export interface SpendGuard {
+  reserve(key: ApiKeyRecord, estimatedUsd: number, requestId: string): Promise<Reservation>;
+}
+
+/** A guard that never refuses (no budgets configured in this build). */
+export const UNLIMITED: SpendGuard = {
+  async reserve() {
+    return { settle: async () => undefined, release: async () => undefined };
+  },
+};

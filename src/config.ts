@@ -1,0 +1,149 @@
+/**
+ * Configuration, read and validated once at boot: `config/default.yaml`, then an optional file
+ * named by `SWITCHYARD_CONFIG`, then environment variables, then (tests only) explicit overrides.
+ * Every problem is reported in one error so an operator fixes them all in one go. Nothing else
+ * in the code reads `process.env`.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { createAjv, toIssues } from './validation/ajv';
+import { fromRoot } from './paths';
+
+/** The validated, frozen configuration. */
+export interface Config {
+  server: {
+    host: string;
+    port: number;
+    metricsPort: number;
+    bodyLimitBytes: number;
+    shutdownTimeoutMs: number;
+    trustProxy: boolean;
+  };
+  database: { url: string | null; dataDir: string; poolSize: number };
+  redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
+  auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
+  rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
+  log: { level: string };
+}
+
+/** Deep-partial config used for file layers and test overrides. */
+export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };
+
+/**
+ * Environment variable → config path. Variables marked `secret` also accept `<NAME>_FILE`
+ * (a path whose contents are the value), the usual way to mount Kubernetes secrets.
+ */
+export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean }> = [
+  { name: 'HOST', path: ['server', 'host'] },
+  { name: 'PORT', path: ['server', 'port'] },
+  { name: 'METRICS_PORT', path: ['server', 'metricsPort'] },
+  { name: 'BODY_LIMIT_BYTES', path: ['server', 'bodyLimitBytes'] },
+  { name: 'SHUTDOWN_TIMEOUT_MS', path: ['server', 'shutdownTimeoutMs'] },
+  { name: 'TRUST_PROXY', path: ['server', 'trustProxy'] },
+  { name: 'DATABASE_URL', path: ['database', 'url'], secret: true },
+  { name: 'SWITCHYARD_DATA_DIR', path: ['database', 'dataDir'] },
+  { name: 'DATABASE_POOL_SIZE', path: ['database', 'poolSize'] },
+  { name: 'REDIS_URL', path: ['redis', 'url'], secret: true },
+  { name: 'REDIS_KEY_PREFIX', path: ['redis', 'keyPrefix'] },
+  { name: 'REDIS_COMMAND_TIMEOUT_MS', path: ['redis', 'commandTimeoutMs'] },
+  { name: 'SWITCHYARD_BOOTSTRAP_KEY', path: ['auth', 'bootstrapKey'], secret: true },
+  { name: 'KEY_CACHE_TTL_MS', path: ['auth', 'keyCacheTtlMs'] },
+  { name: 'KEY_CACHE_MAX', path: ['auth', 'keyCacheMax'] },
+  { name: 'RATE_LIMIT_WINDOW_MS', path: ['rateLimit', 'windowMs'] },
+  { name: 'RATE_LIMIT_MAX', path: ['rateLimit', 'limit'] },
+  { name: 'RATE_LIMIT_FAIL_MODE', path: ['rateLimit', 'failMode'] },
+  { name: 'LOG_LEVEL', path: ['log', 'level'] },
+];
+
+/** Thrown at boot when configuration is invalid; lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Layer = Record<string, Record<string, unknown>>;
+
+function readYaml(file: string, problems: string[]): Layer {
+  try {
+    const parsed: unknown = parseYaml(readFileSync(file, 'utf8'));
+    if (parsed === null || parsed === undefined) return {};
+    if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+      problems.push(`${file}: must be a YAML mapping`);
+      return {};
+    }
+    return parsed as Layer;
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
+    return {};
+  }
+}
+
+function merge(base: Layer, over: Layer | ConfigOverrides): Layer {
+  const out: Layer = { ...base };
+  for (const [section, values] of Object.entries(over)) {
+    if (values && typeof values === 'object' && !Array.isArray(values)) {
+      out[section] = { ...(base[section] ?? {}), ...(values as Record<string, unknown>) };
+    } else {
+      out[section] = values as Record<string, unknown>;
+    }
+  }
+  return out;
+}
+
+function envLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
+  const layer: Layer = {};
+  for (const v of ENV_VARS) {
+    let value = env[v.name];
+    const fileVar = env[`${v.name}_FILE`];
+    if (v.secret && fileVar) {
+      try {
+        value = readFileSync(fileVar, 'utf8').trim();
+      } catch {
+        problems.push(`${v.name}_FILE: cannot read ${fileVar}`);
+        continue;
+      }
+    }
+    if (value === undefined || value === '') continue;
+    const [section, key] = v.path;
+    layer[section] = { ...(layer[section] ?? {}), [key]: value };
+  }
+  return layer;
+}
+
+const validate = createAjv(true).compile(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')));
+
+/**
+ * Build the configuration. Pure apart from file reads, so tests call it with their own `env`.
+ * @param env - usually `process.env`
+ * @param overrides - applied last; for tests and embedding
+ * @throws ConfigError listing every invalid or missing value
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
+  const problems: string[] = [];
+  let layered = readYaml(fromRoot('config', 'default.yaml'), problems);
+  if (env.SWITCHYARD_CONFIG) layered = merge(layered, readYaml(path.resolve(env.SWITCHYARD_CONFIG), problems));
+  layered = merge(layered, envLayer(env, problems));
+  layered = merge(layered, overrides);
+  const data = structuredClone(layered);
+  if (!validate(data)) {
+    const byVar = new Map(ENV_VARS.map((v) => [`config.${v.path.join('.')}`, v.name]));
+    for (const issue of toIssues('config', validate.errors)) {
+      const envName = byVar.get(issue.path);
+      problems.push(`${issue.path}${envName ? ` (${envName})` : ''} ${issue.message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(data as unknown as Config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

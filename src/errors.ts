@@ -1,0 +1,156 @@
+/**
+ * The one error hierarchy of the gateway. Handlers and middleware throw these; only
+ * `http/error-handler.ts` turns them into the wire envelope `{error:{code,message,metadata}}`,
+ * so no handler ever builds an error body (the Portkey "hard-coded 500" class of bug).
+ * @module
+ */
+
+/** Canonical message texts of the spec's Errors table, keyed by status. */
+export const STATUS_MESSAGES: Readonly<Record<number, string>> = Object.freeze({
+  400: 'Invalid request parameters',
+  401: 'Missing Authentication header',
+  402: 'Insufficient credits. Add more using https://openrouter.ai/credits',
+  403: 'Only management keys can perform this operation',
+  404: 'Resource not found',
+  408: 'Operation timed out. Please try again later.',
+  409: 'Conflict',
+  413: 'Request payload too large',
+  415: 'Unsupported media type',
+  429: 'Rate limit exceeded',
+  500: 'Internal Server Error',
+  502: 'Provider returned error',
+  503: 'Service temporarily unavailable',
+  524: 'Request timed out. Please try again later.',
+  529: 'Provider returned error',
+});
+
+/** Extra, optional parts of an error: machine-readable details and response headers. */
+export interface GatewayErrorOptions {
+  /** Rendered as `error.metadata`; must never contain secrets. */
+  metadata?: Record<string, unknown>;
+  /** Seconds; rendered as the `Retry-After` header. */
+  retryAfterSeconds?: number;
+  /** Extra response headers (e.g. `WWW-Authenticate`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * Base class: an HTTP status plus a client-safe message. `code` always equals `status`
+ * because the spec's envelope says so.
+ */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly metadata: Record<string, unknown> | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, message?: string, options: GatewayErrorOptions = {}) {
+    super(message ?? STATUS_MESSAGES[status] ?? 'Error', { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.metadata = options.metadata;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
+  }
+}
+
+/** One problem found by request validation, as listed in `metadata.errors`. */
+export interface ValidationIssue {
+  /** Where: `body.name`, `query.limit`, `params.hash`. */
+  path: string;
+  message: string;
+}
+
+/** 400 with the spec's text; the individual problems go in `metadata.errors`. */
+export class ValidationError extends GatewayError {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[], message = STATUS_MESSAGES[400]) {
+    super(400, message, { metadata: { errors: issues } });
+    this.issues = issues;
+  }
+}
+
+/** 401: no, unknown, disabled or expired credentials. */
+export class AuthenticationError extends GatewayError {
+  constructor(message = STATUS_MESSAGES[401]) {
+    super(401, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+}
+
+/** 402: a budget or key spending limit would be exceeded. */
+export class PaymentRequiredError extends GatewayError {
+  constructor(message = STATUS_MESSAGES[402], metadata?: Record<string, unknown>) {
+    super(402, message, { metadata });
+  }
+}
+
+/** 403: the key is of the wrong kind for the route. */
+export class ForbiddenError extends GatewayError {
+  constructor(message = STATUS_MESSAGES[403]) {
+    super(403, message);
+  }
+}
+
+/** 404: the resource does not exist *or belongs to another tenant* (never reveal which). */
+export class NotFoundError extends GatewayError {
+  constructor(message = STATUS_MESSAGES[404]) {
+    super(404, message);
+  }
+}
+
+/** 408: a local operation (e.g. analytics query) ran out of time. */
+export class RequestTimeoutError extends GatewayError {
+  constructor() {
+    super(408);
+  }
+}
+
+/** 409: the request conflicts with current state (e.g. a duplicate slug). */
+export class ConflictError extends GatewayError {
+  constructor(message: string, metadata?: Record<string, unknown>) {
+    super(409, message, { metadata });
+  }
+}
+
+/** 413: body or upload over the configured limit. */
+export class PayloadTooLargeError extends GatewayError {
+  constructor(limitBytes?: number) {
+    super(413, STATUS_MESSAGES[413], limitBytes === undefined ? {} : { metadata: { limit_bytes: limitBytes } });
+  }
+}
+
+/** 429 with `Retry-After`. */
+export class RateLimitError extends GatewayError {
+  constructor(retryAfterSeconds: number, metadata?: Record<string, unknown>) {
+    super(429, STATUS_MESSAGES[429], { retryAfterSeconds, metadata });
+  }
+}
+
+/** 503: a dependency this request needs (Redis, database, every upstream) is unavailable. */
+export class ServiceUnavailableError extends GatewayError {
+  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number) {
+    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds });
+  }
+}
+
+/** 502: the upstream answered with an error or an unusable body. */
+export class UpstreamError extends GatewayError {
+  constructor(metadata?: Record<string, unknown>) {
+    super(502, STATUS_MESSAGES[502], { metadata });
+  }
+}
+
+/** 524: the upstream did not answer in time. */
+export class UpstreamTimeoutError extends GatewayError {
+  constructor(metadata?: Record<string, unknown>) {
+    super(524, STATUS_MESSAGES[524], { metadata });
+  }
+}
+
+/** 529: the upstream said it is overloaded. */
+export class UpstreamOverloadedError extends GatewayError {
+  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number) {
+    super(529, STATUS_MESSAGES[529], { metadata, retryAfterSeconds });
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * One access log line and the request metrics per request, recorded when the response is
+ * finished (or the client went away). The line is built from an allow-list of fields: no
+ * headers, no bodies, so the Authorization header can never be logged.
+ * @module
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../observability/logger';
+import { statusClass, type Metrics } from '../observability/metrics';
+
+/** Build the access-log + request-metrics middleware. */
+export function accessLog(logger: Logger, metrics: Metrics) {
+  return function accessLogMiddleware(req: Request, res: Response, next: NextFunction): void {
+    let done = false;
+    const record = (): void => {
+      if (done) return;
+      done = true;
+      const seconds = Number(process.hrtime.bigint() - req.ctx.startedAt) / 1e9;
+      const labels = { route: req.ctx.route, method: req.method, status_class: statusClass(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, seconds);
+      logger.info('request', {
+        request_id: req.ctx.requestId,
+        method: req.method,
+        route: req.ctx.route,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+        workspace_id: req.ctx.key?.workspaceId,
+        aborted: !res.writableFinished,
+      });
+    };
+    res.on('finish', record);
+    res.on('close', record);
+    next();
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The one place where anything thrown becomes an HTTP response:
+ * `{error:{code,message,metadata?}}` with `code` = status. Body-parser failures become their
+ * 4xx; anything unexpected is logged with its stack and answered as a bare 500, so no stack
+ * trace or internal detail ever reaches a client.
+ * @module
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ValidationError } from '../errors';
+import type { Logger } from '../observability/logger';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Map errors from express/body-parser to our hierarchy; null when it is not one of theirs. */
+function fromFramework(err: unknown): GatewayError | null {
+  const e = err as BodyParserError;
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new ValidationError([{ path: 'body', message: 'is not valid JSON' }]);
+    case 'entity.too.large':
+      return new PayloadTooLargeError(e.limit);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new GatewayError(415, STATUS_MESSAGES[415]);
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ValidationError([{ path: 'body', message: 'could not be read' }]);
+    default:
+      return null;
+  }
+}
+
+/** Write the envelope for a GatewayError. */
+export function sendError(res: Response, err: GatewayError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+  if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
+  const body: { code: number; message: string; metadata?: Record<string, unknown> } = { code: err.status, message: err.message };
+  if (err.metadata) body.metadata = err.metadata;
+  res.status(err.status).json({ error: body });
+}
+
+/** Build the final error middleware. */
+export function errorHandler(logger: Logger) {
+  return function errorHandlerMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+    let gatewayError = err instanceof GatewayError ? err : fromFramework(err);
+    if (!gatewayError) {
+      logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, err });
+      gatewayError = new GatewayError(500);
+    } else if (gatewayError.status >= 500) {
+      logger.warn('request failed', { request_id: req.ctx?.requestId, route: req.ctx?.route, status: gatewayError.status, message: gatewayError.message, metadata: gatewayError.metadata });
+    }
+    sendError(res, gatewayError);
+  };
+}
+
+/** Terminal middleware for routes nobody handles. */
+export function notFound() {
+  return function notFoundMiddleware(_req: Request, _res: Response, next: NextFunction): void {
+    next(new NotFoundError());
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Per-key rate limiting with express-rate-limit: a RedisStore (rate-limit-redis) when Redis is
+ * configured, so every replica counts against the same window, else the in-process MemoryStore.
+ *
+ * When the store fails (Redis unreachable) the policy is configurable: `open` lets the request
+ * through (availability over strictness: the default, since budgets still fail closed), `closed`
+ * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it.
+ * @module
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { rateLimit, type ClientRateLimitInfo, type IncrementResponse, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
+import { RateLimitError, ServiceUnavailableError } from '../errors';
+import type { Kv } from '../kv/kv';
+import type { Metrics } from '../observability/metrics';
+
+/** Options for one limiter. */
+export interface RateLimitOptions {
+  /** Label and store prefix, e.g. `api`. */
+  name: string;
+  windowMs: number;
+  limit: number;
+  failMode: 'open' | 'closed';
+}
+
+/** Wrap a store so its failures follow the configured policy instead of erroring the request. */
+function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics): Store {
+  const onError = (err: unknown): IncrementResponse => {
+    if (opts.failMode === 'closed') {
+      metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_closed' });
+      throw new ServiceUnavailableError({ reason: 'rate_limit_store_unavailable' }, 1);
+    }
+    metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_open' });
+    void err;
+    return { totalHits: 0, resetTime: undefined };
+  };
+  return {
+    prefix: inner.prefix,
+    localKeys: inner.localKeys,
+    init: (o: Options) => inner.init?.(o),
+    increment: async (key: string) => {
+      try {
+        return await inner.increment(key);
+      } catch (err) {
+        return onError(err);
+      }
+    },
+    decrement: async (key: string) => {
+      await Promise.resolve(inner.decrement(key)).catch(() => undefined);
+    },
+    resetKey: async (key: string) => {
+      await Promise.resolve(inner.resetKey(key)).catch(() => undefined);
+    },
+    get: inner.get
+      ? async (key: string): Promise<ClientRateLimitInfo | undefined> => {
+          try {
+            return await inner.get?.(key);
+          } catch {
+            return undefined;
+          }
+        }
+      : undefined,
+  };
+}
+
+/**
+ * Build a per-key limiter (it must run after `authenticate`). Sends the IETF `RateLimit` /
+ * `RateLimit-Policy` headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After`, and
+ * `error.metadata.headers` mirrors the hosted service's `X-RateLimit-*` values.
+ */
+export function perKeyRateLimit(kv: Kv, metrics: Metrics, opts: RateLimitOptions) {
+  if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
+  const limiter = rateLimit({
+    windowMs: opts.windowMs,
+    limit: opts.limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    store: guardedStore(kv.rateLimitStore(opts.name, opts.windowMs), opts, metrics),
+    keyGenerator: (req: Request) => req.ctx.key?.hash ?? 'anonymous',
+    passOnStoreError: false,
+    validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
+    handler: (req: Request, _res: Response, next: NextFunction) => {
+      metrics.rateLimited.inc({ limiter: opts.name });
+      const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
+      const resetTime = info?.resetTime?.getTime() ?? Date.now() + opts.windowMs;
+      const retryAfter = Math.max(1, Math.ceil((resetTime - Date.now()) / 1000));
+      next(
+        new RateLimitError(retryAfter, {
+          headers: {
+            'X-RateLimit-Limit': String(opts.limit),
+            'X-RateLimit-Remaining': '0',
+            'X-RateLimit-Reset': String(resetTime),
+          },
+        }),
+      );
+    },
+  });
+  return function rateLimitMiddleware(req: Request, res: Response, next: NextFunction) {
+    return limiter(req, res, next);
+  };
+}

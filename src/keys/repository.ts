@@ -1,0 +1,144 @@
+/**
+ * SQL for API keys. Every read and write that a tenant can trigger is scoped by `org_id`, so
+ * one organization can never see or change another's keys; deleted keys are kept (soft delete)
+ * so usage history still resolves their names.
+ * @module
+ */
+import type { Queryable } from '../store/db';
+import type { ApiKeyRecord, LimitReset } from './types';
+
+const COLUMNS = `hash, org_id, workspace_id, name, label, is_management, disabled, limit_usd, limit_reset,
+  include_byok_in_limit, expires_at, creator_user_id, external_user, created_at, updated_at`;
+
+interface Row {
+  hash: string;
+  org_id: string;
+  workspace_id: string;
+  name: string;
+  label: string;
+  is_management: boolean;
+  disabled: boolean;
+  limit_usd: number | null;
+  limit_reset: LimitReset | null;
+  include_byok_in_limit: boolean;
+  expires_at: Date | null;
+  creator_user_id: string | null;
+  external_user: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+function toRecord(r: Row): ApiKeyRecord {
+  return {
+    hash: r.hash,
+    orgId: r.org_id,
+    workspaceId: r.workspace_id,
+    name: r.name,
+    label: r.label,
+    isManagement: r.is_management,
+    disabled: r.disabled,
+    limitUsd: r.limit_usd === null ? null : Number(r.limit_usd),
+    limitReset: r.limit_reset,
+    includeByokInLimit: r.include_byok_in_limit,
+    expiresAt: r.expires_at,
+    creatorUserId: r.creator_user_id,
+    externalUser: r.external_user,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Fields needed to insert a key. */
+export type NewKey = Omit<ApiKeyRecord, 'createdAt' | 'updatedAt'>;
+
+/** Insert a key and return the stored record. */
+export async function insertKey(q: Queryable, k: NewKey): Promise<ApiKeyRecord> {
+  const rows = await q.query<Row>(
+    `INSERT INTO api_keys (hash, org_id, workspace_id, name, label, is_management, disabled, limit_usd, limit_reset,
+       include_byok_in_limit, expires_at, creator_user_id, external_user)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING ${COLUMNS}`,
+    [k.hash, k.orgId, k.workspaceId, k.name, k.label, k.isManagement, k.disabled, k.limitUsd, k.limitReset,
+      k.includeByokInLimit, k.expiresAt, k.creatorUserId, k.externalUser],
+  );
+  return toRecord(rows[0] as Row);
+}
+
+/** Look up a live key by hash across all organizations (authentication only). */
+export async function findKeyForAuth(q: Queryable, hash: string): Promise<ApiKeyRecord | null> {
+  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND deleted_at IS NULL`, [hash]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** A live key of this organization, or null. */
+export async function findKey(q: Queryable, orgId: string, hash: string): Promise<ApiKeyRecord | null> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL`,
+    [hash, orgId],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Filters for {@link listKeys}. */
+export interface KeyListFilter {
+  orgId: string;
+  workspaceId?: string;
+  includeDisabled: boolean;
+  includeManagement: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** Live keys, most recent first. */
+export async function listKeys(q: Queryable, f: KeyListFilter): Promise<ApiKeyRecord[]> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM api_keys
+      WHERE org_id = $1 AND deleted_at IS NULL
+        AND ($2::uuid IS NULL OR workspace_id = $2::uuid)
+        AND ($3 OR NOT disabled) AND ($4 OR NOT is_management)
+      ORDER BY created_at DESC, hash ASC OFFSET $5 LIMIT $6`,
+    [f.orgId, f.workspaceId ?? null, f.includeDisabled, f.includeManagement, f.offset, f.limit],
+  );
+  return rows.map(toRecord);
+}
+
+/** Changeable fields; `undefined` = leave as is, `null` = clear. */
+export interface KeyPatch {
+  name?: string;
+  disabled?: boolean;
+  limitUsd?: number | null;
+  limitReset?: LimitReset | null;
+  includeByokInLimit?: boolean;
+}
+
+/** Apply a patch to a live key of this organization; null when there is none. */
+export async function updateKey(q: Queryable, orgId: string, hash: string, p: KeyPatch): Promise<ApiKeyRecord | null> {
+  const rows = await q.query<Row>(
+    `UPDATE api_keys SET
+       name = CASE WHEN $3 THEN $4 ELSE name END,
+       disabled = CASE WHEN $5 THEN $6 ELSE disabled END,
+       limit_usd = CASE WHEN $7 THEN $8::double precision ELSE limit_usd END,
+       limit_reset = CASE WHEN $9 THEN $10 ELSE limit_reset END,
+       include_byok_in_limit = CASE WHEN $11 THEN $12 ELSE include_byok_in_limit END,
+       updated_at = clock_timestamp()
+     WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL AND NOT is_management
+     RETURNING ${COLUMNS}`,
+    [hash, orgId, p.name !== undefined, p.name ?? null, p.disabled !== undefined, p.disabled ?? null,
+      p.limitUsd !== undefined, p.limitUsd ?? null, p.limitReset !== undefined, p.limitReset ?? null,
+      p.includeByokInLimit !== undefined, p.includeByokInLimit ?? null],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/**
+ * Soft-delete a key of this organization. Atomic: of two concurrent deletes exactly one
+ * returns true.
+ * @param includeManagement - the API may not delete management keys; the CLI may
+ */
+export async function deleteKey(q: Queryable, orgId: string, hash: string, includeManagement = false): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE api_keys SET deleted_at = clock_timestamp(), disabled = true
+      WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL AND ($3 OR NOT is_management) RETURNING hash`,
+    [hash, orgId, includeManagement],
+  );
+  return rows.length === 1;
+}

@@ -1,0 +1,123 @@
+/**
+ * API key operations for the management API. Every operation is scoped to the caller's
+ * organization; anything outside it is reported as not found. Changes invalidate the key on
+ * every replica.
+ * @module
+ */
+import type { Database } from '../store/db';
+import type { KeyCache } from '../auth/key-cache';
+import { NotFoundError, ValidationError } from '../errors';
+import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
+import * as repo from './repository';
+import { generateSecret, hashSecret, labelFor } from './secrets';
+import type { ApiKeyRecord, LimitReset } from './types';
+
+/** Validated body of `POST /keys`. */
+export interface CreateKeyInput {
+  name: string;
+  limit?: number | null;
+  limit_reset?: LimitReset | null;
+  include_byok_in_limit?: boolean;
+  expires_at?: string | null;
+  workspace_id?: string;
+  creator_user_id?: string | null;
+  external?: { user: string; api_key?: string };
+}
+
+/** Validated body of `PATCH /keys/{hash}`. */
+export interface UpdateKeyInput {
+  name?: string;
+  disabled?: boolean;
+  limit?: number | null;
+  limit_reset?: LimitReset | null;
+  include_byok_in_limit?: boolean;
+}
+
+/** Resolve a workspace reference (UUID or slug) of `orgId`, or its default workspace. */
+export async function resolveWorkspaceId(db: Database, orgId: string, ref: string | undefined): Promise<string> {
+  const ws = ref === undefined ? await findDefaultWorkspace(db, orgId) : await findWorkspace(db, orgId, ref);
+  if (!ws) throw new NotFoundError();
+  return ws.id;
+}
+
+/** Key operations bound to one database and cache. */
+export class KeyService {
+  constructor(
+    private readonly db: Database,
+    private readonly cache: KeyCache,
+    private readonly now: () => number,
+  ) {}
+
+  /** Create an inference key; returns the record and the secret (shown once). */
+  async create(orgId: string, input: CreateKeyInput): Promise<{ record: ApiKeyRecord; secret: string }> {
+    const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+    if (expiresAt && expiresAt.getTime() <= this.now()) {
+      throw new ValidationError([{ path: 'body.expires_at', message: 'must be in the future' }]);
+    }
+    const workspaceId = await resolveWorkspaceId(this.db, orgId, input.workspace_id);
+    const secret = generateSecret();
+    const hash = hashSecret(secret);
+    const record = await repo.insertKey(this.db, {
+      hash,
+      orgId,
+      workspaceId,
+      name: input.name,
+      label: labelFor(secret),
+      isManagement: false,
+      disabled: false,
+      limitUsd: input.limit ?? null,
+      limitReset: input.limit_reset ?? null,
+      includeByokInLimit: input.include_byok_in_limit ?? false,
+      expiresAt,
+      creatorUserId: input.creator_user_id ?? null,
+      externalUser: input.external?.user ?? null,
+    });
+    if (input.external?.api_key) {
+      await this.db.query('UPDATE api_keys SET external_api_key_hash = $2 WHERE hash = $1', [hash, hashSecret(input.external.api_key)]);
+    }
+    // A lookup of this hash may have been cached as unknown (a client guessing early).
+    await this.cache.invalidate(hash);
+    return { record, secret };
+  }
+
+  /** One page of the organization's inference keys in a workspace (default: the default workspace). */
+  async list(orgId: string, q: { include_disabled: boolean; offset: number; limit: number; workspace_id?: string }) {
+    const workspaceId = await resolveWorkspaceId(this.db, orgId, q.workspace_id);
+    return repo.listKeys(this.db, {
+      orgId,
+      workspaceId,
+      includeDisabled: q.include_disabled,
+      includeManagement: false,
+      offset: q.offset,
+      limit: q.limit,
+    });
+  }
+
+  /** An inference key of the organization, or 404. */
+  async get(orgId: string, hash: string): Promise<ApiKeyRecord> {
+    const key = await repo.findKey(this.db, orgId, hash.toLowerCase());
+    if (!key || key.isManagement) throw new NotFoundError();
+    return key;
+  }
+
+  /** Change a key; takes effect on every replica within moments. */
+  async update(orgId: string, hash: string, input: UpdateKeyInput): Promise<ApiKeyRecord> {
+    const key = await repo.updateKey(this.db, orgId, hash.toLowerCase(), {
+      name: input.name,
+      disabled: input.disabled,
+      limitUsd: input.limit,
+      limitReset: input.limit_reset,
+      includeByokInLimit: input.include_byok_in_limit,
+    });
+    if (!key) throw new NotFoundError();
+    await this.cache.invalidate(key.hash);
+    return key;
+  }
+
+  /** Delete a key; 404 when it is unknown, already deleted, or another organization's. */
+  async delete(orgId: string, hash: string): Promise<void> {
+    const normalized = hash.toLowerCase();
+    if (!(await repo.deleteKey(this.db, orgId, normalized))) throw new NotFoundError();
+    await this.cache.invalidate(normalized);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * `Kv` over Redis (ioredis). Commands fail fast while Redis is unreachable (no offline queue,
+ * a command timeout), so callers can apply their documented fail-open/fail-closed policy
+ * instead of hanging. Scripts are loaded lazily by SHA and reloaded once on NOSCRIPT (after a
+ * Redis restart or SCRIPT FLUSH).
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
+
+/** Options for {@link RedisKv.connect}. */
+export interface RedisKvOptions {
+  url: string;
+  prefix: string;
+  commandTimeoutMs: number;
+}
+
+/** Redis-backed `Kv` shared by all replicas. */
+export class RedisKv implements Kv {
+  readonly kind = 'redis' as const;
+  private subscriber: Redis | undefined;
+  private readonly handlers = new Map<string, MessageHandler[]>();
+  private readonly missedHandlers: Array<() => void> = [];
+  private readonly shas = new Map<string, string>();
+
+  private constructor(
+    readonly client: Redis,
+    private readonly options: RedisKvOptions,
+  ) {}
+
+  get prefix(): string {
+    return this.options.prefix;
+  }
+
+  /**
+   * Create the client and try to connect. A Redis that is down at boot does not stop the
+   * gateway: readiness reports it, and ioredis keeps reconnecting in the background.
+   */
+  static async connect(options: RedisKvOptions): Promise<RedisKv> {
+    const client = new Redis(options.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: Math.max(1000, options.commandTimeoutMs),
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    client.on('error', () => undefined); // reported through command failures and readiness
+    const kv = new RedisKv(client, options);
+    await client.connect().catch(() => undefined);
+    return kv;
+  }
+
+  async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
+    const fullKeys = keys.map((k) => this.prefix + k);
+    const argv = args.map(String);
+    let sha = this.shas.get(script.name);
+    if (!sha) {
+      sha = createHash('sha1').update(script.lua).digest('hex');
+      this.shas.set(script.name, sha);
+    }
+    try {
+      return script.parse(await this.client.evalsha(sha, fullKeys.length, ...fullKeys, ...argv));
+    } catch (err) {
+      if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
+      return script.parse(await this.client.eval(script.lua, fullKeys.length, ...fullKeys, ...argv));
+    }
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(this.prefix + channel, message);
+  }
+
+  async subscribe(channel: string, handler: MessageHandler): Promise<void> {
+    const sub = this.ensureSubscriber();
+    const full = this.prefix + channel;
+    const list = this.handlers.get(full) ?? [];
+    list.push(handler);
+    this.handlers.set(full, list);
+    if (list.length === 1) await sub.subscribe(full);
+  }
+
+  onMessagesMissed(handler: () => void): void {
+    this.missedHandlers.push(handler);
+  }
+
+  rateLimitStore(name: string): RedisStore {
+    return new RedisStore({
+      prefix: `${this.prefix}rl:${name}:`,
+      sendCommand: (command: string, ...args: string[]) => this.client.call(command, ...args) as Promise<RedisReply>,
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  async close(): Promise<void> {
+    this.subscriber?.disconnect();
+    this.client.disconnect();
+  }
+
+  private ensureSubscriber(): Redis {
+    if (this.subscriber) return this.subscriber;
+    // A subscriber connection may queue SUBSCRIBE until connected; ioredis re-subscribes after
+    // reconnects, but messages published meanwhile are lost: tell caches to flush.
+    const sub = this.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined, maxRetriesPerRequest: null });
+    sub.on('error', () => undefined);
+    let readyBefore = false;
+    sub.on('ready', () => {
+      if (readyBefore) for (const h of this.missedHandlers) h();
+      readyBefore = true;
+    });
+    sub.on('message', (channel: string, message: string) => {
+      for (const h of this.handlers.get(channel) ?? []) h(message);
+    });
+    this.subscriber = sub;
+    return sub;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * `Database` over a `pg` connection pool, for production and for replicas sharing one Postgres.
+ * @module
+ */
+import { Pool, type PoolClient } from 'pg';
+import type { Database, Queryable } from './db';
+
+/** Options for {@link openPostgres}. */
+export interface PostgresOptions {
+  url: string;
+  poolSize?: number;
+  /** Use this schema (created if missing) instead of `public`; tests isolate themselves this way. */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Open a pool, create the schema if asked, and check the connection once. */
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid schema name: ${options.schema}`);
+  }
+  const pool = new Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+  else await pool.query('SELECT 1');
+
+  const onClient = (client: PoolClient): Queryable => ({
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      return (await client.query(sql, params as unknown[])).rows as T[];
+    },
+  });
+
+  return {
+    kind: 'postgres',
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      return (await pool.query(sql, params as unknown[])).rows as T[];
+    },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(onClient(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async withLock(name, fn) {
+      const client = await pool.connect();
+      const key = `${options.schema ?? 'public'}:${name}`;
+      try {
+        await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+        return await fn();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The usage event: one per inference call, written durably through the outbox into the
+ * `generations` table. It is the system of record for spend, key usage and analytics.
+ * @module
+ */
+
+/** One usage record; field names follow the `generations` columns. */
+export interface UsageEvent {
+  /** `gen-emb-<unix seconds>-<20 alnum>`; the idempotency key of the outbox. */
+  id: string;
+  createdAt: Date;
+  orgId: string;
+  workspaceId: string;
+  keyHash: string;
+  /** The request's `user` field (end user), if any. */
+  endUser: string | null;
+  sessionId: string | null;
+  apiType: 'embeddings' | 'completions' | 'chat';
+  model: string;
+  provider: string | null;
+  upstreamId: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  costUsd: number;
+  latencyMs: number | null;
+  generationTimeMs: number | null;
+  attempts: number;
+  status: 'ok' | 'error';
+  inputModality: string | null;
+  userAgent: string | null;
+  httpReferer: string | null;
+  appTitle: string | null;
+}
+
+/** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */
+export interface UsageRecorder {
+  record(event: UsageEvent): Promise<void>;
+  /** Write everything pending now (shutdown, tests). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

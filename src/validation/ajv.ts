@@ -1,0 +1,36 @@
+/**
+ * The single ajv setup shared by config validation and request validation, so that both speak
+ * the same JSON Schema dialect and formats and produce the same issue shape.
+ * @module
+ */
+import Ajv, { type ErrorObject, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ValidationIssue } from '../errors';
+
+/** Build an ajv instance with formats; `coerce` turns query/env strings into numbers/booleans. */
+export function createAjv(coerce: boolean, extra: Options = {}): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    removeAdditional: false,
+    ...extra,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Turn ajv's errors into `{path, message}` issues rooted at `where` (body, query, params, config). */
+export function toIssues(where: string, errors: ErrorObject[] | null | undefined): ValidationIssue[] {
+  return (errors ?? []).map((e) => {
+    const segments = e.instancePath.split('/').filter(Boolean);
+    if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
+    if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
+    const field = [where, ...segments].join('.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') message = 'is not allowed';
+    if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    return { path: field, message };
+  });
+}

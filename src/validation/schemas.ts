@@ -1,0 +1,47 @@
+/**
+ * Request schemas: every `schemas/*.json` (except config) compiled once per process. Bodies are
+ * validated without type coercion (JSON has types); query strings and path parameters with
+ * coercion (everything arrives as text). A schema's `$id` names it, e.g. `keys.create.body`.
+ * @module
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from './ajv';
+import { fromRoot } from '../paths';
+
+/** Where a schema applies; decides whether values are coerced from strings. */
+export type InputPart = 'body' | 'query' | 'params';
+
+let compiled: Map<string, ValidateFunction> | undefined;
+
+function compileAll(): Map<string, ValidateFunction> {
+  const strict = createAjv(false);
+  const coercing = createAjv(true);
+  const out = new Map<string, ValidateFunction>();
+  const dir = fromRoot('schemas');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'config.json');
+  const schemas = files.map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as { $id?: string });
+  // Shared definitions first, so `$ref`s between files resolve in both instances.
+  for (const s of schemas) {
+    if (!s.$id) throw new Error(`schema without $id in schemas/`);
+    strict.addSchema(s);
+    coercing.addSchema(s);
+  }
+  for (const s of schemas) {
+    const id = s.$id as string;
+    if (id.startsWith('defs.')) continue;
+    const ajv = id.endsWith('.body') ? strict : coercing;
+    out.set(id, ajv.getSchema(id) as ValidateFunction);
+  }
+  return out;
+}
+
+/**
+ * The compiled validator for `id`; throws at boot (not per request) if it does not exist.
+ */
+export function getValidator(id: string): ValidateFunction {
+  compiled ??= compileAll();
+  const fn = compiled.get(id);
+  if (!fn) throw new Error(`switchyard: no request schema with $id "${id}" in schemas/`);
+  return fn;
+}

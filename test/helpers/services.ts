@@ -1,0 +1,107 @@
+/**
+ * Per-test-file isolated stores: each call gets its own PGlite (from the migrated template),
+ * its own Postgres schema, or its own Redis key prefix, so parallel workers never share state.
+ * Suites that need a service not running here are skipped with the reason printed by the
+ * global setup (and fail in CI, where REQUIRE_SERVICES=1).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import type { Database } from '../../src/store/db';
+import { openPglite } from '../../src/store/pglite';
+import { openPostgres } from '../../src/store/postgres';
+import { migrate } from '../../src/store/migrate';
+import type { Kv } from '../../src/kv/kv';
+import { MemoryKv } from '../../src/kv/memory';
+import { RedisKv } from '../../src/kv/redis';
+
+/** A short random id for schema names and key prefixes. */
+export function uniqueId(): string {
+  return randomBytes(5).toString('hex');
+}
+
+/** Redis URL when Redis is available to tests, else undefined. */
+export const REDIS_URL = process.env.SY_TEST_REDIS_URL;
+/** Postgres URL when available to tests, else undefined. */
+export const DATABASE_URL = process.env.SY_TEST_DATABASE_URL;
+
+/** A database kind that tests can run against. */
+export interface DbFactory {
+  name: 'pglite' | 'postgres';
+  open(): Promise<Database>;
+}
+
+/** Fresh in-memory PGlite with every migration applied (from the template). */
+export async function openTestPglite(): Promise<Database> {
+  const template = process.env.SY_TEST_PGLITE_TEMPLATE;
+  const db = template ? await openPglite({ loadDataDir: new Blob([readFileSync(template)]) }) : await openPglite();
+  await migrate(db);
+  return db;
+}
+
+/** A fresh Postgres schema with every migration applied; dropped on close. */
+export async function openTestPostgres(url = DATABASE_URL): Promise<Database> {
+  if (!url) throw new Error('Postgres not available');
+  const schema = `t_${uniqueId()}`;
+  const db = await openPostgres({ url, schema, poolSize: 5 });
+  await migrate(db);
+  const close = db.close.bind(db);
+  return {
+    ...db,
+    async close() {
+      await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await close();
+    },
+  };
+}
+
+/** Every database kind available here: PGlite always, Postgres when running. */
+export const DATABASES: DbFactory[] = [
+  { name: 'pglite', open: openTestPglite },
+  ...(DATABASE_URL ? [{ name: 'postgres' as const, open: () => openTestPostgres() }] : []),
+];
+
+/** Redis with a unique prefix; its keys are deleted on close. */
+export async function openTestRedisKv(prefix = `t:${uniqueId()}:`): Promise<RedisKv> {
+  if (!REDIS_URL) throw new Error('Redis not available');
+  const kv = await RedisKv.connect({ url: REDIS_URL, prefix, commandTimeoutMs: 2000 });
+  const close = kv.close.bind(kv);
+  kv.close = async () => {
+    await deleteRedisPrefix(prefix);
+    await close();
+  };
+  return kv;
+}
+
+/** Remove every key under `prefix` (test cleanup). */
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
+  if (!REDIS_URL) return;
+  const client = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A key-value store kind that tests can run against. */
+export interface KvFactory {
+  name: 'memory' | 'redis';
+  open(prefix?: string): Promise<Kv>;
+}
+
+/** Every Kv kind available here: the in-process twin always, Redis when running. */
+export const KVS: KvFactory[] = [
+  { name: 'memory', open: async (prefix = `t:${uniqueId()}:`) => new MemoryKv(prefix) },
+  ...(REDIS_URL ? [{ name: 'redis' as const, open: (prefix?: string) => openTestRedisKv(prefix) }] : []),
+];
+
+/** `describe` when `condition` holds, else a skipped describe (the reason is printed at setup). */
+export function describeIf(condition: unknown): jest.Describe {
+  return condition ? describe : describe.skip;
+}
