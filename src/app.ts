@@ -14,6 +14,11 @@ import { errorHandler, notFound } from './http/error-handler';
 import { API_PREFIX, apiRouter } from './http/router';
 import { healthRouter } from './routes/health';
 import { registerKeyRoutes } from './routes/keys';
+import { registerFileRoutes } from './routes/files';
+import { registerEmbeddingRoutes } from './routes/embeddings';
+import { registerWorkspaceRoutes } from './routes/workspaces';
+import { registerGenerationRoutes } from './routes/generation';
+import { passthroughRoutes } from './routes/passthrough';
 
 /** Build the API application. */
 export function createApp(deps: AppDeps): Express {
@@ -29,11 +34,17 @@ export function createApp(deps: AppDeps): Express {
 
   const api = apiRouter();
   registerKeyRoutes(api, deps);
+  registerFileRoutes(api, deps);
+  registerEmbeddingRoutes(api, deps);
+  registerWorkspaceRoutes(api, deps);
+  registerGenerationRoutes(api, deps);
 
   app.use(
     API_PREFIX,
     authenticate(deps.keyCache, deps.metrics, deps.clock),
     perKeyRateLimit(deps.kv, deps.metrics, { name: 'api', ...deps.config.rateLimit }),
+    // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
+    passthroughRoutes(deps),
     express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
     api.router,
   );

@@ -26,6 +26,32 @@ export interface Config {
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
   rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
   log: { level: string };
+  /** Embeddings catalog files (paths relative to the project root, or absolute). */
+  catalog: { modelsFile: string; providersFile: string };
+  /** Upstream HTTP: per-attempt timeout, overall deadline across fallbacks, connection pool. */
+  upstream: { attemptTimeoutMs: number; deadlineMs: number; connectionsPerOrigin: number; keepAliveTimeoutMs: number };
+  /** Circuit breaker per provider endpoint: consecutive failures that open it, and the cooldown before a probe. */
+  breaker: { failureThreshold: number; cooldownMs: number };
+  /**
+   * Per-provider overrides from `<SLUG>_BASE_URL` / `<SLUG>_API_KEY`, keyed by the env form of the slug
+   * (upper-cased, non-alphanumerics → `_`, e.g. `DEEPINFRA`). See {@link providerEnvName}.
+   */
+  providers: Record<string, { baseUrl?: string; apiKey?: string }>;
+  /**
+   * Uploaded files: the size limit (larger → 413), the size of the chunks content is stored in, and
+   * how many uploads one replica runs at once (each holds a database connection; more → 503).
+   */
+  files: { maxBytes: number; chunkBytes: number; maxConcurrentUploads: number };
+  /**
+   * Usage outbox: events per batch insert, how often pending events are flushed, the bound of the
+   * in-process queue (embedded mode; `record` waits when full), how long a Redis Stream entry may sit
+   * unacknowledged with a consumer before another replica reclaims it, and the longest retry backoff.
+   */
+  usage: { batchSize: number; flushIntervalMs: number; maxQueued: number; claimIdleMs: number; retryMaxMs: number };
+  /** Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget. */
+  budgets: { reservationTtlMs: number };
+  /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
+  passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -55,7 +81,63 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'RATE_LIMIT_MAX', path: ['rateLimit', 'limit'] },
   { name: 'RATE_LIMIT_FAIL_MODE', path: ['rateLimit', 'failMode'] },
   { name: 'LOG_LEVEL', path: ['log', 'level'] },
+  { name: 'SWITCHYARD_MODELS_FILE', path: ['catalog', 'modelsFile'] },
+  { name: 'SWITCHYARD_PROVIDERS_FILE', path: ['catalog', 'providersFile'] },
+  { name: 'UPSTREAM_ATTEMPT_TIMEOUT_MS', path: ['upstream', 'attemptTimeoutMs'] },
+  { name: 'UPSTREAM_DEADLINE_MS', path: ['upstream', 'deadlineMs'] },
+  { name: 'UPSTREAM_CONNECTIONS_PER_ORIGIN', path: ['upstream', 'connectionsPerOrigin'] },
+  { name: 'BREAKER_FAILURE_THRESHOLD', path: ['breaker', 'failureThreshold'] },
+  { name: 'BREAKER_COOLDOWN_MS', path: ['breaker', 'cooldownMs'] },
+  { name: 'FILES_MAX_BYTES', path: ['files', 'maxBytes'] },
+  { name: 'FILES_CHUNK_BYTES', path: ['files', 'chunkBytes'] },
+  { name: 'FILES_MAX_CONCURRENT_UPLOADS', path: ['files', 'maxConcurrentUploads'] },
+  { name: 'USAGE_BATCH_SIZE', path: ['usage', 'batchSize'] },
+  { name: 'USAGE_FLUSH_INTERVAL_MS', path: ['usage', 'flushIntervalMs'] },
+  { name: 'USAGE_MAX_QUEUED', path: ['usage', 'maxQueued'] },
+  { name: 'USAGE_CLAIM_IDLE_MS', path: ['usage', 'claimIdleMs'] },
+  { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
+  { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
+  { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
+  { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
+  { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
 ];
+
+/**
+ * The environment form of a provider slug, used for `<NAME>_BASE_URL` / `<NAME>_API_KEY`:
+ * upper-cased, every non-alphanumeric character replaced by `_` (`google-vertex` → `GOOGLE_VERTEX`).
+ */
+export function providerEnvName(slug: string): string {
+  return slug.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+const PROVIDER_ENV = /^([A-Z0-9_]+?)_(BASE_URL|API_KEY)(_FILE)?$/;
+
+/**
+ * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY` (or `<NAME>_API_KEY_FILE`)
+ * in the environment. Which names matter is decided by the catalog (its slugs), not here.
+ */
+function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
+  const out: Record<string, { baseUrl?: string; apiKey?: string }> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    const m = PROVIDER_ENV.exec(name);
+    if (!m || raw === undefined || raw === '') continue;
+    const [, prefix, kind, file] = m as unknown as [string, string, 'BASE_URL' | 'API_KEY', string | undefined];
+    if (file && kind === 'BASE_URL') continue;
+    let value = raw;
+    if (file) {
+      try {
+        value = readFileSync(raw, 'utf8').trim();
+      } catch {
+        problems.push(`${name}: cannot read ${raw}`);
+        continue;
+      }
+    }
+    const entry = (out[prefix] ??= {});
+    if (kind === 'BASE_URL') entry.baseUrl = value;
+    else entry.apiKey = value;
+  }
+  return Object.keys(out).length > 0 ? { providers: out } : {};
+}
 
 /** Thrown at boot when configuration is invalid; lists every problem. */
 export class ConfigError extends Error {
@@ -127,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   let layered = readYaml(fromRoot('config', 'default.yaml'), problems);
   if (env.SWITCHYARD_CONFIG) layered = merge(layered, readYaml(path.resolve(env.SWITCHYARD_CONFIG), problems));
   layered = merge(layered, envLayer(env, problems));
+  layered = merge(layered, providerEnvLayer(env, problems));
   layered = merge(layered, overrides);
   const data = structuredClone(layered);
   if (!validate(data)) {

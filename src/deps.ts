@@ -11,15 +11,25 @@ import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { KeyCache } from './auth/key-cache';
 import { KeyService } from './keys/service';
-import { NO_USAGE, type ApiKeyRecord, type KeyUsage } from './keys/types';
+import { FileService } from './files/service';
+import { PostgresChunkStorage } from './files/pg-storage';
+import type { ApiKeyRecord, KeyUsage } from './keys/types';
 import { openPostgres } from './store/postgres';
 import { openPglite } from './store/pglite';
 import { migrate } from './store/migrate';
 import { MemoryKv } from './kv/memory';
 import { RedisKv } from './kv/redis';
-import { UNLIMITED, type SpendGuard } from './budgets/types';
+import type { SpendGuard } from './budgets/types';
+import { BudgetGuard } from './budgets/guard';
+import { keyUsageReader } from './budgets/usage-reader';
+import { listBudgets, type BudgetRecord } from './budgets/repository';
+import { CoherentCache } from './kv/coherent-cache';
 import type { UsageRecorder } from './usage/types';
-import { DirectUsageRecorder } from './usage/direct-recorder';
+import { createUsageRecorder } from './usage/recorder';
+import { loadCatalog } from './catalog/load';
+import { ADAPTERS } from './providers/registry';
+import { UpstreamHttp } from './providers/http';
+import { EmbeddingsService } from './embeddings/service';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -29,8 +39,12 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   keyCache: KeyCache;
+  /** Each workspace's budgets, replica-coherent (invalidated by budget changes). */
+  budgetCache: CoherentCache<BudgetRecord[]>;
   keys: KeyService;
-  /** Spend figures of a key (zeros until usage recording exists). */
+  /** Uploaded files; content in Postgres chunks. */
+  files: FileService;
+  /** Spend figures of a key, summed from the usage table. */
   usage: (key: ApiKeyRecord) => Promise<KeyUsage>;
   /** Reserves and settles spend against budgets and key limits (embeddings path). */
   spend: SpendGuard;
@@ -40,6 +54,18 @@ export interface AppDeps {
   clock: () => number;
   /** Flipped by graceful shutdown so `/readyz` turns the replica out of rotation. */
   state: { draining: boolean };
+  /** Embeddings: catalog, routing, upstream calls. */
+  embeddings: EmbeddingsService;
+}
+
+/**
+ * Add the embeddings service (catalog from config, shared upstream pool) to the other deps. The
+ * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
+ */
+function withEmbeddings(base: Omit<AppDeps, 'embeddings'>): AppDeps {
+  const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
+  const http = new UpstreamHttp(base.config.upstream);
+  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http) });
 }
 
 /** Optional parts for {@link assembleDeps}. */
@@ -55,30 +81,46 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   const metrics = opts.metrics ?? new Metrics();
   const clock = opts.clock ?? Date.now;
   const keyCache = new KeyCache(db, kv, metrics, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
-  await keyCache.start();
-  return {
+  const budgetCache = new CoherentCache<BudgetRecord[]>(kv, metrics, {
+    name: 'budgets',
+    ttlMs: config.auth.keyCacheTtlMs,
+    max: config.auth.keyCacheMax,
+    load: (workspaceId) => listBudgets(db, workspaceId),
+  });
+  await Promise.all([keyCache.start(), budgetCache.start()]);
+  return withEmbeddings({
     config,
     db,
     kv,
     logger,
     metrics,
     keyCache,
+    budgetCache,
     keys: new KeyService(db, keyCache, clock),
-    usage: async () => NO_USAGE,
-    spend: UNLIMITED,
-    recorder: new DirectUsageRecorder(db),
+    files: new FileService(db, new PostgresChunkStorage(db, config.files.chunkBytes), metrics, config.files),
+    usage: keyUsageReader(db, clock),
+    spend: new BudgetGuard({
+      db,
+      budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
+      kv,
+      metrics,
+      logger,
+      clock,
+      reservationTtlMs: config.budgets.reservationTtlMs,
+    }),
+    recorder: createUsageRecorder(config, kv, { db, metrics, logger }),
     clock,
     state: { draining: false },
-  };
+  });
 }
 
-/** Open the database the config names (Postgres or embedded PGlite) and migrate it. */
-export async function openDatabase(config: Config): Promise<Database> {
+/** Open the database the config names (Postgres or embedded PGlite) and, by default, migrate it. */
+export async function openDatabase(config: Config, runMigrations = true): Promise<Database> {
   const db = config.database.url
     ? await openPostgres({ url: config.database.url, poolSize: config.database.poolSize })
     : await openPglite({ dataDir: config.database.dataDir });
   try {
-    await migrate(db);
+    if (runMigrations) await migrate(db);
   } catch (err) {
     await db.close();
     throw err;
@@ -104,5 +146,5 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
-  await Promise.allSettled([deps.kv.close(), deps.db.close()]);
+  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
 }

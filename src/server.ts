@@ -33,8 +33,11 @@ function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
     force.unref();
+    // Keep-alive sockets become idle as their in-flight requests finish: close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

@@ -6,7 +6,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ValidationError } from '../errors';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError } from '../errors';
 import type { Logger } from '../observability/logger';
 
 interface BodyParserError {
@@ -31,8 +31,26 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'stream.encoding.set':
       return new ValidationError([{ path: 'body', message: 'could not be read' }]);
     default:
+      // Other http-errors raised by express itself (e.g. a malformed %-escape in a path → 400).
+      if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+        return e.status === 400 ? new ValidationError([{ path: 'path', message: 'is malformed' }]) : new GatewayError(e.status);
+      }
       return null;
   }
+}
+
+/** Node and Postgres error codes that mean "the database is unreachable", not "a bug". */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+
+/** A dependency outage surfacing as a raw driver error becomes 503, so clients retry. */
+function fromOutage(err: unknown): GatewayError | null {
+  const e = err as { code?: string; message?: string };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const outage =
+    UNAVAILABLE_CODES.has(code) ||
+    code.startsWith('08') || // Postgres connection_exception class
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e?.message ?? '');
+  return outage ? new ServiceUnavailableError({ reason: 'dependency_unavailable' }, 1) : null;
 }
 
 /** Write the envelope for a GatewayError. */
@@ -51,7 +69,7 @@ export function sendError(res: Response, err: GatewayError): void {
 /** Build the final error middleware. */
 export function errorHandler(logger: Logger) {
   return function errorHandlerMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-    let gatewayError = err instanceof GatewayError ? err : fromFramework(err);
+    let gatewayError = err instanceof GatewayError ? err : (fromFramework(err) ?? fromOutage(err));
     if (!gatewayError) {
       logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, err });
       gatewayError = new GatewayError(500);

@@ -9,6 +9,22 @@ import { ValidationError, type ValidationIssue } from '../errors';
 import { toIssues } from '../validation/ajv';
 import { getValidator, type InputPart } from '../validation/schemas';
 
+/**
+ * Values JSON Schema lets through but the database cannot store: NUL characters in strings
+ * (Postgres text rejects them) and non-finite numbers (ajv coerces `1e400` to Infinity).
+ */
+function findUnstorable(value: unknown, path: string, issues: ValidationIssue[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) issues.push({ path, message: 'must not contain NUL characters' });
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) issues.push({ path, message: 'must be a finite number' });
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) findUnstorable(value[i], `${path}.${i}`, issues);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) findUnstorable(v, `${path}.${k}`, issues);
+  }
+}
+
 /** Schema ids per request part. */
 export type ValidateSpec = Partial<Record<InputPart, string>>;
 
@@ -21,8 +37,12 @@ export function validate(spec: ValidateSpec) {
       // Copies: express 5 recomputes req.query, and coercion must not touch the raw input.
       const source: unknown = part === 'body' ? req.body : part === 'query' ? req.query : req.params;
       const data = part === 'body' ? source : { ...(source as object) };
-      if (fn(data)) req.valid[part] = data;
-      else issues.push(...toIssues(part, fn.errors));
+      if (!fn(data)) {
+        issues.push(...toIssues(part, fn.errors));
+        continue;
+      }
+      findUnstorable(data, part, issues);
+      req.valid[part] = data;
     }
     if (issues.length > 0) throw new ValidationError(issues);
     next();

@@ -9,7 +9,8 @@ import type { KeyCache } from '../auth/key-cache';
 import { NotFoundError, ValidationError } from '../errors';
 import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
 import * as repo from './repository';
-import { generateSecret, hashSecret, labelFor } from './secrets';
+import { hashSecret } from './secrets';
+import { mintKey } from './mint';
 import type { ApiKeyRecord, LimitReset } from './types';
 
 /** Validated body of `POST /keys`. */
@@ -55,16 +56,10 @@ export class KeyService {
       throw new ValidationError([{ path: 'body.expires_at', message: 'must be in the future' }]);
     }
     const workspaceId = await resolveWorkspaceId(this.db, orgId, input.workspace_id);
-    const secret = generateSecret();
-    const hash = hashSecret(secret);
-    const record = await repo.insertKey(this.db, {
-      hash,
+    const { secret, row } = mintKey({
       orgId,
       workspaceId,
       name: input.name,
-      label: labelFor(secret),
-      isManagement: false,
-      disabled: false,
       limitUsd: input.limit ?? null,
       limitReset: input.limit_reset ?? null,
       includeByokInLimit: input.include_byok_in_limit ?? false,
@@ -72,6 +67,8 @@ export class KeyService {
       creatorUserId: input.creator_user_id ?? null,
       externalUser: input.external?.user ?? null,
     });
+    const hash = row.hash;
+    const record = await repo.insertKey(this.db, row);
     if (input.external?.api_key) {
       await this.db.query('UPDATE api_keys SET external_api_key_hash = $2 WHERE hash = $1', [hash, hashSecret(input.external.api_key)]);
     }

@@ -79,7 +79,9 @@ export class RedisKv implements Kv {
     const list = this.handlers.get(full) ?? [];
     list.push(handler);
     this.handlers.set(full, list);
-    if (list.length === 1) await sub.subscribe(full);
+    // Not awaited: with Redis down at boot the SUBSCRIBE waits in the subscriber's queue and is
+    // sent on connect, instead of blocking startup.
+    if (list.length === 1) sub.subscribe(full).catch(() => undefined);
   }
 
   onMessagesMissed(handler: () => void): void {

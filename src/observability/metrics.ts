@@ -36,17 +36,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly keyCacheLookups = new Counter({
-    name: 'switchyard_key_cache_lookups_total',
-    help: 'API key cache lookups by result (hit, miss)',
-    labelNames: ['result'] as const,
+  readonly cacheLookups = new Counter({
+    name: 'switchyard_cache_lookups_total',
+    help: 'Replica-coherent cache lookups by cache (keys, budgets) and result (hit, miss)',
+    labelNames: ['cache', 'result'] as const,
     registers: [this.registry],
   });
 
-  readonly keyCacheInvalidations = new Counter({
-    name: 'switchyard_key_cache_invalidations_total',
-    help: 'Key cache invalidations received (key changes on any replica, reconnect flushes)',
-    labelNames: ['source'] as const,
+  readonly cacheInvalidations = new Counter({
+    name: 'switchyard_cache_invalidations_total',
+    help: 'Cache invalidations by cache and source (message, reconnect, publish_failed)',
+    labelNames: ['cache', 'source'] as const,
     registers: [this.registry],
   });
 
@@ -70,6 +70,142 @@ export class Metrics {
     labelNames: ['dependency'] as const,
     registers: [this.registry],
   });
+
+  readonly upstreamRequests = new Counter({
+    name: 'switchyard_upstream_requests_total',
+    help: 'Upstream embeddings attempts by provider slug, catalog model and outcome (ok, timeout, overloaded, rate_limited, server, client, network)',
+    labelNames: ['provider', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamDuration = new Histogram({
+    name: 'switchyard_upstream_request_duration_seconds',
+    help: 'Upstream embeddings attempt duration by provider slug and catalog model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly gatewayOverhead = new Histogram({
+    name: 'switchyard_gateway_overhead_seconds',
+    help: 'Time the gateway added to an embeddings request: total handling time minus upstream time',
+    labelNames: ['route'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.025, 0.05, 0.1],
+    registers: [this.registry],
+  });
+
+  readonly fallbacks = new Counter({
+    name: 'switchyard_upstream_fallbacks_total',
+    help: 'Times a request moved on from a failed provider endpoint to the next candidate, by the failed provider and model',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly circuitState = new Gauge({
+    name: 'switchyard_circuit_state',
+    help: 'Circuit breaker state per provider endpoint as last seen by this replica: 0 closed, 1 half-open, 2 open',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingTokens = new Counter({
+    name: 'switchyard_embeddings_tokens_total',
+    help: 'Prompt tokens of successful embeddings requests by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingCost = new Counter({
+    name: 'switchyard_embeddings_cost_usd_total',
+    help: 'Cost in USD of successful embeddings requests by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  /** Reads the usage outbox's depth at scrape time; set by the recorder ({@link setUsageDepthSource}). */
+  private usageDepthSource: (() => Promise<number>) | undefined;
+
+  readonly usageQueueDepth = new Gauge({
+    name: 'switchyard_usage_queue_depth',
+    help: 'Usage events accepted but not yet written to the database (Redis Stream or in-process queue)',
+    registers: [this.registry],
+    collect: async () => {
+      const depth = await this.usageDepthSource?.().catch(() => undefined);
+      if (depth !== undefined) this.usageQueueDepth.set(depth);
+    },
+  });
+
+  readonly usageEventsRecorded = new Counter({
+    name: 'switchyard_usage_events_recorded_total',
+    help: 'Usage events accepted by the outbox, by outbox kind (redis, memory)',
+    labelNames: ['outbox'] as const,
+    registers: [this.registry],
+  });
+
+  readonly usageBatchesWritten = new Counter({
+    name: 'switchyard_usage_batches_written_total',
+    help: 'Usage batches inserted into the database',
+    registers: [this.registry],
+  });
+
+  readonly usageEventsWritten = new Counter({
+    name: 'switchyard_usage_events_written_total',
+    help: 'Usage events in batches inserted into the database (redeliveries included; inserts are idempotent)',
+    registers: [this.registry],
+  });
+
+  readonly usageWriteFailures = new Counter({
+    name: 'switchyard_usage_write_failures_total',
+    help: 'Failed usage writes by stage (insert = database, enqueue = Redis XADD, ack = Redis XACK); retried, never dropped',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetReservations = new Counter({
+    name: 'switchyard_budget_reservations_total',
+    help: 'Spend reservations against budgets and key limits by result (reserved, refused, unavailable)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetRefusals = new Counter({
+    name: 'switchyard_budget_refusals_total',
+    help: 'Requests refused with 402 by the limit that refused them (workspace_budget, key_limit) and its interval',
+    labelNames: ['limit_source', 'interval'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetCounterRebuilds = new Counter({
+    name: 'switchyard_budget_counter_rebuilds_total',
+    help: 'Budget/key-limit counters rebuilt from the usage table after Redis lost them (or a new period began)',
+    registers: [this.registry],
+  });
+
+  readonly budgetStoreErrors = new Counter({
+    name: 'switchyard_budget_store_errors_total',
+    help: 'Budget store failures by operation (reserve fails closed with 503; settle/release holds expire)',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fileUploads = new Counter({
+    name: 'switchyard_file_uploads_total',
+    help: 'File uploads by outcome (stored, too_large, rejected = bad form/empty/unsupported type/client gone, busy = over the concurrency cap, failed = server error)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fileBytes = new Counter({
+    name: 'switchyard_file_bytes_total',
+    help: 'File content bytes stored (direction=in, committed uploads only) and served (direction=out)',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  /** Let the usage outbox report its depth on each scrape (no background loop). */
+  setUsageDepthSource(source: () => Promise<number>): void {
+    this.usageDepthSource = source;
+  }
 
   /** @param defaults - also collect prom-client's process metrics (off in tests to save timers) */
   constructor(defaults = false) {

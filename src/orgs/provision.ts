@@ -8,7 +8,8 @@ import type { Database, Queryable } from '../store/db';
 import { insertOrg, listOrgs, type OrgRecord } from './repository';
 import { insertWorkspace, type WorkspaceRecord } from '../workspaces/repository';
 import { insertKey } from '../keys/repository';
-import { generateSecret, hashSecret, labelFor } from '../keys/secrets';
+import { generateSecret } from '../keys/secrets';
+import { mintKey } from '../keys/mint';
 
 /** What provisioning returns; `secret` is shown once and never stored. */
 export interface ProvisionedOrg {
@@ -28,23 +29,9 @@ export async function provisionOrg(q: Queryable, name: string, secret: string = 
     slug: 'default',
     isDefault: true,
   });
-  const keyHash = hashSecret(secret);
-  await insertKey(q, {
-    hash: keyHash,
-    orgId: org.id,
-    workspaceId: workspace.id,
-    name: 'Management key',
-    label: labelFor(secret),
-    isManagement: true,
-    disabled: false,
-    limitUsd: null,
-    limitReset: null,
-    includeByokInLimit: false,
-    expiresAt: null,
-    creatorUserId: null,
-    externalUser: null,
-  });
-  return { org, workspace, secret, keyHash };
+  const { row } = mintKey({ orgId: org.id, workspaceId: workspace.id, name: 'Management key', isManagement: true }, secret);
+  await insertKey(q, row);
+  return { org, workspace, secret, keyHash: row.hash };
 }
 
 /**

@@ -1,7 +1,11 @@
 /**
  * Liveness and readiness, outside authentication and rate limits. `/healthz` says only that
- * the process serves HTTP (a restart will not fix a database outage); `/readyz` checks the
- * database and Redis and turns 503 while draining, so load balancers stop sending traffic.
+ * the process serves HTTP (a restart will not fix a database outage). `/readyz` checks the
+ * database and Redis and turns 503 while draining or when this replica cannot serve: the
+ * database is down, or Redis is down and the rate limiter is set to fail closed. With Redis down
+ * and the limiter failing open the replica still serves most routes (budgeted embeddings fail
+ * closed on their own), so it reports `degraded` with 200: taking every replica out of the
+ * Service for a shared Redis outage would turn a partial outage into a total one.
  * @module
  */
 import { Router, type Request, type Response } from 'express';
@@ -35,9 +39,10 @@ export function healthRouter(deps: AppDeps): Router {
     const [database, redis] = await Promise.all([check(() => deps.db.ping()), check(() => deps.kv.ping())]);
     deps.metrics.dependencyUp.set({ dependency: 'database' }, database === 'ok' ? 1 : 0);
     deps.metrics.dependencyUp.set({ dependency: 'redis' }, redis === 'ok' ? 1 : 0);
-    const ready = database === 'ok' && redis === 'ok' && !deps.state.draining;
+    const redisTolerated = redis === 'ok' || deps.config.rateLimit.failMode === 'open';
+    const ready = database === 'ok' && redisTolerated && !deps.state.draining;
     res.status(ready ? 200 : 503).json({
-      status: ready ? 'ready' : 'not_ready',
+      status: !ready ? 'not_ready' : redis === 'ok' ? 'ready' : 'degraded',
       draining: deps.state.draining,
       checks: { database: { status: database, kind: deps.db.kind }, redis: { status: redis, kind: deps.kv.kind } },
     });

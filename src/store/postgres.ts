@@ -29,8 +29,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
-  else await pool.query('SELECT 1');
+  if (options.schema) {
+    // Concurrent IF NOT EXISTS can still race in the catalog (23505): the schema exists then.
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`).catch((err: { code?: string }) => {
+      if (err.code !== '23505' && err.code !== '42P06') throw err;
+    });
+  } else {
+    await pool.query('SELECT 1');
+  }
 
   const onClient = (client: PoolClient): Queryable => ({
     async query<T>(sql: string, params?: readonly unknown[]) {

@@ -1,9 +1,14 @@
 /**
  * SQL for workspaces, always scoped by organization. A workspace is addressed by UUID or slug
- * everywhere, so lookups accept either.
+ * everywhere, so lookups accept either. Deleted workspaces are kept (soft delete, so usage
+ * history still resolves their names) but are invisible to every lookup here, and their slug
+ * becomes free again.
  * @module
  */
 import type { Queryable } from '../store/db';
+
+/** How the hosted service may order providers by default for a workspace. */
+export type ProviderSort = 'price' | 'throughput' | 'latency' | 'exacto';
 
 /** A workspace row as the rest of the code sees it. */
 export interface WorkspaceRecord {
@@ -16,6 +21,16 @@ export interface WorkspaceRecord {
   createdBy: string | null;
   createdAt: Date;
   updatedAt: Date | null;
+  defaultTextModel: string | null;
+  defaultImageModel: string | null;
+  defaultProviderSort: string | null;
+  isObservabilityIoLoggingEnabled: boolean;
+  isObservabilityBroadcastEnabled: boolean;
+  isDataDiscountLoggingEnabled: boolean;
+  ioLoggingSamplingRate: number;
+  ioLoggingApiKeyIds: number[] | null;
+  disabledServerTools: string[] | null;
+  includeByokInBudgets: boolean;
 }
 
 interface Row {
@@ -28,9 +43,22 @@ interface Row {
   created_by: string | null;
   created_at: Date;
   updated_at: Date | null;
+  default_text_model: string | null;
+  default_image_model: string | null;
+  default_provider_sort: string | null;
+  is_observability_io_logging_enabled: boolean;
+  is_observability_broadcast_enabled: boolean;
+  is_data_discount_logging_enabled: boolean;
+  io_logging_sampling_rate: number;
+  io_logging_api_key_ids: number[] | null;
+  disabled_server_tools: string[] | null;
+  include_byok_in_budgets: boolean;
 }
 
-const COLUMNS = 'id, org_id, name, slug, description, is_default, created_by, created_at, updated_at';
+const COLUMNS = `id, org_id, name, slug, description, is_default, created_by, created_at, updated_at,
+  default_text_model, default_image_model, default_provider_sort, is_observability_io_logging_enabled,
+  is_observability_broadcast_enabled, is_data_discount_logging_enabled, io_logging_sampling_rate,
+  io_logging_api_key_ids, disabled_server_tools, include_byok_in_budgets`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toRecord(r: Row): WorkspaceRecord {
@@ -44,6 +72,16 @@ function toRecord(r: Row): WorkspaceRecord {
     createdBy: r.created_by,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    defaultTextModel: r.default_text_model,
+    defaultImageModel: r.default_image_model,
+    defaultProviderSort: r.default_provider_sort,
+    isObservabilityIoLoggingEnabled: r.is_observability_io_logging_enabled,
+    isObservabilityBroadcastEnabled: r.is_observability_broadcast_enabled,
+    isDataDiscountLoggingEnabled: r.is_data_discount_logging_enabled,
+    ioLoggingSamplingRate: Number(r.io_logging_sampling_rate),
+    ioLoggingApiKeyIds: r.io_logging_api_key_ids,
+    disabledServerTools: r.disabled_server_tools,
+    includeByokInBudgets: r.include_byok_in_budgets,
   };
 }
 
@@ -52,37 +90,139 @@ export function isUuid(ref: string): boolean {
   return UUID.test(ref);
 }
 
-/** A workspace of `orgId` by UUID or slug, or null (also for another organization's workspace). */
-export async function findWorkspace(q: Queryable, orgId: string, ref: string): Promise<WorkspaceRecord | null> {
+/**
+ * A live workspace of `orgId` by UUID or slug, or null (also for another organization's
+ * workspace, or a deleted one).
+ * @param forUpdate - lock the row until the surrounding transaction ends (serialises budget changes)
+ */
+export async function findWorkspace(q: Queryable, orgId: string, ref: string, forUpdate = false): Promise<WorkspaceRecord | null> {
+  const lock = forUpdate ? ' FOR UPDATE' : '';
   const rows = isUuid(ref)
-    ? await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2`, [orgId, ref.toLowerCase()])
-    : await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2`, [orgId, ref]);
+    ? await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${lock}`, [orgId, ref.toLowerCase()])
+    : await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL${lock}`, [orgId, ref]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
 /** The organization's default workspace (every organization has exactly one). */
 export async function findDefaultWorkspace(q: Queryable, orgId: string): Promise<WorkspaceRecord | null> {
-  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default`, [orgId]);
+  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default AND deleted_at IS NULL`, [orgId]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
+/** Settings a client may set on create and change with PATCH (`undefined` = not given). */
+export interface WorkspaceSettings {
+  name?: string;
+  slug?: string;
+  description?: string | null;
+  defaultTextModel?: string | null;
+  defaultImageModel?: string | null;
+  defaultProviderSort?: string | null;
+  isObservabilityIoLoggingEnabled?: boolean;
+  isObservabilityBroadcastEnabled?: boolean;
+  isDataDiscountLoggingEnabled?: boolean;
+  ioLoggingSamplingRate?: number;
+  ioLoggingApiKeyIds?: number[] | null;
+  disabledServerTools?: string[] | null;
+  includeByokInBudgets?: boolean;
+}
+
 /** Fields for a new workspace. */
-export interface NewWorkspace {
+export interface NewWorkspace extends WorkspaceSettings {
   id: string;
   orgId: string;
   name: string;
   slug: string;
-  description?: string | null;
   isDefault?: boolean;
   createdBy?: string | null;
 }
 
+const json = (v: unknown[] | null | undefined) => (v === undefined || v === null ? null : JSON.stringify(v));
+
 /** Insert a workspace; the caller handles the unique-slug violation. */
 export async function insertWorkspace(q: Queryable, w: NewWorkspace): Promise<WorkspaceRecord> {
   const rows = await q.query<Row>(
-    `INSERT INTO workspaces (id, org_id, name, slug, description, is_default, created_by)
-     VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING ${COLUMNS}`,
-    [w.id, w.orgId, w.name, w.slug, w.description ?? null, w.isDefault ?? false, w.createdBy ?? null],
+    `INSERT INTO workspaces (id, org_id, name, slug, description, is_default, created_by, default_text_model,
+       default_image_model, default_provider_sort, is_observability_io_logging_enabled, is_observability_broadcast_enabled,
+       is_data_discount_logging_enabled, io_logging_sampling_rate, io_logging_api_key_ids, disabled_server_tools)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15::jsonb,$16::jsonb) RETURNING ${COLUMNS}`,
+    [w.id, w.orgId, w.name, w.slug, w.description ?? null, w.isDefault ?? false, w.createdBy ?? null,
+      w.defaultTextModel ?? null, w.defaultImageModel ?? null, w.defaultProviderSort ?? null,
+      w.isObservabilityIoLoggingEnabled ?? false, w.isObservabilityBroadcastEnabled ?? false,
+      w.isDataDiscountLoggingEnabled ?? false, w.ioLoggingSamplingRate ?? 1, json(w.ioLoggingApiKeyIds),
+      json(w.disabledServerTools)],
   );
   return toRecord(rows[0] as Row);
+}
+
+/** One page of the organization's live workspaces (default first, then oldest first) and the total. */
+export async function listWorkspaces(q: Queryable, orgId: string, offset: number, limit: number) {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND deleted_at IS NULL
+      ORDER BY is_default DESC, created_at, id OFFSET $2 LIMIT $3`,
+    [orgId, offset, limit],
+  );
+  const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces WHERE org_id = $1 AND deleted_at IS NULL', [orgId]);
+  return { data: rows.map(toRecord), total: count[0]?.n ?? 0 };
+}
+
+/** Column, value and "was it given" for each patchable setting. */
+function patchTriples(p: WorkspaceSettings): Array<[string, unknown, string]> {
+  return [
+    ['name', p.name, 'text'],
+    ['slug', p.slug, 'text'],
+    ['description', p.description, 'text'],
+    ['default_text_model', p.defaultTextModel, 'text'],
+    ['default_image_model', p.defaultImageModel, 'text'],
+    ['default_provider_sort', p.defaultProviderSort, 'text'],
+    ['is_observability_io_logging_enabled', p.isObservabilityIoLoggingEnabled, 'boolean'],
+    ['is_observability_broadcast_enabled', p.isObservabilityBroadcastEnabled, 'boolean'],
+    ['is_data_discount_logging_enabled', p.isDataDiscountLoggingEnabled, 'boolean'],
+    ['io_logging_sampling_rate', p.ioLoggingSamplingRate, 'double precision'],
+    ['io_logging_api_key_ids', p.ioLoggingApiKeyIds === undefined ? undefined : json(p.ioLoggingApiKeyIds), 'jsonb'],
+    ['disabled_server_tools', p.disabledServerTools === undefined ? undefined : json(p.disabledServerTools), 'jsonb'],
+    ['include_byok_in_budgets', p.includeByokInBudgets, 'boolean'],
+  ];
+}
+
+/** Apply the given settings to a live workspace; null when there is none. */
+export async function updateWorkspace(q: Queryable, orgId: string, id: string, p: WorkspaceSettings): Promise<WorkspaceRecord | null> {
+  const params: unknown[] = [id, orgId];
+  const sets = ['updated_at = clock_timestamp()'];
+  for (const [column, value, type] of patchTriples(p)) {
+    if (value === undefined) continue;
+    params.push(value);
+    sets.push(`${column} = $${params.length}::${type}`);
+  }
+  const rows = await q.query<Row>(
+    `UPDATE workspaces SET ${sets.join(', ')} WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    params,
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Live (not deleted) API keys in a workspace; deleting it is refused while there are any. */
+export async function countLiveKeys(q: Queryable, workspaceId: string): Promise<number> {
+  const rows = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND deleted_at IS NULL',
+    [workspaceId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Soft-delete a workspace and drop its budgets and memberships; false when it was not live. */
+export async function softDeleteWorkspace(q: Queryable, orgId: string, id: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE workspaces SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()
+      WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL AND NOT is_default RETURNING id`,
+    [id, orgId],
+  );
+  if (rows.length !== 1) return false;
+  await q.query('DELETE FROM workspace_budgets WHERE workspace_id = $1', [id]);
+  await q.query('DELETE FROM workspace_members WHERE workspace_id = $1', [id]);
+  return true;
+}
+
+/** Is `err` a unique-constraint violation (duplicate slug)? Works for pg and PGlite errors. */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '23505';
 }

@@ -1,0 +1,193 @@
+/**
+ * `npm run bench`: the gateway's cost on the embeddings hot path, against two baselines.
+ *
+ *   direct   autocannon → fake upstream (bench/upstream.js: OpenAI-compatible, 1536 floats)
+ *   proxy    autocannon → minimal node:http proxy (bench/proxy.js) → fake upstream
+ *   gateway  autocannon → Switchyard (dist/src/main.js, a child process) → fake upstream, with
+ *            auth, validation, the per-key rate limit, budget + key-limit checks (a monthly
+ *            workspace budget and a key limit are set) and usage recording all on
+ *
+ * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
+ * (latency), after a short warm-up. Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and
+ * the gateway's added latency, prints a table and writes bench/results.json. Loopback only,
+ * bounded (BENCH_DURATION seconds per scenario, default 10), stops by itself.
+ *
+ * BENCH_MODE: `embedded` (default: PGlite + in-process Kv, no services needed), `services`
+ * (Postgres + Redis: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, in
+ * which a throw-away database is created; BENCH_REDIS_URL, default redis://127.0.0.1:6379), or `all`.
+ */
+'use strict';
+const { fetch } = require('undici');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { randomBytes } = require('node:crypto');
+const { freePort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { runLoad } = require('./lib/load');
+const { prepareServices } = require('./lib/services');
+
+const ROOT = path.resolve(__dirname, '..');
+const DURATION = Number(process.env.BENCH_DURATION || 10);
+const WARMUP = Number(process.env.BENCH_WARMUP || 3);
+const CONNECTIONS = 32;
+const FIXED_RATE = 500;
+const MODEL = 'openai/text-embedding-3-small';
+const INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
+
+async function api(base, key, method, route, body) {
+  const res = await fetch(base + route, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Start the gateway from dist/ against the fake upstream and mint an inference key with a budget. */
+async function startGateway(upstreamPort, mode) {
+  const port = await freePort();
+  const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
+  const services = mode === 'services' ? await prepareServices() : null;
+  const env = {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    METRICS_PORT: String(await freePort()),
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
+    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+    OPENAI_API_KEY: 'sk-bench-upstream',
+    RATE_LIMIT_MAX: '10000000',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+    ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }),
+  };
+  const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : []), path.join(ROOT, 'dist/src/main.js')];
+  const handle = await startChild('gateway', args, env, { readyUrl: `http://127.0.0.1:${port}/healthz` });
+  handle.cleanup = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (services) await services.cleanup();
+  };
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const workspaces = await api(base, bootstrapKey, 'GET', '/workspaces');
+  const workspaceId = workspaces.data[0].id;
+  await api(base, bootstrapKey, 'PUT', `/workspaces/${workspaceId}/budgets/monthly`, { limit_usd: 1_000_000 });
+  const created = await api(base, bootstrapKey, 'POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+  handle.url = `${base}/embeddings`;
+  handle.headers = { authorization: `Bearer ${created.key}` };
+  return handle;
+}
+
+/** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
+async function check(name, url, headers, body) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const json = await res.json().catch(() => null);
+  const length = json?.data?.[0]?.embedding?.length;
+  if (res.status !== 200 || length !== 1536) throw new Error(`${name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+}
+
+async function measure(name, handle, url, headers, body) {
+  await check(name, url, headers, body);
+  await runLoad({ url, headers, body, connections: CONNECTIONS, duration: WARMUP });
+  const max = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION }));
+  const fixed = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
+  return { name, max, fixed, peakRssMb: peakRssMb(handle.child.pid) };
+}
+
+/** Run `load` and add the target's CPU milliseconds per request (user + system, from /proc). */
+async function withCpu(handle, load) {
+  const before = cpuSeconds(handle.child.pid);
+  const result = await load();
+  const after = cpuSeconds(handle.child.pid);
+  result.cpuMsPerRequest = before === null || after === null || result.requests === 0
+    ? null
+    : Math.round(((after - before) * 1000 / result.requests) * 1000) / 1000;
+  return result;
+}
+
+function fmt(v, digits = 2) {
+  return v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v);
+}
+
+function report(mode, rows) {
+  const [direct, proxy, gateway] = rows;
+  const added = {
+    p50: gateway.fixed.p50 - direct.fixed.p50,
+    p99: gateway.fixed.p99 - direct.fixed.p99,
+  };
+  const share = gateway.max.rps / proxy.max.rps;
+  const targets = {
+    throughputShareOfProxy: { value: share, target: '>= 0.50', pass: share >= 0.5 },
+    addedP50Ms: { value: added.p50, target: '<= 1', pass: added.p50 <= 1 },
+    addedP99Ms: { value: added.p99, target: '<= 3', pass: added.p99 <= 3 },
+    gatewayPeakRssMb: { value: gateway.peakRssMb, target: '<= 150', pass: gateway.peakRssMb !== null && gateway.peakRssMb <= 150 },
+  };
+  console.log(`\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; fixed rate ${FIXED_RATE} req/s)`);
+  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | @500/s p50 ms | @500/s p99 ms | errors | peak RSS MB');
+  console.log('----------|---------------|---------|---------|------------|---------------|---------------|--------|------------');
+  for (const r of rows) {
+    const errors = r.max.errors + r.max.non2xx + r.fixed.errors + r.fixed.non2xx;
+    console.log(
+      `${r.name.padEnd(9)} | ${fmt(r.max.rps, 1).padStart(13)} | ${fmt(r.max.p50).padStart(7)} | ${fmt(r.max.p99).padStart(7)} | ${fmt(r.max.cpuMsPerRequest, 3).padStart(10)} | ` +
+        `${fmt(r.fixed.p50, 3).padStart(13)} | ${fmt(r.fixed.p99, 3).padStart(13)} | ${String(errors).padStart(6)} | ${fmt(r.peakRssMb, 1).padStart(11)}`,
+    );
+  }
+  console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}`);
+  console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}`);
+  const load = os.loadavg()[0];
+  console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
+  console.log(`gateway peak RSS ${fmt(gateway.peakRssMb, 1)} MB (<= 150) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`);
+  return { mode, rows, addedLatencyMs: added, targets, loadAverage1m: os.loadavg()[0] };
+}
+
+async function benchMode(mode, upstream, proxy, body) {
+  const gateway = await startGateway(upstream.port, mode);
+  try {
+    const gatewayBody = JSON.stringify({ model: MODEL, input: INPUT, encoding_format: 'float' });
+    const rows = [
+      await measure('direct', upstream.handle, `http://127.0.0.1:${upstream.port}/v1/embeddings`, {}, body),
+      await measure('proxy', proxy.handle, `http://127.0.0.1:${proxy.port}/v1/embeddings`, {}, body),
+      await measure('gateway', gateway, gateway.url, gateway.headers, gatewayBody),
+    ];
+    return report(mode, rows);
+  } finally {
+    await stopChild(gateway);
+    await gateway.cleanup();
+  }
+}
+
+async function main() {
+  const modeArg = process.env.BENCH_MODE || 'embedded';
+  const modes = modeArg === 'all' ? ['embedded', 'services'] : [modeArg];
+  const body = JSON.stringify({ model: 'text-embedding-3-small', input: INPUT, encoding_format: 'float' });
+  const upstreamHandle = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const upstream = { handle: upstreamHandle, port: Number(upstreamHandle.value) };
+  const proxyHandle = await startChild('proxy', [path.join(__dirname, 'proxy.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const proxy = { handle: proxyHandle, port: Number(proxyHandle.value) };
+  const results = [];
+  try {
+    for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, body));
+  } finally {
+    await stopChild(proxyHandle);
+    await stopChild(upstreamHandle);
+  }
+  const out = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    durationSeconds: DURATION,
+    connections: CONNECTIONS,
+    fixedRate: FIXED_RATE,
+    results,
+  };
+  writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(out, null, 2)}\n`);
+  console.log('\nwrote bench/results.json');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

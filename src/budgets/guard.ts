@@ -1,0 +1,121 @@
+/**
+ * The Redis-backed {@link SpendGuard}: before an upstream call, one atomic script reserves the
+ * request's estimate against every budget of the key's workspace and the key's own limit; the
+ * returned {@link Reservation} settles it to the real cost (or releases it) afterwards.
+ *
+ * Failure policy: budgets fail closed. If the shared store (or the database holding the
+ * budgets) cannot be reached, a request that has any limit is refused with 503 rather than
+ * risk overspending. A request with no limit at all never touches Redis.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../store/db';
+import type { Kv } from '../kv/kv';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { ApiKeyRecord } from '../keys/types';
+import { PaymentRequiredError, ServiceUnavailableError } from '../errors';
+import type { Reservation, SpendGuard } from './types';
+import { recordedSpend, type BudgetRecord } from './repository';
+import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
+import { RESERVE } from './scripts/reserve';
+import { SETTLE } from './scripts/settle';
+
+/** Options for {@link BudgetGuard}. */
+export interface BudgetGuardOptions {
+  db: Database;
+  /** The workspace's budgets; a replica-coherent cache in production (one query per change, not per request). */
+  budgetsOf: (workspaceId: string) => Promise<BudgetRecord[]>;
+  kv: Kv;
+  metrics: Metrics;
+  logger: Logger;
+  clock: () => number;
+  /** How long an unsettled reservation holds budget (a crashed request's hold expires after this). */
+  reservationTtlMs: number;
+}
+
+/** Days a period counter outlives its period (kept for inspection, then Redis drops it). */
+const COUNTER_GRACE_MS = 2 * 86_400_000;
+/** Rebuild rounds before giving up (each round rebuilds every counter missing at that moment). */
+const MAX_ROUNDS = 3;
+
+const NOOP: Reservation = { settle: async () => undefined, release: async () => undefined };
+
+function refusal(c: LimitCounter, usedNanos: number): PaymentRequiredError {
+  const spend = fromNanos(usedNanos);
+  const resetsAt = c.period.endMs === null ? null : new Date(c.period.endMs).toISOString();
+  const what = c.source === 'workspace_budget' ? `Workspace ${c.interval} budget` : `API key ${c.interval === 'lifetime' ? '' : `${c.interval} `}limit`;
+  const when = resetsAt ? `resets at ${resetsAt}` : 'never resets';
+  return new PaymentRequiredError(
+    `${what} exceeded: ${spend} of ${c.limitUsd} USD spent or reserved; ${when}. Raise the limit or wait for the reset.`,
+    { limit_source: c.source, interval: c.interval, limit_usd: c.limitUsd, spend_usd: spend, resets_at: resetsAt },
+  );
+}
+
+/** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
+export class BudgetGuard implements SpendGuard {
+  constructor(private readonly o: BudgetGuardOptions) {}
+
+  async reserve(key: ApiKeyRecord, estimatedUsd: number, requestId: string): Promise<Reservation> {
+    const now = this.o.clock();
+    const budgets = await this.unavailableOnError(() => this.o.budgetsOf(key.workspaceId));
+    const counters = limitsFor(key, budgets, now);
+    if (counters.length === 0) return NOOP;
+    const keys = counters.flatMap((c) => [c.spentKey, c.holdsKey]);
+    const id = `${requestId}:${randomUUID()}`;
+    const rebuild = new Map<number, string>();
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const args = [id, toNanos(Math.max(0, estimatedUsd), 'up'), now, now + this.o.reservationTtlMs, this.o.reservationTtlMs];
+      counters.forEach((c, i) => {
+        const ttl = c.period.endMs === null ? 0 : Math.max(1, c.period.endMs - now + COUNTER_GRACE_MS);
+        args.push(toNanos(c.limitUsd), rebuild.get(i + 1) ?? '', ttl);
+      });
+      const reply = await this.unavailableOnError(() => this.o.kv.run(RESERVE, keys, args));
+      if (reply.kind === 'reserved') {
+        this.o.metrics.budgetReservations.inc({ result: 'reserved' });
+        return this.reservation(id, keys);
+      }
+      if (reply.kind === 'refused') {
+        const c = counters[reply.index - 1] as LimitCounter;
+        this.o.metrics.budgetReservations.inc({ result: 'refused' });
+        this.o.metrics.budgetRefusals.inc({ limit_source: c.source, interval: c.interval });
+        throw refusal(c, reply.usedNanos);
+      }
+      for (const i of reply.indexes) {
+        const c = counters[i - 1] as LimitCounter;
+        const usd = await this.unavailableOnError(() => recordedSpend(this.o.db, c.scope, c.period.startMs, c.period.endMs));
+        rebuild.set(i, String(toNanos(usd)));
+        this.o.metrics.budgetCounterRebuilds.inc();
+      }
+    }
+    this.o.metrics.budgetReservations.inc({ result: 'unavailable' });
+    throw new ServiceUnavailableError({ reason: 'budget_counters_unstable' }, 1);
+  }
+
+  /** A reservation whose settle/release never throw: an unsettled hold simply expires. */
+  private reservation(id: string, keys: string[]): Reservation {
+    let done = false;
+    const finish = async (usd: number, what: string) => {
+      if (done) return;
+      done = true;
+      try {
+        await this.o.kv.run(SETTLE, keys, [id, toNanos(Math.max(0, usd))]);
+      } catch (err) {
+        this.o.metrics.budgetStoreErrors.inc({ operation: what });
+        this.o.logger.warn('budget settle failed; the hold will expire', { reservation: id, err: (err as Error).message });
+      }
+    };
+    return { settle: (usd) => finish(usd, 'settle'), release: () => finish(0, 'release') };
+  }
+
+  private async unavailableOnError<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.o.metrics.budgetStoreErrors.inc({ operation: 'reserve' });
+      this.o.metrics.budgetReservations.inc({ result: 'unavailable' });
+      this.o.logger.warn('budget check failed closed', { err: (err as Error).message });
+      throw new ServiceUnavailableError({ reason: 'budget_store_unavailable' }, 1);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The budget reservation script: checks one request's estimated cost against every spending
+ * limit that applies (the workspace's budgets and the key's own limit) and, only if it fits
+ * all of them, holds it on all of them — in one atomic step, so concurrent requests on any
+ * number of replicas can never overspend.
+ *
+ * Each limit is a pair of keys for the current period: `spent` (settled spend, integer nano-USD)
+ * and `holds` (a hash: reservation id → `amount|expiresAtMs`). Expired holds (crashed requests)
+ * are pruned here and no longer count. A missing `spent` counter (Redis lost it) is never
+ * created from nothing: the script answers "missing" and the caller re-runs it with the value
+ * summed from the usage table, which the script stores only if the counter is still missing
+ * (SET NX semantics), so a counter is rebuilt at most once and never added twice.
+ *
+ * KEYS: spent₁, holds₁, spent₂, holds₂, …
+ * ARGV: reservationId, amount, nowMs, expiresAtMs, holdsTtlMs, then per limit: limit, rebuild
+ * value ('' = none), spent TTL ms (0 = none). Amounts are integer nano-USD as decimal strings.
+ * Reply: {1} reserved | {0, i, used} refused at limit i (used = spent + held) | {2, i…} missing.
+ * @module
+ */
+import type { KvScript } from '../../kv/kv';
+import type { MemoryData } from '../../kv/memory-data';
+
+/** What the reservation script decided. */
+export type ReserveReply =
+  | { kind: 'reserved' }
+  | { kind: 'refused'; index: number; usedNanos: number }
+  | { kind: 'missing'; indexes: number[] };
+
+const FIXED_ARGS = 5;
+const PER_LIMIT = 3;
+
+const LUA = `
+local n = #KEYS / 2
+local id, amount, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local spent, missing = {}, {}
+for i = 1, n do
+  local base = ${FIXED_ARGS} + (i - 1) * ${PER_LIMIT}
+  local v = redis.call('GET', KEYS[2 * i - 1])
+  if not v then
+    local rebuild = ARGV[base + 2]
+    if rebuild == '' then
+      missing[#missing + 1] = i
+    else
+      local ttl = tonumber(ARGV[base + 3])
+      if ttl > 0 then redis.call('SET', KEYS[2 * i - 1], rebuild, 'PX', ARGV[base + 3])
+      else redis.call('SET', KEYS[2 * i - 1], rebuild) end
+      v = rebuild
+    end
+  end
+  spent[i] = tonumber(v or '0')
+end
+if #missing > 0 then
+  local reply = {2}
+  for _, i in ipairs(missing) do reply[#reply + 1] = i end
+  return reply
+end
+for i = 1, n do
+  local limit = tonumber(ARGV[${FIXED_ARGS} + (i - 1) * ${PER_LIMIT} + 1])
+  local held = 0
+  local holds = redis.call('HGETALL', KEYS[2 * i])
+  for j = 1, #holds, 2 do
+    local v = holds[j + 1]
+    local sep = string.find(v, '|', 1, true)
+    if tonumber(string.sub(v, sep + 1)) <= now then
+      redis.call('HDEL', KEYS[2 * i], holds[j])
+    else
+      held = held + tonumber(string.sub(v, 1, sep - 1))
+    end
+  end
+  local used = spent[i] + held
+  if used >= limit or used + amount > limit then return {0, i, used} end
+end
+local hold = ARGV[2] .. '|' .. ARGV[4]
+for i = 1, n do
+  redis.call('HSET', KEYS[2 * i], id, hold)
+  if redis.call('PTTL', KEYS[2 * i]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[2 * i], ARGV[5]) end
+end
+return {1}
+`;
+
+/** The twin: the same steps over the in-process data. */
+function memory(data: MemoryData, keys: string[], args: string[]): unknown {
+  const n = keys.length / 2;
+  const [id, amountArg, nowArg, expiresAt, holdsTtl] = args as [string, string, string, string, string];
+  const amount = Number(amountArg);
+  const now = Number(nowArg);
+  const spent: number[] = [];
+  const missing: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    const base = FIXED_ARGS + (i - 1) * PER_LIMIT;
+    const spentKey = keys[2 * i - 2] as string;
+    let v = data.get(spentKey);
+    if (v === null) {
+      const rebuild = args[base + 1] as string;
+      if (rebuild === '') missing.push(i);
+      else {
+        const ttl = Number(args[base + 2]);
+        data.set(spentKey, rebuild, ttl > 0 ? ttl : undefined);
+        v = rebuild;
+      }
+    }
+    spent[i] = Number(v ?? '0');
+  }
+  if (missing.length > 0) return [2, ...missing];
+  for (let i = 1; i <= n; i++) {
+    const limit = Number(args[FIXED_ARGS + (i - 1) * PER_LIMIT]);
+    const holdsKey = keys[2 * i - 1] as string;
+    let held = 0;
+    for (const [field, value] of Object.entries(data.hgetall(holdsKey))) {
+      const [amt, exp] = value.split('|');
+      if (Number(exp) <= now) data.hdel(holdsKey, field);
+      else held += Number(amt);
+    }
+    const used = (spent[i] as number) + held;
+    if (used >= limit || used + amount > limit) return [0, i, used];
+  }
+  for (let i = 1; i <= n; i++) {
+    const holdsKey = keys[2 * i - 1] as string;
+    data.hset(holdsKey, id, `${amountArg}|${expiresAt}`);
+    if (data.pttl(holdsKey) < Number(holdsTtl)) data.pexpire(holdsKey, Number(holdsTtl));
+  }
+  return [1];
+}
+
+/** Atomic check-and-hold of one request's estimate against every applicable limit. */
+export const RESERVE: KvScript<ReserveReply> = {
+  name: 'budget_reserve',
+  lua: LUA,
+  memory,
+  parse(reply) {
+    if (!Array.isArray(reply) || reply.length === 0) throw new Error('budget_reserve: malformed reply');
+    const nums = reply.map(Number);
+    if (nums.some((x) => !Number.isFinite(x))) throw new Error('budget_reserve: malformed reply');
+    if (nums[0] === 1) return { kind: 'reserved' };
+    if (nums[0] === 0 && nums.length === 3) return { kind: 'refused', index: nums[1] as number, usedNanos: nums[2] as number };
+    if (nums[0] === 2 && nums.length > 1) return { kind: 'missing', indexes: nums.slice(1) };
+    throw new Error('budget_reserve: malformed reply');
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * The loaded catalog: model lookup for POST /embeddings (unknown → 404, a known non-embeddings
+ * model → 400) and the model list for GET /embeddings/models.
+ * @module
+ */
+import { NotFoundError, ValidationError } from '../errors';
+import type { CatalogModel, ProviderInfo } from './types';
+
+/** Immutable after construction; shared by every request. */
+export class Catalog {
+  private readonly byId = new Map<string, CatalogModel>();
+  private readonly others: ReadonlySet<string>;
+
+  constructor(
+    readonly models: readonly CatalogModel[],
+    readonly providers: readonly ProviderInfo[],
+    otherModels: readonly string[],
+  ) {
+    for (const m of models) this.byId.set(m.id.toLowerCase(), m);
+    this.others = new Set(otherModels.map((id) => id.toLowerCase()));
+  }
+
+  /**
+   * The embeddings model named by `id` (case-insensitive).
+   * @throws ValidationError (400) for a model the gateway knows that is not an embeddings model
+   * @throws NotFoundError (404) for a model nobody knows
+   */
+  resolve(id: string): CatalogModel {
+    const key = id.toLowerCase();
+    const model = this.byId.get(key);
+    if (model) return model;
+    if (this.others.has(key)) {
+      throw new ValidationError([{ path: 'body.model', message: `${id} is not an embeddings model; use an embeddings model from GET /embeddings/models` }]);
+    }
+    throw new NotFoundError();
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The embeddings catalog as the gateway uses it at run time: models, their provider endpoints
+ * (price, limits, capabilities, data policy) and the providers they live on. Built once at boot
+ * from `config/models.yaml` + `config/providers.yaml`; immutable afterwards.
+ * @module
+ */
+
+/** Input modalities an endpoint may accept. */
+export type Modality = 'text' | 'image' | 'audio' | 'video' | 'file';
+
+/** Request parameters an endpoint may or may not honour (decides `require_parameters`). */
+export type RoutableParameter = 'dimensions' | 'input_type';
+
+/** Quantization values of the provider object's `quantizations` filter. */
+export type Quantization =
+  | 'int4' | 'int8' | 'fp4' | 'mxfp4' | 'nvfp4' | 'fp6' | 'fp8' | 'mxfp8' | 'fp16' | 'bf16' | 'fp32' | 'unknown';
+
+/** One upstream provider: where it is, how to talk to it, how to authenticate. */
+export interface ProviderInfo {
+  /** Lower-case slug, e.g. `deepinfra`; used in `provider.order/only/ignore` and metrics. */
+  slug: string;
+  /** Display name, e.g. `DeepInfra`; returned as the response's `provider`. */
+  name: string;
+  /** Wire format; a key of the adapter registry. */
+  adapter: string;
+  /** Base URL without trailing slash (env override applied). */
+  baseUrl: string;
+  /** Secret for the upstream (env override applied); null when the provider needs none. */
+  apiKey: string | null;
+  /** Whether the provider can be used at all (it needs a key and has none → false). */
+  configured: boolean;
+  /** Per-attempt timeout for this provider, overriding `upstream.attemptTimeoutMs`. */
+  timeoutMs: number | null;
+  /** The upstream can answer `encoding_format: base64` itself, so its strings pass through untouched. */
+  base64Passthrough: boolean;
+}
+
+/** Prices in USD; per token for prompt, per image, per request. */
+export interface EndpointPricing {
+  prompt: number;
+  image: number;
+  request: number;
+  /** The same prices as the API's decimal strings (per token / image / request). */
+  text: { prompt: string; image: string; request: string };
+}
+
+/** One way to serve a model: a provider plus that provider's name, price and limits for it. */
+export interface Endpoint {
+  /** Stable id `<provider>:<model>`; the circuit breaker's key. */
+  id: string;
+  modelId: string;
+  provider: ProviderInfo;
+  upstreamModel: string;
+  pricing: EndpointPricing;
+  contextLength: number;
+  inputModalities: ReadonlySet<Modality>;
+  tokenInput: boolean;
+  parameters: ReadonlySet<RoutableParameter>;
+  quantization: Quantization;
+  retainsData: boolean;
+  trainsOnData: boolean;
+  zdr: boolean;
+  /** Typical tokens/s and latency; used by `sort` and the soft `preferred_*` preferences. */
+  throughput: number | null;
+  latencyMs: number | null;
+}
+
+/** One embeddings model of the catalog. */
+export interface CatalogModel {
+  id: string;
+  name: string;
+  created: number;
+  description: string;
+  contextLength: number;
+  huggingFaceId: string | null;
+  tokenizer: string;
+  instructType: string | null;
+  distillable: boolean;
+  /** In catalog order. */
+  endpoints: readonly Endpoint[];
+  /** The `/embeddings/models` object, built once. */
+  wire: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,94 @@
+/**
+ * Argument parsing and dispatch for the admin CLI (`switchyard …`, `npm run cli -- …`).
+ * Returns an exit code instead of exiting so tests can run it in-process.
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config';
+import { DataDirLockedError } from '../store/pglite';
+import type { Database } from '../store/db';
+import { CliError, UsageError, openCliDatabase, type Out } from './context';
+import * as cmd from './commands';
+
+/** Usage text printed on `--help` and after a usage error. */
+export const USAGE = `usage: switchyard <command> [options]
+
+  users add <user_id> --role admin|member [--email <email>] [--org <org_id>]
+  users list [--org <org_id>]
+  keys create --name <name> [--management] [--workspace <id-or-slug>] [--org <org_id>]
+  keys list [--org <org_id>]
+  orgs create <name>
+  orgs list
+  migrate
+
+The database is the gateway's: DATABASE_URL, else the embedded one in SWITCHYARD_DATA_DIR (default ./data).
+--org defaults to the first organization. Secrets are printed once.`;
+
+type Command = (db: Database, out: Out, args: string[], o: cmd.CommandOptions) => Promise<void>;
+
+const COMMANDS: Record<string, Command> = {
+  'users add': cmd.usersAdd,
+  'users list': cmd.usersList,
+  'keys create': cmd.keysCreate,
+  'keys list': cmd.keysList,
+  'orgs create': cmd.orgsCreate,
+  'orgs list': cmd.orgsList,
+  migrate: cmd.migrateCommand,
+};
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        org: { type: 'string' },
+        role: { type: 'string' },
+        name: { type: 'string' },
+        workspace: { type: 'string' },
+        email: { type: 'string' },
+        management: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/**
+ * Run one CLI invocation.
+ * @returns the process exit code: 0 ok, 1 operational failure, 2 usage error
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  let db: Database | undefined;
+  try {
+    const { values, positionals } = parse(argv);
+    if (values.help || positionals.length === 0) {
+      out.line(USAGE);
+      return values.help ? 0 : 2;
+    }
+    const twoWords = `${positionals[0]} ${positionals[1] ?? ''}`;
+    const name = COMMANDS[twoWords] ? twoWords : positionals[0] ?? '';
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command "${positionals.slice(0, 2).join(' ')}"`);
+    const rest = positionals.slice(name.split(' ').length);
+    db = await openCliDatabase(env, name !== 'migrate');
+    await command(db, out, rest, values);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err.line(`error: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof CliError || e instanceof DataDirLockedError || e instanceof ConfigError) {
+      err.line(`error: ${e.message}`);
+      return 1;
+    }
+    err.line(`error: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}

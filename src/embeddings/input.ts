@@ -1,0 +1,85 @@
+/**
+ * Turns the validated `input` (string, string[], token array, array of token arrays, or
+ * multimodal `[{content:[parts]}]`) into one normalised form, the modalities it carries (for
+ * candidate selection), and a cheap token estimate for the budget reservation.
+ * @module
+ */
+import type { Modality } from '../catalog/types';
+import type { ContentPart, EmbeddingInput } from '../providers/types';
+
+/** The validated shapes of `input`. */
+export type RawInput = string | string[] | number[] | number[][] | Array<{ content: ContentPart[] }>;
+
+/** The normalised input plus what routing and accounting need from it. */
+export interface NormalisedInput {
+  input: EmbeddingInput;
+  /** Number of embeddings the response must hold. */
+  count: number;
+  modalities: ReadonlySet<Modality>;
+  /** Image parts (priced per image where the endpoint has an image price). */
+  images: number;
+  /** `text`, `tokens`, or the modalities joined with `+` (usage records). */
+  modalityLabel: string;
+}
+
+const PART_MODALITY: Record<ContentPart['type'], Modality> = {
+  text: 'text',
+  image_url: 'image',
+  input_audio: 'audio',
+  input_video: 'video',
+  input_file: 'file',
+};
+
+const TEXT_ONLY: ReadonlySet<Modality> = new Set(['text']);
+const NO_MODALITY: ReadonlySet<Modality> = new Set();
+
+/** Normalise a validated `input`. */
+export function normaliseInput(raw: RawInput): NormalisedInput {
+  if (typeof raw === 'string') return textInput([raw]);
+  const first = raw[0];
+  if (typeof first === 'string') return textInput(raw as string[]);
+  if (typeof first === 'number') return tokenInput([raw as number[]]);
+  if (Array.isArray(first)) return tokenInput(raw as number[][]);
+  const items = (raw as Array<{ content: ContentPart[] }>).map((item) => item.content);
+  const modalities = new Set<Modality>();
+  let images = 0;
+  for (const parts of items) {
+    for (const part of parts) {
+      modalities.add(PART_MODALITY[part.type]);
+      if (part.type === 'image_url') images++;
+    }
+  }
+  const label = (['text', 'image', 'audio', 'video', 'file'] as Modality[]).filter((m) => modalities.has(m)).join('+');
+  return { input: { kind: 'multimodal', items }, count: items.length, modalities, images, modalityLabel: label };
+}
+
+function textInput(texts: string[]): NormalisedInput {
+  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text' };
+}
+
+function tokenInput(tokens: number[][]): NormalisedInput {
+  return { input: { kind: 'tokens', tokens }, count: tokens.length, modalities: NO_MODALITY, images: 0, modalityLabel: 'tokens' };
+}
+
+/** The texts to count with the tokenizer (text parts of multimodal items included). */
+export function textsToCount(input: EmbeddingInput): string[] {
+  if (input.kind === 'text') return input.texts;
+  if (input.kind === 'tokens') return [];
+  return input.items.flatMap((parts) => parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+}
+
+/** Exact token count for token-id input. */
+export function tokenIdCount(input: EmbeddingInput): number {
+  return input.kind === 'tokens' ? input.tokens.reduce((n, t) => n + t.length, 0) : 0;
+}
+
+/**
+ * A fast upper-leaning estimate for the budget reservation, without running a tokenizer on the
+ * hot path: about one token per 3 characters of text, exact for token ids.
+ */
+export function estimateTokens(input: EmbeddingInput): number {
+  if (input.kind === 'tokens') return tokenIdCount(input);
+  let chars = 0;
+  for (const t of textsToCount(input)) chars += t.length;
+  return Math.ceil(chars / 3) + 1;
+}

@@ -1,0 +1,175 @@
+/**
+ * The embeddings service: resolve the model, normalise the input, select candidates, reserve
+ * spend, run the fallback loop over the provider adapters, then settle the cost, record usage
+ * and serialise the response. Route handlers call only this.
+ * @module
+ */
+import type { Catalog } from '../catalog/catalog';
+import type { Endpoint, RoutableParameter } from '../catalog/types';
+import type { AppDeps } from '../deps';
+import { adapterFor } from '../providers/registry';
+import type { UpstreamHttp } from '../providers/http';
+import type { EmbeddingJob, ParsedEmbeddings } from '../providers/types';
+import { CircuitBreaker } from '../routing/breaker';
+import { finalError, noCandidates } from '../routing/final-error';
+import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
+import { selectCandidates } from '../routing/select-candidates';
+import type { UsageEvent } from '../usage/types';
+import { countTokens } from '../usage/tokens';
+import { generationId } from './ids';
+import { estimateTokens, normaliseInput, textsToCount, tokenIdCount, type NormalisedInput } from './input';
+import { embeddingsResponseJson } from './response';
+import { listEmbeddingModels, type ModelsQuery } from './models-list';
+import type { CallerContext, EmbeddingsBody } from './types';
+
+type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'spend' | 'recorder' | 'clock'>;
+
+/** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
+export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
+  const p = endpoint.pricing;
+  return tokens * p.prompt + images * p.image + p.request;
+}
+
+/** One per app instance; stateless per request apart from the shared connection pool. */
+export class EmbeddingsService {
+  private readonly breaker: CircuitBreaker;
+
+  /**
+   * @param deps - read on every call (not copied), so spend guard and recorder swapped in later are used
+   */
+  constructor(
+    private readonly deps: ServiceDeps,
+    readonly catalog: Catalog,
+    private readonly http: UpstreamHttp,
+  ) {
+    this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, () => deps.clock(), deps.logger);
+  }
+
+  /** GET /embeddings/models. */
+  listModels(q: ModelsQuery) {
+    return listEmbeddingModels(this.catalog, q);
+  }
+
+  /** POST /embeddings; resolves to the serialised response body or throws a GatewayError. */
+  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<string> {
+    const { config, metrics, spend } = this.deps;
+    const model = this.catalog.resolve(body.model);
+    const norm = normaliseInput(body.input);
+    const parameters = new Set<RoutableParameter>();
+    if (body.dimensions !== undefined) parameters.add('dimensions');
+    if (body.input_type !== undefined) parameters.add('input_type');
+    const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider);
+    if (candidates.length === 0) throw noCandidates();
+
+    const estimatedTokens = estimateTokens(norm.input);
+    const estimate = Math.max(...candidates.map((e) => costOf(e, estimatedTokens, norm.images)));
+    const reservation = await spend.reserve(ctx.key, estimate, ctx.requestId);
+    const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
+
+    let run: FallbackResult<ParsedEmbeddings>;
+    try {
+      run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, norm.count, timeoutMs), {
+        attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+        deadlineMs: config.upstream.deadlineMs,
+        breaker: this.breaker,
+        onAttempt: (e, outcome, ms) => {
+          metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
+          metrics.upstreamDuration.observe({ provider: e.provider.slug, model: e.modelId }, ms / 1000);
+        },
+      });
+    } catch (err) {
+      await reservation.release();
+      throw err;
+    }
+    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model: model.id });
+    if (!run.ok) {
+      await reservation.release();
+      throw finalError(run);
+    }
+
+    const { value: parsed, endpoint } = run;
+    const tokens = parsed.promptTokens ?? this.countTokens(norm);
+    const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
+    await reservation.settle(cost);
+    const id = generationId(this.deps.clock());
+    const json = embeddingsResponseJson({
+      id,
+      model: model.id,
+      providerName: endpoint.provider.name,
+      vectors: parsed.vectors,
+      encoding: job.encoding,
+      promptTokens: tokens,
+      cost,
+    });
+    const labels = { provider: endpoint.provider.slug, model: model.id };
+    metrics.embeddingTokens.inc(labels, tokens);
+    metrics.embeddingCost.inc(labels, cost);
+    const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
+    metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
+    await this.record({ id, ctx, body, model: model.id, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId });
+    return json;
+  }
+
+  private countTokens(norm: NormalisedInput): number {
+    return norm.input.kind === 'tokens' ? tokenIdCount(norm.input) : countTokens(textsToCount(norm.input));
+  }
+
+  private async attempt(endpoint: Endpoint, job: EmbeddingJob, expected: number, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
+    const adapter = adapterFor(endpoint.provider.adapter);
+    const res = await this.http.post(adapter.buildRequest(job, endpoint), adapter, timeoutMs);
+    if (res.outcome !== 'ok') return res;
+    const parsed = adapter.parseResponse(res.text, job);
+    if (!parsed || parsed.vectors.length !== expected) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
+    return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
+  }
+
+  private async record(r: {
+    id: string;
+    ctx: CallerContext;
+    body: EmbeddingsBody;
+    model: string;
+    endpoint: Endpoint;
+    tokens: number;
+    cost: number;
+    totalMs: number;
+    run: Extract<FallbackResult<ParsedEmbeddings>, { ok: true }>;
+    norm: NormalisedInput;
+    upstreamId: string | null;
+  }): Promise<void> {
+    const event: UsageEvent = {
+      id: r.id,
+      createdAt: new Date(this.deps.clock()),
+      orgId: r.ctx.key.orgId,
+      workspaceId: r.ctx.key.workspaceId,
+      keyHash: r.ctx.key.hash,
+      endUser: r.body.user ?? null,
+      sessionId: r.body.session_id ?? r.ctx.sessionHeader,
+      apiType: 'embeddings',
+      model: r.model,
+      provider: r.endpoint.provider.name,
+      upstreamId: r.upstreamId,
+      tokensPrompt: r.tokens,
+      tokensCompletion: 0,
+      costUsd: r.cost,
+      latencyMs: Math.round(r.totalMs),
+      generationTimeMs: Math.round(r.run.upstreamMs),
+      attempts: r.run.attempts.length,
+      status: 'ok',
+      inputModality: r.norm.modalityLabel,
+      userAgent: r.ctx.userAgent,
+      httpReferer: r.ctx.httpReferer,
+      appTitle: r.ctx.appTitle,
+    };
+    try {
+      await this.deps.recorder.record(event);
+    } catch (err) {
+      // The client has its embeddings and the upstream has been paid; a lost record is logged loudly.
+      this.deps.logger.error('usage record failed', { request_id: r.ctx.requestId, generation_id: r.id, err });
+    }
+  }
+
+  /** Close the upstream connection pool. */
+  async close(): Promise<void> {
+    await this.http.close();
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The validated POST /embeddings body and the caller context the service needs.
+ * @module
+ */
+import type { ApiKeyRecord } from '../keys/types';
+import type { ProviderPreferences } from '../routing/preferences';
+import type { RawInput } from './input';
+
+/** `req.valid.body` of POST /embeddings (schema `embeddings.create.body`). */
+export interface EmbeddingsBody {
+  model: string;
+  input: RawInput;
+  dimensions?: number;
+  encoding_format?: 'float' | 'base64';
+  input_type?: string;
+  user?: string;
+  session_id?: string;
+  trace?: Record<string, unknown>;
+  provider?: ProviderPreferences | null;
+}
+
+/** Who is calling, from the request context and headers. */
+export interface CallerContext {
+  key: ApiKeyRecord;
+  requestId: string;
+  /** `process.hrtime.bigint()` when the request arrived (gateway overhead = total − upstream). */
+  startedAt: bigint;
+  /** `x-session-id` header; the body's `session_id` wins. */
+  sessionHeader: string | null;
+  userAgent: string | null;
+  httpReferer: string | null;
+  appTitle: string | null;
+}

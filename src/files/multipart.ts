@@ -1,0 +1,135 @@
+/**
+ * Reads a `multipart/form-data` upload with busboy and hands its one file part, as a stream, to
+ * a consumer: nothing is buffered here beyond busboy's own small window. busboy is the parser
+ * Multer and Fastify build on: streaming, backpressure-aware, with per-part limits, and
+ * CommonJS, so it loads under our build and tests.
+ *
+ * The form is valid only with exactly one file part named `file` (other text fields are
+ * ignored). The consumer gets `formComplete`, which settles once the whole body is parsed, so it
+ * can refuse to commit while the rest of the form may still prove invalid (a second file).
+ * @module
+ */
+import type { Request } from 'express';
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { PayloadTooLargeError, ValidationError, type GatewayError } from '../errors';
+
+/** The file part of an upload, as the consumer receives it. */
+export interface IncomingFile {
+  /** The client's file name, path stripped; only a label, never used to find storage. */
+  filename: string;
+  /** The part's bytes; at most `maxBytes + 1` of them are ever delivered. */
+  stream: Readable;
+  /** Resolves when the whole form has been parsed and is valid; rejects with the 4xx otherwise. */
+  formComplete: Promise<void>;
+}
+
+/** Limits of one upload. */
+export interface UploadLimits {
+  /** Largest accepted file; the part is cut after `maxBytes + 1` bytes so the consumer sees the excess. */
+  maxBytes: number;
+  /** Bytes of an abandoned body read and thrown away after an error, before the connection is cut. */
+  drainBytes?: number;
+}
+
+/** Room for boundaries, part headers and small fields beyond the file itself. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+const DEFAULT_DRAIN_BYTES = 16 * 1024 * 1024;
+
+const badForm = (message: string) => new ValidationError([{ path: 'body', message }]);
+
+/**
+ * Stop reading an abandoned upload without resetting the connection under the client: keep
+ * discarding what it still sends (so it gets to read our error response), up to a bound after
+ * which the socket is closed.
+ */
+export function discardBody(req: Request, limitBytes = DEFAULT_DRAIN_BYTES): void {
+  let seen = 0;
+  req.on('data', (data: Buffer) => {
+    seen += data.length;
+    if (seen > limitBytes) req.socket.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * Parse the upload in `req` and pass its file part to `consume`, whose result is returned.
+ * Errors of the form (not multipart, no or several file parts, malformed body, declared length
+ * far over the limit) reject with a 4xx `GatewayError`; errors of `consume` are passed through.
+ * In every failure the rest of the body is discarded, so the client still reads the response.
+ */
+export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (file: IncomingFile) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const drain = () => discardBody(req, limits.drainBytes);
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limits.maxBytes + FORM_OVERHEAD_BYTES) {
+      drain();
+      reject(new PayloadTooLargeError(limits.maxBytes));
+      return;
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: limits.maxBytes + 1, fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 },
+      });
+    } catch {
+      drain();
+      reject(badForm('must be multipart/form-data with a part named "file"'));
+      return;
+    }
+
+    let formError: GatewayError | undefined;
+    let consuming: Promise<T> | undefined;
+    let settleForm!: { resolve: () => void; reject: (err: GatewayError) => void };
+    const formComplete = new Promise<void>((res, rej) => (settleForm = { resolve: res, reject: rej }));
+    formComplete.catch(() => undefined); // observed through `consume` or `fail`
+
+    let detached = false;
+    const detach = () => {
+      if (detached) return;
+      detached = true;
+      req.unpipe(parser);
+      drain();
+      parser.destroy();
+    };
+    const fail = (err: GatewayError) => {
+      if (formError) return;
+      formError = err;
+      settleForm.reject(err);
+      detach();
+      if (!consuming) reject(err);
+    };
+
+    parser.on('file', (name, stream, info) => {
+      // Errors of a part reach the consumer through its iteration; a part nobody reads (or one
+      // destroyed after the consumer stopped) must not raise an unhandled 'error'.
+      stream.on('error', () => undefined);
+      if (formError) return void stream.resume();
+      if (name !== 'file') {
+        stream.resume();
+        return fail(badForm(`unexpected file part "${name}"; send the file in a part named "file"`));
+      }
+      consuming = consume({ filename: info.filename ?? '', stream, formComplete });
+      consuming.then(resolve, (err: unknown) => {
+        if (!formError) detach();
+        // A broken form also breaks the file stream: report the form's 4xx, not the stream error.
+        reject(formError ?? err);
+      });
+    });
+    parser.on('filesLimit', () => fail(badForm('exactly one file may be sent per upload')));
+    parser.on('partsLimit', () => fail(badForm('too many parts in the form')));
+    parser.on('fieldsLimit', () => fail(badForm('too many fields in the form')));
+    parser.on('error', (err: Error) => fail(badForm(`malformed multipart body: ${err.message}`)));
+    parser.on('close', () => {
+      if (formError) return;
+      if (!consuming) fail(badForm('a file part named "file" is required'));
+      else settleForm.resolve();
+    });
+    // A client that disconnects mid-upload: fail the parser, which fails the file stream and so
+    // the consumer's transaction.
+    req.on('error', (err) => parser.destroy(err));
+    req.on('aborted', () => parser.destroy(new Error('request aborted')));
+    req.pipe(parser);
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * The files resource: upload (streamed into storage inside one transaction with the metadata
+ * row), list, read, download and delete, each confined to one workspace the calling key may
+ * reach. An inference key reaches only its own workspace; a management key reaches every
+ * workspace of its organization. Anything else, including another organization's file, is a 404,
+ * so a key can never learn that a file exists elsewhere.
+ * @module
+ */
+import type { Request } from 'express';
+import { GatewayError, NotFoundError, ServiceUnavailableError } from '../errors';
+import type { ApiKeyRecord } from '../keys/types';
+import type { Metrics } from '../observability/metrics';
+import type { Database } from '../store/db';
+import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
+import { inspectUpload, type UploadFacts } from './inspect';
+import { discardBody, receiveFile } from './multipart';
+import * as repo from './repository';
+import type { FileRecord, FileStorage } from './types';
+import { decodeCursor, newFileId } from './wire';
+
+/** Validated query of `GET /files`. */
+export interface ListFilesQuery {
+  limit: number;
+  cursor?: string;
+  workspace_id?: string;
+}
+
+/** A file and a stream of its bytes, for `GET /files/{id}/content`. */
+export interface FileContent {
+  file: FileRecord;
+  body: AsyncIterable<Buffer>;
+}
+
+/** Settings of {@link FileService} (config `files.*`). */
+export interface FileServiceOptions {
+  /** Largest accepted upload in bytes. */
+  maxBytes: number;
+  /**
+   * Uploads this replica runs at once. Each holds a database connection (its transaction) for as
+   * long as the client takes to send the file, so slow clients must not be able to take the
+   * whole pool; beyond the cap an upload is refused with 503 and `Retry-After`.
+   */
+  maxConcurrentUploads: number;
+}
+
+const MAX_FILENAME = 255;
+
+/** Strip control characters and cap the length; the name is a label only. */
+function cleanFilename(raw: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const name = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_FILENAME);
+  return name === '' ? 'file' : name;
+}
+
+/** Files operations over one database and one content store. */
+export class FileService {
+  /** Uploads in progress on this replica. */
+  private uploading = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly storage: FileStorage,
+    private readonly metrics: Metrics,
+    private readonly options: FileServiceOptions,
+  ) {}
+
+  /**
+   * The workspace a request works in: `workspaceId` if the key may reach it, else (when omitted)
+   * the caller's default workspace: its own for an inference key, the organization's default
+   * for a management key.
+   * @throws NotFoundError for an unknown or unreachable workspace
+   */
+  async scopeFor(key: ApiKeyRecord, workspaceId: string | undefined): Promise<repo.FileScope> {
+    if (workspaceId === undefined && !key.isManagement) return { orgId: key.orgId, workspaceId: key.workspaceId };
+    const ws = workspaceId === undefined ? await findDefaultWorkspace(this.db, key.orgId) : await findWorkspace(this.db, key.orgId, workspaceId);
+    if (!ws || (!key.isManagement && ws.id !== key.workspaceId)) throw new NotFoundError();
+    return { orgId: key.orgId, workspaceId: ws.id };
+  }
+
+  /**
+   * Receive the upload in `req` and store it. Content and metadata are written in one
+   * transaction, committed only when the whole form turned out valid; any failure (too large,
+   * empty, unsupported, malformed, client gone) leaves nothing behind.
+   */
+  async upload(key: ApiKeyRecord, workspaceId: string | undefined, req: Request): Promise<FileRecord> {
+    // Checked before any database work: on PGlite a running upload holds the only connection.
+    if (this.uploading >= this.options.maxConcurrentUploads) {
+      discardBody(req);
+      this.metrics.fileUploads.inc({ outcome: 'busy' });
+      throw new ServiceUnavailableError({ reason: 'too many uploads in progress on this replica' }, 1);
+    }
+    this.uploading++;
+    try {
+      const scope = await this.scopeFor(key, workspaceId);
+      const file = await receiveFile(req, { maxBytes: this.options.maxBytes }, (incoming) =>
+        this.db.transaction(async (tx) => {
+          const id = newFileId();
+          const filename = cleanFilename(incoming.filename);
+          const facts: UploadFacts = { mediaType: null, sizeBytes: 0 };
+          await this.storage.put(tx, id, inspectUpload(incoming.stream, this.options.maxBytes, filename, facts));
+          await incoming.formComplete;
+          return repo.insertFile(tx, { ...scope, id, filename, mimeType: facts.mediaType as string, sizeBytes: facts.sizeBytes });
+        }),
+      );
+      this.metrics.fileUploads.inc({ outcome: 'stored' });
+      this.metrics.fileBytes.inc({ direction: 'in' }, file.sizeBytes);
+      return file;
+    } catch (err) {
+      const status = err instanceof GatewayError ? err.status : 500;
+      this.metrics.fileUploads.inc({ outcome: status === 413 ? 'too_large' : status < 500 ? 'rejected' : 'failed' });
+      throw err;
+    } finally {
+      this.uploading--;
+    }
+  }
+
+  /** One page of the workspace's files, oldest first; `hasMore` tells whether a cursor follows. */
+  async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; hasMore: boolean }> {
+    const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+    const scope = await this.scopeFor(key, q.workspace_id);
+    const rows = await repo.listFiles(this.db, scope, after, q.limit + 1);
+    return { files: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+  }
+
+  /** A file's metadata, or 404. */
+  async get(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<FileRecord> {
+    const file = await repo.findFile(this.db, await this.scopeFor(key, workspaceId), id);
+    if (!file) throw new NotFoundError();
+    return file;
+  }
+
+  /**
+   * A file's bytes, chunk by chunk. If the content changes under the reader (the file is
+   * deleted mid-download), the stream fails rather than end short, so the response is cut and
+   * the client never mistakes a truncated body for the file.
+   */
+  async content(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<FileContent> {
+    const file = await this.get(key, id, workspaceId);
+    const { storage, metrics } = this;
+    async function* body(): AsyncIterable<Buffer> {
+      let sent = 0;
+      for await (const chunk of storage.read(file.id)) {
+        sent += chunk.length;
+        if (sent > file.sizeBytes) break;
+        metrics.fileBytes.inc({ direction: 'out' }, chunk.length);
+        yield chunk;
+      }
+      if (sent !== file.sizeBytes) throw new Error(`file ${file.id}: stored content does not match its size`);
+    }
+    return { file, body: body() };
+  }
+
+  /**
+   * Delete a file: metadata and content in one transaction. Of concurrent deletes exactly one
+   * succeeds; an unknown, already deleted or unreachable file is a 404 and nothing is deleted.
+   */
+  async delete(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<void> {
+    const scope = await this.scopeFor(key, workspaceId);
+    await this.db.transaction(async (tx) => {
+      if (!(await repo.deleteFile(tx, scope, id))) throw new NotFoundError();
+      await this.storage.delete(tx, id);
+    });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The wire forms of the files resource (reference notes §8, §9): the File object, the deletion
+ * confirmation, the list page, and the opaque list cursor. `_shape: "openrouter"` is the
+ * discriminator the official SDK needs to parse them.
+ * @module
+ */
+import { randomInt } from 'node:crypto';
+import { ValidationError } from '../errors';
+import type { FileRecord } from './types';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A new file id: `file-` + 24 base62 characters (~143 bits of randomness). */
+export function newFileId(): string {
+  let out = 'file-';
+  for (let i = 0; i < 24; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+/** The File object. Stored uploads are downloadable through `GET /files/{id}/content`. */
+export function toWireFile(f: FileRecord) {
+  return {
+    _shape: 'openrouter' as const,
+    id: f.id,
+    type: 'file' as const,
+    filename: f.filename,
+    mime_type: f.mimeType,
+    size_bytes: f.sizeBytes,
+    created_at: f.createdAt.toISOString(),
+    downloadable: true,
+  };
+}
+
+/** The body of a successful `DELETE /files/{id}`. */
+export function toWireDeleted(id: string) {
+  return { _shape: 'openrouter' as const, id, type: 'file_deleted' as const };
+}
+
+const CURSOR = /^f1\.(\d{1,19})$/;
+
+/** The opaque cursor that continues a listing after `f` (a version tag plus its position). */
+export function encodeCursor(f: FileRecord): string {
+  return Buffer.from(`f1.${f.seq}`).toString('base64url');
+}
+
+/**
+ * The position a cursor continues after.
+ * @throws ValidationError for anything this gateway did not issue
+ */
+export function decodeCursor(cursor: string): string {
+  const m = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m?.[1] || BigInt(m[1]) > 9223372036854775807n) {
+    throw new ValidationError([{ path: 'query.cursor', message: 'is not a cursor returned by GET /files' }]);
+  }
+  return m[1];
+}
+
+/** One page of `GET /files`. */
+export function toWirePage(files: FileRecord[], hasMore: boolean) {
+  const last = files[files.length - 1];
+  return {
+    _shape: 'openrouter' as const,
+    data: files.map(toWireFile),
+    cursor: hasMore && last ? encodeCursor(last) : null,
+    first_id: files[0]?.id ?? null,
+    last_id: last?.id ?? null,
+    has_more: hasMore,
+  };
+}
+
+/** `Content-Disposition` for a download: an ASCII fallback name plus the exact name (RFC 6266). */
+export function contentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * The passthrough proxy: forwards OpenAI-compatible routes the gateway does not implement
+ * itself (chat, completions, models) to one configured upstream with http-proxy-middleware.
+ * Bodies and responses are piped, never parsed or buffered, so SSE streams arrive chunk by
+ * chunk. The client's credentials are removed and the upstream's key is sent instead; upstream
+ * cookies are not passed back. A failure to reach the upstream becomes the 502 envelope through
+ * the one error handler, and one that does not finish within the timeout becomes 524.
+ * @module
+ */
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
+import { UpstreamError, UpstreamTimeoutError } from '../errors';
+import type { Logger } from '../observability/logger';
+
+/** What the proxy needs from config `passthrough.*`. */
+export interface PassthroughOptions {
+  /** Upstream base including its version path, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  /** The upstream's API key; null sends no Authorization at all. */
+  apiKey: string | null;
+  /** Whole proxied exchange, streaming included. */
+  timeoutMs: number;
+}
+
+/** Client headers that carry the client's own credentials or account and must not reach the upstream. */
+const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key', 'cookie', 'openai-organization', 'openai-project'];
+
+/** Where the proxy's error callback finds the request's `next` (http-proxy calls back without it). */
+const NEXT = Symbol('passthroughNext');
+/** Set when `proxyTimeout` fired, so the resulting socket error is reported as a timeout (524). */
+const TIMED_OUT = Symbol('passthroughTimedOut');
+type WithNext = ServerResponse & { [NEXT]?: NextFunction; [TIMED_OUT]?: boolean };
+
+function replaceCredentials(apiKey: string | null) {
+  return function onProxyReq(proxyReq: ClientRequest, _req: IncomingMessage, res: ServerResponse): void {
+    for (const name of CLIENT_CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
+    if (apiKey) proxyReq.setHeader('Authorization', `Bearer ${apiKey}`);
+    proxyReq.once('timeout', () => {
+      (res as WithNext)[TIMED_OUT] = true;
+    });
+  };
+}
+
+function onProxyRes(proxyRes: IncomingMessage): void {
+  delete proxyRes.headers['set-cookie'];
+}
+
+/**
+ * Build the proxy middleware (once, at boot).
+ * @example createPassthroughProxy({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-up', timeoutMs: 600000 }, logger)
+ */
+export function createPassthroughProxy(options: PassthroughOptions, logger: Logger): RequestHandler {
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: options.baseUrl,
+    changeOrigin: true,
+    proxyTimeout: options.timeoutMs,
+    // Only the event wiring and http-proxy's own error guards; our handler renders failures.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+    on: {
+      proxyReq: replaceCredentials(options.apiKey),
+      proxyRes: onProxyRes,
+      error(err, _req, res) {
+        const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+        logger.warn('passthrough upstream failed', { code });
+        const next = (res as WithNext)[NEXT];
+        const error = (res as WithNext)[TIMED_OUT] || code === 'ETIMEDOUT'
+          ? new UpstreamTimeoutError({ reason: 'passthrough_timeout' })
+          : new UpstreamError({ reason: 'passthrough_unreachable', code });
+        if (next) next(error);
+        else (res as ServerResponse).destroy?.();
+      },
+    },
+  });
+  return function passthroughProxy(req: Request, res: Response, next: NextFunction) {
+    (res as unknown as WithNext)[NEXT] = next;
+    return proxy(req, res, next);
+  };
+}

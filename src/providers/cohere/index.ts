@@ -1,0 +1,11 @@
+/** The Cohere v2 embed adapter (text and image content). */
+import type { EmbeddingsAdapter } from '../types';
+import { embedUrl, headers } from './api';
+import { fromResponse, toRequest } from './embeddings';
+
+/** `adapter: cohere` in providers.yaml. */
+export const cohereAdapter: EmbeddingsAdapter = {
+  name: 'cohere',
+  buildRequest: (job, endpoint) => ({ url: embedUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  parseResponse: fromResponse,
+};

@@ -1,0 +1,13 @@
+/** The Google Gemini (AI Studio) batchEmbedContents adapter. */
+import type { EmbeddingsAdapter } from '../types';
+import { batchEmbedUrl, headers } from './api';
+import { fromResponse, toRequest } from './embeddings';
+
+/** `adapter: gemini` in providers.yaml. */
+export const geminiAdapter: EmbeddingsAdapter = {
+  name: 'gemini',
+  buildRequest: (job, endpoint) => ({ url: batchEmbedUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  parseResponse: fromResponse,
+  // Gemini signals overload as 503 UNAVAILABLE "The model is overloaded".
+  isOverloaded: (status, text) => status === 503 && /overload|UNAVAILABLE/i.test(text),
+};

@@ -1,0 +1,110 @@
+/**
+ * The one place that talks HTTP to upstreams: a shared keep-alive undici Agent, a per-attempt
+ * timeout, and classification of whatever happens into an {@link UpstreamResult} value. Nothing
+ * here throws for an upstream problem; the fallback runner decides what a result means.
+ * @module
+ */
+import { Agent, request } from 'undici';
+import type { EmbeddingsAdapter, UpstreamRequest } from './types';
+
+/** How an upstream attempt ended. */
+export type UpstreamOutcome = 'ok' | 'timeout' | 'overloaded' | 'rate_limited' | 'server' | 'client' | 'network';
+
+/** A finished attempt as a value: the parsed body when ok, else the failure's kind. */
+export type UpstreamResult =
+  | {
+      outcome: 'ok';
+      status: number;
+      /** The raw body; the adapter parses it (invalid → a `server` failure). */
+      text: string;
+      /** Time until the whole body had arrived (the upstream's share of the request). */
+      elapsedMs: number;
+    }
+  | {
+      outcome: Exclude<UpstreamOutcome, 'ok'>;
+      /** HTTP status when the upstream answered; null for timeouts and network failures. */
+      status: number | null;
+      /** Seconds from the upstream's `Retry-After`, when sent. */
+      retryAfterSeconds?: number;
+      /** Short, secret-free reason for logs (never the upstream body). */
+      reason: string;
+    };
+
+/** Options of the shared upstream connection pool. */
+export interface UpstreamHttpOptions {
+  connectionsPerOrigin: number;
+  keepAliveTimeoutMs: number;
+}
+
+/** Owns the keep-alive connection pool to every upstream origin. */
+export class UpstreamHttp {
+  private readonly agent: Agent;
+
+  constructor(opts: UpstreamHttpOptions) {
+    this.agent = new Agent({
+      connections: opts.connectionsPerOrigin,
+      keepAliveTimeout: opts.keepAliveTimeoutMs,
+      keepAliveMaxTimeout: Math.max(opts.keepAliveTimeoutMs, 60000),
+      pipelining: 1,
+    });
+  }
+
+  /**
+   * POST `req` and classify the result; resolves (never rejects) within about `timeoutMs`.
+   * @param adapter - decides provider-specific overload signals
+   */
+  async post(req: UpstreamRequest, adapter: EmbeddingsAdapter, timeoutMs: number): Promise<UpstreamResult> {
+    const signal = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
+    const started = performance.now();
+    try {
+      const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
+      const text = await res.body.text();
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { outcome: 'ok', status: res.statusCode, text, elapsedMs: performance.now() - started };
+      }
+      return classifyStatus(res.statusCode, text, retryAfter(res.headers['retry-after']), adapter);
+    } catch (err) {
+      if (signal.aborted) return { outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` };
+      return { outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' };
+    }
+  }
+
+  /** Close every pooled connection (shutdown, tests). */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/**
+ * An upstream error status → outcome. 400/413/422 mean the request itself is bad (returned to the
+ * client, no fallback); 401/403/404 and other 4xx mean the provider is misconfigured or does not
+ * serve the model (a provider-side failure worth falling back from).
+ */
+export function classifyStatus(
+  status: number,
+  text: string,
+  retryAfterSeconds: number | undefined,
+  adapter: Pick<EmbeddingsAdapter, 'isOverloaded'>,
+): UpstreamResult {
+  const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
+  if (status === 529 || (adapter.isOverloaded ?? defaultOverloaded)(status, text)) {
+    return { outcome: 'overloaded', ...base, reason: 'upstream overloaded' };
+  }
+  if (status === 408 || status === 504) return { outcome: 'timeout', ...base, reason: `upstream ${status}` };
+  if (status === 400 || status === 413 || status === 422) return { outcome: 'client', ...base, reason: `upstream rejected the request (${status})` };
+  return { outcome: 'server', ...base, reason: `upstream ${status}` };
+}
+
+function defaultOverloaded(status: number, text: string): boolean {
+  return status === 503 && /overload/i.test(text);
+}
+
+function retryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}

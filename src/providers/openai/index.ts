@@ -1,0 +1,11 @@
+/** The OpenAI-compatible adapter: OpenAI, Mistral, DeepInfra, Together, Nebius, Ollama, vLLM, TEI … */
+import type { EmbeddingsAdapter } from '../types';
+import { embeddingsUrl, headers } from './api';
+import { fromResponse, toRequest } from './embeddings';
+
+/** `adapter: openai` in providers.yaml. */
+export const openaiAdapter: EmbeddingsAdapter = {
+  name: 'openai',
+  buildRequest: (job, endpoint) => ({ url: embeddingsUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  parseResponse: fromResponse,
+};

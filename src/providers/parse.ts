@@ -1,0 +1,42 @@
+/**
+ * Small shared helpers for adapters: is this a vector, a count, an object; bearer headers; the
+ * texts of an input for wire formats that only take strings.
+ * @module
+ */
+import type { EmbeddingInput } from './types';
+
+/** True for a non-empty array of finite numbers (an embedding). */
+export function isVector(v: unknown): v is number[] {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  // Checking the first and last element keeps this O(1); a wrong middle value is the upstream's bug.
+  return typeof v[0] === 'number' && typeof v[v.length - 1] === 'number';
+}
+
+/** A non-negative integer or null. */
+export function countOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
+}
+
+/** A plain object or null. */
+export function asObject(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** Headers with a bearer token when the provider has a key. */
+export function bearerHeaders(apiKey: string | null): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) h.authorization = `Bearer ${apiKey}`;
+  return h;
+}
+
+/**
+ * The texts of a text or text-only multimodal input, for wire formats that take plain strings
+ * (candidate selection never sends them token ids or non-text parts).
+ */
+export function textsOf(input: EmbeddingInput): string[] {
+  if (input.kind === 'text') return input.texts;
+  if (input.kind === 'multimodal') {
+    return input.items.map((parts) => parts.map((p) => (p.type === 'text' ? p.text : '')).filter(Boolean).join('\n'));
+  }
+  throw new Error('token-id input reached a text-only wire format');
+}

@@ -1,0 +1,22 @@
+/**
+ * The adapter registry: wire-format name (the `adapter` of providers.yaml) → adapter. The only
+ * place in the code base that dispatches on a provider kind.
+ * @module
+ */
+import type { EmbeddingsAdapter } from './types';
+import { openaiAdapter } from './openai';
+import { cohereAdapter } from './cohere';
+import { geminiAdapter } from './gemini';
+import { voyageAdapter } from './voyage';
+
+/** Every wire format the gateway speaks. */
+export const ADAPTERS: ReadonlyMap<string, EmbeddingsAdapter> = new Map(
+  [openaiAdapter, cohereAdapter, geminiAdapter, voyageAdapter].map((a) => [a.name, a]),
+);
+
+/** The adapter for `name`; the catalog loader has already checked that it exists. */
+export function adapterFor(name: string): EmbeddingsAdapter {
+  const adapter = ADAPTERS.get(name);
+  if (!adapter) throw new Error(`no embeddings adapter named "${name}"`);
+  return adapter;
+}

@@ -1,0 +1,71 @@
+/**
+ * The contract every provider adapter (one folder per wire format) implements: map our
+ * normalised embeddings job to the upstream's request, and its response back to vectors and
+ * token counts. Adapters are declarative data-plus-two-functions; HTTP, timeouts and error
+ * classification live in `http.ts` so every adapter gets them the same way.
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import type { RawVector } from './raw-json';
+
+/** One part of a multimodal input item (the hosted service's ContentPart). */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format?: string } }
+  | { type: 'input_video'; input_video: { data: string; format?: string } }
+  | { type: 'input_file'; input_file: { data: string; format?: string } };
+
+/** The request's input in one of three normalised forms, one entry per output embedding. */
+export type EmbeddingInput =
+  | { kind: 'text'; texts: string[] }
+  | { kind: 'tokens'; tokens: number[][] }
+  | { kind: 'multimodal'; items: ContentPart[][] };
+
+/** What an adapter needs to build the upstream request. */
+export interface EmbeddingJob {
+  input: EmbeddingInput;
+  dimensions: number | undefined;
+  inputType: string | undefined;
+  user: string | undefined;
+  /** The encoding the client asked for; an adapter may ask the upstream for it when it can pass it through. */
+  encoding: 'float' | 'base64';
+}
+
+/** A ready-to-send upstream request (URL already joined to the provider's base URL). */
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Vectors in input order: raw JSON number arrays (spliced into the response as they came),
+ * number arrays, or base64 strings when the upstream already produced the client's base64
+ * encoding (passed through untouched).
+ */
+export type Vector = RawVector | number[] | string;
+
+/** A mapped upstream success. */
+export interface ParsedEmbeddings {
+  vectors: Vector[];
+  /** Prompt tokens reported by the upstream; null when it reports none (we count them). */
+  promptTokens: number | null;
+  /** Images the upstream billed, when it says so. */
+  imageCount: number | null;
+  upstreamId: string | null;
+}
+
+/** One wire format. */
+export interface EmbeddingsAdapter {
+  readonly name: string;
+  /** Build the HTTP request for `job` on `endpoint`. */
+  buildRequest(job: EmbeddingJob, endpoint: Endpoint): UpstreamRequest;
+  /** Map a 2xx body (raw text); null when it is not a valid embeddings response (→ 502). */
+  parseResponse(text: string, job: EmbeddingJob): ParsedEmbeddings | null;
+  /**
+   * Whether an error body signals overload (mapped to 529) although its status is not 529,
+   * e.g. a 503 "model is overloaded". Optional; the default looks for "overload".
+   */
+  isOverloaded?(status: number, bodyText: string): boolean;
+}

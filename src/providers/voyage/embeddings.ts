@@ -1,0 +1,39 @@
+/** Request and response mapping for Voyage AI embeddings. */
+import type { Endpoint } from '../../catalog/types';
+import type { EmbeddingJob, ParsedEmbeddings } from '../types';
+import { asObject, countOrNull, textsOf } from '../parse';
+import { parseLiftingArrays, type RawVector } from '../raw-json';
+import type { VoyageEmbeddingsRequest } from './types';
+
+/** Our `input_type` words → Voyage's two. */
+const INPUT_TYPES: Record<string, 'query' | 'document'> = {
+  search_query: 'query',
+  query: 'query',
+  search_document: 'document',
+  document: 'document',
+};
+
+/** Our job → the upstream body. */
+export function toRequest(job: EmbeddingJob, endpoint: Endpoint): VoyageEmbeddingsRequest {
+  const body: VoyageEmbeddingsRequest = { input: textsOf(job.input), model: endpoint.upstreamModel };
+  const inputType = job.inputType ? INPUT_TYPES[job.inputType.toLowerCase()] : undefined;
+  if (inputType) body.input_type = inputType;
+  if (job.dimensions !== undefined && endpoint.parameters.has('dimensions')) body.output_dimension = job.dimensions;
+  return body;
+}
+
+/** The upstream body → vectors in input order; null when malformed. */
+export function fromResponse(text: string): ParsedEmbeddings | null {
+  const lifted = parseLiftingArrays(text, 'embedding');
+  const body = asObject(lifted?.body);
+  if (!lifted || !body || !Array.isArray(body.data)) return null;
+  const vectors: RawVector[] = new Array(body.data.length);
+  for (let i = 0; i < body.data.length; i++) {
+    const item = asObject(body.data[i]);
+    const index = typeof item?.index === 'number' ? item.index : i;
+    const vector = typeof item?.embedding === 'number' ? lifted.raws[item.embedding] : undefined;
+    if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
+    vectors[index] = vector;
+  }
+  return { vectors, promptTokens: countOrNull(asObject(body.usage)?.total_tokens), imageCount: null, upstreamId: null };
+}

@@ -1,0 +1,11 @@
+/** The Voyage AI embeddings adapter. */
+import type { EmbeddingsAdapter } from '../types';
+import { embeddingsUrl, headers } from './api';
+import { fromResponse, toRequest } from './embeddings';
+
+/** `adapter: voyage` in providers.yaml. */
+export const voyageAdapter: EmbeddingsAdapter = {
+  name: 'voyage',
+  buildRequest: (job, endpoint) => ({ url: embeddingsUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  parseResponse: fromResponse,
+};

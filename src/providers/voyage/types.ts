@@ -1,0 +1,15 @@
+/** Voyage AI `/v1/embeddings` wire types. */
+
+/** Request body. */
+export interface VoyageEmbeddingsRequest {
+  input: string[];
+  model: string;
+  input_type?: 'query' | 'document';
+  output_dimension?: number;
+}
+
+/** Response body (the fields we read). */
+export interface VoyageEmbeddingsResponse {
+  data: Array<{ embedding: number[]; index: number }>;
+  usage?: { total_tokens?: number };
+}

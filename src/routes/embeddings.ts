@@ -1,0 +1,42 @@
+/**
+ * POST /embeddings (inference keys) and GET /embeddings/models (any key): thin handlers over
+ * {@link EmbeddingsService}.
+ * @module
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { currentKey, requireInferenceKey } from '../auth/authenticate';
+import { validate } from '../http/validate';
+import type { ApiRouter } from '../http/router';
+import type { EmbeddingsBody } from '../embeddings/types';
+import type { ModelsQuery } from '../embeddings/models-list';
+
+function header(req: Request, name: string): string | null {
+  const v = req.headers[name];
+  return typeof v === 'string' && v !== '' ? v.slice(0, 512) : null;
+}
+
+/** Register the embeddings routes. */
+export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
+  const { embeddings } = deps;
+
+  api.add('post', '/embeddings', requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
+    const json = await embeddings.create(
+      {
+        key: currentKey(req),
+        requestId: req.ctx.requestId,
+        startedAt: req.ctx.startedAt,
+        sessionHeader: header(req, 'x-session-id'),
+        userAgent: header(req, 'user-agent'),
+        httpReferer: header(req, 'http-referer'),
+        appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
+      },
+      req.valid.body as EmbeddingsBody,
+    );
+    res.type('json').send(json);
+  });
+
+  api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
+    res.json(embeddings.listModels(req.valid.query as ModelsQuery));
+  });
+}

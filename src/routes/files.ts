@@ -1,0 +1,72 @@
+/**
+ * `/files` (any key kind): thin handlers over {@link FileService}. Uploads are read straight
+ * from the request stream (the JSON body parser ignores multipart bodies); downloads are
+ * streamed chunk by chunk with an exact `Content-Length`.
+ * @module
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { currentKey } from '../auth/authenticate';
+import { validate } from '../http/validate';
+import type { ApiRouter } from '../http/router';
+import type { FileService, ListFilesQuery } from '../files/service';
+import { contentDisposition, toWireDeleted, toWireFile, toWirePage } from '../files/wire';
+
+type ScopeQuery = { workspace_id?: string };
+
+const OCTET_STREAM = 'application/octet-stream';
+
+/**
+ * The download's Content-Type: the sniffed type (text with its charset), unless the client asks
+ * for raw bytes specifically (`Accept: application/octet-stream`, as the official SDK's
+ * `files.download` does, which rejects any other type). An Accept matching neither still gets
+ * the file rather than a 406.
+ */
+function downloadType(req: Request, mimeType: string): string {
+  if (req.accepts([mimeType, OCTET_STREAM]) === OCTET_STREAM && mimeType !== OCTET_STREAM) return OCTET_STREAM;
+  return mimeType.startsWith('text/') ? `${mimeType}; charset=utf-8` : mimeType;
+}
+
+/** Register the files routes. */
+export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>): void {
+  const files: FileService = deps.files;
+  const scoped = validate({ query: 'files.scope.query' });
+  const byId = validate({ params: 'files.id.params', query: 'files.scope.query' });
+  const idOf = (req: Request) => (req.valid.params as { file_id: string }).file_id;
+  const wsOf = (req: Request) => (req.valid.query as ScopeQuery).workspace_id;
+
+  api.add('post', '/files', scoped, async function uploadFile(req: Request, res: Response) {
+    const file = await files.upload(currentKey(req), wsOf(req), req);
+    res.json(toWireFile(file));
+  });
+
+  api.add('get', '/files', validate({ query: 'files.list.query' }), async function listFiles(req: Request, res: Response) {
+    const page = await files.list(currentKey(req), req.valid.query as ListFilesQuery);
+    res.json(toWirePage(page.files, page.hasMore));
+  });
+
+  api.add('get', '/files/:file_id', byId, async function getFile(req: Request, res: Response) {
+    res.json(toWireFile(await files.get(currentKey(req), idOf(req), wsOf(req))));
+  });
+
+  api.add('get', '/files/:file_id/content', byId, async function downloadFile(req: Request, res: Response) {
+    const { file, body } = await files.content(currentKey(req), idOf(req), wsOf(req));
+    res.setHeader('Content-Type', downloadType(req, file.mimeType));
+    res.setHeader('Vary', 'Accept');
+    res.setHeader('Content-Length', String(file.sizeBytes));
+    res.setHeader('Content-Disposition', contentDisposition(file.filename));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // A failure after the headers went out cuts the connection (error handler), never a short 200;
+    // a client that hangs up mid-download is not an error worth logging.
+    await pipeline(Readable.from(body), res).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+    });
+  });
+
+  api.add('delete', '/files/:file_id', byId, async function deleteFile(req: Request, res: Response) {
+    await files.delete(currentKey(req), idOf(req), wsOf(req));
+    res.json(toWireDeleted(idOf(req)));
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * Passthrough routes: OpenAI-compatible endpoints Switchyard does not serve itself, forwarded
+ * to `passthrough.baseUrl` after authentication and the per-key rate limit (inference keys
+ * only). Mounted before the JSON body parser, so request bodies stream to the upstream
+ * untouched. Off unless configured: then these paths fall through to the 404 envelope.
+ * @module
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { requireInferenceKey } from '../auth/authenticate';
+import { apiRouter } from '../http/router';
+import { createPassthroughProxy } from '../passthrough/proxy';
+
+/** The forwarded routes (method, path under `/api/v1`). */
+export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]> = [
+  ['post', '/chat/completions'],
+  ['post', '/completions'],
+  ['get', '/models'],
+];
+
+/** A router with the passthrough routes, or a no-op when `passthrough.baseUrl` is not set. */
+export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger'>): RequestHandler {
+  const { baseUrl, apiKey, timeoutMs } = deps.config.passthrough;
+  if (!baseUrl) {
+    return function passthroughDisabled(_req: Request, _res: Response, next: NextFunction) {
+      next();
+    };
+  }
+  const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger);
+  const routes = apiRouter();
+  for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, path, requireInferenceKey(), proxy);
+  return routes.router;
+}

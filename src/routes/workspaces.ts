@@ -1,0 +1,76 @@
+/**
+ * `/workspaces*` (management keys only): workspace CRUD, bulk membership changes and, through
+ * {@link registerBudgetRoutes}, budgets. `{id}` is a workspace UUID or slug everywhere.
+ * `POST /workspaces` answers 201; every other route 200, deletes with `{"deleted":true}`.
+ * @module
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { currentKey, requireManagementKey } from '../auth/authenticate';
+import { validate } from '../http/validate';
+import type { ApiRouter } from '../http/router';
+import { WorkspaceService, type WorkspaceInput } from '../workspaces/service';
+import { toWireWorkspace } from '../workspaces/wire';
+import { MemberService, toWireMember } from '../members/service';
+import { registerBudgetRoutes } from './budgets';
+
+interface Page {
+  offset: number;
+  limit: number;
+}
+
+/** Register workspace, member and budget routes. */
+export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
+  const workspaces = new WorkspaceService(deps.db);
+  const members = new MemberService(deps.db);
+  const mgmt = requireManagementKey();
+  const byRef = validate({ params: 'workspaces.ref.params' });
+  const refOf = (req: Request) => (req.valid.params as { id: string }).id;
+  const orgOf = (req: Request) => currentKey(req).orgId;
+
+  api.add('post', '/workspaces', mgmt, validate({ body: 'workspaces.create.body' }), async function createWorkspace(req: Request, res: Response) {
+    const input = req.valid.body as WorkspaceInput & { name: string; slug: string };
+    const ws = await workspaces.create(orgOf(req), input, currentKey(req).creatorUserId);
+    res.status(201).json({ data: toWireWorkspace(ws) });
+  });
+
+  api.add('get', '/workspaces', mgmt, validate({ query: 'workspaces.list.query' }), async function listWorkspaces(req: Request, res: Response) {
+    const { offset, limit } = req.valid.query as Page;
+    const page = await workspaces.list(orgOf(req), offset, limit);
+    res.json({ data: page.data.map(toWireWorkspace), total_count: page.total });
+  });
+
+  api.add('get', '/workspaces/:id', mgmt, byRef, async function getWorkspace(req: Request, res: Response) {
+    res.json({ data: toWireWorkspace(await workspaces.get(orgOf(req), refOf(req))) });
+  });
+
+  api.add('patch', '/workspaces/:id', mgmt, byRef, validate({ body: 'workspaces.update.body' }), async function updateWorkspace(req: Request, res: Response) {
+    const ws = await workspaces.update(orgOf(req), refOf(req), req.valid.body as WorkspaceInput);
+    res.json({ data: toWireWorkspace(ws) });
+  });
+
+  api.add('delete', '/workspaces/:id', mgmt, validate({ params: 'workspaces.ref.params', query: 'workspaces.delete.query' }), async function deleteWorkspace(req: Request, res: Response) {
+    await workspaces.delete(orgOf(req), refOf(req));
+    res.json({ deleted: true });
+  });
+
+  const userIdsBody = validate({ params: 'workspaces.ref.params', body: 'members.change.body' });
+  const userIdsOf = (req: Request) => (req.valid.body as { user_ids: string[] }).user_ids;
+
+  api.add('post', '/workspaces/:id/members/add', mgmt, userIdsBody, async function addMembers(req: Request, res: Response) {
+    const { added, members: list } = await members.add(orgOf(req), refOf(req), userIdsOf(req));
+    res.json({ added_count: added, data: list.map(toWireMember) });
+  });
+
+  api.add('post', '/workspaces/:id/members/remove', mgmt, userIdsBody, async function removeMembers(req: Request, res: Response) {
+    res.json({ removed_count: await members.remove(orgOf(req), refOf(req), userIdsOf(req)) });
+  });
+
+  api.add('get', '/workspaces/:id/members', mgmt, validate({ params: 'workspaces.ref.params', query: 'members.list.query' }), async function listMembers(req: Request, res: Response) {
+    const { offset, limit } = req.valid.query as Page;
+    const page = await members.list(orgOf(req), refOf(req), offset, limit);
+    res.json({ data: page.data.map(toWireMember), total_count: page.total });
+  });
+
+  registerBudgetRoutes(api, deps, mgmt);
+}

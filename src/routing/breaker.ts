@@ -1,0 +1,78 @@
+/**
+ * Circuit breaker per provider endpoint, with its state in the shared Kv (Redis when configured,
+ * so replicas agree; the in-process twin when embedded). Consecutive failures open it; after the
+ * cooldown one caller gets a half-open probe; the probe's success closes it, its failure reopens it.
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import type { Kv } from '../kv/kv';
+import type { Metrics } from '../observability/metrics';
+import type { Logger } from '../observability/logger';
+import { CHECK, CircuitState, FAILURE, SUCCESS } from './breaker-scripts';
+
+export { CircuitState } from './breaker-scripts';
+
+/** Breaker settings (`breaker.*` in the config). */
+export interface BreakerOptions {
+  failureThreshold: number;
+  cooldownMs: number;
+}
+
+/** What {@link CircuitBreaker.acquire} granted. */
+export interface CircuitPermit {
+  state: CircuitState;
+  /** Consecutive failures before this attempt (0 on a healthy endpoint: nothing to report on success). */
+  failures: number;
+}
+
+const CLOSED: [CircuitState, number] = [CircuitState.Closed, 0];
+
+/** The breaker over a Kv. Cheap to construct; holds no state itself. */
+export class CircuitBreaker {
+  constructor(
+    private readonly kv: Kv,
+    private readonly metrics: Metrics,
+    private readonly opts: BreakerOptions,
+    private readonly now: () => number,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The breaker fails open: if the Kv (Redis) is unreachable, calls proceed as if the circuit were closed. */
+  private async safely<T>(what: string, fn: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.logger?.warn('circuit breaker state unavailable; failing open', { op: what, err });
+      return fallback;
+    }
+  }
+
+  private key(e: Endpoint): string {
+    return `cb:${e.id}`;
+  }
+
+  private gauge(e: Endpoint, state: CircuitState): void {
+    this.metrics.circuitState.set({ provider: e.provider.slug, model: e.modelId }, state);
+  }
+
+  /** May `endpoint` be called now? Open circuits answer `Open` and must be skipped. */
+  async acquire(endpoint: Endpoint): Promise<CircuitPermit> {
+    const [state, failures] = await this.safely('check', () => this.kv.run(CHECK, [this.key(endpoint)], [this.now(), this.opts.cooldownMs]), CLOSED);
+    if (state !== CircuitState.Closed) this.gauge(endpoint, state);
+    return { state, failures };
+  }
+
+  /** Report how the permitted attempt went (`healthy` false for timeouts, overloads, 5xx, network errors). */
+  async report(endpoint: Endpoint, permit: CircuitPermit, healthy: boolean): Promise<void> {
+    if (healthy) {
+      if (permit.state === CircuitState.Closed && permit.failures === 0) return;
+      await this.safely('success', () => this.kv.run(SUCCESS, [this.key(endpoint)], []), CLOSED);
+      this.gauge(endpoint, CircuitState.Closed);
+      return;
+    }
+    const wasProbe = permit.state === CircuitState.HalfOpen ? 1 : 0;
+    const args = [this.now(), this.opts.failureThreshold, this.opts.cooldownMs, wasProbe];
+    const [state] = await this.safely('failure', () => this.kv.run(FAILURE, [this.key(endpoint)], args), CLOSED);
+    this.gauge(endpoint, state);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The fallback runner: tries candidates in order, each within a per-attempt timeout and all
+ * within an overall deadline, skipping open circuits. An attempt's result is a value; the loop
+ * decides on its `outcome`: ok → done; client (the request is bad) → stop; anything else → next.
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import type { UpstreamOutcome, UpstreamResult } from '../providers/http';
+import { CircuitState, type CircuitBreaker } from './breaker';
+
+/** One attempt as listed in `error.metadata.attempts` (no upstream bodies, no secrets). */
+export interface AttemptRecord {
+  provider: string;
+  outcome: UpstreamOutcome;
+  status: number | null;
+}
+
+/** A failed attempt's details. */
+export type AttemptFailure = Exclude<UpstreamResult, { outcome: 'ok' }>;
+
+/** What an attempt function returns: the mapped value on success, else the failure. */
+export type AttemptResult<T> = { outcome: 'ok'; value: T; upstreamMs?: number } | AttemptFailure;
+
+/** Timing and breaker for one run. */
+export interface FallbackOptions {
+  attemptTimeoutMs: number;
+  deadlineMs: number;
+  breaker: CircuitBreaker;
+  /** Called after each attempt (metrics); `ms` is the attempt's wall time. */
+  onAttempt?: (endpoint: Endpoint, outcome: UpstreamOutcome, ms: number) => void;
+}
+
+/** How the run ended. */
+export type FallbackResult<T> =
+  | { ok: true; value: T; endpoint: Endpoint; attempts: AttemptRecord[]; upstreamMs: number }
+  | { ok: false; attempts: AttemptRecord[]; last: AttemptFailure | null; lastEndpoint: Endpoint | null; skippedOpen: number; upstreamMs: number };
+
+/** Outcomes that say the endpoint is unhealthy (count towards opening its circuit). */
+const UNHEALTHY: ReadonlySet<UpstreamOutcome> = new Set(['timeout', 'overloaded', 'server', 'network']);
+
+/**
+ * Try `candidates` in order with `attempt` until one succeeds, the request is shown to be bad,
+ * or the candidates or the deadline run out.
+ */
+export async function runWithFallback<T>(
+  candidates: readonly Endpoint[],
+  attempt: (endpoint: Endpoint, timeoutMs: number) => Promise<AttemptResult<T>>,
+  opts: FallbackOptions,
+): Promise<FallbackResult<T>> {
+  const started = performance.now();
+  const attempts: AttemptRecord[] = [];
+  let last: AttemptFailure | null = null;
+  let lastEndpoint: Endpoint | null = null;
+  let skippedOpen = 0;
+  let upstreamMs = 0;
+  for (const endpoint of candidates) {
+    const remaining = opts.deadlineMs - (performance.now() - started);
+    if (remaining <= 0) break;
+    const permit = await opts.breaker.acquire(endpoint);
+    if (permit.state === CircuitState.Open) {
+      skippedOpen++;
+      continue;
+    }
+    const t0 = performance.now();
+    const result = await attempt(endpoint, Math.min(endpoint.provider.timeoutMs ?? opts.attemptTimeoutMs, remaining));
+    const ms = performance.now() - t0;
+    // The upstream's share: until its body arrived when known (parsing it is gateway work).
+    upstreamMs += result.outcome === 'ok' && result.upstreamMs !== undefined ? result.upstreamMs : ms;
+    opts.onAttempt?.(endpoint, result.outcome, ms);
+    attempts.push({ provider: endpoint.provider.slug, outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status });
+    if (result.outcome === 'ok' || UNHEALTHY.has(result.outcome)) await opts.breaker.report(endpoint, permit, result.outcome === 'ok');
+    if (result.outcome === 'ok') return { ok: true, value: result.value, endpoint, attempts, upstreamMs };
+    last = result;
+    lastEndpoint = endpoint;
+    if (result.outcome === 'client') break;
+  }
+  return { ok: false, attempts, last, lastEndpoint, skippedOpen, upstreamMs };
+}

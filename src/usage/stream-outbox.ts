@@ -1,0 +1,236 @@
+/**
+ * The production outbox: a Redis Stream is the durable queue between the request path and
+ * Postgres. `record` is one XADD (durable once it resolves). Every replica reads the same
+ * consumer group, inserts batches (idempotent on generation id) and XACKs + XDELs only after
+ * the insert committed. Entries a crashed replica read but never acknowledged are reclaimed
+ * with XAUTOCLAIM once idle for `claimIdleMs`; re-inserting them is harmless (ON CONFLICT DO
+ * NOTHING), so redelivery never double counts. If Redis itself refuses the XADD, the event is
+ * kept in a bounded in-process buffer and written straight to Postgres by the next drain.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import { BoundedQueue } from './bounded-queue';
+import { decodeUsageEvent, encodeUsageEvent } from './event-codec';
+import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
+import type { UsageEvent } from './types';
+
+/** Stream key (under the Kv prefix) and consumer group shared by every replica. */
+export const USAGE_STREAM_KEY = 'usage:outbox';
+export const USAGE_CONSUMER_GROUP = 'usage-writers';
+/** Events the database refused for their content, kept for an operator (capped, newest kept). */
+export const USAGE_DEAD_LETTER_KEY = 'usage:rejected';
+const DEAD_LETTER_MAX = 10_000;
+
+/**
+ * Forget consumers that hold no pending entries and have been idle longer than ARGV[2] ms (dead
+ * replicas: every live one reads each flush interval), never ARGV[1] itself. Atomic, so a consumer
+ * cannot pick up entries between the check and the delete. Returns how many were removed.
+ */
+const FORGET_DEAD_CONSUMERS = `
+local removed = 0
+for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[3])) do
+  local info = {}
+  for i = 1, #c, 2 do info[c[i]] = c[i + 1] end
+  if info['name'] ~= ARGV[1] and tonumber(info['pending']) == 0 and tonumber(info['idle']) > tonumber(ARGV[2]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[3], info['name'])
+    removed = removed + 1
+  end
+end
+return removed`;
+
+/** Dead consumers are looked for once every this many drains. */
+const FORGET_EVERY_DRAINS = 300;
+
+/** One stream entry: its id and the `e` field (null when the entry was deleted meanwhile). */
+interface Entry {
+  id: string;
+  raw: string | null;
+}
+
+/** Parse XREADGROUP/XAUTOCLAIM entry lists: `[[id, [field, value, …] | null], …]`. */
+function toEntries(list: unknown): Entry[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => {
+    const [id, fields] = item as [string, string[] | null];
+    let raw: string | null = null;
+    if (Array.isArray(fields)) {
+      const at = fields.indexOf('e');
+      raw = at >= 0 ? (fields[at + 1] ?? null) : null;
+    }
+    return { id: String(id), raw };
+  });
+}
+
+/** Options of {@link StreamOutbox} beyond the shared ones. */
+export interface StreamOutboxOptions extends OutboxOptions {
+  /** Consumer name; default `<hostname>-<pid>-<random>` (unique per process). */
+  consumer?: string;
+}
+
+/** Redis Stream usage outbox. */
+export class StreamOutbox extends OutboxRecorder {
+  private readonly key: string;
+  private readonly deadLetterKey: string;
+  private readonly consumer: string;
+  private readonly fallback: BoundedQueue<UsageEvent>;
+  private groupReady = false;
+  /** Events added since the last drain was kicked; a full batch kicks one early. */
+  private sinceKick = 0;
+  /** Drains so far; paces the dead-consumer cleanup. */
+  private drains = 0;
+  /** Events waiting for the next pipelined XADD. */
+  private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
+
+  /**
+   * @param client - the Kv's ioredis client (`RedisKv.client`)
+   * @param prefix - the Kv prefix; the stream key lives under it
+   */
+  constructor(
+    private readonly client: Redis,
+    prefix: string,
+    deps: OutboxDeps,
+    options: StreamOutboxOptions,
+  ) {
+    super(deps, options);
+    this.key = prefix + USAGE_STREAM_KEY;
+    this.deadLetterKey = prefix + USAGE_DEAD_LETTER_KEY;
+    this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.fallback = new BoundedQueue(options.maxQueued);
+  }
+
+  /**
+   * XADD the event; durable in Redis once this resolves (else buffered and written directly).
+   * Events recorded in the same turn of the event loop share one pipelined round trip, so under
+   * load the request path pays one Redis write per loop turn instead of one per request.
+   */
+  record(event: UsageEvent): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.adds.push({ event, resolve });
+      if (this.adds.length === 1) setImmediate(() => void this.sendAdds());
+    });
+  }
+
+  /** Pipeline the waiting XADDs; events Redis refused go to the direct-to-database buffer. */
+  private async sendAdds(): Promise<void> {
+    const batch = this.adds.splice(0);
+    if (batch.length === 0) return;
+    const pipeline = this.client.pipeline();
+    for (const { event } of batch) pipeline.xadd(this.key, '*', 'e', encodeUsageEvent(event));
+    const results = await pipeline.exec().catch(() => null);
+    for (const [i, { event, resolve }] of batch.entries()) {
+      if (!results || results[i]?.[0]) {
+        this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' });
+        await this.fallback.push(event);
+      }
+      this.deps.metrics.usageEventsRecorded.inc({ outbox: 'redis' });
+      resolve();
+    }
+    this.sinceKick += batch.length;
+    if (this.sinceKick >= this.options.batchSize || this.fallback.length >= this.options.batchSize) {
+      this.sinceKick = 0;
+      void this.drain();
+    }
+  }
+
+  async depth(): Promise<number> {
+    return (await this.client.xlen(this.key)) + this.fallback.length + this.adds.length;
+  }
+
+  /** Send events still waiting for their XADD first, so a shutdown flush includes them. */
+  override async flush(): Promise<void> {
+    await this.sendAdds();
+    await super.flush();
+  }
+
+  protected async drainBatch(): Promise<number> {
+    // 1. Events Redis refused: straight to Postgres.
+    const direct = this.fallback.peek(this.options.batchSize);
+    if (direct.length > 0) {
+      await this.write(direct);
+      this.fallback.remove(direct.length);
+      return direct.length;
+    }
+    await this.ensureGroup();
+    // 2. Our own pending entries (a previous insert failed), 3. idle ones of dead consumers,
+    // 4. new entries.
+    const pending = await this.read('0');
+    if (pending.length > 0) return this.process(pending);
+    if (++this.drains % FORGET_EVERY_DRAINS === 0) await this.forgetDeadConsumers();
+    const claimed = await this.claim();
+    if (claimed.length > 0) return this.process(claimed);
+    return this.process(await this.read('>'));
+  }
+
+  protected override async rejected(event: UsageEvent, err: Error): Promise<void> {
+    await super.rejected(event, err);
+    await this.client
+      .xadd(this.deadLetterKey, 'MAXLEN', '~', DEAD_LETTER_MAX, '*', 'e', encodeUsageEvent(event), 'error', err.message.slice(0, 500))
+      .catch(() => undefined);
+  }
+
+  private async ensureGroup(): Promise<void> {
+    if (this.groupReady) return;
+    try {
+      // From 0: entries added before the group existed are consumed too.
+      await this.client.xgroup('CREATE', this.key, USAGE_CONSUMER_GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+    }
+    this.groupReady = true;
+  }
+
+  private async read(from: '0' | '>'): Promise<Entry[]> {
+    try {
+      const reply = (await this.client.xreadgroup(
+        'GROUP', USAGE_CONSUMER_GROUP, this.consumer, 'COUNT', this.options.batchSize, 'STREAMS', this.key, from,
+      )) as Array<[string, unknown]> | null;
+      return toEntries(reply?.[0]?.[1]);
+    } catch (err) {
+      // The stream or group vanished (FLUSHALL, key deleted): recreate on the next drain.
+      if (String((err as Error).message).includes('NOGROUP')) this.groupReady = false;
+      throw err;
+    }
+  }
+
+  /**
+   * Keep the group's consumer list from growing with every restart (best effort): remove
+   * consumers without pending entries idle longer than `idleMs` (default: an hour, or ten claim
+   * idle times if longer).
+   */
+  async forgetDeadConsumers(idleMs = Math.max(this.options.claimIdleMs * 10, 3_600_000)): Promise<number> {
+    const removed = await this.client
+      .eval(FORGET_DEAD_CONSUMERS, 1, this.key, this.consumer, idleMs, USAGE_CONSUMER_GROUP)
+      .catch(() => 0);
+    return Number(removed);
+  }
+
+  private async claim(): Promise<Entry[]> {
+    const reply = (await this.client.xautoclaim(
+      this.key, USAGE_CONSUMER_GROUP, this.consumer, this.options.claimIdleMs, '0-0', 'COUNT', this.options.batchSize,
+    )) as [string, unknown, unknown?];
+    return toEntries(reply[1]);
+  }
+
+  /** Insert the decodable entries, then XACK + XDEL them all (after the insert committed). */
+  private async process(entries: Entry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const events: UsageEvent[] = [];
+    for (const entry of entries) {
+      const event = entry.raw === null ? null : decodeUsageEvent(entry.raw);
+      if (event) events.push(event);
+      else if (entry.raw !== null) this.deps.logger.error('usage outbox: dropping undecodable stream entry', { entry_id: entry.id });
+    }
+    await this.write(events);
+    const ids = entries.map((e) => e.id);
+    try {
+      await this.client.multi().xack(this.key, USAGE_CONSUMER_GROUP, ...ids).xdel(this.key, ...ids).exec();
+    } catch (err) {
+      // Written but not acknowledged: they will be re-read and re-inserted as no-ops.
+      this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
+      throw err;
+    }
+    return entries.length;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * A gateway wired to a fleet of fake upstreams, with an inference key, short upstream timeouts
+ * and a controllable clock for the circuit breaker. Used by the embeddings integration and
+ * client tests.
+ */
+import request from 'supertest';
+import type { ConfigOverrides } from '../../src/config';
+import type { Kv } from '../../src/kv/kv';
+import type { Database } from '../../src/store/db';
+import type { UsageEvent } from '../../src/usage/types';
+import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { openTestPglite, KVS } from '../helpers/services';
+import { startFakeFleet, type FakeFleet } from './providers';
+
+/** Upstream settings small enough to exercise timeouts quickly. */
+export const FAST_UPSTREAM = { attemptTimeoutMs: 400, deadlineMs: 3000, connectionsPerOrigin: 16, keepAliveTimeoutMs: 1000 };
+
+/** A gateway over fakes, with its stores and a recorded list of usage events. */
+export interface EmbeddingsHarness {
+  gw: TestGateway;
+  db: Database;
+  kv: Kv;
+  fleet: FakeFleet;
+  /** Inference key secret. */
+  key: string;
+  /** Usage events recorded (the real recorder still runs). */
+  events: UsageEvent[];
+  /** The breaker clock (ms); advance it to pass cooldowns. */
+  clock: { now: number };
+  post(body: unknown, headers?: Record<string, string>): request.Test;
+  close(): Promise<void>;
+}
+
+/** Start fakes, stores and a gateway. */
+export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: ConfigOverrides } = {}): Promise<EmbeddingsHarness> {
+  const fleet = await startFakeFleet();
+  const db = await openTestPglite();
+  const kv = opts.kv ?? (await KVS[0]!.open());
+  const clock = { now: Date.UTC(2026, 10, 1) };
+  const overrides: ConfigOverrides = {
+    ...opts.overrides,
+    providers: { ...fleet.overrides.providers, ...opts.overrides?.providers },
+    upstream: { ...FAST_UPSTREAM, ...opts.overrides?.upstream },
+    breaker: { failureThreshold: 3, cooldownMs: 10_000, ...opts.overrides?.breaker },
+  };
+  const gw = await createTestGateway(db, kv, overrides, () => clock.now);
+  const { secret } = await createInferenceKey(gw);
+  const events: UsageEvent[] = [];
+  const inner = gw.deps.recorder;
+  gw.deps.recorder = {
+    record: async (e) => {
+      events.push(e);
+      await inner.record(e);
+    },
+    flush: () => inner.flush(),
+    close: () => inner.close(),
+  };
+  return {
+    gw,
+    db,
+    kv,
+    fleet,
+    key: secret,
+    events,
+    clock,
+    post: (body, headers = {}) => request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).set(headers).send(body as object),
+    close: async () => {
+      await gw.deps.embeddings.close();
+      await fleet.closeAll();
+      await gw.deps.recorder.close().catch(() => undefined);
+      await kv.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * Spend enforcement through HTTP (a test-only route calling `deps.spend`, see budgets-helpers),
+ * against the in-process twin and real Redis alike, with a controllable clock: 402 bodies that
+ * name the limit, UTC day / ISO week / month / lifetime periods, key limits and the Key usage
+ * fields, reservation expiry and release, counter rebuild after Redis loses them, budget
+ * changes taking effect at once, and fail-closed behaviour when Redis is unreachable.
+ */
+import request from 'supertest';
+import type { Express } from 'express';
+import { KVS, deleteRedisPrefix, openTestPglite } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { spendApp } from './budgets-helpers';
+import type { Database } from '../../src/store/db';
+import type { Kv } from '../../src/kv/kv';
+import { MemoryKv } from '../../src/kv/memory';
+import { RedisKv } from '../../src/kv/redis';
+import { listBudgets } from '../../src/budgets/repository';
+import { BudgetGuard } from '../../src/budgets/guard';
+import { PaymentRequiredError, ServiceUnavailableError } from '../../src/errors';
+import { Metrics } from '../../src/observability/metrics';
+import { createLogger } from '../../src/observability/logger';
+import type { ApiKeyRecord } from '../../src/keys/types';
+
+const WED = Date.parse('2026-11-18T12:00:00Z');
+
+describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
+  let db: Database;
+  let kv: Kv;
+  let gw: TestGateway;
+  let app: Express;
+  let now = WED;
+  let seq = 0;
+
+  beforeAll(async () => {
+    db = await openTestPglite();
+    kv = await kvKind.open();
+    gw = await createTestGateway(db, kv, {}, () => now);
+    app = spendApp(gw.deps);
+  });
+  afterAll(async () => {
+    await kv.close();
+    await db.close();
+  });
+  beforeEach(() => {
+    now = WED;
+  });
+
+  const mgmt = () => bearer(gw.mgmtKey);
+  async function workspace(budgets: Record<string, number> = {}): Promise<string> {
+    const slug = `e${++seq}`;
+    await request(app).post('/api/v1/workspaces').set('Authorization', mgmt()).send({ name: slug, slug }).expect(201);
+    for (const [interval, limit] of Object.entries(budgets)) {
+      await request(app).put(`/api/v1/workspaces/${slug}/budgets/${interval}`).set('Authorization', mgmt()).send({ limit_usd: limit }).expect(200);
+    }
+    return slug;
+  }
+  const spend = (secret: string, estimate = 0.01, extra: Record<string, unknown> = {}) =>
+    request(app).post('/test/spend').set('Authorization', bearer(secret)).send({ estimate, ...extra });
+  async function flushCounters(): Promise<void> {
+    if (kv instanceof MemoryKv) kv.data.flush();
+    else await deleteRedisPrefix(kv.prefix);
+  }
+
+  test('a workspace budget admits requests up to its limit, then 402 naming the budget, interval and reset', async () => {
+    const slug = await workspace({ daily: 0.03 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    for (let i = 0; i < 3; i++) await spend(secret).expect(200);
+    const res = await spend(secret);
+    expect(res.status).toBe(402);
+    expect(res.body.error.code).toBe(402);
+    expect(res.body.error.message).toMatch(/^Workspace daily budget exceeded: 0\.03 of 0\.03 USD/);
+    expect(res.body.error.metadata).toEqual({
+      limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.03, spend_usd: 0.03, resets_at: '2026-11-19T00:00:00.000Z',
+    });
+  });
+
+  test('a request whose estimate does not fit is refused even though the budget is not yet used up', async () => {
+    const slug = await workspace({ lifetime: 1 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    await spend(secret, 0.6).expect(200);
+    const res = await spend(secret, 0.5).expect(402);
+    expect(res.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', spend_usd: 0.6, resets_at: null });
+    await spend(secret, 0.4).expect(200);
+    await spend(secret, 0.000001).expect(402);
+  });
+
+  test('settling replaces the estimate with the real cost', async () => {
+    const slug = await workspace({ daily: 1 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    await spend(secret, 0.9, { actual: 0.1 }).expect(200);
+    await spend(secret, 0.9, { actual: 0.1 }).expect(200);
+    const res = await spend(secret, 0.9).expect(402);
+    expect(res.body.error.metadata.spend_usd).toBe(0.2);
+  });
+
+  test('daily resets at UTC midnight while weekly keeps counting; ISO week resets Monday 00:00 UTC', async () => {
+    const slug = await workspace({ daily: 0.02, weekly: 0.03 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    await spend(secret).expect(200);
+    await spend(secret).expect(200);
+    expect((await spend(secret).expect(402)).body.error.metadata.interval).toBe('daily');
+    now = Date.parse('2026-11-19T00:00:00Z'); // Thursday: a new day, the same week
+    await spend(secret).expect(200);
+    const weekly = await spend(secret).expect(402);
+    expect(weekly.body.error.metadata).toMatchObject({ interval: 'weekly', spend_usd: 0.03, resets_at: '2026-11-23T00:00:00.000Z' });
+    expect(weekly.body.error.message).toMatch(/^Workspace weekly budget exceeded/);
+    now = Date.parse('2026-11-22T23:59:59.999Z'); // Sunday: still the same ISO week
+    await spend(secret).expect(402);
+    now = Date.parse('2026-11-23T00:00:00Z'); // Monday: a new week
+    await spend(secret).expect(200);
+  });
+
+  test('a new month resets monthly, but lifetime keeps counting and never resets', async () => {
+    const slug = await workspace({ monthly: 0.03, lifetime: 0.04 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    now = Date.parse('2026-11-30T23:00:00Z');
+    for (let i = 0; i < 3; i++) await spend(secret).expect(200);
+    const monthly = await spend(secret).expect(402);
+    expect(monthly.body.error.metadata).toMatchObject({ interval: 'monthly', resets_at: '2026-12-01T00:00:00.000Z' });
+    now = Date.parse('2026-12-01T00:00:00Z');
+    await spend(secret).expect(200);
+    const lifetime = await spend(secret).expect(402);
+    expect(lifetime.body.error.metadata).toEqual({ limit_source: 'workspace_budget', interval: 'lifetime', limit_usd: 0.04, spend_usd: 0.04, resets_at: null });
+    now = Date.parse('2027-06-01T00:00:00Z');
+    await spend(secret).expect(402);
+  });
+
+  test('a key limit is enforced per limit_reset period and the Key usage fields show real spend', async () => {
+    const slug = await workspace();
+    const { secret, hash } = await createInferenceKey(gw, { name: 'capped', workspace_id: slug, limit: 0.05, limit_reset: 'daily' });
+    const { secret: sibling } = await createInferenceKey(gw, { name: 'sibling', workspace_id: slug });
+    for (let i = 0; i < 5; i++) await spend(secret).expect(200);
+    const res = await spend(secret).expect(402);
+    expect(res.body.error.message).toMatch(/^API key daily limit exceeded: 0\.05 of 0\.05 USD/);
+    expect(res.body.error.metadata).toEqual({ limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, resets_at: '2026-11-19T00:00:00.000Z' });
+    await spend(sibling).expect(200); // the limit is the key's own, not the workspace's
+    const key = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;
+    expect(key).toMatchObject({ usage: 0.05, usage_daily: 0.05, usage_weekly: 0.05, usage_monthly: 0.05, limit_remaining: 0 });
+    now = Date.parse('2026-11-19T08:00:00Z');
+    await spend(secret, 0.02).expect(200);
+    const next = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;
+    expect(next).toMatchObject({ usage: 0.07, usage_daily: 0.02, usage_weekly: 0.07, usage_monthly: 0.07, limit_remaining: 0.03 });
+    const own = (await request(app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200)).body.data;
+    expect(own).toMatchObject({ usage: 0.07, usage_daily: 0.02, limit_remaining: 0.03 });
+  });
+
+  test('a lifetime key limit (limit_reset null) and limit changes take effect at once', async () => {
+    const slug = await workspace();
+    const { secret, hash } = await createInferenceKey(gw, { name: 'life', workspace_id: slug, limit: 0.02 });
+    await spend(secret).expect(200);
+    await spend(secret).expect(200);
+    expect((await spend(secret).expect(402)).body.error.metadata).toMatchObject({ limit_source: 'key_limit', interval: 'lifetime', resets_at: null });
+    await request(app).patch(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).send({ limit: 0.03 }).expect(200);
+    await spend(secret).expect(200);
+    await spend(secret).expect(402);
+    await request(app).patch(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).send({ limit: null }).expect(200);
+    await spend(secret).expect(200);
+  });
+
+  test('raising or deleting a workspace budget takes effect on the next request', async () => {
+    const slug = await workspace({ daily: 0.01 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    await spend(secret).expect(200);
+    await spend(secret).expect(402);
+    await request(app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt()).send({ limit_usd: 0.02 }).expect(200);
+    await spend(secret).expect(200);
+    await spend(secret).expect(402);
+    await request(app).delete(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt()).expect(200);
+    await spend(secret).expect(200);
+  });
+
+  test('a released reservation gives its budget back; an unsettled one expires after the reservation TTL', async () => {
+    const slug = await workspace({ daily: 0.02 });
+    const { hash } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    const a = await gw.deps.spend.reserve(key, 0.01, 'a');
+    await a.release();
+    const crashed1 = await gw.deps.spend.reserve(key, 0.01, 'crash-1');
+    const crashed2 = await gw.deps.spend.reserve(key, 0.01, 'crash-2');
+    void crashed1;
+    void crashed2; // never settled: the requests "crashed"
+    await expect(gw.deps.spend.reserve(key, 0.01, 'blocked')).rejects.toBeInstanceOf(PaymentRequiredError);
+    now += gw.deps.config.budgets.reservationTtlMs - 1;
+    await expect(gw.deps.spend.reserve(key, 0.01, 'still-blocked')).rejects.toBeInstanceOf(PaymentRequiredError);
+    now += 1;
+    const fresh = await gw.deps.spend.reserve(key, 0.01, 'after-expiry');
+    await fresh.settle(0.01);
+    // A late settle of an expired reservation still counts its real cost (it was spent).
+    await crashed1.settle(0.01);
+    await expect(gw.deps.spend.reserve(key, 0.000001, 'full')).rejects.toBeInstanceOf(PaymentRequiredError);
+  });
+
+  test('counters lost from the store are rebuilt from the usage table, once, with no overspend', async () => {
+    const slug = await workspace({ daily: 0.05, monthly: 0.08 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug, limit: 0.07, limit_reset: 'monthly' });
+    await spend(secret).expect(200);
+    await spend(secret).expect(200);
+    now = Date.parse('2026-11-17T09:00:00Z'); // the day before: counts for the month, not for the 18th
+    await spend(secret).expect(200);
+    now = WED;
+    await flushCounters();
+    const rebuildsBefore = (await gw.deps.metrics.budgetCounterRebuilds.get()).values[0]?.value ?? 0;
+    await spend(secret).expect(200);
+    await spend(secret).expect(200);
+    await spend(secret).expect(200);
+    const res = await spend(secret).expect(402);
+    expect(res.body.error.metadata).toMatchObject({ interval: 'daily', spend_usd: 0.05 });
+    const rebuilt = ((await gw.deps.metrics.budgetCounterRebuilds.get()).values[0]?.value ?? 0) - rebuildsBefore;
+    expect(rebuilt).toBe(3); // daily, monthly and the key's monthly limit: each exactly once
+    now = Date.parse('2026-11-19T09:00:00Z');
+    await spend(secret).expect(200); // month total 0.07 = key limit
+    const key = await spend(secret).expect(402);
+    expect(key.body.error.metadata).toMatchObject({ limit_source: 'key_limit', interval: 'monthly', spend_usd: 0.07 });
+  });
+
+  test('keys without any limit in a workspace without budgets are never refused', async () => {
+    const slug = await workspace();
+    const { secret } = await createInferenceKey(gw, { name: 'free', workspace_id: slug });
+    for (let i = 0; i < 3; i++) await spend(secret, 1000).expect(200);
+  });
+});
+
+describe('budget enforcement when Redis is unreachable', () => {
+  let db: Database;
+  let dead: RedisKv;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    db = await openTestPglite();
+    gw = await createTestGateway(db, new MemoryKv());
+    dead = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 'dead:', commandTimeoutMs: 200 });
+  });
+  afterAll(async () => {
+    await dead.close();
+    await db.close();
+  });
+
+  function guard() {
+    return new BudgetGuard({ db, budgetsOf: (ws) => listBudgets(db, ws), kv: dead, metrics: new Metrics(), logger: createLogger('silent'), clock: Date.now, reservationTtlMs: 60000 });
+  }
+
+  test('a request with a limit fails closed with 503', async () => {
+    const { hash } = await createInferenceKey(gw, { name: 'limited', limit: 1 });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    const err = await guard().reserve(key, 0.01, 'r').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect((err as ServiceUnavailableError).status).toBe(503);
+    expect((err as ServiceUnavailableError).metadata).toEqual({ reason: 'budget_store_unavailable' });
+  });
+
+  test('a request with no limit at all does not need Redis', async () => {
+    const { hash } = await createInferenceKey(gw, { name: 'unlimited' });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    const r = await guard().reserve(key, 0.01, 'r');
+    await expect(r.settle(0.01)).resolves.toBeUndefined();
+  });
+});

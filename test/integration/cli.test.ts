@@ -1,0 +1,171 @@
+/**
+ * The admin CLI, run in-process against a real embedded data dir and (when running) a real
+ * Postgres database of its own: organizations, users, keys (whose printed secrets then work
+ * through HTTP), migrate, usage errors (exit 2), and the PGlite data-dir lock (exit 1).
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import { DATABASE_URL, uniqueId } from '../helpers/services';
+import { gatewayApp, bearer } from '../helpers/gateway';
+import { runCli } from '../../src/cli/run';
+import { openPglite } from '../../src/store/pglite';
+import { openPostgres } from '../../src/store/postgres';
+import { MemoryKv } from '../../src/kv/memory';
+import type { Database } from '../../src/store/db';
+
+async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, env, { line: (t) => out.push(t) }, { line: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+interface Target {
+  name: string;
+  env: () => Promise<NodeJS.ProcessEnv>;
+  open: (env: NodeJS.ProcessEnv) => Promise<Database>;
+  cleanup: (env: NodeJS.ProcessEnv) => Promise<void>;
+}
+
+const targets: Target[] = [
+  {
+    name: 'embedded data dir',
+    env: async () => ({ SWITCHYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'sy-cli-')) }),
+    open: (env) => openPglite({ dataDir: env.SWITCHYARD_DATA_DIR }),
+    cleanup: async () => undefined,
+  },
+];
+if (DATABASE_URL) {
+  const admin = () => new Client({ connectionString: DATABASE_URL });
+  targets.push({
+    name: 'postgres',
+    env: async () => {
+      const name = `sy_cli_${uniqueId()}`;
+      const c = admin();
+      await c.connect();
+      await c.query(`CREATE DATABASE ${name}`);
+      await c.end();
+      const url = new URL(DATABASE_URL as string);
+      url.pathname = `/${name}`;
+      return { DATABASE_URL: url.toString() };
+    },
+    open: (env) => openPostgres({ url: env.DATABASE_URL as string }),
+    cleanup: async (env) => {
+      const c = admin();
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${new URL(env.DATABASE_URL as string).pathname.slice(1)} WITH (FORCE)`);
+      await c.end();
+    },
+  });
+}
+
+describe.each(targets)('switchyard CLI on $name', (target) => {
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    env = await target.env();
+  });
+  afterAll(() => target.cleanup(env));
+
+  test('migrate on an empty database applies every migration, then reports up to date', async () => {
+    const first = await cli(env, 'migrate');
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/applied: 001_foundation\.sql/);
+    const second = await cli(env, 'migrate');
+    expect(second).toMatchObject({ code: 0, out: 'database is up to date' });
+  });
+
+  test('commands that need an organization say how to get one', async () => {
+    const res = await cli(env, 'users', 'list');
+    expect(res.code).toBe(1);
+    expect(res.err).toContain('no organization exists yet');
+  });
+
+  test('orgs create prints a management key once that then works through HTTP', async () => {
+    const res = await cli(env, 'orgs', 'create', 'Acme', 'Corp');
+    expect(res.code).toBe(0);
+    const secret = /management key \(shown once, store it now\): (sk-sy-v1-[0-9a-f]{64})/.exec(res.out)?.[1];
+    expect(secret).toBeDefined();
+    const db = await target.open(env);
+    try {
+      const { app } = await gatewayApp(db, new MemoryKv(`t:${uniqueId()}:`));
+      const me = await request(app).get('/api/v1/key').set('Authorization', bearer(secret as string)).expect(200);
+      expect(me.body.data.is_management_key).toBe(true);
+      await request(app).get('/api/v1/keys').set('Authorization', bearer(secret as string)).expect(200);
+    } finally {
+      await db.close();
+    }
+    expect((await cli(env, 'orgs', 'list')).out).toContain('Acme Corp');
+  });
+
+  test('users add / list, with roles and --org', async () => {
+    expect((await cli(env, 'users', 'add', 'user_alice', '--role', 'admin', '--email', 'a@example.com')).code).toBe(0);
+    expect((await cli(env, 'users', 'add', 'user_bob', '--role', 'member')).code).toBe(0);
+    expect((await cli(env, 'users', 'add', 'user_bob', '--role', 'admin')).code).toBe(0); // role change
+    const list = await cli(env, 'users', 'list');
+    expect(list.out).toMatch(/user_alice\tadmin\ta@example.com/);
+    expect(list.out).toMatch(/user_bob\tadmin/);
+    const second = await cli(env, 'orgs', 'create', 'Beta');
+    const betaId = /\(([0-9a-f-]{36})\) with workspace/.exec(second.out)?.[1] as string;
+    expect((await cli(env, 'users', 'list', '--org', betaId)).out).toContain('has no users yet');
+    expect((await cli(env, 'users', 'list', '--org', '00000000-0000-0000-0000-000000000000')).code).toBe(1);
+  });
+
+  test('keys create (API and management) prints working secrets; keys list shows hashes, never secrets', async () => {
+    const api = await cli(env, 'keys', 'create', '--name', 'batch job');
+    const mgmt = await cli(env, 'keys', 'create', '--name', 'automation', '--management', '--workspace', 'default');
+    expect(api.code).toBe(0);
+    expect(mgmt.code).toBe(0);
+    const apiSecret = /secret \(shown once, store it now\): (\S+)/.exec(api.out)?.[1] as string;
+    const mgmtSecret = /secret \(shown once, store it now\): (\S+)/.exec(mgmt.out)?.[1] as string;
+    const db = await target.open(env);
+    try {
+      const { app } = await gatewayApp(db, new MemoryKv(`t:${uniqueId()}:`));
+      expect((await request(app).get('/api/v1/key').set('Authorization', bearer(apiSecret))).body.data.is_management_key).toBe(false);
+      await request(app).get('/api/v1/keys').set('Authorization', bearer(apiSecret)).expect(403);
+      await request(app).get('/api/v1/keys').set('Authorization', bearer(mgmtSecret)).expect(200);
+    } finally {
+      await db.close();
+    }
+    const list = await cli(env, 'keys', 'list');
+    expect(list.out).toMatch(/\tapi\tactive\t.*\tbatch job/);
+    expect(list.out).toMatch(/\tmanagement\tactive\t.*\tautomation/);
+    expect(list.out).not.toContain(apiSecret);
+    const missing = await cli(env, 'keys', 'create', '--name', 'x', '--workspace', 'no-such-ws');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('no workspace "no-such-ws"');
+  });
+
+  test.each([
+    [['frobnicate']],
+    [['users', 'add']],
+    [['users', 'add', 'u1']],
+    [['users', 'add', 'u1', '--role', 'owner']],
+    [['users', 'add', 'bad id!', '--role', 'admin']],
+    [['keys', 'create']],
+    [['keys', 'create', '--name', 'x', '--unknown-flag']],
+    [['orgs', 'create']],
+    [[]],
+  ])('usage error %j → exit 2 with usage text', async (argv) => {
+    const res = await cli(env, ...argv);
+    expect(res.code).toBe(2);
+    expect(res.out + res.err).toContain('usage: switchyard');
+  });
+});
+
+test('the CLI refuses a data dir the gateway holds, and leaves it intact', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-cli-lock-'));
+  const held = await openPglite({ dataDir });
+  try {
+    const res = await cli({ SWITCHYARD_DATA_DIR: dataDir }, 'orgs', 'create', 'Intruder');
+    expect(res.code).toBe(1);
+    expect(res.err).toContain('is in use by another Switchyard process');
+    await expect(held.query('SELECT 1 AS ok')).resolves.toEqual([{ ok: 1 }]);
+  } finally {
+    await held.close();
+  }
+  const after = await cli({ SWITCHYARD_DATA_DIR: dataDir }, 'migrate');
+  expect(after.code).toBe(0);
+});

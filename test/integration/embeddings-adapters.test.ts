@@ -1,0 +1,139 @@
+/**
+ * One contract suite run against every wire adapter and its fake upstream (Hono's
+ * `common.case.test` pattern): request mapping, vectors in order, dimensions, token usage,
+ * authentication header, garbage bodies, and the classification of every upstream fault.
+ */
+import { loadConfig } from '../../src/config';
+import { loadCatalog } from '../../src/catalog/load';
+import type { Endpoint } from '../../src/catalog/types';
+import { UpstreamHttp } from '../../src/providers/http';
+import { ADAPTERS, adapterFor } from '../../src/providers/registry';
+import type { EmbeddingJob, Vector } from '../../src/providers/types';
+import { parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
+import { embeddingsResponseJson } from '../../src/embeddings/response';
+import { fromBase64Float32 } from '../../src/embeddings/encode';
+import { startFakeFleet, type FakeFleet } from '../fakes/providers';
+import { fakeVector } from '../fakes/wires';
+
+/** Adapter → a catalog model served by a provider with that wire format, and how it authenticates. */
+const CASES = [
+  { adapter: 'openai', model: 'openai/text-embedding-3-small', slug: 'openai', auth: ['authorization', 'Bearer test-key-openai'], reportsUsage: true },
+  { adapter: 'cohere', model: 'cohere/embed-v4.0', slug: 'cohere', auth: ['authorization', 'Bearer test-key-cohere'], reportsUsage: true },
+  { adapter: 'gemini', model: 'google/gemini-embedding-001', slug: 'google-ai-studio', auth: ['x-goog-api-key', 'test-key-google-ai-studio'], reportsUsage: false },
+  { adapter: 'voyage', model: 'voyage/voyage-3.5', slug: 'voyage', auth: ['authorization', 'Bearer test-key-voyage'], reportsUsage: true },
+] as const;
+
+let fleet: FakeFleet;
+let http: UpstreamHttp;
+let endpoints: Map<string, Endpoint>;
+beforeAll(async () => {
+  fleet = await startFakeFleet();
+  http = new UpstreamHttp({ connectionsPerOrigin: 4, keepAliveTimeoutMs: 1000 });
+  const catalog = loadCatalog(loadConfig({}, fleet.overrides), new Set(ADAPTERS.keys()));
+  endpoints = new Map(catalog.models.map((m) => [m.id, m.endpoints[0]!]));
+});
+afterAll(async () => {
+  await http.close();
+  await fleet.closeAll();
+});
+beforeEach(() => fleet.resetAll());
+
+test('every adapter has a contract case', () => {
+  expect([...ADAPTERS.keys()].sort()).toEqual(CASES.map((c) => c.adapter).sort());
+});
+
+describe.each(CASES)('$adapter adapter', (c) => {
+  const job = (over: Partial<EmbeddingJob> = {}): EmbeddingJob => ({
+    input: { kind: 'text', texts: ['a', 'bbbb', 'cc'] },
+    dimensions: undefined,
+    inputType: undefined,
+    user: undefined,
+    encoding: 'float',
+    ...over,
+  });
+  const adapter = adapterFor(c.adapter);
+  const endpoint = () => endpoints.get(c.model)!;
+  const call = (j = job(), timeoutMs = 2000) => http.post(adapter.buildRequest(j, endpoint()), adapter, timeoutMs);
+  /** What the service does with a result: an unparseable 2xx body is a server failure. */
+  const attempt = async (j = job(), timeoutMs = 2000) => {
+    const res = await call(j, timeoutMs);
+    if (res.outcome !== 'ok') return res;
+    const parsed = adapter.parseResponse(res.text, j);
+    return parsed ? { outcome: 'ok', status: res.status, parsed } : { outcome: 'server', status: res.status };
+  };
+  const numbers = (vectors: Vector[]) => vectors.map((v) => (v instanceof RawVector ? v.values() : v));
+
+  test('maps a text batch to vectors in input order, with the upstream usage when reported', async () => {
+    const res = await call();
+    expect(res.outcome).toBe('ok');
+    if (res.outcome !== 'ok') return;
+    const parsed = adapter.parseResponse(res.text, job())!;
+    expect(numbers(parsed.vectors)).toEqual([fakeVector(1), fakeVector(4), fakeVector(2)]);
+    expect(parsed.promptTokens).toBe(c.reportsUsage ? 7 : null);
+    const sent = fleet.fakes[c.slug]!.calls[0]!;
+    expect(sent.method).toBe('POST');
+    expect(sent.headers[c.auth[0]]).toBe(c.auth[1]);
+    expect(sent.path).not.toContain('test-key');
+  });
+
+  test('honours dimensions', async () => {
+    const res = await call(job({ dimensions: 3 }));
+    if (res.outcome !== 'ok') throw new Error(res.outcome);
+    expect(numbers(adapter.parseResponse(res.text, job())!.vectors)[0]).toHaveLength(3);
+  });
+
+  test('rejects bodies that are not embeddings responses', () => {
+    const bodies = [null, {}, { data: 'x' }, { embeddings: {} }, { data: [{ embedding: ['x'] }] }, { data: [{ embedding: [] }] }, { embeddings: [{ values: [] }] }, []];
+    for (const text of [...bodies.map((b) => JSON.stringify(b)), '', '{"data":[{"embedding":[1,,2]}]}', '{"data":[{"embedding":[1, 2', '<html>']) {
+      expect(adapter.parseResponse(text, job())).toBeNull();
+    }
+  });
+
+  test.each([
+    [{ status: 429, headers: { 'retry-after': '3' } }, { outcome: 'rate_limited', status: 429, retryAfterSeconds: 3 }],
+    [{ status: 500 }, { outcome: 'server', status: 500 }],
+    [{ status: 529 }, { outcome: 'overloaded', status: 529 }],
+    [{ status: 503, body: { error: { message: 'The model is overloaded.' } } }, { outcome: 'overloaded', status: 503 }],
+    [{ status: 400 }, { outcome: 'client', status: 400 }],
+    [{ status: 422 }, { outcome: 'client', status: 422 }],
+    [{ status: 401 }, { outcome: 'server', status: 401 }],
+    [{ malformed: true as const }, { outcome: 'server', status: 200 }],
+    [{ reset: true as const }, { outcome: 'network', status: null }],
+  ])('fault %j → %j', async (fault, expected) => {
+    fleet.fakes[c.slug]!.queue(fault);
+    expect(await attempt()).toMatchObject(expected);
+  });
+
+  test('a hang → timeout within the attempt budget', async () => {
+    fleet.fakes[c.slug]!.queue({ hang: true });
+    expect(await call(job(), 100)).toMatchObject({ outcome: 'timeout', status: null });
+  });
+});
+
+describe('raw vector pass-through', () => {
+  test('lifts number arrays (any spacing, exponents), keeps strings and escaped look-alikes in place', () => {
+    const text = '{"note":"say \\"embedding\\": [9]","data":[ {"index":1,"embedding" :\n [1e-05, -2.5E+3,0]},{"index":0,"embedding":"QUJD"},{"index":2,"embedding":[ 3 ]}]}';
+    const lifted = parseLiftingArrays(text, 'embedding')!;
+    expect(lifted.raws.map((r) => r.values())).toEqual([[1e-5, -2500, 0], [3]]);
+    expect(lifted.body).toEqual({ note: 'say "embedding": [9]', data: [{ index: 1, embedding: 0 }, { index: 0, embedding: 'QUJD' }, { index: 2, embedding: 1 }] });
+  });
+
+  test('rejects arrays that are not plain numbers, and invalid JSON', () => {
+    for (const text of ['{"embedding":[1,"a"]}', '{"embedding":[[1]]}', '{"embedding":[]}', '{"embedding":[NaN]}', '{"embedding":[1]', '{"embedding":[1] x}']) {
+      expect(parseLiftingArrays(text, 'embedding')).toBeUndefined();
+    }
+  });
+
+  test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
+    const raw = new RawVector('[1e-05,\n -0.25, 3]');
+    const json = embeddingsResponseJson({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
+    expect(json).toContain('[1e-05,\n -0.25, 3]');
+    expect(JSON.parse(json)).toEqual({
+      id: 'gen-emb-1-x', object: 'list', model: 'm/"q"', provider: 'P',
+      data: [{ object: 'embedding', index: 0, embedding: [1e-5, -0.25, 3] }, { object: 'embedding', index: 1, embedding: [0.5] }],
+      usage: { prompt_tokens: 2, total_tokens: 2, cost: 1e-7, is_byok: false },
+    });
+    const b64 = JSON.parse(embeddingsResponseJson({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 }));
+    expect(fromBase64Float32(b64.data[0].embedding)).toEqual([Math.fround(1e-5), -0.25, 3]);
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * POST /embeddings and GET /embeddings/models through HTTP against fake upstreams: every input
+ * shape, both encodings, the response and model-list shapes, paging, validation, auth, unknown
+ * vs non-embeddings models, usage records and spend reservation.
+ */
+import request from 'supertest';
+import { bearer } from '../helpers/gateway';
+import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { fakeVector } from '../fakes/wires';
+import { fromBase64Float32 } from '../../src/embeddings/encode';
+import type { SpendGuard } from '../../src/budgets/types';
+import { PaymentRequiredError } from '../../src/errors';
+
+const SMALL = 'openai/text-embedding-3-small';
+const MODEL_FIELDS = [
+  'id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing',
+  'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'knowledge_cutoff',
+  'expiration_date', 'links',
+];
+
+let h: EmbeddingsHarness;
+beforeAll(async () => {
+  h = await startEmbeddingsHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.fleet.resetAll();
+  h.events.length = 0;
+});
+
+describe('POST /embeddings', () => {
+  test('string input → the spec response shape, float by default', async () => {
+    const res = await h.post({ model: SMALL, input: 'hello world' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^gen-emb-\d{10}-[A-Za-z0-9]{20}$/),
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: fakeVector(11) }],
+      model: SMALL,
+      provider: 'OpenAI',
+      usage: { prompt_tokens: 11, total_tokens: 11, cost: 11 * 0.00000002, is_byok: false },
+    });
+    const call = h.fleet.fakes.openai!.calls[0]!;
+    expect(call.path).toBe('/v1/embeddings');
+    expect(call.headers.authorization).toBe('Bearer test-key-openai');
+    expect(call.body).toEqual({ model: 'text-embedding-3-small', input: ['hello world'], encoding_format: 'float' });
+  });
+
+  test('string[] input → one embedding per item, in order', async () => {
+    const res = await h.post({ model: SMALL, input: ['a', 'bbb', 'cc'] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding[0]])).toEqual([[0, 1 / 8], [1, 3 / 8], [2, 2 / 8]]);
+    expect(res.body.usage.prompt_tokens).toBe(6);
+  });
+
+  test('token array and array of token arrays go to token-capable endpoints', async () => {
+    const one = await h.post({ model: SMALL, input: [1, 2, 3, 4] });
+    expect(one.status).toBe(200);
+    expect(one.body.data).toHaveLength(1);
+    expect(h.fleet.fakes.openai!.calls[0]!.body.input).toEqual([[1, 2, 3, 4]]);
+    const many = await h.post({ model: SMALL, input: [[1, 2], [3, 4, 5]] });
+    expect(many.status).toBe(200);
+    expect(many.body.data.map((d: { embedding: number[] }) => d.embedding[0])).toEqual([2 / 8, 3 / 8]);
+    // bge-m3: only deepinfra accepts token ids, although nebius is listed first for text
+    const bge = await h.post({ model: 'baai/bge-m3', input: [[7, 8, 9]], provider: { order: ['nebius'] } });
+    expect(bge.status).toBe(200);
+    expect(bge.body.provider).toBe('DeepInfra');
+    expect(h.fleet.fakes.nebius!.calls).toHaveLength(0);
+  });
+
+  test('token ids on a model without token-capable endpoints → 503 (nothing eligible)', async () => {
+    const res = await h.post({ model: 'voyage/voyage-3.5', input: [1, 2, 3] });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable' });
+  });
+
+  test('multimodal input is routed only to endpoints that accept its modalities', async () => {
+    const input = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+    const res = await h.post({ model: 'cohere/embed-v4.0', input });
+    expect(res.status).toBe(200);
+    expect(res.body.provider).toBe('Cohere');
+    expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({ model: 'embed-v4.0', inputs: [{ content: input[0]!.content }], embedding_types: ['float'] });
+    // 5 text tokens at $0.12/M + 1 image at $0.00047
+    expect(res.body.usage.cost).toBeCloseTo(5 * 0.00000012 + 0.00047, 12);
+    expect(h.events[0]!.inputModality).toBe('text+image');
+    // a text-only model cannot take the image
+    const refused = await h.post({ model: SMALL, input });
+    expect(refused.status).toBe(503);
+    expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
+    // text-only multimodal items are fine on a text model
+    const textOnly = await h.post({ model: 'voyage/voyage-3.5', input: [{ content: [{ type: 'text', text: 'abc' }] }] });
+    expect(textOnly.status).toBe(200);
+    expect(h.fleet.fakes.voyage!.calls[0]!.body.input).toEqual(['abc']);
+  });
+
+  test('encoding_format base64 → little-endian float32 bytes (computed locally)', async () => {
+    const res = await h.post({ model: 'mistralai/mistral-embed', input: ['abcd', 'xy'], encoding_format: 'base64' });
+    expect(res.status).toBe(200);
+    expect(h.fleet.fakes.mistral!.calls[0]!.body.encoding_format).toBe('float');
+    expect(typeof res.body.data[0].embedding).toBe('string');
+    expect(fromBase64Float32(res.body.data[0].embedding)).toEqual(fakeVector(4));
+    expect(fromBase64Float32(res.body.data[1].embedding)).toEqual(fakeVector(2));
+    const raw = Buffer.from(res.body.data[0].embedding, 'base64');
+    expect(raw.readFloatLE(0)).toBe(0.5);
+  });
+
+  test('base64 from an upstream that can produce it is passed through', async () => {
+    const res = await h.post({ model: SMALL, input: 'abcdefgh', encoding_format: 'base64' });
+    expect(res.status).toBe(200);
+    expect(h.fleet.fakes.openai!.calls[0]!.body.encoding_format).toBe('base64');
+    expect(fromBase64Float32(res.body.data[0].embedding)).toEqual(fakeVector(8));
+  });
+
+  test('dimensions, input_type and user reach the upstream in its own terms', async () => {
+    expect((await h.post({ model: SMALL, input: 'x', dimensions: 4, user: 'u-1' })).body.data[0].embedding).toHaveLength(4);
+    expect(h.fleet.fakes.openai!.calls[0]!.body).toMatchObject({ dimensions: 4, user: 'u-1' });
+    await h.post({ model: 'google/gemini-embedding-001', input: ['q'], dimensions: 3, input_type: 'search_query' });
+    expect(h.fleet.fakes['google-ai-studio']!.calls[0]!).toMatchObject({
+      path: '/v1beta/models/gemini-embedding-001:batchEmbedContents',
+      body: { requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'q' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 3 }] },
+    });
+    expect(h.fleet.fakes['google-ai-studio']!.calls[0]!.headers['x-goog-api-key']).toBe('test-key-google-ai-studio');
+    await h.post({ model: 'voyage/voyage-3.5', input: 'd', input_type: 'search_document', dimensions: 2 });
+    expect(h.fleet.fakes.voyage!.calls[0]!.body).toEqual({ model: 'voyage-3.5', input: ['d'], input_type: 'document', output_dimension: 2 });
+    await h.post({ model: 'cohere/embed-v4.0', input: 'd', input_type: 'search_query' });
+    expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({ texts: ['d'], input_type: 'search_query' });
+  });
+
+  test('upstream without usage → tokens counted with the tokenizer, never a silent 0 cost', async () => {
+    const res = await h.post({ model: 'google/gemini-embedding-001', input: 'hello world' });
+    expect(res.status).toBe(200);
+    expect(res.body.usage.prompt_tokens).toBe(2);
+    expect(res.body.usage.cost).toBeCloseTo(2 * 0.00000015, 15);
+    h.fleet.fakes.openai!.reportUsage = false;
+    const open = await h.post({ model: SMALL, input: 'hello world' });
+    expect(open.body.usage.prompt_tokens).toBe(2);
+    expect(open.body.usage.cost).toBeGreaterThan(0);
+  });
+
+  test('a usage event is recorded with the call facts; session_id in the body wins over x-session-id', async () => {
+    await h.post({ model: SMALL, input: 'abc', user: 'end-user-7', session_id: 'body-session' }, { 'x-session-id': 'header-session', 'User-Agent': 'ua/1' });
+    await h.post({ model: SMALL, input: 'abc' }, { 'x-session-id': 'header-session' });
+    expect(h.events).toHaveLength(2);
+    expect(h.events[0]).toMatchObject({
+      id: expect.stringMatching(/^gen-emb-/),
+      orgId: h.gw.orgId,
+      workspaceId: h.gw.defaultWorkspaceId,
+      apiType: 'embeddings',
+      model: SMALL,
+      provider: 'OpenAI',
+      tokensPrompt: 3,
+      costUsd: 3 * 0.00000002,
+      attempts: 1,
+      status: 'ok',
+      inputModality: 'text',
+      endUser: 'end-user-7',
+      sessionId: 'body-session',
+      userAgent: 'ua/1',
+      upstreamId: 'up-openai-1',
+    });
+    expect(h.events[1]!.sessionId).toBe('header-session');
+  });
+
+  test('spend is reserved before the call with an estimate and settled to the real cost', async () => {
+    const calls: Array<[string, number]> = [];
+    const original = h.gw.deps.spend;
+    const spy: SpendGuard = {
+      async reserve(_key, estimate) {
+        calls.push(['reserve', estimate]);
+        return { settle: async (usd) => void calls.push(['settle', usd]), release: async () => void calls.push(['release', 0]) };
+      },
+    };
+    h.gw.deps.spend = spy;
+    try {
+      await h.post({ model: 'baai/bge-m3', input: 'abcdef' });
+      // the estimate uses the most expensive eligible endpoint (together, $0.016/M)
+      expect(calls[0]![0]).toBe('reserve');
+      expect(calls[0]![1]).toBeCloseTo(3 * 0.000000016, 15);
+      expect(calls[1]).toEqual(['settle', 6 * 0.00000001]);
+      h.fleet.fakes.deepinfra!.setSticky({ status: 500 });
+      h.fleet.fakes.nebius!.setSticky({ status: 500 });
+      h.fleet.fakes.together!.setSticky({ status: 500 });
+      calls.length = 0;
+      expect((await h.post({ model: 'baai/bge-m3', input: 'abcdef' })).status).toBe(502);
+      expect(calls.map((c) => c[0])).toEqual(['reserve', 'release']);
+      h.gw.deps.spend = { reserve: async () => Promise.reject(new PaymentRequiredError()) };
+      const refused = await h.post({ model: SMALL, input: 'x' });
+      expect(refused.status).toBe(402);
+    } finally {
+      h.gw.deps.spend = original;
+    }
+  });
+
+  test('unknown model → 404; a known non-embeddings model → 400', async () => {
+    const unknown = await h.post({ model: 'nobody/nothing', input: 'x' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    const chat = await h.post({ model: 'openai/gpt-4o', input: 'x' });
+    expect(chat.status).toBe(400);
+    expect(chat.body.error.code).toBe(400);
+    expect(chat.body.error.metadata.errors[0].path).toBe('body.model');
+  });
+
+  test.each([
+    [{ input: 'x' }],
+    [{ model: SMALL }],
+    [{ model: SMALL, input: '' }],
+    [{ model: SMALL, input: [] }],
+    [{ model: SMALL, input: ['ok', ''] }],
+    [{ model: SMALL, input: [1.5] }],
+    [{ model: SMALL, input: [{ content: [] }] }],
+    [{ model: SMALL, input: [{ content: [{ type: 'audio', x: 1 }] }] }],
+    [{ model: SMALL, input: 'x', dimensions: 0 }],
+    [{ model: SMALL, input: 'x', encoding_format: 'int8' }],
+    [{ model: SMALL, input: 'x', provider: { unknown_field: true } }],
+    [{ model: SMALL, input: 'x', provider: { sort: 'cheapest' } }],
+    [{ model: SMALL, input: 'x', provider: { max_price: { prompt: 'abc' } } }],
+    [{ model: SMALL, input: 'x', provider: { quantizations: ['fp9'] } }],
+    [{ model: SMALL, input: 'x', provider: { data_collection: 'maybe' } }],
+  ])('invalid body %j → 400 with the spec message', async (body) => {
+    const res = await h.post(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters' });
+    expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
+  });
+
+  test('accepted extras: trace, provider null, enforce_distillable_text', async () => {
+    expect((await h.post({ model: SMALL, input: 'x', trace: { trace_id: 't1' }, provider: null })).status).toBe(200);
+    expect((await h.post({ model: SMALL, input: 'x', provider: { enforce_distillable_text: true } })).status).toBe(200);
+  });
+
+  test('auth: no key → 401, management key → 403', async () => {
+    expect((await request(h.gw.app).post('/api/v1/embeddings').send({ model: SMALL, input: 'x' })).status).toBe(401);
+    const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(h.gw.mgmtKey)).send({ model: SMALL, input: 'x' });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('GET /embeddings/models', () => {
+  const get = (q = '', key = h.key) => request(h.gw.app).get(`/api/v1/embeddings/models${q}`).set('Authorization', bearer(key));
+
+  test('full list with every field, per-token decimal prices and links', async () => {
+    const res = await get();
+    expect(res.status).toBe(200);
+    expect(res.body.total_count).toBe(8);
+    expect(res.body.links).toEqual({ next: null });
+    expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([
+      'openai/text-embedding-3-small', 'openai/text-embedding-3-large', 'mistralai/mistral-embed', 'google/gemini-embedding-001',
+      'cohere/embed-v4.0', 'voyage/voyage-3.5', 'qwen/qwen3-embedding-8b', 'baai/bge-m3',
+    ]);
+    for (const m of res.body.data) {
+      expect(Object.keys(m).sort()).toEqual([...MODEL_FIELDS].sort());
+      expect(m.architecture.output_modalities).toEqual(['embeddings']);
+      expect(m.links.details).toBe(`/api/v1/models/${m.id}/endpoints`);
+      for (const v of Object.values(m.pricing)) expect(v).toMatch(/^\d+(\.\d+)?$/);
+    }
+    const small = res.body.data[0];
+    expect(small).toMatchObject({
+      canonical_slug: SMALL,
+      context_length: 8192,
+      created: 1706140800,
+      pricing: { prompt: '0.00000002', completion: '0', request: '0', image: '0' },
+      architecture: { input_modalities: ['text'], modality: 'text->embeddings', tokenizer: 'GPT', instruct_type: null },
+      top_provider: { context_length: 8192, is_moderated: false, max_completion_tokens: null },
+      supported_parameters: ['dimensions'],
+      per_request_limits: null,
+    });
+    const cohere = res.body.data.find((m: { id: string }) => m.id === 'cohere/embed-v4.0');
+    expect(cohere.architecture.input_modalities).toEqual(['text', 'image']);
+    expect(cohere.pricing).toMatchObject({ prompt: '0.00000012', image: '0.00047' });
+  });
+
+  test('offset/limit paging with links.next; management keys may list too', async () => {
+    const first = await get('?limit=3');
+    expect(first.body.data).toHaveLength(3);
+    expect(first.body.total_count).toBe(8);
+    expect(first.body.links.next).toBe('/api/v1/embeddings/models?offset=3&limit=3');
+    const last = await get('?offset=6&limit=3');
+    expect(last.body.data.map((m: { id: string }) => m.id)).toEqual(['qwen/qwen3-embedding-8b', 'baai/bge-m3']);
+    expect(last.body.links.next).toBeNull();
+    expect((await get('?offset=2')).body.data).toHaveLength(6);
+    expect((await get('', h.gw.mgmtKey)).status).toBe(200);
+  });
+
+  test.each(['?limit=0', '?limit=1001', '?offset=-1', '?limit=abc'])('bad paging %s → 400', async (q) => {
+    const res = await get(q);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(400);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Bad input never yields a 500, a stack trace or a crash: malformed JSON, oversize bodies,
+ * unsupported encodings, unknown routes, and a sweep of hostile inputs over every route, each
+ * answered with the `{error:{code,message}}` envelope whose code equals the status.
+ */
+import request from 'supertest';
+import { openTestPglite, uniqueId } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import type { Database } from '../../src/store/db';
+import { MemoryKv } from '../../src/kv/memory';
+
+let db: Database;
+let gw: TestGateway;
+let apiKey: string;
+
+beforeAll(async () => {
+  db = await openTestPglite();
+  gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), { server: { bodyLimitBytes: 2048 } });
+  apiKey = (await createInferenceKey(gw)).secret;
+});
+afterAll(() => db.close());
+
+function expectEnvelope(res: request.Response, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.body.error.code).toBe(status);
+  expect(typeof res.body.error.message).toBe('string');
+  expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+}
+
+test('malformed JSON → 400', async () => {
+  const res = await request(gw.app)
+    .post('/api/v1/keys')
+    .set('Authorization', bearer(gw.mgmtKey))
+    .set('Content-Type', 'application/json')
+    .send('{"name": "x",');
+  expectEnvelope(res, 400);
+  expect(res.body.error.message).toBe('Invalid request parameters');
+});
+
+test('body over the configured limit → 413 with the limit in metadata', async () => {
+  const res = await request(gw.app)
+    .post('/api/v1/keys')
+    .set('Authorization', bearer(gw.mgmtKey))
+    .send({ name: 'x'.repeat(5000) });
+  expectEnvelope(res, 413);
+  expect(res.body.error).toEqual({ code: 413, message: 'Request payload too large', metadata: { limit_bytes: 2048 } });
+});
+
+test('unsupported charset → 415', async () => {
+  const res = await request(gw.app)
+    .post('/api/v1/keys')
+    .set('Authorization', bearer(gw.mgmtKey))
+    .set('Content-Type', 'application/json; charset=klingon')
+    .send('{"name":"x"}');
+  expectEnvelope(res, 415);
+});
+
+test('unknown routes → 404 envelope, inside and outside /api/v1', async () => {
+  expectEnvelope(await request(gw.app).get('/api/v1/nothing-here').set('Authorization', bearer(apiKey)), 404);
+  expectEnvelope(await request(gw.app).post('/api/v1/keys/extra/segments').set('Authorization', bearer(gw.mgmtKey)), 404);
+  expectEnvelope(await request(gw.app).get('/favicon.ico'), 404);
+  expectEnvelope(await request(gw.app).delete('/'), 404);
+});
+
+test('X-Request-Id is echoed when sane and generated otherwise', async () => {
+  const given = await request(gw.app).get('/healthz').set('X-Request-Id', 'abc-123');
+  expect(given.headers['x-request-id']).toBe('abc-123');
+  const generated = await request(gw.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+  expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+const HOSTILE_BODIES: unknown[] = [
+  null, 0, -1, 1e308, true, 'string', [], [null], {}, { name: null }, { name: {} }, { name: ['a'] },
+  { __proto__: { admin: true } }, { constructor: { prototype: { x: 1 } } }, { name: 'x'.repeat(300) },
+  { name: 'ok', limit: 'NaN' }, { name: 'ok', limit: Number.MAX_VALUE }, { name: 'ok', expires_at: 'yesterday' },
+  { name: 'ok', workspace_id: '' }, { name: 'ok', workspace_id: 'x'.repeat(200) }, { disabled: null },
+  { name: '\u0000' }, { name: 'ok', limit_reset: ['daily'] },
+];
+
+const ROUTES: Array<[string, string]> = [
+  ['post', '/api/v1/keys'],
+  ['get', '/api/v1/keys'],
+  ['get', `/api/v1/keys/${'c'.repeat(64)}`],
+  ['patch', `/api/v1/keys/${'c'.repeat(64)}`],
+  ['delete', `/api/v1/keys/${'c'.repeat(64)}`],
+  ['get', '/api/v1/keys/%E0%A4%A'],
+  ['get', '/api/v1/keys/..%2F..%2Fetc'],
+  ['get', '/api/v1/key'],
+];
+
+test.each(ROUTES)('%s %s answers hostile bodies and queries with a 4xx envelope or success, never 5xx', async (method, path) => {
+  for (const key of [gw.mgmtKey, apiKey]) {
+    for (const body of HOSTILE_BODIES) {
+      const res = await request(gw.app)[method as 'post'](path)
+        .set('Authorization', bearer(key))
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body));
+      expect(res.status).toBeLessThan(500);
+      if (res.status >= 400) expectEnvelope(res, res.status);
+    }
+    for (const query of ['offset=abc', 'limit=0', 'include_disabled[]=1', 'workspace_id=', 'offset=1e400', 'a[b][c]=d']) {
+      const res = await request(gw.app)[method as 'get'](`${path}?${query}`).set('Authorization', bearer(key));
+      expect(res.status).toBeLessThan(500);
+      if (res.status >= 400) expectEnvelope(res, res.status);
+    }
+  }
+});
+
+test('the management key count is unchanged by all the hostile traffic (bad input changes nothing)', async () => {
+  const before = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE name = 'ok'");
+  expect(before[0]!.n).toBe(0);
+});

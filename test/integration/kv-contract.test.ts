@@ -1,0 +1,142 @@
+/**
+ * The Kv contract, run against the in-process twin and real Redis alike: atomic scripts with
+ * prefixed keys and expiry, script reload after a flush, reply checking, pub/sub between two
+ * handles on the same prefix (and isolation between prefixes), and the rate-limit store.
+ */
+import { Redis } from 'ioredis';
+import { KVS, REDIS_URL, describeIf, uniqueId } from '../helpers/services';
+import type { Kv, KvScript } from '../../src/kv/kv';
+import { RedisKv } from '../../src/kv/redis';
+
+/** Increment a counter, setting its expiry on creation; returns [count, pttl]. */
+const counter: KvScript<{ count: number; ttlMs: number }> = {
+  name: 'test_counter',
+  lua: `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {n, redis.call('PTTL', KEYS[1])}`,
+  memory(data, keys, args) {
+    const key = keys[0] as string;
+    const n = data.incrBy(key, Number(args[0]));
+    if (n === Number(args[0])) data.pexpire(key, Number(args[1]));
+    return [n, data.pttl(key)];
+  },
+  parse(reply) {
+    if (!Array.isArray(reply) || reply.length !== 2) throw new Error('test_counter: malformed reply');
+    return { count: Number(reply[0]), ttlMs: Number(reply[1]) };
+  },
+};
+
+const broken: KvScript<number> = {
+  name: 'test_broken',
+  lua: `return 'not a number'`,
+  memory: () => 'not a number',
+  parse(reply) {
+    if (typeof reply !== 'number') throw new Error('test_broken: malformed reply');
+    return reply;
+  },
+};
+
+function nextMessage(kv: Kv, channel: string, timeoutMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no message')), timeoutMs);
+    void kv.subscribe(channel, (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+  });
+}
+
+describe.each(KVS)('Kv contract: $name', (kind) => {
+  let kv: Kv;
+  let prefix: string;
+  beforeEach(async () => {
+    prefix = `t:${uniqueId()}:`;
+    kv = await kind.open(prefix);
+  });
+  afterEach(() => kv.close());
+
+  test('ping succeeds', async () => {
+    await expect(kv.ping()).resolves.toBeUndefined();
+  });
+
+  test('scripts run atomically with prefixed keys and expiry', async () => {
+    expect(await kv.run(counter, ['c'], [2, 60000])).toEqual({ count: 2, ttlMs: expect.any(Number) });
+    const second = await kv.run(counter, ['c'], [3, 60000]);
+    expect(second.count).toBe(5);
+    expect(second.ttlMs).toBeGreaterThan(50000);
+    expect(second.ttlMs).toBeLessThanOrEqual(60000);
+    expect((await kv.run(counter, ['other'], [1, 60000])).count).toBe(1);
+  });
+
+  test('concurrent script runs never lose an update', async () => {
+    await Promise.all(Array.from({ length: 50 }, () => kv.run(counter, ['race'], [1, 60000])));
+    expect((await kv.run(counter, ['race'], [0, 60000])).count).toBe(50);
+  });
+
+  test('keys expire', async () => {
+    await kv.run(counter, ['short'], [1, 30]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect((await kv.run(counter, ['short'], [1, 30])).count).toBe(1);
+  });
+
+  test('a malformed reply is rejected by the parser', async () => {
+    await expect(kv.run(broken, [], [])).rejects.toThrow('malformed reply');
+  });
+
+  test('publish reaches subscribers on another handle with the same prefix, not other prefixes', async () => {
+    const peer = kind.name === 'memory' ? kv : await kind.open(prefix);
+    const stranger = kind.name === 'memory' ? await kind.open(`t:${uniqueId()}:`) : await kind.open(`t:${uniqueId()}:`);
+    try {
+      let strangerGot = false;
+      await stranger.subscribe('ch', () => {
+        strangerGot = true;
+      });
+      const received = nextMessage(peer, 'ch');
+      await new Promise((r) => setTimeout(r, 50)); // let SUBSCRIBE reach Redis
+      await kv.publish('ch', 'hello');
+      expect(await received).toBe('hello');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(strangerGot).toBe(false);
+    } finally {
+      if (peer !== kv) await peer.close();
+      await stranger.close();
+    }
+  });
+
+  test('rate-limit store counts per key within a window', async () => {
+    const store = kv.rateLimitStore('contract', 60000);
+    store.init?.({ windowMs: 60000 } as never);
+    expect((await store.increment('k1')).totalHits).toBe(1);
+    expect((await store.increment('k1')).totalHits).toBe(2);
+    expect((await store.increment('k2')).totalHits).toBe(1);
+    await store.resetKey('k1');
+    expect((await store.increment('k1')).totalHits).toBe(1);
+  });
+});
+
+describeIf(REDIS_URL)('RedisKv specifics', () => {
+  test('scripts are reloaded after SCRIPT FLUSH (NOSCRIPT)', async () => {
+    const kv = await RedisKv.connect({ url: REDIS_URL as string, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
+    const admin = new Redis(REDIS_URL as string);
+    try {
+      expect((await kv.run(counter, ['n'], [1, 60000])).count).toBe(1);
+      await admin.script('FLUSH');
+      expect((await kv.run(counter, ['n'], [1, 60000])).count).toBe(2);
+    } finally {
+      admin.disconnect();
+      await kv.close();
+    }
+  });
+
+  test('commands fail fast when Redis is unreachable', async () => {
+    const kv = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
+    try {
+      const started = Date.now();
+      await expect(kv.ping()).rejects.toThrow();
+      await expect(kv.run(counter, ['x'], [1, 1000])).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await kv.close();
+    }
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * Observability through HTTP: one structured access line per request carrying the request id
+ * and route template but never the Authorization header; Prometheus metrics labelled by route
+ * template and status class, never by key; liveness and readiness (including Redis down and
+ * draining).
+ */
+import { PassThrough } from 'node:stream';
+import request from 'supertest';
+import { openTestPglite, uniqueId } from '../helpers/services';
+import { bearer, createInferenceKey, testConfig } from '../helpers/gateway';
+import { assembleDeps } from '../../src/deps';
+import { createApp, createMetricsApp } from '../../src/app';
+import { createLogger } from '../../src/observability/logger';
+import { provisionOrg } from '../../src/orgs/provision';
+import type { Database } from '../../src/store/db';
+import { MemoryKv } from '../../src/kv/memory';
+import { RedisKv } from '../../src/kv/redis';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestPglite();
+});
+afterAll(() => db.close());
+
+async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`)) {
+  const stream = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  let raw = '';
+  stream.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  });
+  const deps = await assembleDeps(testConfig({ log: { level: 'info' } }), db, kv, { logger: createLogger('info', stream) });
+  const org = await db.transaction((tx) => provisionOrg(tx, 'Obs Org'));
+  return { deps, app: createApp(deps), lines, raw: () => raw, mgmtKey: org.secret, keyHash: org.keyHash };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+test('one JSON access line per request, with request id and route template, never the secret', async () => {
+  const gw = await gatewayWithLogCapture();
+  const { secret, hash } = await createInferenceKey({ app: gw.app, mgmtKey: gw.mgmtKey });
+  gw.lines.length = 0;
+  await request(gw.app).get(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).set('X-Request-Id', 'req-42').expect(200);
+  await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
+  await flush();
+  const access = gw.lines.filter((l) => l.message === 'request');
+  expect(access).toHaveLength(2);
+  expect(access[0]).toMatchObject({ request_id: 'req-42', method: 'GET', route: '/api/v1/keys/:hash', status: 200, level: 'info' });
+  expect(typeof access[0]!.duration_ms).toBe('number');
+  expect(gw.raw()).not.toContain(secret);
+  expect(gw.raw()).not.toContain(gw.mgmtKey);
+  expect(gw.raw()).not.toMatch(/authorization/i);
+});
+
+test('metrics use route templates and status classes, never key hashes', async () => {
+  const gw = await gatewayWithLogCapture();
+  const { hash } = await createInferenceKey({ app: gw.app, mgmtKey: gw.mgmtKey });
+  await request(gw.app).get(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+  await request(gw.app).get('/api/v1/nowhere').set('Authorization', bearer(gw.mgmtKey)).expect(404);
+  await request(gw.app).get('/api/v1/key').expect(401);
+  const res = await request(createMetricsApp(gw.deps)).get('/metrics').expect(200);
+  expect(res.headers['content-type']).toMatch(/text\/plain/);
+  expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/keys/:hash",method="GET",status_class="2xx"} 1');
+  expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 2');
+  expect(res.text).toContain('switchyard_http_request_duration_seconds_bucket');
+  expect(res.text).toContain('switchyard_auth_failures_total{reason="missing"} 1');
+  expect(res.text).not.toContain(hash);
+  expect(res.text).not.toContain(gw.keyHash);
+  await request(createMetricsApp(gw.deps)).get('/other').expect(404);
+});
+
+test('/healthz and /readyz answer without credentials', async () => {
+  const gw = await gatewayWithLogCapture();
+  expect((await request(gw.app).get('/healthz')).body).toEqual({ status: 'ok' });
+  const ready = await request(gw.app).get('/readyz').expect(200);
+  expect(ready.body).toMatchObject({ status: 'ready', checks: { database: { status: 'ok', kind: 'pglite' }, redis: { status: 'ok', kind: 'memory' } } });
+});
+
+test('/readyz is 503 while draining', async () => {
+  const gw = await gatewayWithLogCapture();
+  gw.deps.state.draining = true;
+  const res = await request(gw.app).get('/readyz').expect(503);
+  expect(res.body).toMatchObject({ status: 'not_ready', draining: true });
+  await request(gw.app).get('/healthz').expect(200);
+});
+
+test('Redis unreachable: /readyz degraded (200) when the limiter fails open, 503 when it fails closed', async () => {
+  const dead = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
+  try {
+    const closed = await assembleDeps(testConfig({ rateLimit: { failMode: 'closed' } }), db, dead, { logger: createLogger('silent') });
+    const refused = await request(createApp(closed)).get('/readyz').expect(503);
+    expect(refused.body).toMatchObject({ status: 'not_ready', checks: { redis: { status: 'down' } } });
+    const gw = await gatewayWithLogCapture(dead as never);
+    const res = await request(gw.app).get('/readyz').expect(200);
+    expect(res.body.status).toBe('degraded');
+    expect(res.body.checks.redis).toEqual({ status: 'down', kind: 'redis' });
+    expect(res.body.checks.database.status).toBe('ok');
+    await request(gw.app).get('/healthz').expect(200);
+    const metrics = await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_dependency_up');
+    expect(metrics).toContain('switchyard_dependency_up{dependency="redis"} 0');
+  } finally {
+    await dead.close();
+  }
+});
+
+test('a database outage answers 503 with Retry-After, never a 500', async () => {
+  const own = await openTestPglite();
+  let down = false;
+  // The same database behind a switch: when down, every query fails as a refused connection does.
+  const switchable = {
+    ...own,
+    query: ((sql: string, params?: readonly unknown[]) => {
+      if (down) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      return own.query(sql, params);
+    }) as typeof own.query,
+  };
+  const deps = await assembleDeps(testConfig(), switchable, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
+  const org = await own.transaction((tx) => provisionOrg(tx, 'Outage Org'));
+  const app = createApp(deps);
+  await request(app).get('/api/v1/keys').set('Authorization', bearer(org.secret)).expect(200);
+  down = true;
+  const res = await request(app).get('/api/v1/keys').set('Authorization', bearer(org.secret));
+  expect(res.status).toBe(503);
+  expect(res.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable' });
+  expect(res.headers['retry-after']).toBe('1');
+  down = false;
+  await request(app).get('/api/v1/keys').set('Authorization', bearer(org.secret)).expect(200);
+  await own.close();
+});

@@ -1,0 +1,304 @@
+/**
+ * The usage outbox against every database × every Kv: events land exactly once, in batches;
+ * a database outage delays them and loses none; with Redis, entries a crashed replica read but
+ * never acknowledged are reclaimed by another and not double counted; the in-process queue
+ * applies backpressure when full instead of dropping.
+ */
+import { randomUUID } from 'node:crypto';
+import { DATABASES, KVS } from '../helpers/services';
+import { testConfig } from '../helpers/gateway';
+import type { Database, Queryable } from '../../src/store/db';
+import type { Kv } from '../../src/kv/kv';
+import type { RedisKv } from '../../src/kv/redis';
+import { Metrics } from '../../src/observability/metrics';
+import { createLogger } from '../../src/observability/logger';
+import { createUsageRecorder } from '../../src/usage/recorder';
+import { MemoryOutbox } from '../../src/usage/memory-outbox';
+import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
+import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
+import type { UsageEvent } from '../../src/usage/types';
+
+/** A Queryable over the real database whose writes can be made to fail, or to "crash" after committing. */
+class FlakyDb implements Queryable {
+  failing = false;
+  crashAfterCommit = false;
+  inserts: number[] = [];
+  constructor(private readonly inner: Queryable) {}
+  async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    const rows = await this.inner.query<T>(sql, params);
+    if (sql.startsWith('INSERT INTO generations')) this.inserts.push((params?.length ?? 0) / 22);
+    if (this.crashAfterCommit) throw new Error('process died after commit, before XACK');
+    return rows;
+  }
+}
+
+const logger = createLogger('silent');
+
+function event(orgId: string, n: number): UsageEvent {
+  return {
+    id: `gen-emb-${1_790_000_000 + n}-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    createdAt: new Date(Date.UTC(2026, 10, 22, 8, 0, n % 60)),
+    orgId, workspaceId: randomUUID(), keyHash: 'f'.repeat(64), endUser: null, sessionId: null, apiType: 'embeddings',
+    model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: null, tokensPrompt: 10 + n, tokensCompletion: 0,
+    costUsd: (10 + n) * 2e-8, latencyMs: 40, generationTimeMs: 35, attempts: 1, status: 'ok', inputModality: 'text',
+    userAgent: 'jest', httpReferer: null, appTitle: null,
+  };
+}
+
+describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await dbKind.open();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  const rowsOf = async (orgId: string) =>
+    (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE org_id = $1', [orgId]))[0]!.n;
+
+  describe.each(KVS)('with $name kv', (kvKind) => {
+    let kv: Kv;
+    const recorders: OutboxRecorder[] = [];
+    beforeAll(async () => {
+      kv = await kvKind.open();
+    });
+    // Every outbox on one Redis prefix is a replica of the same consumer group: stop each test's
+    // replicas so they do not drain the next test's events.
+    afterEach(async () => {
+      for (const r of recorders.splice(0)) await r.close();
+    });
+    afterAll(async () => {
+      await kv.close();
+    });
+
+    function outbox(q: Queryable, opts: Partial<OutboxOptions> & { consumer?: string } = {}, metrics = new Metrics()): OutboxRecorder {
+      const options: OutboxOptions = {
+        batchSize: 5, flushIntervalMs: 60_000, maxQueued: 1000, claimIdleMs: 60_000, retryMaxMs: 50, retryInitialMs: 5,
+        flushTimeoutMs: 5000, ...opts,
+      };
+      const deps = { db: q, metrics, logger };
+      const r = kv.kind === 'redis' ? new StreamOutbox((kv as RedisKv).client, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
+      recorders.push(r);
+      return r;
+    }
+
+    test('createUsageRecorder picks the outbox of the Kv kind', async () => {
+      const r = createUsageRecorder(testConfig(), kv, { db, metrics: new Metrics(), logger }) as OutboxRecorder;
+      recorders.push(r);
+      expect(r).toBeInstanceOf(kv.kind === 'redis' ? StreamOutbox : MemoryOutbox);
+    });
+
+    test('events land exactly once, in batches of at most batchSize, after flush', async () => {
+      const orgId = randomUUID();
+      const flaky = new FlakyDb(db);
+      const metrics = new Metrics();
+      const r = outbox(flaky, {}, metrics);
+      const events = Array.from({ length: 12 }, (_, i) => event(orgId, i));
+      for (const e of events) await r.record(e);
+      await r.flush();
+      expect(await rowsOf(orgId)).toBe(12);
+      expect(Math.max(...flaky.inserts)).toBeLessThanOrEqual(5);
+      expect(flaky.inserts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(12);
+      expect(flaky.inserts.length).toBeLessThan(12);
+      expect(await r.depth()).toBe(0);
+      const text = await metrics.registry.metrics();
+      expect(text).toMatch(new RegExp(`switchyard_usage_events_recorded_total\\{outbox="${kv.kind}"\\} 12`));
+      expect(text).toMatch(/switchyard_usage_queue_depth 0/);
+      const row = (await db.query<{ tokens_prompt: number; cost_usd: number; created_at: Date }>(
+        'SELECT tokens_prompt, cost_usd, created_at FROM generations WHERE id = $1', [events[3]!.id]))[0]!;
+      expect(row.tokens_prompt).toBe(13);
+      expect(row.cost_usd).toBeCloseTo(13 * 2e-8, 15);
+      expect(new Date(row.created_at).toISOString()).toBe(events[3]!.createdAt.toISOString());
+    });
+
+    test('a full batch is written without waiting for the timer or a flush', async () => {
+      const orgId = randomUUID();
+      const r = outbox(db, { batchSize: 4 });
+      for (let i = 0; i < 4; i++) await r.record(event(orgId, i));
+      for (let i = 0; i < 200 && (await rowsOf(orgId)) < 4; i++) await new Promise((res) => setTimeout(res, 10));
+      expect(await rowsOf(orgId)).toBe(4);
+    });
+
+    test('a database outage delays records and loses none', async () => {
+      const orgId = randomUUID();
+      const flaky = new FlakyDb(db);
+      const metrics = new Metrics();
+      const r = outbox(flaky, { flushTimeoutMs: 100 }, metrics);
+      flaky.failing = true;
+      for (let i = 0; i < 7; i++) await r.record(event(orgId, i));
+      await expect(r.flush()).rejects.toThrow(/pending/);
+      expect(await rowsOf(orgId)).toBe(0);
+      expect(await r.depth()).toBe(7);
+      expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="insert"\} [1-9]/);
+      flaky.failing = false;
+      await r.flush();
+      expect(await rowsOf(orgId)).toBe(7);
+      expect(await r.depth()).toBe(0);
+    });
+
+    test('a record the database refuses for its content does not block the others', async () => {
+      const orgId = randomUUID();
+      const metrics = new Metrics();
+      const r = outbox(db, { batchSize: 10 }, metrics);
+      const bad = { ...event(orgId, 3), workspaceId: 'not-a-uuid' };
+      for (let i = 0; i < 6; i++) await r.record(i === 3 ? bad : event(orgId, i));
+      await r.flush();
+      expect(await rowsOf(orgId)).toBe(5);
+      expect(await r.depth()).toBe(0);
+      expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 1/);
+      if (kv.kind === 'redis') {
+        const dead = (await (kv as RedisKv).client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
+        expect(dead.some(([, fields]) => fields[1]!.includes(bad.id))).toBe(true);
+      }
+    });
+
+    test('the timer writes a partial batch by itself once the database is back', async () => {
+      const orgId = randomUUID();
+      const r = outbox(db, { batchSize: 100, flushIntervalMs: 20 });
+      await r.record(event(orgId, 1));
+      await r.record(event(orgId, 2));
+      for (let i = 0; i < 300 && (await rowsOf(orgId)) < 2; i++) await new Promise((res) => setTimeout(res, 10));
+      expect(await rowsOf(orgId)).toBe(2);
+    });
+
+    if (kvKind.name === 'memory') {
+      test('a full in-process queue makes record wait (backpressure) instead of dropping', async () => {
+        const orgId = randomUUID();
+        const flaky = new FlakyDb(db);
+        const r = outbox(flaky, { maxQueued: 3, batchSize: 10 });
+        flaky.failing = true;
+        for (let i = 0; i < 3; i++) await r.record(event(orgId, i));
+        let fourthDone = false;
+        const fourth = r.record(event(orgId, 3)).then(() => {
+          fourthDone = true;
+        });
+        await new Promise((res) => setImmediate(res));
+        expect(fourthDone).toBe(false);
+        expect(await r.depth()).toBe(3);
+        flaky.failing = false;
+        await r.flush();
+        await fourth;
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(4);
+      });
+    }
+
+    if (kvKind.name === 'redis') {
+      const client = () => (kv as RedisKv).client;
+      const streamKey = () => kv.prefix + USAGE_STREAM_KEY;
+      const pendingCount = async () => {
+        const info = (await client().xpending(streamKey(), USAGE_CONSUMER_GROUP)) as [number, ...unknown[]];
+        return Number(info[0]);
+      };
+
+      test('a replica that dies after the insert but before XACK: another reclaims, nothing is double counted', async () => {
+        await outbox(db).flush(); // drain leftovers of earlier tests so the stream starts empty
+        const orgId = randomUUID();
+        const crashing = new FlakyDb(db);
+        crashing.crashAfterCommit = true;
+        const a = outbox(crashing, { consumer: 'replica-a', flushTimeoutMs: 50, batchSize: 10 });
+        for (let i = 0; i < 6; i++) await a.record(event(orgId, i));
+        await expect(a.flush()).rejects.toThrow();
+        await a.close(); // the "crash": a never acknowledges
+        expect(await rowsOf(orgId)).toBe(6);
+        expect(await pendingCount()).toBe(6);
+
+        // A live replica with the normal idle time leaves a's in-flight entries alone…
+        const patient = outbox(db, { consumer: 'replica-b', claimIdleMs: 60_000 });
+        await patient.flush();
+        expect(await pendingCount()).toBe(6);
+
+        // …and one whose idle threshold has passed reclaims and acknowledges them.
+        const rescuer = outbox(db, { consumer: 'replica-c', claimIdleMs: 0 });
+        await rescuer.flush();
+        expect(await pendingCount()).toBe(0);
+        expect(await client().xlen(streamKey())).toBe(0);
+        expect(await rowsOf(orgId)).toBe(6);
+      });
+
+      test('events are in Redis (durable) as soon as record resolves, before any write', async () => {
+        const orgId = randomUUID();
+        const flaky = new FlakyDb(db);
+        flaky.failing = true;
+        const r = outbox(flaky, { consumer: 'replica-d' });
+        const before = await client().xlen(streamKey());
+        await r.record(event(orgId, 1));
+        expect(await client().xlen(streamKey())).toBe(before + 1);
+        await r.close();
+        // A different replica (the first died) writes it.
+        await outbox(db, { consumer: 'replica-e' }).flush();
+        expect(await rowsOf(orgId)).toBe(1);
+      });
+
+      test('events recorded concurrently (one pipelined XADD) are all in the stream and all written once', async () => {
+        const orgId = randomUUID();
+        const r = outbox(db, { consumer: 'replica-g', batchSize: 50 });
+        const before = await client().xlen(streamKey());
+        await Promise.all(Array.from({ length: 20 }, (_, i) => r.record(event(orgId, i))));
+        expect(await client().xlen(streamKey())).toBe(before + 20);
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(20);
+      });
+
+      test('dead consumers without pending entries are forgotten; ones holding entries are kept', async () => {
+        const orgId = randomUUID();
+        const r = outbox(db, { consumer: 'replica-h' }) as StreamOutbox;
+        await r.flush(); // creates the group
+        await client().xgroup('CREATECONSUMER', streamKey(), USAGE_CONSUMER_GROUP, 'ghost');
+        const holder = outbox(new FlakyDb(db), { consumer: 'holder', flushTimeoutMs: 50 });
+        (holder as unknown as { write: () => Promise<void> }).write = () => Promise.reject(new Error('down'));
+        await holder.record(event(orgId, 1));
+        await expect(holder.flush()).rejects.toThrow();
+        await holder.close();
+        const names = async () =>
+          ((await client().xinfo('CONSUMERS', streamKey(), USAGE_CONSUMER_GROUP)) as string[][]).map((c) => c[1]);
+        expect(await names()).toEqual(expect.arrayContaining(['ghost', 'holder', 'replica-h']));
+        expect(await r.forgetDeadConsumers(0)).toBeGreaterThanOrEqual(1);
+        const left = await names();
+        expect(left).not.toContain('ghost');
+        expect(left).toContain('holder');
+        expect(left).toContain('replica-h');
+        await outbox(db, { consumer: 'replica-i', claimIdleMs: 0 }).flush();
+        expect(await rowsOf(orgId)).toBe(1);
+      });
+
+      test('flush includes events whose XADD has not been sent yet (shutdown right after a request)', async () => {
+        const orgId = randomUUID();
+        const r = outbox(db, { consumer: 'replica-j' });
+        const recorded = [r.record(event(orgId, 1)), r.record(event(orgId, 2))];
+        await r.flush();
+        await Promise.all(recorded);
+        expect(await rowsOf(orgId)).toBe(2);
+      });
+
+      test('when Redis refuses the XADD, the event is buffered and written straight to the database', async () => {
+        const orgId = randomUUID();
+        const real = client();
+        const refusing = new Proxy(real, {
+          get(target, prop, receiver) {
+            if (prop === 'pipeline') {
+              return () => {
+                const p = { xadd: () => p, exec: () => Promise.reject(new Error('Connection is closed.')) };
+                return p;
+              };
+            }
+            const value = Reflect.get(target, prop, receiver) as unknown;
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        const metrics = new Metrics();
+        const r = new StreamOutbox(refusing, kv.prefix, { db, metrics, logger }, {
+          batchSize: 5, flushIntervalMs: 60_000, maxQueued: 100, claimIdleMs: 60_000, retryMaxMs: 50, consumer: 'replica-f',
+        });
+        recorders.push(r);
+        await r.record(event(orgId, 1));
+        await r.record(event(orgId, 2));
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(2);
+        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} 2/);
+      });
+    }
+  });
+});

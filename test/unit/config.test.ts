@@ -1,0 +1,89 @@
+/**
+ * Configuration: defaults, environment overrides with type coercion, `_FILE` secrets, a YAML
+ * override file, and one error listing every problem.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  test('defaults from config/default.yaml', () => {
+    const c = loadConfig({});
+    expect(c.server.port).toBe(8080);
+    expect(c.server.metricsPort).toBe(9464);
+    expect(c.database.url).toBeNull();
+    expect(c.database.dataDir).toBe('./data');
+    expect(c.redis.url).toBeNull();
+    expect(c.rateLimit.failMode).toBe('open');
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.server)).toBe(true);
+  });
+
+  test('environment variables override and are coerced to their types', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      METRICS_PORT: '9001',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SWITCHYARD_DATA_DIR: '/var/lib/sy',
+      SWITCHYARD_BOOTSTRAP_KEY: 'sk-sy-v1-abcdefabcdefabcdef',
+      LOG_LEVEL: 'debug',
+      RATE_LIMIT_MAX: '42',
+      RATE_LIMIT_WINDOW_MS: '5000',
+      RATE_LIMIT_FAIL_MODE: 'closed',
+      TRUST_PROXY: 'true',
+      PORT_UNRELATED: 'x',
+    });
+    expect(c.server).toMatchObject({ port: 9000, metricsPort: 9001, trustProxy: true });
+    expect(c.database).toMatchObject({ url: 'postgres://u@h/db', dataDir: '/var/lib/sy' });
+    expect(c.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
+    expect(c.log.level).toBe('debug');
+    expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+  });
+
+  test('empty variables count as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' }).database.url).toBeNull();
+  });
+
+  test('secrets can come from <NAME>_FILE', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    writeFileSync(path.join(dir, 'db'), 'postgres://secret@h/db\n');
+    expect(loadConfig({ DATABASE_URL_FILE: path.join(dir, 'db') }).database.url).toBe('postgres://secret@h/db');
+    expect(() => loadConfig({ REDIS_URL_FILE: path.join(dir, 'missing') })).toThrow(/REDIS_URL_FILE: cannot read/);
+  });
+
+  test('SWITCHYARD_CONFIG names a YAML file layered over the defaults, below the environment', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const file = path.join(dir, 'site.yaml');
+    writeFileSync(file, 'server:\n  port: 7000\nrateLimit:\n  limit: 7\n');
+    const c = loadConfig({ SWITCHYARD_CONFIG: file, RATE_LIMIT_MAX: '8' });
+    expect(c.server.port).toBe(7000);
+    expect(c.rateLimit.limit).toBe(8);
+    expect(c.server.metricsPort).toBe(9464);
+  });
+
+  test('every problem is listed in one error, naming the variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect((error as ConfigError).problems).toHaveLength(4);
+    expect(problems).toContain('(PORT)');
+    expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');
+    expect(problems).toContain('(DATABASE_URL)');
+    expect(problems).toContain('(LOG_LEVEL)');
+  });
+
+  test('a malformed YAML override is reported, not thrown raw', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(file, 'server: [unclosed\n');
+    expect(() => loadConfig({ SWITCHYARD_CONFIG: file })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The outbox's building blocks: the bounded queue's backpressure (full → push waits, a write
+ * frees room, order kept) and the retry backoff (grows, capped, reset by a success).
+ */
+import { BoundedQueue } from '../../src/usage/bounded-queue';
+import { Backoff } from '../../src/usage/backoff';
+import { decodeUsageEvent, encodeUsageEvent } from '../../src/usage/event-codec';
+import { isDataError } from '../../src/usage/outbox';
+import type { UsageEvent } from '../../src/usage/types';
+
+describe('BoundedQueue', () => {
+  test('push waits while full and resumes when items are removed, keeping FIFO order', async () => {
+    const q = new BoundedQueue<number>(2);
+    await q.push(1);
+    await q.push(2);
+    let third = false;
+    const pending = q.push(3).then(() => {
+      third = true;
+    });
+    await Promise.resolve();
+    expect(third).toBe(false);
+    expect(q.waiting).toBe(1);
+    expect(q.length).toBe(2);
+    expect(q.peek(5)).toEqual([1, 2]);
+    q.remove(1);
+    await pending;
+    expect(third).toBe(true);
+    expect(q.peek(5)).toEqual([2, 3]);
+  });
+
+  test('rejects a non-positive bound at construction', () => {
+    expect(() => new BoundedQueue(0)).toThrow();
+  });
+});
+
+describe('Backoff', () => {
+  test('delays grow exponentially up to the cap and reset after a success', () => {
+    let now = 1000;
+    const b = new Backoff(100, 1000, () => now);
+    expect(b.ready()).toBe(true);
+    const d1 = b.fail();
+    expect(d1).toBeGreaterThanOrEqual(50);
+    expect(d1).toBeLessThanOrEqual(100);
+    expect(b.ready()).toBe(false);
+    expect(b.waitMs()).toBe(d1);
+    const delays = [b.fail(), b.fail(), b.fail(), b.fail(), b.fail()];
+    for (const d of delays) expect(d).toBeLessThanOrEqual(1000);
+    expect(delays[4]).toBeGreaterThanOrEqual(500);
+    now += 1000;
+    expect(b.ready()).toBe(true);
+    b.succeed();
+    expect(b.fail()).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('usage event codec', () => {
+  const event: UsageEvent = {
+    id: 'gen-emb-1-abc', createdAt: new Date('2026-11-22T08:00:00.123Z'), orgId: 'o', workspaceId: 'w', keyHash: 'h',
+    endUser: null, sessionId: 's', apiType: 'embeddings', model: 'm', provider: 'p', upstreamId: null, tokensPrompt: 3,
+    tokensCompletion: 0, costUsd: 1.5e-7, latencyMs: 12, generationTimeMs: 10, attempts: 1, status: 'ok',
+    inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
+  };
+
+  test('round-trips an event including its Date', () => {
+    expect(decodeUsageEvent(encodeUsageEvent(event))).toEqual(event);
+  });
+
+  test('refuses entries that are not events', () => {
+    expect(decodeUsageEvent('not json')).toBeNull();
+    expect(decodeUsageEvent('{"id":1}')).toBeNull();
+    expect(decodeUsageEvent(JSON.stringify({ ...event, createdAt: 'yesterday' }))).toBeNull();
+  });
+});
+
+describe('isDataError', () => {
+  test('data exceptions and integrity violations are data errors; outages are not', () => {
+    expect(isDataError({ code: '22P02' })).toBe(true);
+    expect(isDataError({ code: '23502' })).toBe(true);
+    expect(isDataError({ code: '08006' })).toBe(false);
+    expect(isDataError({ code: '57P01' })).toBe(false);
+    expect(isDataError(new Error('connect ECONNREFUSED'))).toBe(false);
+    expect(isDataError(null)).toBe(false);
+  });
+});

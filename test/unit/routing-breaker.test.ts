@@ -1,0 +1,89 @@
+/**
+ * The circuit breaker's state machine on both Kv kinds with a controllable clock: closed →
+ * open after N consecutive failures → one half-open probe after the cooldown → closed on its
+ * success or open again on its failure; successes reset the count; replicas share the state.
+ */
+import { KVS } from '../helpers/services';
+import type { Kv } from '../../src/kv/kv';
+import { Metrics } from '../../src/observability/metrics';
+import { CircuitBreaker, CircuitState } from '../../src/routing/breaker';
+import type { Endpoint } from '../../src/catalog/types';
+
+const endpoint = { id: 'fake:model/a', modelId: 'model/a', provider: { slug: 'fake' } } as unknown as Endpoint;
+const other = { id: 'other:model/a', modelId: 'model/a', provider: { slug: 'other' } } as unknown as Endpoint;
+
+describe.each(KVS)('circuit breaker on $name', (kvKind) => {
+  let kv: Kv;
+  let now: number;
+  let breaker: CircuitBreaker;
+  let replica: CircuitBreaker;
+  beforeEach(async () => {
+    kv = await kvKind.open();
+    now = 1_000_000;
+    breaker = new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now);
+    replica = new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now);
+  });
+  afterEach(async () => {
+    await kv.close();
+  });
+
+  const fail = async (b = breaker) => b.report(endpoint, await b.acquire(endpoint), false);
+
+  test('closed until the threshold of consecutive failures, then open', async () => {
+    await fail();
+    await fail();
+    expect(await breaker.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 2 });
+    await fail();
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.Open);
+    expect((await breaker.acquire(other)).state).toBe(CircuitState.Closed);
+  });
+
+  test('a success resets the consecutive count', async () => {
+    await fail();
+    await fail();
+    await breaker.report(endpoint, await breaker.acquire(endpoint), true);
+    await fail();
+    await fail();
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Closed);
+  });
+
+  test('after the cooldown exactly one caller gets the half-open probe; success closes', async () => {
+    for (let i = 0; i < 3; i++) await fail();
+    now += 4999;
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
+    now += 1;
+    const probe = await breaker.acquire(endpoint);
+    expect(probe.state).toBe(CircuitState.HalfOpen);
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.Open);
+    await breaker.report(endpoint, probe, true);
+    expect(await replica.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 0 });
+  });
+
+  test('a failed probe reopens for another cooldown', async () => {
+    for (let i = 0; i < 3; i++) await fail();
+    now += 5000;
+    const probe = await breaker.acquire(endpoint);
+    expect(probe.state).toBe(CircuitState.HalfOpen);
+    await breaker.report(endpoint, probe, false);
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
+    now += 5000;
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.HalfOpen);
+  });
+
+  test('an unused probe is handed out again once its own cooldown passed', async () => {
+    for (let i = 0; i < 3; i++) await fail();
+    now += 5000;
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.HalfOpen);
+    now += 5000;
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.HalfOpen);
+  });
+});
+
+test('an unreachable Kv fails open: calls proceed as if closed', async () => {
+  const broken = { run: () => Promise.reject(new Error('redis down')) } as unknown as Kv;
+  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0);
+  const permit = await breaker.acquire(endpoint);
+  expect(permit).toEqual({ state: CircuitState.Closed, failures: 0 });
+  await expect(breaker.report(endpoint, permit, false)).resolves.toBeUndefined();
+});
