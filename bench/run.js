@@ -8,7 +8,8 @@
  *            workspace budget and a key limit are set) and usage recording all on
  *
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
- * (latency), after a short warm-up. Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and
+ * (latency; evenly paced by bench/lib/paced.js, and also with autocannon's `overallRate`, which
+ * sends each second's quota in one burst), after a short warm-up. Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and
  * the gateway's added latency, prints a table and writes bench/results.json. Loopback only,
  * bounded (BENCH_DURATION seconds per scenario, default 10), stops by itself.
  *
@@ -24,6 +25,7 @@ const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { freePort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
 const { runLoad } = require('./lib/load');
+const { runPaced } = require('./lib/paced');
 const { prepareServices } = require('./lib/services');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -65,19 +67,29 @@ async function startGateway(upstreamPort, mode) {
     ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }),
   };
   const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : []), path.join(ROOT, 'dist/src/main.js')];
-  const handle = await startChild('gateway', args, env, { readyUrl: `http://127.0.0.1:${port}/healthz` });
-  handle.cleanup = async () => {
+  const cleanup = async () => {
     rmSync(dataDir, { recursive: true, force: true });
     if (services) await services.cleanup();
   };
+  const handle = await startChild('gateway', args, env, { readyUrl: `http://127.0.0.1:${port}/healthz` }).catch(async (err) => {
+    await cleanup();
+    throw err;
+  });
+  handle.cleanup = cleanup;
   const base = `http://127.0.0.1:${port}/api/v1`;
-  const workspaces = await api(base, bootstrapKey, 'GET', '/workspaces');
-  const workspaceId = workspaces.data[0].id;
-  await api(base, bootstrapKey, 'PUT', `/workspaces/${workspaceId}/budgets/monthly`, { limit_usd: 1_000_000 });
-  const created = await api(base, bootstrapKey, 'POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
-  handle.url = `${base}/embeddings`;
-  handle.headers = { authorization: `Bearer ${created.key}` };
-  return handle;
+  try {
+    const workspaces = await api(base, bootstrapKey, 'GET', '/workspaces');
+    const workspaceId = workspaces.data[0].id;
+    await api(base, bootstrapKey, 'PUT', `/workspaces/${workspaceId}/budgets/monthly`, { limit_usd: 1_000_000 });
+    const created = await api(base, bootstrapKey, 'POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+    handle.url = `${base}/embeddings`;
+    handle.headers = { authorization: `Bearer ${created.key}` };
+    return handle;
+  } catch (err) {
+    await stopChild(handle);
+    await cleanup();
+    throw err;
+  }
 }
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
@@ -92,8 +104,9 @@ async function measure(name, handle, url, headers, body) {
   await check(name, url, headers, body);
   await runLoad({ url, headers, body, connections: CONNECTIONS, duration: WARMUP });
   const max = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION }));
-  const fixed = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
-  return { name, max, fixed, peakRssMb: peakRssMb(handle.child.pid) };
+  const fixed = await withCpu(handle, () => runPaced({ url, headers, body, rate: FIXED_RATE, duration: DURATION }));
+  const burst = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
+  return { name, max, fixed, burst, peakRssMb: peakRssMb(handle.child.pid) };
 }
 
 /** Run `load` and add the target's CPU milliseconds per request (user + system, from /proc). */
@@ -116,6 +129,8 @@ function report(mode, rows) {
   const added = {
     p50: gateway.fixed.p50 - direct.fixed.p50,
     p99: gateway.fixed.p99 - direct.fixed.p99,
+    autocannonBurstP50: gateway.burst.p50 - direct.burst.p50,
+    autocannonBurstP99: gateway.burst.p99 - direct.burst.p99,
   };
   const share = gateway.max.rps / proxy.max.rps;
   const targets = {
@@ -125,15 +140,17 @@ function report(mode, rows) {
     gatewayPeakRssMb: { value: gateway.peakRssMb, target: '<= 150', pass: gateway.peakRssMb !== null && gateway.peakRssMb <= 150 },
   };
   console.log(`\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; fixed rate ${FIXED_RATE} req/s)`);
-  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | @500/s p50 ms | @500/s p99 ms | errors | peak RSS MB');
-  console.log('----------|---------------|---------|---------|------------|---------------|---------------|--------|------------');
+  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | @500/s p50 ms | @500/s p99 ms | ac@500 p50 | ac@500 p99 | errors | peak RSS MB');
+  console.log('----------|---------------|---------|---------|------------|---------------|---------------|------------|------------|--------|------------');
   for (const r of rows) {
-    const errors = r.max.errors + r.max.non2xx + r.fixed.errors + r.fixed.non2xx;
+    const errors = [r.max, r.fixed, r.burst].reduce((n, x) => n + x.errors + x.non2xx, 0);
     console.log(
       `${r.name.padEnd(9)} | ${fmt(r.max.rps, 1).padStart(13)} | ${fmt(r.max.p50).padStart(7)} | ${fmt(r.max.p99).padStart(7)} | ${fmt(r.max.cpuMsPerRequest, 3).padStart(10)} | ` +
-        `${fmt(r.fixed.p50, 3).padStart(13)} | ${fmt(r.fixed.p99, 3).padStart(13)} | ${String(errors).padStart(6)} | ${fmt(r.peakRssMb, 1).padStart(11)}`,
+        `${fmt(r.fixed.p50, 3).padStart(13)} | ${fmt(r.fixed.p99, 3).padStart(13)} | ${fmt(r.burst.p50).padStart(10)} | ${fmt(r.burst.p99).padStart(10)} | ` +
+        `${String(errors).padStart(6)} | ${fmt(r.peakRssMb, 1).padStart(11)}`,
     );
   }
+  console.log('@500/s = evenly paced 500 req/s (bench/lib/paced.js); ac@500 = autocannon overallRate 500, which sends each second\'s quota as a burst');
   console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}`);
   console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}`);
   const load = os.loadavg()[0];

@@ -19,7 +19,7 @@ export interface PassthroughOptions {
   baseUrl: string;
   /** The upstream's API key; null sends no Authorization at all. */
   apiKey: string | null;
-  /** Whole proxied exchange, streaming included. */
+  /** Longest upstream silence (socket idle, ms) before the exchange is abandoned with 524. */
   timeoutMs: number;
 }
 

@@ -53,7 +53,6 @@ export abstract class OutboxRecorder implements UsageRecorder {
   protected readonly backoff: Backoff;
   private readonly timer: NodeJS.Timeout;
   private running: Promise<boolean> | undefined;
-  protected closed = false;
 
   constructor(
     protected readonly deps: OutboxDeps,
@@ -166,7 +165,6 @@ export abstract class OutboxRecorder implements UsageRecorder {
 
   /** Stop the timer and wait for a running drain; call {@link flush} first to write what is left. */
   async close(): Promise<void> {
-    this.closed = true;
     clearInterval(this.timer);
     if (this.running) await this.running;
   }
