@@ -88,6 +88,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
   await Promise.all([keyCache.start(), budgetCache.start()]);
+  const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   return withEmbeddings({
     config,
     db,
@@ -99,6 +100,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     keys: new KeyService(db, keyCache, clock),
     files: new FileService(db, new PostgresChunkStorage(db, config.files.chunkBytes), metrics, config.files),
     usage: keyUsageReader(db, clock),
+    recorder,
     spend: new BudgetGuard({
       db,
       budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
@@ -107,8 +109,8 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
       logger,
       clock,
       reservationTtlMs: config.budgets.reservationTtlMs,
+      pendingUsage: () => recorder.pending(),
     }),
-    recorder: createUsageRecorder(config, kv, { db, metrics, logger }),
     clock,
     state: { draining: false },
   });

@@ -19,6 +19,8 @@ import type { Reservation, SpendGuard } from './types';
 import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { RESERVE } from './scripts/reserve';
+import type { UsageEvent } from '../usage/types';
+import type { SpendScope } from './repository';
 import { SETTLE } from './scripts/settle';
 
 /** Options for {@link BudgetGuard}. */
@@ -32,6 +34,11 @@ export interface BudgetGuardOptions {
   clock: () => number;
   /** How long an unsettled reservation holds budget (a crashed request's hold expires after this). */
   reservationTtlMs: number;
+  /**
+   * Usage accepted but perhaps not yet in the usage table (the outbox's backlog). A lost counter
+   * is rebuilt from the table plus these; omitted → the table alone.
+   */
+  pendingUsage?: () => Promise<UsageEvent[]>;
 }
 
 /** Days a period counter outlives its period (kept for inspection, then Redis drops it). */
@@ -50,6 +57,18 @@ function refusal(c: LimitCounter, usedNanos: number): PaymentRequiredError {
     `${what} exceeded: ${spend} of ${c.limitUsd} USD spent or reserved; ${when}. Raise the limit or wait for the reset.`,
     { limit_source: c.source, interval: c.interval, limit_usd: c.limitUsd, spend_usd: spend, resets_at: resetsAt },
   );
+}
+
+/** Spend (USD) of `backlog` events that count against counter `c`'s scope and period. */
+function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
+  const scope: SpendScope = c.scope;
+  let usd = 0;
+  for (const e of backlog) {
+    const mine = 'workspaceId' in scope ? e.workspaceId === scope.workspaceId : e.keyHash === scope.keyHash;
+    const at = e.createdAt.getTime();
+    if (mine && at >= c.period.startMs && (c.period.endMs === null || at < c.period.endMs)) usd += e.costUsd;
+  }
+  return usd;
 }
 
 /** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
@@ -81,10 +100,13 @@ export class BudgetGuard implements SpendGuard {
         this.o.metrics.budgetRefusals.inc({ limit_source: c.source, interval: c.interval });
         throw refusal(c, reply.usedNanos);
       }
+      // The outbox backlog is read before the table: an event moving from one to the other in
+      // between is counted twice (refusing a little early), never missed (overspending).
+      const backlog = await this.unavailableOnError(async () => (this.o.pendingUsage ? await this.o.pendingUsage() : []));
       for (const i of reply.indexes) {
         const c = counters[i - 1] as LimitCounter;
         const usd = await this.unavailableOnError(() => recordedSpend(this.o.db, c.scope, c.period.startMs, c.period.endMs));
-        rebuild.set(i, String(toNanos(usd)));
+        rebuild.set(i, String(toNanos(usd) + toNanos(backlogSpend(backlog, c))));
         this.o.metrics.budgetCounterRebuilds.inc();
       }
     }

@@ -73,13 +73,45 @@ export function tokenIdCount(input: EmbeddingInput): number {
   return input.kind === 'tokens' ? input.tokens.reduce((n, t) => n + t.length, 0) : 0;
 }
 
+/** Tokens a tokenizer may add to each input on top of its text (BOS/EOS and similar markers). */
+const MARKERS_PER_INPUT = 4;
+
 /**
- * A fast upper-leaning estimate for the budget reservation, without running a tokenizer on the
- * hot path: about one token per 3 characters of text, exact for token ids.
+ * An upper bound of the prompt tokens of a text or token-id input, cheap enough for the hot path
+ * (no tokenizer): byte-level BPE and SentencePiece with byte fallback never make more tokens than
+ * the text has UTF-8 bytes, plus a few markers per input; token ids are counted exactly. The
+ * budget reservation holds this much, so concurrent requests can never spend past a limit (an
+ * estimate below the real cost would let them), and an upstream that claims more tokens than
+ * this is not believed. Multimodal parts have no such bound: null.
  */
-export function estimateTokens(input: EmbeddingInput): number {
+export function tokenUpperBound(input: EmbeddingInput): number | null {
   if (input.kind === 'tokens') return tokenIdCount(input);
-  let chars = 0;
-  for (const t of textsToCount(input)) chars += t.length;
-  return Math.ceil(chars / 3) + 1;
+  if (input.kind === 'multimodal') return null;
+  let bytes = 0;
+  for (const t of input.texts) bytes += Buffer.byteLength(t, 'utf8');
+  return bytes + MARKERS_PER_INPUT * input.texts.length;
+}
+
+/**
+ * The reservation's token figure: the bound above, or for multimodal input the bytes of its text
+ * parts plus markers (image parts are priced per image on top; an upstream's own image tokens
+ * can exceed this, which is the one case where a limit may be overrun by the difference).
+ */
+export function reservationTokens(input: EmbeddingInput): number {
+  const bound = tokenUpperBound(input);
+  if (bound !== null) return bound;
+  let bytes = 0;
+  for (const t of textsToCount(input)) bytes += Buffer.byteLength(t, 'utf8');
+  return bytes + MARKERS_PER_INPUT * (input.kind === 'multimodal' ? input.items.length : 1);
+}
+
+/**
+ * The prompt tokens to charge: the upstream's figure when it is plausible, else our own count.
+ * A missing or zero figure for a non-empty input is never taken (cost is never a silent 0), and
+ * one above {@link tokenUpperBound} is capped to it (the reservation already holds that much).
+ */
+export function chargedTokens(reported: number | null, input: EmbeddingInput, count: () => number): number {
+  const bound = tokenUpperBound(input);
+  if (reported === null || reported === 0) return bound === null ? Math.max(1, count()) : Math.min(bound, Math.max(1, count()));
+  return bound === null ? reported : Math.min(reported, bound);
 }

@@ -17,8 +17,8 @@ import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
 import { generationId } from './ids';
-import { estimateTokens, normaliseInput, textsToCount, tokenIdCount, type NormalisedInput } from './input';
-import { embeddingsResponseJson } from './response';
+import { chargedTokens, normaliseInput, reservationTokens, textsToCount, tokenIdCount, type NormalisedInput } from './input';
+import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsBody } from './types';
 
@@ -51,7 +51,7 @@ export class EmbeddingsService {
   }
 
   /** POST /embeddings; resolves to the serialised response body or throws a GatewayError. */
-  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<string> {
+  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<Buffer> {
     const { config, metrics, spend } = this.deps;
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);
@@ -61,8 +61,8 @@ export class EmbeddingsService {
     const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider);
     if (candidates.length === 0) throw noCandidates();
 
-    const estimatedTokens = estimateTokens(norm.input);
-    const estimate = Math.max(...candidates.map((e) => costOf(e, estimatedTokens, norm.images)));
+    const heldTokens = reservationTokens(norm.input);
+    const estimate = Math.max(...candidates.map((e) => costOf(e, heldTokens, norm.images)));
     const reservation = await spend.reserve(ctx.key, estimate, ctx.requestId);
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
 
@@ -88,11 +88,10 @@ export class EmbeddingsService {
     }
 
     const { value: parsed, endpoint } = run;
-    const tokens = parsed.promptTokens ?? this.countTokens(norm);
+    const tokens = chargedTokens(parsed.promptTokens, norm.input, () => this.countTokens(norm));
     const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
-    await reservation.settle(cost);
     const id = generationId(this.deps.clock());
-    const json = embeddingsResponseJson({
+    const json = embeddingsResponseBody({
       id,
       model: model.id,
       providerName: endpoint.provider.name,
@@ -106,7 +105,11 @@ export class EmbeddingsService {
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
-    await this.record({ id, ctx, body, model: model.id, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId });
+    // Settle and record are independent: issued together they share one Redis round trip.
+    await Promise.all([
+      reservation.settle(cost),
+      this.record({ id, ctx, body, model: model.id, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId }),
+    ]);
     return json;
   }
 
@@ -118,7 +121,7 @@ export class EmbeddingsService {
     const adapter = adapterFor(endpoint.provider.adapter);
     const res = await this.http.post(adapter.buildRequest(job, endpoint), adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = adapter.parseResponse(res.text, job);
+    const parsed = adapter.parseResponse(res.body, job);
     if (!parsed || parsed.vectors.length !== expected) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }

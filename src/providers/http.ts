@@ -15,8 +15,8 @@ export type UpstreamResult =
   | {
       outcome: 'ok';
       status: number;
-      /** The raw body; the adapter parses it (invalid → a `server` failure). */
-      text: string;
+      /** The raw body bytes; the adapter parses them (invalid → a `server` failure). */
+      body: Buffer;
       /** Time until the whole body had arrived (the upstream's share of the request). */
       elapsedMs: number;
     }
@@ -58,11 +58,11 @@ export class UpstreamHttp {
     const started = performance.now();
     try {
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
-      const text = await res.body.text();
+      const body = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { outcome: 'ok', status: res.statusCode, text, elapsedMs: performance.now() - started };
+        return { outcome: 'ok', status: res.statusCode, body, elapsedMs: performance.now() - started };
       }
-      return classifyStatus(res.statusCode, text, retryAfter(res.headers['retry-after']), adapter);
+      return classifyStatus(res.statusCode, body.toString('utf8'), retryAfter(res.headers['retry-after']), adapter);
     } catch (err) {
       if (signal.aborted) return { outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` };
       return { outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' };
@@ -100,11 +100,18 @@ function defaultOverloaded(status: number, text: string): boolean {
   return status === 503 && /overload/i.test(text);
 }
 
-function retryAfter(header: string | string[] | undefined): number | undefined {
+/** The longest wait passed on to clients: an upstream's "retry in a year" is not ours to repeat. */
+const MAX_RETRY_AFTER_S = 3600;
+
+/** `Retry-After` (seconds or an HTTP date) as whole seconds within [0, {@link MAX_RETRY_AFTER_S}]. */
+export function retryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  let seconds = Number(value);
+  if (!Number.isFinite(seconds)) {
+    const date = Date.parse(value);
+    if (Number.isNaN(date)) return undefined;
+    seconds = (date - now) / 1000;
+  }
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(0, Math.ceil(seconds)));
 }

@@ -61,8 +61,8 @@ export interface EmbeddingsAdapter {
   readonly name: string;
   /** Build the HTTP request for `job` on `endpoint`. */
   buildRequest(job: EmbeddingJob, endpoint: Endpoint): UpstreamRequest;
-  /** Map a 2xx body (raw text); null when it is not a valid embeddings response (→ 502). */
-  parseResponse(text: string, job: EmbeddingJob): ParsedEmbeddings | null;
+  /** Map a 2xx body (raw bytes); null when it is not a valid embeddings response (→ 502). */
+  parseResponse(body: Buffer, job: EmbeddingJob): ParsedEmbeddings | null;
   /**
    * Whether an error body signals overload (mapped to 529) although its status is not 529,
    * e.g. a 503 "model is overloaded". Optional; the default looks for "overload".

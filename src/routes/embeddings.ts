@@ -33,7 +33,7 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
       },
       req.valid.body as EmbeddingsBody,
     );
-    res.type('json').send(json);
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': json.length }).end(json);
   });
 
   api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {

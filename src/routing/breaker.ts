@@ -26,9 +26,19 @@ export interface CircuitPermit {
 }
 
 const CLOSED: [CircuitState, number] = [CircuitState.Closed, 0];
+const HEALTHY: CircuitPermit = { state: CircuitState.Closed, failures: 0 };
 
-/** The breaker over a Kv. Cheap to construct; holds no state itself. */
+/**
+ * How long a replica trusts its last look at a healthy circuit (closed, no failures) before
+ * asking the shared store again. It spares the hot path a Redis round trip per request; a
+ * circuit another replica opens is seen here within this time (a failure seen here is seen at once).
+ */
+export const HEALTHY_CACHE_MS = 1000;
+
+/** The breaker over a Kv; its only local state is the short-lived "known healthy" cache. */
 export class CircuitBreaker {
+  private readonly healthyUntil = new Map<string, number>();
+
   constructor(
     private readonly kv: Kv,
     private readonly metrics: Metrics,
@@ -57,8 +67,12 @@ export class CircuitBreaker {
 
   /** May `endpoint` be called now? Open circuits answer `Open` and must be skipped. */
   async acquire(endpoint: Endpoint): Promise<CircuitPermit> {
-    const [state, failures] = await this.safely('check', () => this.kv.run(CHECK, [this.key(endpoint)], [this.now(), this.opts.cooldownMs]), CLOSED);
+    const now = this.now();
+    if ((this.healthyUntil.get(endpoint.id) ?? 0) > now) return HEALTHY;
+    const [state, failures] = await this.safely('check', () => this.kv.run(CHECK, [this.key(endpoint)], [now, this.opts.cooldownMs]), CLOSED);
     if (state !== CircuitState.Closed) this.gauge(endpoint, state);
+    if (state === CircuitState.Closed && failures === 0) this.healthyUntil.set(endpoint.id, now + HEALTHY_CACHE_MS);
+    else this.healthyUntil.delete(endpoint.id);
     return { state, failures };
   }
 
@@ -70,6 +84,7 @@ export class CircuitBreaker {
       this.gauge(endpoint, CircuitState.Closed);
       return;
     }
+    this.healthyUntil.delete(endpoint.id);
     const wasProbe = permit.state === CircuitState.HalfOpen ? 1 : 0;
     const args = [this.now(), this.opts.failureThreshold, this.opts.cooldownMs, wasProbe];
     const [state] = await this.safely('failure', () => this.kv.run(FAILURE, [this.key(endpoint)], args), CLOSED);

@@ -68,7 +68,11 @@ export async function runWithFallback<T>(
     upstreamMs += result.outcome === 'ok' && result.upstreamMs !== undefined ? result.upstreamMs : ms;
     opts.onAttempt?.(endpoint, result.outcome, ms);
     attempts.push({ provider: endpoint.provider.slug, outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status });
-    if (result.outcome === 'ok' || UNHEALTHY.has(result.outcome)) await opts.breaker.report(endpoint, permit, result.outcome === 'ok');
+    // A half-open probe is always reported, or its slot would stay taken for another cooldown:
+    // an answer about the request itself (client) shows the endpoint alive; a 429 does not.
+    const probe = permit.state === CircuitState.HalfOpen;
+    const healthy = result.outcome === 'ok' || (probe && result.outcome === 'client');
+    if (healthy || probe || UNHEALTHY.has(result.outcome)) await opts.breaker.report(endpoint, permit, healthy);
     if (result.outcome === 'ok') return { ok: true, value: result.value, endpoint, attempts, upstreamMs };
     last = result;
     lastEndpoint = endpoint;

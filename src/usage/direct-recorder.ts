@@ -38,6 +38,10 @@ export class DirectUsageRecorder implements UsageRecorder {
   record(event: UsageEvent): Promise<void> {
     return insertUsageEvents(this.db, [event]);
   }
+  /** Nothing is ever pending: `record` resolves once the row is written. */
+  async pending(): Promise<UsageEvent[]> {
+    return [];
+  }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -30,6 +30,10 @@ export class MemoryOutbox extends OutboxRecorder {
     return this.queue.length;
   }
 
+  async pending(): Promise<UsageEvent[]> {
+    return this.queue.peek(this.queue.length);
+  }
+
   protected async drainBatch(): Promise<number> {
     const batch = this.queue.peek(this.options.batchSize);
     if (batch.length === 0) return 0;

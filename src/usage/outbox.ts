@@ -74,6 +74,9 @@ export abstract class OutboxRecorder implements UsageRecorder {
    * Write at most one batch; resolve to how many entries it took care of (0 = nothing left to
    * do), reject if the write failed (the entries stay pending and are retried).
    */
+  /** Events accepted but perhaps not yet written (see {@link UsageRecorder.pending}). */
+  abstract pending(): Promise<UsageEvent[]>;
+
   protected abstract drainBatch(): Promise<number>;
 
   /**

@@ -40,6 +40,9 @@ for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[3])) do
 end
 return removed`;
 
+/** Stream entries per XRANGE page when listing pending events. */
+const PENDING_PAGE = 1000;
+
 /** Dead consumers are looked for once every this many drains. */
 const FORGET_EVERY_DRAINS = 300;
 
@@ -131,6 +134,23 @@ export class StreamOutbox extends OutboxRecorder {
     if (this.sinceKick >= this.options.batchSize || this.fallback.length >= this.options.batchSize) {
       this.sinceKick = 0;
       void this.drain();
+    }
+  }
+
+  /**
+   * Every event in the stream (read in pages; entries already inserted but not yet deleted are
+   * included too), plus those Redis refused and those still waiting for their XADD.
+   */
+  async pending(): Promise<UsageEvent[]> {
+    const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.map((a) => a.event)];
+    for (let from = '-'; ; ) {
+      const page = toEntries(await this.client.xrange(this.key, from, '+', 'COUNT', PENDING_PAGE));
+      for (const entry of page) {
+        const event = entry.raw === null ? null : decodeUsageEvent(entry.raw);
+        if (event) events.push(event);
+      }
+      if (page.length < PENDING_PAGE) return events;
+      from = `(${(page[page.length - 1] as Entry).id}`;
     }
   }
 

@@ -35,6 +35,12 @@ export interface UsageEvent {
 /** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */
 export interface UsageRecorder {
   record(event: UsageEvent): Promise<void>;
+  /**
+   * Events accepted but perhaps not yet in the database (a snapshot; some may already be written
+   * as well). A budget counter rebuilt from the usage table adds these, so a counter Redis lost
+   * is never rebuilt short of what was spent in the last flush interval.
+   */
+  pending(): Promise<UsageEvent[]>;
   /** Write everything pending now (shutdown, tests). */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -52,6 +52,7 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
       events.push(e);
       await inner.record(e);
     },
+    pending: () => inner.pending(),
     flush: () => inner.flush(),
     close: () => inner.close(),
   };

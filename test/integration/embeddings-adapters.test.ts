@@ -10,7 +10,7 @@ import { UpstreamHttp } from '../../src/providers/http';
 import { ADAPTERS, adapterFor } from '../../src/providers/registry';
 import type { EmbeddingJob, Vector } from '../../src/providers/types';
 import { parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
-import { embeddingsResponseJson } from '../../src/embeddings/response';
+import { embeddingsResponseBody } from '../../src/embeddings/response';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
 import { fakeVector } from '../fakes/wires';
@@ -58,7 +58,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
   const attempt = async (j = job(), timeoutMs = 2000) => {
     const res = await call(j, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = adapter.parseResponse(res.text, j);
+    const parsed = adapter.parseResponse(res.body, j);
     return parsed ? { outcome: 'ok', status: res.status, parsed } : { outcome: 'server', status: res.status };
   };
   const numbers = (vectors: Vector[]) => vectors.map((v) => (v instanceof RawVector ? v.values() : v));
@@ -67,7 +67,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
     const res = await call();
     expect(res.outcome).toBe('ok');
     if (res.outcome !== 'ok') return;
-    const parsed = adapter.parseResponse(res.text, job())!;
+    const parsed = adapter.parseResponse(res.body, job())!;
     expect(numbers(parsed.vectors)).toEqual([fakeVector(1), fakeVector(4), fakeVector(2)]);
     expect(parsed.promptTokens).toBe(c.reportsUsage ? 7 : null);
     const sent = fleet.fakes[c.slug]!.calls[0]!;
@@ -79,13 +79,13 @@ describe.each(CASES)('$adapter adapter', (c) => {
   test('honours dimensions', async () => {
     const res = await call(job({ dimensions: 3 }));
     if (res.outcome !== 'ok') throw new Error(res.outcome);
-    expect(numbers(adapter.parseResponse(res.text, job())!.vectors)[0]).toHaveLength(3);
+    expect(numbers(adapter.parseResponse(res.body, job())!.vectors)[0]).toHaveLength(3);
   });
 
   test('rejects bodies that are not embeddings responses', () => {
     const bodies = [null, {}, { data: 'x' }, { embeddings: {} }, { data: [{ embedding: ['x'] }] }, { data: [{ embedding: [] }] }, { embeddings: [{ values: [] }] }, []];
     for (const text of [...bodies.map((b) => JSON.stringify(b)), '', '{"data":[{"embedding":[1,,2]}]}', '{"data":[{"embedding":[1, 2', '<html>']) {
-      expect(adapter.parseResponse(text, job())).toBeNull();
+      expect(adapter.parseResponse(Buffer.from(text), job())).toBeNull();
     }
   });
 
@@ -113,27 +113,38 @@ describe.each(CASES)('$adapter adapter', (c) => {
 describe('raw vector pass-through', () => {
   test('lifts number arrays (any spacing, exponents), keeps strings and escaped look-alikes in place', () => {
     const text = '{"note":"say \\"embedding\\": [9]","data":[ {"index":1,"embedding" :\n [1e-05, -2.5E+3,0]},{"index":0,"embedding":"QUJD"},{"index":2,"embedding":[ 3 ]}]}';
-    const lifted = parseLiftingArrays(text, 'embedding')!;
+    const lifted = parseLiftingArrays(Buffer.from(text), 'embedding')!;
     expect(lifted.raws.map((r) => r.values())).toEqual([[1e-5, -2500, 0], [3]]);
     expect(lifted.body).toEqual({ note: 'say "embedding": [9]', data: [{ index: 1, embedding: 0 }, { index: 0, embedding: 'QUJD' }, { index: 2, embedding: 1 }] });
   });
 
   test('rejects arrays that are not plain numbers, and invalid JSON', () => {
-    for (const text of ['{"embedding":[1,"a"]}', '{"embedding":[[1]]}', '{"embedding":[]}', '{"embedding":[NaN]}', '{"embedding":[1]', '{"embedding":[1] x}']) {
-      expect(parseLiftingArrays(text, 'embedding')).toBeUndefined();
+    const bad = [
+      '{"embedding":[1,"a"]}', '{"embedding":[[1]]}', '{"embedding":[]}', '{"embedding":[NaN]}', '{"embedding":[1]', '{"embedding":[1] x}',
+      // numbers JSON does not allow: a client's JSON.parse of our response would fail on them
+      '{"embedding":[01]}', '{"embedding":[1.]}', '{"embedding":[.5]}', '{"embedding":[1e]}', '{"embedding":[+1]}', '{"embedding":[-]}',
+      '{"embedding":[1,]}', '{"embedding":[1 2]}', '{"embedding":[Infinity]}', '{"embedding":[1e+]}', '{"embedding":[1', '{"embedding":[',
+    ];
+    for (const text of bad) {
+      expect(parseLiftingArrays(Buffer.from(text), 'embedding')).toBeUndefined();
     }
   });
 
+  test('accepts every RFC 8259 number form, with any JSON whitespace', () => {
+    const text = '{"embedding":[0,-0,0.5,-0.125,1e5,1E-5,2e+3,-1.5e-300,123456789,\t1 ,\r\n2]}';
+    expect(parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values()).toEqual([0, -0, 0.5, -0.125, 1e5, 1e-5, 2e3, -1.5e-300, 123456789, 1, 2]);
+  });
+
   test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
-    const raw = new RawVector('[1e-05,\n -0.25, 3]');
-    const json = embeddingsResponseJson({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
-    expect(json).toContain('[1e-05,\n -0.25, 3]');
-    expect(JSON.parse(json)).toEqual({
+    const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'));
+    const json = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
+    expect(json.toString()).toContain('[1e-05,\n -0.25, 3]');
+    expect(JSON.parse(json.toString())).toEqual({
       id: 'gen-emb-1-x', object: 'list', model: 'm/"q"', provider: 'P',
       data: [{ object: 'embedding', index: 0, embedding: [1e-5, -0.25, 3] }, { object: 'embedding', index: 1, embedding: [0.5] }],
       usage: { prompt_tokens: 2, total_tokens: 2, cost: 1e-7, is_byok: false },
     });
-    const b64 = JSON.parse(embeddingsResponseJson({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 }));
+    const b64 = JSON.parse(embeddingsResponseBody({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 }).toString());
     expect(fromBase64Float32(b64.data[0].embedding)).toEqual([Math.fround(1e-5), -0.25, 3]);
   });
 });

@@ -31,8 +31,8 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): CohereEmbedReq
 }
 
 /** The upstream body → vectors; null when malformed. */
-export function fromResponse(text: string): ParsedEmbeddings | null {
-  const body = asObject(parseJson(text));
+export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
+  const body = asObject(parseJson(raw.toString('utf8')));
   const float = asObject(body?.embeddings)?.float;
   if (!body || !Array.isArray(float) || !float.every(isVector)) return null;
   const billed = asObject(asObject(body.meta)?.billed_units);

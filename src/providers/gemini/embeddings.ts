@@ -34,8 +34,8 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): GeminiBatchEmb
 }
 
 /** The upstream body → vectors; Gemini reports no usage, so tokens are counted by the gateway. */
-export function fromResponse(text: string): ParsedEmbeddings | null {
-  const list = asObject(parseJson(text))?.embeddings;
+export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
+  const list = asObject(parseJson(raw.toString('utf8')))?.embeddings;
   if (!Array.isArray(list)) return null;
   const vectors: number[][] = [];
   for (const e of list) {

@@ -1,16 +1,26 @@
 /** Request and response mapping for the OpenAI embeddings wire format. */
 import type { Endpoint } from '../../catalog/types';
-import type { EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
-import { asObject, countOrNull } from '../parse';
-import { parseLiftingArrays } from '../raw-json';
+import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
+import { asObject, countOrNull, textsOf } from '../parse';
+import { claimRaw, parseLiftingArrays } from '../raw-json';
 import type { OpenAIEmbeddingsRequest } from './types';
+
+/**
+ * Multimodal items for the OpenAI wire: text-only items become plain strings (OpenAI-compatible
+ * servers take only strings or token ids); items with other parts go as `{content}` objects, which
+ * only endpoints declaring those modalities are ever sent.
+ */
+function multimodal(items: ContentPart[][]): string[] | Array<{ content: ContentPart[] }> {
+  if (items.every((parts) => parts.every((p) => p.type === 'text'))) return textsOf({ kind: 'multimodal', items });
+  return items.map((content) => ({ content }));
+}
 
 /** Our job → the upstream body. Base64 is requested only from upstreams that can pass it through. */
 export function toRequest(job: EmbeddingJob, endpoint: Endpoint): OpenAIEmbeddingsRequest {
   const { input } = job;
   const body: OpenAIEmbeddingsRequest = {
     model: endpoint.upstreamModel,
-    input: input.kind === 'text' ? input.texts : input.kind === 'tokens' ? input.tokens : input.items.map((content) => ({ content })),
+    input: input.kind === 'text' ? input.texts : input.kind === 'tokens' ? input.tokens : multimodal(input.items),
     encoding_format: job.encoding === 'base64' && endpoint.provider.base64Passthrough ? 'base64' : 'float',
   };
   if (job.dimensions !== undefined && endpoint.parameters.has('dimensions')) body.dimensions = job.dimensions;
@@ -19,17 +29,18 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): OpenAIEmbeddin
 }
 
 /** The upstream body → vectors in input order (float arrays kept as raw JSON); null when malformed. */
-export function fromResponse(text: string, job: EmbeddingJob): ParsedEmbeddings | null {
-  const lifted = parseLiftingArrays(text, 'embedding');
+export function fromResponse(raw: Buffer, job: EmbeddingJob): ParsedEmbeddings | null {
+  const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
   if (!lifted || !body || !Array.isArray(body.data)) return null;
   const vectors: Vector[] = new Array(body.data.length);
+  const claimed: boolean[] = [];
   for (let i = 0; i < body.data.length; i++) {
     const item = asObject(body.data[i]);
     const index = typeof item?.index === 'number' ? item.index : i;
     const emb = item?.embedding;
     // A lifted array shows up as its ordinal; a string only counts when we asked for base64.
-    const vector = typeof emb === 'number' ? lifted.raws[emb] : job.encoding === 'base64' && typeof emb === 'string' && emb !== '' ? emb : undefined;
+    const vector = typeof emb === 'number' ? claimRaw(lifted.raws, claimed, emb) : job.encoding === 'base64' && typeof emb === 'string' && emb !== '' ? emb : undefined;
     if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
     vectors[index] = vector;
   }

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../types';
 import { asObject, countOrNull, textsOf } from '../parse';
-import { parseLiftingArrays, type RawVector } from '../raw-json';
+import { claimRaw, parseLiftingArrays, type RawVector } from '../raw-json';
 import type { VoyageEmbeddingsRequest } from './types';
 
 /** Our `input_type` words → Voyage's two. */
@@ -23,15 +23,16 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): VoyageEmbeddin
 }
 
 /** The upstream body → vectors in input order; null when malformed. */
-export function fromResponse(text: string): ParsedEmbeddings | null {
-  const lifted = parseLiftingArrays(text, 'embedding');
+export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
+  const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
   if (!lifted || !body || !Array.isArray(body.data)) return null;
   const vectors: RawVector[] = new Array(body.data.length);
+  const claimed: boolean[] = [];
   for (let i = 0; i < body.data.length; i++) {
     const item = asObject(body.data[i]);
     const index = typeof item?.index === 'number' ? item.index : i;
-    const vector = typeof item?.embedding === 'number' ? lifted.raws[item.embedding] : undefined;
+    const vector = claimRaw(lifted.raws, claimed, item?.embedding);
     if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
     vectors[index] = vector;
   }
