@@ -52,6 +52,8 @@ export interface AppDeps {
   recorder: UsageRecorder;
   /** Milliseconds since the epoch; injectable for expiry and period tests. */
   clock: () => number;
+  /** Uniform draws in [0, 1) for the default provider load balancing; tests fix it. */
+  random: () => number;
   /** Flipped by graceful shutdown so `/readyz` turns the replica out of rotation. */
   state: { draining: boolean };
   /** Embeddings: catalog, routing, upstream calls. */
@@ -73,6 +75,7 @@ export interface AssembleOptions {
   logger?: Logger;
   metrics?: Metrics;
   clock?: () => number;
+  random?: () => number;
 }
 
 /** Wire services over open resources and start the key-cache subscription. */
@@ -112,6 +115,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
       pendingUsage: () => recorder.pending(),
     }),
     clock,
+    random: opts.random ?? Math.random,
     state: { draining: false },
   });
 }

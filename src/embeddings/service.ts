@@ -9,7 +9,8 @@ import type { Endpoint, RoutableParameter } from '../catalog/types';
 import type { AppDeps } from '../deps';
 import { adapterFor } from '../providers/registry';
 import type { UpstreamHttp } from '../providers/http';
-import type { EmbeddingJob, ParsedEmbeddings } from '../providers/types';
+import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
+import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
 import { finalError, noCandidates } from '../routing/final-error';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
@@ -22,7 +23,7 @@ import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsBody } from './types';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'spend' | 'recorder' | 'clock'>;
+type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'spend' | 'recorder' | 'clock' | 'random'>;
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
@@ -58,7 +59,7 @@ export class EmbeddingsService {
     const parameters = new Set<RoutableParameter>();
     if (body.dimensions !== undefined) parameters.add('dimensions');
     if (body.input_type !== undefined) parameters.add('input_type');
-    const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider);
+    const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates();
 
     const heldTokens = reservationTokens(norm.input);
@@ -68,7 +69,7 @@ export class EmbeddingsService {
 
     let run: FallbackResult<ParsedEmbeddings>;
     try {
-      run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, norm.count, timeoutMs), {
+      run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
         attemptTimeoutMs: config.upstream.attemptTimeoutMs,
         deadlineMs: config.upstream.deadlineMs,
         breaker: this.breaker,
@@ -117,12 +118,27 @@ export class EmbeddingsService {
     return norm.input.kind === 'tokens' ? tokenIdCount(norm.input) : countTokens(textsToCount(norm.input));
   }
 
-  private async attempt(endpoint: Endpoint, job: EmbeddingJob, expected: number, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
+  /** One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch limit. */
+  private async attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
     const adapter = adapterFor(endpoint.provider.adapter);
+    const chunks = splitJob(job, adapter.maxBatch);
+    if (chunks.length === 1) return this.call(adapter, endpoint, job, timeoutMs);
+    const results = await Promise.all(chunks.map((chunk) => this.call(adapter, endpoint, chunk, timeoutMs)));
+    const parts: ParsedEmbeddings[] = [];
+    let upstreamMs = 0;
+    for (const r of results) {
+      if (r.outcome !== 'ok') return r;
+      parts.push(r.value);
+      upstreamMs = Math.max(upstreamMs, r.upstreamMs ?? 0);
+    }
+    return { outcome: 'ok', value: joinParts(parts), upstreamMs };
+  }
+
+  private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
     const res = await this.http.post(adapter.buildRequest(job, endpoint), adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body, job);
-    if (!parsed || parsed.vectors.length !== expected) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
+    if (!parsed || parsed.vectors.length !== inputCount(job.input)) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }
 

@@ -61,6 +61,11 @@ export interface EmbeddingsAdapter {
   readonly name: string;
   /** Build the HTTP request for `job` on `endpoint`. */
   buildRequest(job: EmbeddingJob, endpoint: Endpoint): UpstreamRequest;
+  /**
+   * Most inputs one upstream call takes; larger requests are sent in chunks (see
+   * `embeddings/batches.ts`). Omitted → no limit below the API's own 2048.
+   */
+  readonly maxBatch?: number;
   /** Map a 2xx body (raw bytes); null when it is not a valid embeddings response (→ 502). */
   parseResponse(body: Buffer, job: EmbeddingJob): ParsedEmbeddings | null;
   /**

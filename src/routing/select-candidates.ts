@@ -1,8 +1,10 @@
 /**
  * Candidate selection: the model's endpoints filtered by what the request needs (input kind,
  * modalities, parameters) and by the `provider` object's hard rules, then ordered by `order`,
- * `sort` (default: cheapest first) and the soft `preferred_*` preferences. Pure: no I/O, no
- * circuit state (the runner skips open circuits).
+ * `sort` and the soft `preferred_*` preferences. Without `order` or `sort`, the first endpoint is
+ * drawn at random weighted by the inverse square of its price (as the hosted service balances
+ * load), the rest follow cheapest first as fallbacks. Pure apart from the injected random
+ * source: no I/O, no circuit state (the runner skips open circuits).
  * @module
  */
 import type { CatalogModel, Endpoint, Modality, RoutableParameter } from '../catalog/types';
@@ -51,15 +53,39 @@ function preferPerformance(list: Endpoint[], p: ProviderPreferences): Endpoint[]
   return [...list.filter(meets), ...list.filter((e) => !meets(e))];
 }
 
+/** A price too small to square: free endpoints weigh the same as one at a millionth of a cent per token. */
+const MIN_WEIGHT_PRICE = 1e-11;
+
+/**
+ * Move one endpoint to the front, drawn with probability ∝ 1/price² (so a provider at half the
+ * price gets four times the traffic); `random()` ∈ [0, 1). The list keeps its order otherwise.
+ */
+export function balanceByPrice(sorted: Endpoint[], random: () => number): Endpoint[] {
+  if (sorted.length < 2) return sorted;
+  const weights = sorted.map((e) => 1 / Math.max(e.pricing.prompt, MIN_WEIGHT_PRICE) ** 2);
+  let point = random() * weights.reduce((a, b) => a + b, 0);
+  let pick = 0;
+  while (pick < sorted.length - 1 && point >= (weights[pick] as number)) point -= weights[pick++] as number;
+  return pick === 0 ? sorted : [sorted[pick] as Endpoint, ...sorted.slice(0, pick), ...sorted.slice(pick + 1)];
+}
+
 /**
  * The endpoints to try, in order. With `allow_fallbacks: false` only the first candidate, or only
  * the providers of `order`, remain. An empty result means nothing eligible (→ 503).
+ * @param random - the draw of the default load balancing; tests pass a fixed one
  */
-export function selectCandidates(model: CatalogModel, needs: RequestNeeds, prefs: ProviderPreferences | null | undefined): Endpoint[] {
+export function selectCandidates(
+  model: CatalogModel,
+  needs: RequestNeeds,
+  prefs: ProviderPreferences | null | undefined,
+  random: () => number = Math.random,
+): Endpoint[] {
   const p = prefs ?? {};
   const eligible = model.endpoints.filter((e) => accepts(e, needs) && allowedByPreferences(e, model, needs, p));
   const key = sortKey(p.sort);
-  const sorted = preferPerformance(eligible.sort(COMPARATORS[key === 'throughput' || key === 'latency' ? key : 'price']), p);
+  const byKey = eligible.sort(COMPARATORS[key === 'throughput' || key === 'latency' ? key : 'price']);
+  const balanced = key === null && !(p.order && p.order.length > 0) ? balanceByPrice(byKey, random) : byKey;
+  const sorted = preferPerformance(balanced, p);
   const allowFallbacks = p.allow_fallbacks ?? true;
   if (p.order && p.order.length > 0) {
     const ordered: Endpoint[] = [];

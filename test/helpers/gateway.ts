@@ -35,7 +35,8 @@ export function testConfig(overrides: ConfigOverrides = {}) {
 /** An app over `db`/`kv` with no tenant created (for a second instance sharing stores). */
 export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number) {
   const config = testConfig(overrides);
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock });
+  // A fixed draw keeps the default provider balancing on the cheapest endpoint, so tests are deterministic.
+  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0 });
   return { app: createApp(deps), deps };
 }
 

@@ -137,6 +137,9 @@ test('max_price in USD per 1M tokens, numbers or strings', async () => {
   expect((await route({ provider: { order: ['together'], max_price: { prompt: '0.016' } } })).body.provider).toBe('Together');
   expect((await route({ provider: { max_price: { prompt: '0.005' } } })).status).toBe(503);
   expect((await route({ provider: { max_price: { prompt: 1, completion: 2, request: 0, image: 0 } } })).status).toBe(200);
+  // exponent strings are numbers too
+  expect((await route({ provider: { order: ['together'], max_price: { prompt: '1.6e-2' } } })).body.provider).toBe('Together');
+  expect((await route({ provider: { max_price: { prompt: '5E-3' } } })).status).toBe(503);
   expect((await route({ model: 'cohere/embed-v4.0', provider: { max_price: { image: '0.0001' } } })).status).toBe(503);
 });
 

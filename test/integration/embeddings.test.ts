@@ -213,6 +213,7 @@ describe('POST /embeddings', () => {
     [{ model: SMALL, input: ['ok', ''] }],
     [{ model: SMALL, input: [1.5] }],
     [{ model: SMALL, input: [{ content: [] }] }],
+    [{ model: SMALL, input: [{ content: [{ type: 'text', text: '' }] }] }],
     [{ model: SMALL, input: [{ content: [{ type: 'audio', x: 1 }] }] }],
     [{ model: SMALL, input: 'x', dimensions: 0 }],
     [{ model: SMALL, input: 'x', encoding_format: 'int8' }],
@@ -231,6 +232,49 @@ describe('POST /embeddings', () => {
   test('accepted extras: trace, provider null, enforce_distillable_text', async () => {
     expect((await h.post({ model: SMALL, input: 'x', trace: { trace_id: 't1' }, provider: null })).status).toBe(200);
     expect((await h.post({ model: SMALL, input: 'x', provider: { enforce_distillable_text: true } })).status).toBe(200);
+  });
+
+  test.each([
+    ['cohere/embed-v4.0', 'cohere', 96],
+    ['google/gemini-embedding-001', 'google-ai-studio', 100],
+  ])('%s: a batch over the %s limit of %i goes out in chunks, answered in input order', async (model, slug, max) => {
+    const texts = Array.from({ length: 2 * max + 7 }, (_, i) => 'x'.repeat((i % 13) + 1));
+    const res = await h.post({ model, input: texts });
+    expect(res.status).toBe(200);
+    const sizes = h.fleet.fakes[slug]!.calls.map((c) => ((c.body.texts ?? c.body.inputs ?? c.body.requests) as unknown[]).length);
+    expect(sizes.sort((a, b) => b - a)).toEqual([max, max, 7]);
+    expect(res.body.data.map((d: { index: number }) => d.index)).toEqual(texts.map((_, i) => i));
+    expect(res.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(texts.map((t) => fakeVector(t.length)));
+    // one failed chunk fails the attempt: no partial answer
+    h.fleet.resetAll();
+    h.fleet.fakes[slug]!.queue({ status: 200 }, { status: 500 });
+    expect((await h.post({ model, input: texts })).status).not.toBe(200);
+  });
+
+  test('text-only multimodal input reaches an OpenAI-wire upstream as plain strings', async () => {
+    const res = await h.post({ model: SMALL, input: [{ content: [{ type: 'text', text: 'ab' }, { type: 'text', text: 'cd' }] }, { content: [{ type: 'text', text: 'e' }] }] });
+    expect(res.status).toBe(200);
+    expect(h.fleet.fakes.openai!.calls[0]!.body.input).toEqual(['ab\ncd', 'e']);
+  });
+
+  test('an upstream reporting 0 tokens for a non-empty input is recounted: never a silent 0 cost', async () => {
+    h.fleet.fakes.openai!.queue({
+      status: 200,
+      body: { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], usage: { prompt_tokens: 0, total_tokens: 0 } },
+    });
+    const res = await h.post({ model: SMALL, input: 'hello world' });
+    expect(res.status).toBe(200);
+    expect(res.body.usage.prompt_tokens).toBe(2);
+    expect(res.body.usage.cost).toBeGreaterThan(0);
+  });
+
+  test('a numeric "embedding" cannot pose as a lifted vector: duplicated vectors → 502', async () => {
+    h.fleet.fakes.openai!.queue({
+      status: 200,
+      body: { object: 'list', data: [{ embedding: [1, 2], index: 0 }, { embedding: 0, index: 1 }], usage: { prompt_tokens: 2, total_tokens: 2 } },
+    });
+    const res = await h.post({ model: SMALL, input: ['a', 'b'], provider: { allow_fallbacks: false } });
+    expect(res.status).toBe(502);
   });
 
   test('auth: no key → 401, management key → 403', async () => {

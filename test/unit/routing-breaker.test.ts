@@ -6,7 +6,9 @@
 import { KVS } from '../helpers/services';
 import type { Kv } from '../../src/kv/kv';
 import { Metrics } from '../../src/observability/metrics';
-import { CircuitBreaker, CircuitState } from '../../src/routing/breaker';
+import { CircuitBreaker, CircuitState, HEALTHY_CACHE_MS } from '../../src/routing/breaker';
+import { runWithFallback } from '../../src/routing/run-with-fallback';
+import { retryAfter } from '../../src/providers/http';
 import type { Endpoint } from '../../src/catalog/types';
 
 const endpoint = { id: 'fake:model/a', modelId: 'model/a', provider: { slug: 'fake' } } as unknown as Endpoint;
@@ -71,6 +73,26 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
     expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.HalfOpen);
   });
 
+  test('a replica trusts its last look at a healthy circuit for at most HEALTHY_CACHE_MS', async () => {
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.Closed);
+    for (let i = 0; i < 3; i++) await fail();
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.Closed); // cached
+    now += HEALTHY_CACHE_MS;
+    expect((await replica.acquire(endpoint)).state).toBe(CircuitState.Open);
+  });
+
+  test('a half-open probe answered with a client error closes the circuit; one rate-limited reopens it', async () => {
+    const opts = { attemptTimeoutMs: 1000, deadlineMs: 1000, breaker };
+    for (let i = 0; i < 3; i++) await fail();
+    now += 5000;
+    await runWithFallback([endpoint], async () => ({ outcome: 'client', status: 400, reason: 'bad input' }), opts);
+    expect(await breaker.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 0 });
+    for (let i = 0; i < 3; i++) await fail();
+    now += 5000;
+    await runWithFallback([endpoint], async () => ({ outcome: 'rate_limited', status: 429, reason: 'slow down' }), opts);
+    expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
+  });
+
   test('an unused probe is handed out again once its own cooldown passed', async () => {
     for (let i = 0; i < 3; i++) await fail();
     now += 5000;
@@ -86,4 +108,16 @@ test('an unreachable Kv fails open: calls proceed as if closed', async () => {
   const permit = await breaker.acquire(endpoint);
   expect(permit).toEqual({ state: CircuitState.Closed, failures: 0 });
   await expect(breaker.report(endpoint, permit, false)).resolves.toBeUndefined();
+});
+
+test('Retry-After: seconds or an HTTP date, as whole seconds clamped to [0, 3600]', () => {
+  const now = Date.UTC(2026, 0, 1);
+  expect(retryAfter('3', now)).toBe(3);
+  expect(retryAfter('2.1', now)).toBe(3);
+  expect(retryAfter('-5', now)).toBe(0);
+  expect(retryAfter('99999999999', now)).toBe(3600);
+  expect(retryAfter(new Date(now + 30_000).toUTCString(), now)).toBe(30);
+  expect(retryAfter('Fri, 01 Jan 2300 00:00:00 GMT', now)).toBe(3600);
+  expect(retryAfter('soon', now)).toBeUndefined();
+  expect(retryAfter(undefined, now)).toBeUndefined();
 });

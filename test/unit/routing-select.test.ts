@@ -75,3 +75,43 @@ test('<SLUG>_API_KEY_FILE reads the key from a file', () => {
     rmSync(file);
   }
 });
+
+describe('default load balancing (no sort, no order)', () => {
+  const keys = { DEEPINFRA_API_KEY: 'a', NEBIUS_API_KEY: 'b', TOGETHER_API_KEY: 'c' };
+  const bge = () => loadCatalog(loadConfig(keys), adapters).resolve('baai/bge-m3');
+  const first = (random: () => number, prefs = {}) => selectCandidates(bge(), TEXT, prefs, random)[0]!.provider.slug;
+
+  test('draws the first endpoint with weight 1/price², keeping the rest cheapest first as fallbacks', () => {
+    const model = bge();
+    const cheapestFirst = selectCandidates(model, TEXT, { sort: 'price' }).map((e) => e.provider.slug);
+    const weights = selectCandidates(model, TEXT, { sort: 'price' }).map((e) => 1 / e.pricing.prompt ** 2);
+    const total = weights.reduce((a, b) => a + b, 0);
+    // a draw just below the first share picks the cheapest; just above, the second
+    expect(first(() => (weights[0]! / total) * 0.999)).toBe(cheapestFirst[0]);
+    expect(first(() => (weights[0]! / total) * 1.001)).toBe(cheapestFirst[1]);
+    expect(first(() => 0.999999)).toBe(cheapestFirst[cheapestFirst.length - 1]);
+    const picked = selectCandidates(model, TEXT, {}, () => 0.999999).map((e) => e.provider.slug);
+    expect(picked).toEqual([cheapestFirst[2], cheapestFirst[0], cheapestFirst[1]]);
+  });
+
+  test('over many draws each endpoint gets its inverse-square share of first attempts', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const model = bge();
+    const sorted = selectCandidates(model, TEXT, { sort: 'price' });
+    const weights = sorted.map((e) => 1 / e.pricing.prompt ** 2);
+    const total = weights.reduce((a, b) => a + b, 0);
+    const counts = new Map<string, number>();
+    const draws = 20000;
+    for (let i = 0; i < draws; i++) {
+      const slug = selectCandidates(model, TEXT, {}, random)[0]!.provider.slug;
+      counts.set(slug, (counts.get(slug) ?? 0) + 1);
+    }
+    sorted.forEach((e, i) => expect((counts.get(e.provider.slug) ?? 0) / draws).toBeCloseTo(weights[i]! / total, 1));
+  });
+
+  test('an explicit sort or order is followed as given, never balanced', () => {
+    expect(first(() => 0.999999, { sort: 'price' })).toBe(selectCandidates(bge(), TEXT, { sort: 'price' })[0]!.provider.slug);
+    expect(first(() => 0.999999, { order: ['nebius'] })).toBe('nebius');
+  });
+});

@@ -8,6 +8,8 @@ export const geminiAdapter: EmbeddingsAdapter = {
   name: 'gemini',
   buildRequest: (job, endpoint) => ({ url: batchEmbedUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
   parseResponse: fromResponse,
+  // batchEmbedContents: at most 100 requests per call.
+  maxBatch: 100,
   // Gemini signals overload as 503 UNAVAILABLE "The model is overloaded".
   isOverloaded: (status, text) => status === 503 && /overload|UNAVAILABLE/i.test(text),
 };

@@ -8,4 +8,6 @@ export const voyageAdapter: EmbeddingsAdapter = {
   name: 'voyage',
   buildRequest: (job, endpoint) => ({ url: embeddingsUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
   parseResponse: fromResponse,
+  // Voyage: at most 1,000 inputs per call.
+  maxBatch: 1000,
 };
