@@ -150,6 +150,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  await deps.embeddings.drain();
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);

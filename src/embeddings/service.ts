@@ -34,6 +34,8 @@ export function costOf(endpoint: Endpoint, tokens: number, images: number): numb
 /** One per app instance; stateless per request apart from the shared connection pool. */
 export class EmbeddingsService {
   private readonly breaker: CircuitBreaker;
+  /** Bookkeeping of answered requests still running (awaited by {@link drain} at shutdown). */
+  private readonly finishing = new Set<Promise<void>>();
 
   /**
    * @param deps - read on every call (not copied), so spend guard and recorder swapped in later are used
@@ -51,8 +53,11 @@ export class EmbeddingsService {
     return listEmbeddingModels(this.catalog, q);
   }
 
-  /** POST /embeddings; resolves to the serialised response body or throws a GatewayError. */
-  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<Buffer> {
+  /**
+   * POST /embeddings; resolves to the serialised response body (send it at once) and `done`, the
+   * spend settle and usage record still under way; or throws a GatewayError.
+   */
+  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<{ body: Buffer; done: Promise<void> }> {
     const { config, metrics, spend } = this.deps;
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);
@@ -106,12 +111,20 @@ export class EmbeddingsService {
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
-    // Settle and record are independent: issued together they share one Redis round trip.
-    await Promise.all([
+    // Settle and record are independent: issued together they share one Redis round trip. The
+    // answer does not wait for them (neither changes it, and neither throws); shutdown does.
+    const done = Promise.all([
       reservation.settle(cost),
       this.record({ id, ctx, body, model: model.id, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId }),
-    ]);
-    return json;
+    ]).then(() => undefined);
+    this.finishing.add(done);
+    void done.finally(() => this.finishing.delete(done));
+    return { body: json, done };
+  }
+
+  /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.finishing]);
   }
 
   private countTokens(norm: NormalisedInput): number {

@@ -4,7 +4,7 @@
  * here throws for an upstream problem; the fallback runner decides what a result means.
  * @module
  */
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { EmbeddingsAdapter, UpstreamRequest } from './types';
 
 /** How an upstream attempt ended. */
@@ -30,6 +30,11 @@ export type UpstreamResult =
       reason: string;
     };
 
+/** The largest upstream body accepted (2048 inputs × 3072 floats is about 130 MB of JSON). */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** URLs whose parse is kept (catalog endpoints; a bound in case URLs ever carry per-request parts). */
+const MAX_TARGETS = 1024;
+
 /** Options of the shared upstream connection pool. */
 export interface UpstreamHttpOptions {
   connectionsPerOrigin: number;
@@ -39,6 +44,7 @@ export interface UpstreamHttpOptions {
 /** Owns the keep-alive connection pool to every upstream origin. */
 export class UpstreamHttp {
   private readonly agent: Agent;
+  private readonly targets = new Map<string, { origin: string; path: string }>();
 
   constructor(opts: UpstreamHttpOptions) {
     this.agent = new Agent({
@@ -51,22 +57,74 @@ export class UpstreamHttp {
 
   /**
    * POST `req` and classify the result; resolves (never rejects) within about `timeoutMs`.
+   * Dispatched with a minimal handler that gathers the body chunks: no Readable stream, no
+   * AbortSignal per call (undici's `request()` builds both, a measurable share of the hot path).
    * @param adapter - decides provider-specific overload signals
    */
-  async post(req: UpstreamRequest, adapter: EmbeddingsAdapter, timeoutMs: number): Promise<UpstreamResult> {
-    const signal = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
+  post(req: UpstreamRequest, adapter: EmbeddingsAdapter, timeoutMs: number): Promise<UpstreamResult> {
+    const target = this.target(req.url);
     const started = performance.now();
-    try {
-      const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
-      const body = Buffer.from(await res.body.arrayBuffer());
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { outcome: 'ok', status: res.statusCode, body, elapsedMs: performance.now() - started };
+    return new Promise<UpstreamResult>((resolve) => {
+      let status = 0;
+      let retryAfterHeader: string | string[] | undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      let controller: Dispatcher.DispatchController | undefined;
+      const finish = (result: UpstreamResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const timer = setTimeout(() => {
+        finish({ outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` });
+        controller?.abort(new Error('upstream attempt timed out'));
+      }, Math.max(1, Math.ceil(timeoutMs)));
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (settled) c.abort(new Error('upstream attempt timed out'));
+        },
+        onResponseStart(_c, statusCode, headers) {
+          status = statusCode;
+          retryAfterHeader = headers['retry-after'];
+        },
+        onResponseData(c, chunk) {
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) {
+            finish({ outcome: 'server', status, reason: `upstream body over ${MAX_BODY_BYTES} bytes` });
+            c.abort(new Error('upstream body too large'));
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+          if (status >= 200 && status < 300) finish({ outcome: 'ok', status, body, elapsedMs: performance.now() - started });
+          else finish(classifyStatus(status, body.toString('utf8'), retryAfter(retryAfterHeader), adapter));
+        },
+        onResponseError(_c, err) {
+          finish({ outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' });
+        },
+      };
+      try {
+        this.agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body }, handler);
+      } catch (err) {
+        finish({ outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' });
       }
-      return classifyStatus(res.statusCode, body.toString('utf8'), retryAfter(res.headers['retry-after']), adapter);
-    } catch (err) {
-      if (signal.aborted) return { outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` };
-      return { outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' };
+    });
+  }
+
+  /** Origin and path of an upstream URL, parsed once per URL (there is one per catalog endpoint). */
+  private target(url: string): { origin: string; path: string } {
+    let t = this.targets.get(url);
+    if (!t) {
+      const u = new URL(url);
+      t = { origin: u.origin, path: u.pathname + u.search };
+      if (this.targets.size < MAX_TARGETS) this.targets.set(url, t);
     }
+    return t;
   }
 
   /** Close every pooled connection (shutdown, tests). */

@@ -21,7 +21,7 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
   const { embeddings } = deps;
 
   api.add('post', '/embeddings', requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
-    const json = await embeddings.create(
+    const { body, done } = await embeddings.create(
       {
         key: currentKey(req),
         requestId: req.ctx.requestId,
@@ -33,7 +33,8 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
       },
       req.valid.body as EmbeddingsBody,
     );
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': json.length }).end(json);
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body);
+    await done;
   });
 
   api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
