@@ -56,7 +56,7 @@ export class BudgetService {
   /** Create or update the budget of `interval`; optionally set the workspace-wide BYOK flag. */
   async upsert(orgId: string, ref: string, interval: Interval, limitUsd: number, includeByok?: boolean): Promise<BudgetView<BudgetRecord>> {
     const view = await this.db.transaction(async (tx) => {
-      const ws = await requireWorkspace(tx, orgId, ref, true);
+      const ws = await requireWorkspace(tx, orgId, ref, 'update');
       const conflict = orderConflict(await repo.listBudgets(tx, ws.id), interval, limitUsd);
       if (conflict) {
         const wider = INTERVALS.indexOf(conflict.interval) > INTERVALS.indexOf(interval);

@@ -71,6 +71,10 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
     try {
       parser = busboy({
         headers: req.headers,
+        // Browsers, Node's FormData and curl send a non-ASCII file name as raw UTF-8 in
+        // `filename="…"`; busboy would decode it as latin1 (its default) and garble it.
+        // (An RFC 5987 `filename*=UTF-8''…` parameter is decoded by its own charset either way.)
+        defParamCharset: 'utf8',
         limits: { files: 1, fileSize: limits.maxBytes + 1, fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 },
       });
     } catch {

@@ -95,3 +95,15 @@ export async function deleteFile(q: Queryable, scope: FileScope, id: string): Pr
   ]);
   return rows.length === 1;
 }
+
+/**
+ * Delete every file row of a workspace (when the workspace itself is deleted).
+ * @returns the ids deleted, so their content can be removed in the same transaction
+ */
+export async function deleteWorkspaceFiles(q: Queryable, scope: FileScope): Promise<string[]> {
+  const rows = await q.query<{ id: string }>('DELETE FROM files WHERE org_id = $1 AND workspace_id = $2 RETURNING id', [
+    scope.orgId,
+    scope.workspaceId,
+  ]);
+  return rows.map((r) => r.id);
+}

@@ -7,21 +7,28 @@
  * @module
  */
 import type { Request } from 'express';
-import { GatewayError, NotFoundError, ServiceUnavailableError } from '../errors';
+import { GatewayError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { ApiKeyRecord } from '../keys/types';
 import type { Metrics } from '../observability/metrics';
-import type { Database } from '../store/db';
-import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
+import type { Database, Queryable } from '../store/db';
+import { findDefaultWorkspace, findWorkspace, lockLiveWorkspace } from '../workspaces/repository';
 import { inspectUpload, type UploadFacts } from './inspect';
 import { discardBody, receiveFile } from './multipart';
 import * as repo from './repository';
 import type { FileRecord, FileStorage } from './types';
-import { decodeCursor, newFileId } from './wire';
+import { decodeCursor, isFileId, newFileId } from './wire';
 
-/** Validated query of `GET /files`. */
+/** Validated query of `GET /files` (`provider` is refused before this). */
 export interface ListFilesQuery {
   limit: number;
+  /** Opaque cursor of a previous page. */
   cursor?: string;
+  /** OpenAI-style forward cursor: the id of the file to list after. */
+  after?: string;
+  /** Anthropic-style forward cursor: the id of the file to list after. */
+  after_id?: string;
+  /** Anthropic-style reverse cursor: refused, listings run forward only (as on the hosted storage). */
+  before_id?: string;
   workspace_id?: string;
 }
 
@@ -99,6 +106,9 @@ export class FileService {
           const facts: UploadFacts = { mediaType: null, sizeBytes: 0 };
           await this.storage.put(tx, id, inspectUpload(incoming.stream, this.options.maxBytes, filename, facts));
           await incoming.formComplete;
+          // Share-lock the live workspace until commit: a workspace deleted meanwhile makes this
+          // a 404 (nothing stored); one deleted after waits for this file and deletes it too.
+          if (!(await lockLiveWorkspace(tx, scope.orgId, scope.workspaceId))) throw new NotFoundError();
           return repo.insertFile(tx, { ...scope, id, filename, mimeType: facts.mediaType as string, sizeBytes: facts.sizeBytes });
         }),
       );
@@ -114,17 +124,43 @@ export class FileService {
     }
   }
 
-  /** One page of the workspace's files, oldest first; `hasMore` tells whether a cursor follows. */
+  /**
+   * One page of the workspace's files, oldest first; `hasMore` tells whether a cursor follows.
+   * The page starts after the position given by at most one of `cursor`, `after` or `after_id`.
+   */
   async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; hasMore: boolean }> {
-    const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+    if (q.before_id !== undefined) {
+      throw new ValidationError(
+        [{ path: 'query.before_id', message: 'is not supported: files are listed forward only, oldest first' }],
+        'before_id is not supported: files are listed forward only (order=asc); page on with cursor, after or after_id',
+      );
+    }
+    const given = (['cursor', 'after', 'after_id'] as const).filter((name) => q[name] !== undefined);
+    if (given.length > 1) {
+      throw new ValidationError(given.map((name) => ({ path: `query.${name}`, message: `only one of ${given.join(', ')} may be given` })));
+    }
+    const start = given[0];
+    const decoded = start === 'cursor' ? decodeCursor(q.cursor as string) : null;
     const scope = await this.scopeFor(key, q.workspace_id);
-    const rows = await repo.listFiles(this.db, scope, after, q.limit + 1);
+    const afterSeq = start === 'after' || start === 'after_id' ? await this.positionOf(scope, start, q[start] as string) : decoded;
+    const rows = await repo.listFiles(this.db, scope, afterSeq, q.limit + 1);
     return { files: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
   }
 
-  /** A file's metadata, or 404. */
+  /**
+   * The listing position of the file an `after`/`after_id` cursor names. The file must be in the
+   * workspace listed; anything else is a bad cursor (400), like an opaque cursor we never issued.
+   */
+  private async positionOf(scope: repo.FileScope, param: 'after' | 'after_id', id: string): Promise<string> {
+    const file = isFileId(id) ? await repo.findFile(this.db, scope, id) : null;
+    if (!file) throw new ValidationError([{ path: `query.${param}`, message: 'is not the id of a file in this workspace' }]);
+    return file.seq;
+  }
+
+  /** A file's metadata, or 404 (also for an id that is not in our format: no such file exists). */
   async get(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<FileRecord> {
-    const file = await repo.findFile(this.db, await this.scopeFor(key, workspaceId), id);
+    const scope = await this.scopeFor(key, workspaceId);
+    const file = isFileId(id) ? await repo.findFile(this.db, scope, id) : null;
     if (!file) throw new NotFoundError();
     return file;
   }
@@ -156,9 +192,19 @@ export class FileService {
    */
   async delete(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<void> {
     const scope = await this.scopeFor(key, workspaceId);
+    if (!isFileId(id)) throw new NotFoundError();
     await this.db.transaction(async (tx) => {
       if (!(await repo.deleteFile(tx, scope, id))) throw new NotFoundError();
-      await this.storage.delete(tx, id);
+      await this.storage.delete(tx, [id]);
     });
+  }
+
+  /**
+   * Delete every file of a workspace, metadata and content, inside the caller's transaction:
+   * the workspace delete, so a deleted workspace leaves no unreachable files behind.
+   */
+  async purgeWorkspace(tx: Queryable, scope: repo.FileScope): Promise<void> {
+    const ids = await repo.deleteWorkspaceFiles(tx, scope);
+    await this.storage.delete(tx, ids);
   }
 }

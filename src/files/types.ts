@@ -37,6 +37,6 @@ export interface FileStorage {
   put(tx: Queryable, fileId: string, source: AsyncIterable<Uint8Array>): Promise<number>;
   /** The stored content, in order, one chunk at a time (never the whole file in memory). */
   read(fileId: string): AsyncIterable<Buffer>;
-  /** Remove the content of `fileId` inside `tx` (idempotent). */
-  delete(tx: Queryable, fileId: string): Promise<void>;
+  /** Remove the content of every one of `fileIds` inside `tx` (idempotent; a workspace delete passes all its files). */
+  delete(tx: Queryable, fileIds: readonly string[]): Promise<void>;
 }

@@ -17,6 +17,16 @@ export function newFileId(): string {
   return out;
 }
 
+const FILE_ID = /^file-[0-9A-Za-z]{24}$/;
+
+/**
+ * Could `id` be one of our file ids? Anything else names no file, so it is answered 404 exactly
+ * like an unknown file (the spec lists no 400 for these routes), without touching the database.
+ */
+export function isFileId(id: string): boolean {
+  return FILE_ID.test(id);
+}
+
 /** The File object. Stored uploads are downloadable through `GET /files/{id}/content`. */
 export function toWireFile(f: FileRecord) {
   return {

@@ -4,6 +4,7 @@
  * so usage history still resolves their names.
  * @module
  */
+import { NotFoundError } from '../errors';
 import type { Queryable } from '../store/db';
 import type { ApiKeyRecord, LimitReset } from './types';
 
@@ -51,16 +52,34 @@ function toRecord(r: Row): ApiKeyRecord {
 /** Fields needed to insert a key. */
 export type NewKey = Omit<ApiKeyRecord, 'createdAt' | 'updatedAt'>;
 
-/** Insert a key and return the stored record. */
+/**
+ * Insert a key into a live workspace of its organization and return the stored record.
+ *
+ * The liveness check and the insert are one statement: the workspace row is share-locked
+ * (`FOR SHARE`) until the transaction ends. A workspace delete takes `FOR UPDATE` and then
+ * counts live keys, so either this key commits first and the delete sees it (refused), or the
+ * delete commits first and this statement, re-checking the row, finds no live workspace. A key
+ * can therefore never end up live in a deleted workspace, whoever calls this (API, CLI, bootstrap).
+ * @throws NotFoundError when the workspace is not a live workspace of the organization
+ */
 export async function insertKey(q: Queryable, k: NewKey): Promise<ApiKeyRecord> {
   const rows = await q.query<Row>(
-    `INSERT INTO api_keys (hash, org_id, workspace_id, name, label, is_management, disabled, limit_usd, limit_reset,
+    `WITH ws AS (SELECT id FROM workspaces WHERE id = $3 AND org_id = $2 AND deleted_at IS NULL FOR SHARE)
+     INSERT INTO api_keys (hash, org_id, workspace_id, name, label, is_management, disabled, limit_usd, limit_reset,
        include_byok_in_limit, expires_at, creator_user_id, external_user)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING ${COLUMNS}`,
+     SELECT $1::text, $2::uuid, ws.id, $4::text, $5::text, $6::boolean, $7::boolean, $8::double precision, $9::text,
+       $10::boolean, $11::timestamptz, $12::text, $13::text
+       FROM ws RETURNING ${COLUMNS}`,
     [k.hash, k.orgId, k.workspaceId, k.name, k.label, k.isManagement, k.disabled, k.limitUsd, k.limitReset,
       k.includeByokInLimit, k.expiresAt, k.creatorUserId, k.externalUser],
   );
-  return toRecord(rows[0] as Row);
+  if (!rows[0]) throw new NotFoundError();
+  return toRecord(rows[0]);
+}
+
+/** Store the hash of the external user's own API key (SDK `external.api_key`); never the key itself. */
+export async function setExternalApiKeyHash(q: Queryable, hash: string, externalKeyHash: string): Promise<void> {
+  await q.query('UPDATE api_keys SET external_api_key_hash = $2 WHERE hash = $1', [hash, externalKeyHash]);
 }
 
 /** Look up a live key by hash across all organizations (authentication only). */

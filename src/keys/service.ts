@@ -4,10 +4,10 @@
  * every replica.
  * @module
  */
-import type { Database } from '../store/db';
+import type { Database, Queryable } from '../store/db';
 import type { KeyCache } from '../auth/key-cache';
 import { NotFoundError, ValidationError } from '../errors';
-import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
+import { findDefaultWorkspace, findWorkspace, type RowLock } from '../workspaces/repository';
 import * as repo from './repository';
 import { hashSecret } from './secrets';
 import { mintKey } from './mint';
@@ -34,9 +34,12 @@ export interface UpdateKeyInput {
   include_byok_in_limit?: boolean;
 }
 
-/** Resolve a workspace reference (UUID or slug) of `orgId`, or its default workspace. */
-export async function resolveWorkspaceId(db: Database, orgId: string, ref: string | undefined): Promise<string> {
-  const ws = ref === undefined ? await findDefaultWorkspace(db, orgId) : await findWorkspace(db, orgId, ref);
+/**
+ * Resolve a workspace reference (UUID or slug) of `orgId`, or its default workspace.
+ * @param lock - `share` inside a transaction that adds to the workspace (see `RowLock`)
+ */
+export async function resolveWorkspaceId(q: Queryable, orgId: string, ref: string | undefined, lock: RowLock = 'none'): Promise<string> {
+  const ws = ref === undefined ? await findDefaultWorkspace(q, orgId, lock) : await findWorkspace(q, orgId, ref, lock);
   if (!ws) throw new NotFoundError();
   return ws.id;
 }
@@ -55,25 +58,29 @@ export class KeyService {
     if (expiresAt && expiresAt.getTime() <= this.now()) {
       throw new ValidationError([{ path: 'body.expires_at', message: 'must be in the future' }]);
     }
-    const workspaceId = await resolveWorkspaceId(this.db, orgId, input.workspace_id);
-    const { secret, row } = mintKey({
-      orgId,
-      workspaceId,
-      name: input.name,
-      limitUsd: input.limit ?? null,
-      limitReset: input.limit_reset ?? null,
-      includeByokInLimit: input.include_byok_in_limit ?? false,
-      expiresAt,
-      creatorUserId: input.creator_user_id ?? null,
-      externalUser: input.external?.user ?? null,
+    // One transaction holding a share lock on the live workspace row: a concurrent workspace
+    // delete either waits and then counts this key (refused, 409), or wins and this gets 404.
+    const { record, secret } = await this.db.transaction(async (tx) => {
+      const workspaceId = await resolveWorkspaceId(tx, orgId, input.workspace_id, 'share');
+      const minted = mintKey({
+        orgId,
+        workspaceId,
+        name: input.name,
+        limitUsd: input.limit ?? null,
+        limitReset: input.limit_reset ?? null,
+        includeByokInLimit: input.include_byok_in_limit ?? false,
+        expiresAt,
+        creatorUserId: input.creator_user_id ?? null,
+        externalUser: input.external?.user ?? null,
+      });
+      const inserted = await repo.insertKey(tx, minted.row);
+      if (input.external?.api_key) {
+        await repo.setExternalApiKeyHash(tx, inserted.hash, hashSecret(input.external.api_key));
+      }
+      return { record: inserted, secret: minted.secret };
     });
-    const hash = row.hash;
-    const record = await repo.insertKey(this.db, row);
-    if (input.external?.api_key) {
-      await this.db.query('UPDATE api_keys SET external_api_key_hash = $2 WHERE hash = $1', [hash, hashSecret(input.external.api_key)]);
-    }
     // A lookup of this hash may have been cached as unknown (a client guessing early).
-    await this.cache.invalidate(hash);
+    await this.cache.invalidate(record.hash);
     return { record, secret };
   }
 

@@ -1,7 +1,11 @@
 /**
  * SQL for workspace memberships. A member's role is always the one they hold in the
- * organization. The default workspace has no membership list of its own: it lists every member
- * of the organization (with a stable membership id derived from workspace and user).
+ * organization: every read takes it from `organization_members` (a JOIN), so a role changed in
+ * the organization (CLI `users add … --role`) shows at once in every workspace, with no copy to
+ * go stale. The role stored on the membership is only the one last synced by `members/add`,
+ * which counts a resync as a change. The default workspace has no membership list of its own: it
+ * lists every member of the organization (with a stable membership id derived from workspace and
+ * user).
  * @module
  */
 import type { Queryable } from '../store/db';
@@ -64,12 +68,21 @@ export async function upsertMembers(
   return changed;
 }
 
+/**
+ * Memberships of a (non-default) workspace with the role each user holds in the organization
+ * now. Users no longer in the organization are not members of its workspaces either.
+ */
+const MEMBERS = `SELECT wm.id, wm.workspace_id, wm.user_id, om.role, wm.created_at
+   FROM workspace_members wm
+   JOIN workspaces w ON w.id = wm.workspace_id
+   JOIN organization_members om ON om.org_id = w.org_id AND om.user_id = wm.user_id`;
+
 /** The memberships of `userIds` in a workspace. */
 export async function findMembers(q: Queryable, workspaceId: string, userIds: string[]): Promise<MemberRecord[]> {
   const rows = await q.query<Row>(
-    `SELECT id, workspace_id, user_id, role, created_at FROM workspace_members
-      WHERE workspace_id = $1 AND user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
-      ORDER BY created_at, user_id`,
+    `${MEMBERS}
+      WHERE wm.workspace_id = $1 AND wm.user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
+      ORDER BY wm.created_at, wm.user_id`,
     [workspaceId, JSON.stringify(userIds)],
   );
   return rows.map(toRecord);
@@ -89,12 +102,17 @@ export async function listMembers(q: Queryable, ws: { id: string; orgId: string;
     const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organization_members WHERE org_id = $1', [ws.orgId]);
     return { data: rows.map(toRecord), total: count[0]?.n ?? 0 };
   }
-  const rows = await q.query<Row>(
-    `SELECT id, workspace_id, user_id, role, created_at FROM workspace_members
-      WHERE workspace_id = $1 ORDER BY created_at, user_id OFFSET $2 LIMIT $3`,
-    [ws.id, offset, limit],
+  const rows = await q.query<Row>(`${MEMBERS} WHERE wm.workspace_id = $1 ORDER BY wm.created_at, wm.user_id OFFSET $2 LIMIT $3`, [
+    ws.id,
+    offset,
+    limit,
+  ]);
+  const count = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM workspace_members wm
+       JOIN organization_members om ON om.org_id = $2 AND om.user_id = wm.user_id
+      WHERE wm.workspace_id = $1`,
+    [ws.id, ws.orgId],
   );
-  const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM workspace_members WHERE workspace_id = $1', [ws.id]);
   return { data: rows.map(toRecord), total: count[0]?.n ?? 0 };
 }
 

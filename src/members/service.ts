@@ -28,7 +28,7 @@ export class MemberService {
   async add(orgId: string, ref: string, userIds: string[]): Promise<{ added: number; members: MemberRecord[] }> {
     const ids = unique(userIds);
     return this.db.transaction(async (tx) => {
-      const ws = await requireWorkspace(tx, orgId, ref, true);
+      const ws = await requireWorkspace(tx, orgId, ref, 'update');
       const roles = await repo.orgRoles(tx, orgId, ids);
       const strangers = ids.filter((id) => !roles.has(id));
       if (strangers.length > 0) {
@@ -46,7 +46,7 @@ export class MemberService {
   async remove(orgId: string, ref: string, userIds: string[]): Promise<number> {
     const ids = unique(userIds);
     return this.db.transaction(async (tx) => {
-      const ws = await requireWorkspace(tx, orgId, ref, true);
+      const ws = await requireWorkspace(tx, orgId, ref, 'update');
       if (ws.isDefault) {
         throw new ValidationError(
           [{ path: 'params.id', message: 'the default workspace lists every organization member' }],

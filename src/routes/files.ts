@@ -13,6 +13,7 @@ import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import type { FileService, ListFilesQuery } from '../files/service';
 import { contentDisposition, toWireDeleted, toWireFile, toWirePage } from '../files/wire';
+import { refuseProviderFiles } from '../files/provider';
 
 type ScopeQuery = { workspace_id?: string };
 
@@ -32,26 +33,27 @@ function downloadType(req: Request, mimeType: string): string {
 /** Register the files routes. */
 export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>): void {
   const files: FileService = deps.files;
-  const scoped = validate({ query: 'files.scope.query' });
-  const byId = validate({ params: 'files.id.params', query: 'files.scope.query' });
-  const idOf = (req: Request) => (req.valid.params as { file_id: string }).file_id;
+  // `file_id` is not validated: an id that is not in our format names no file, so the service
+  // answers 404 exactly as for an unknown one (the spec lists no 400 on these routes).
+  const scoped = [validate({ query: 'files.scope.query' }), refuseProviderFiles];
+  const idOf = (req: Request) => String(req.params.file_id);
   const wsOf = (req: Request) => (req.valid.query as ScopeQuery).workspace_id;
 
-  api.add('post', '/files', scoped, async function uploadFile(req: Request, res: Response) {
+  api.add('post', '/files', ...scoped, async function uploadFile(req: Request, res: Response) {
     const file = await files.upload(currentKey(req), wsOf(req), req);
     res.json(toWireFile(file));
   });
 
-  api.add('get', '/files', validate({ query: 'files.list.query' }), async function listFiles(req: Request, res: Response) {
+  api.add('get', '/files', validate({ query: 'files.list.query' }), refuseProviderFiles, async function listFiles(req: Request, res: Response) {
     const page = await files.list(currentKey(req), req.valid.query as ListFilesQuery);
     res.json(toWirePage(page.files, page.hasMore));
   });
 
-  api.add('get', '/files/:file_id', byId, async function getFile(req: Request, res: Response) {
+  api.add('get', '/files/:file_id', ...scoped, async function getFile(req: Request, res: Response) {
     res.json(toWireFile(await files.get(currentKey(req), idOf(req), wsOf(req))));
   });
 
-  api.add('get', '/files/:file_id/content', byId, async function downloadFile(req: Request, res: Response) {
+  api.add('get', '/files/:file_id/content', ...scoped, async function downloadFile(req: Request, res: Response) {
     const { file, body } = await files.content(currentKey(req), idOf(req), wsOf(req));
     res.setHeader('Content-Type', downloadType(req, file.mimeType));
     res.setHeader('Vary', 'Accept');
@@ -65,7 +67,7 @@ export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>)
     });
   });
 
-  api.add('delete', '/files/:file_id', byId, async function deleteFile(req: Request, res: Response) {
+  api.add('delete', '/files/:file_id', ...scoped, async function deleteFile(req: Request, res: Response) {
     await files.delete(currentKey(req), idOf(req), wsOf(req));
     res.json(toWireDeleted(idOf(req)));
   });

@@ -21,7 +21,9 @@ interface Page {
 
 /** Register workspace, member and budget routes. */
 export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
-  const workspaces = new WorkspaceService(deps.db);
+  // A deleted workspace takes its files with it (same transaction), as the hosted service does
+  // with its budgets and guardrails: nothing stays stored that no route could reach.
+  const workspaces = new WorkspaceService(deps.db, (tx, ws) => deps.files.purgeWorkspace(tx, { orgId: ws.orgId, workspaceId: ws.id }));
   const members = new MemberService(deps.db);
   const mgmt = requireManagementKey();
   const byRef = validate({ params: 'workspaces.ref.params' });

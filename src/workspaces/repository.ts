@@ -85,28 +85,50 @@ function toRecord(r: Row): WorkspaceRecord {
   };
 }
 
-/** Is `ref` shaped like a UUID (and so never a slug, whose pattern forbids that shape's length)? */
+/** Is `ref` shaped like a UUID? Such a ref is always looked up as an id, so slugs of this shape are refused. */
 export function isUuid(ref: string): boolean {
   return UUID.test(ref);
 }
 
 /**
+ * How a lookup locks the row it finds, until the surrounding transaction ends:
+ * - `share`: the workspace must stay live while something is added to it (a key, a file); a
+ *   concurrent delete (which takes `update`) waits, then sees the addition (a key makes it
+ *   refuse, a file is deleted with the workspace);
+ * - `update`: changes of the workspace itself (delete, budgets, members) are serialised, and a
+ *   `share` lookup waiting behind a delete re-checks the row and finds it deleted.
+ */
+export type RowLock = 'none' | 'share' | 'update';
+
+const LOCK_SQL: Record<RowLock, string> = { none: '', share: ' FOR SHARE', update: ' FOR UPDATE' };
+
+/**
  * A live workspace of `orgId` by UUID or slug, or null (also for another organization's
  * workspace, or a deleted one).
- * @param forUpdate - lock the row until the surrounding transaction ends (serialises budget changes)
+ * @param lock - row lock held until the surrounding transaction ends (see {@link RowLock})
  */
-export async function findWorkspace(q: Queryable, orgId: string, ref: string, forUpdate = false): Promise<WorkspaceRecord | null> {
-  const lock = forUpdate ? ' FOR UPDATE' : '';
+export async function findWorkspace(q: Queryable, orgId: string, ref: string, lock: RowLock = 'none'): Promise<WorkspaceRecord | null> {
+  const sql = LOCK_SQL[lock];
   const rows = isUuid(ref)
-    ? await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${lock}`, [orgId, ref.toLowerCase()])
-    : await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL${lock}`, [orgId, ref]);
+    ? await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${sql}`, [orgId, ref.toLowerCase()])
+    : await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL${sql}`, [orgId, ref]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
 /** The organization's default workspace (every organization has exactly one). */
-export async function findDefaultWorkspace(q: Queryable, orgId: string): Promise<WorkspaceRecord | null> {
-  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default AND deleted_at IS NULL`, [orgId]);
+export async function findDefaultWorkspace(q: Queryable, orgId: string, lock: RowLock = 'none'): Promise<WorkspaceRecord | null> {
+  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default AND deleted_at IS NULL${LOCK_SQL[lock]}`, [orgId]);
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/**
+ * Share-lock a live workspace of `orgId` by id until the transaction ends, so that what the
+ * caller adds to it cannot land in a workspace deleted meanwhile.
+ * @returns false when the workspace is not (or no longer) live
+ */
+export async function lockLiveWorkspace(q: Queryable, orgId: string, id: string): Promise<boolean> {
+  const rows = await q.query('SELECT id FROM workspaces WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL FOR SHARE', [id, orgId]);
+  return rows.length === 1;
 }
 
 /** Settings a client may set on create and change with PATCH (`undefined` = not given). */

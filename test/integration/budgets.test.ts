@@ -84,6 +84,20 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 0.000001 }).expect(200);
   });
 
+  test('limit_usd below 1 nano-USD (it would round to 0 in the spend counters) → 400, nothing stored', async () => {
+    const ws = await newWorkspace();
+    for (const limit of [1e-300, 5e-324, 1e-10, 9.99e-10]) {
+      const res = await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: limit });
+      expect(res.status).toBe(400);
+      expect(res.body.error.metadata.errors).toEqual([{ path: 'body.limit_usd', message: expect.any(String) }]);
+      await get(`/workspaces/${ws.slug}/budgets/daily`).expect(404);
+    }
+    const smallest = await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 1e-9 }).expect(200);
+    expect(smallest.body.data.limit_usd).toBe(1e-9);
+    await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 1e-12 }).expect(400);
+    expect((await get(`/workspaces/${ws.slug}/budgets/daily`).expect(200)).body.data.limit_usd).toBe(1e-9);
+  });
+
   test('ordering lifetime > monthly > weekly > daily is strict → 400 naming the conflicting budget', async () => {
     const ws = await newWorkspace();
     await put(`/workspaces/${ws.slug}/budgets/weekly`, { limit_usd: 50 }).expect(200);

@@ -130,6 +130,30 @@ describe.each(DATABASES)('files tenancy on $name', (dbKind) => {
     expect(await stored(id)).toBe(true);
   });
 
+  test('deleting a workspace deletes its files, metadata and content; other workspaces keep theirs', async () => {
+    const mgmt = (method: 'post' | 'delete', path: string) => request(gw.app)[method](`/api/v1${path}`).set('Authorization', bearer(gw.mgmtKey));
+    const doomed = (await mgmt('post', '/workspaces').send({ name: 'Doomed', slug: 'doomed' }).expect(201)).body.data.id as string;
+    const big = Buffer.alloc(3 * 1024 * 1024 + 5, 'a'); // several content chunks
+    const ids: string[] = [];
+    for (const bytes of [Buffer.from('first\n'), big]) {
+      const res = await mgmt('post', '/files').query({ workspace_id: doomed }).attach('file', bytes, 'doomed.txt').expect(200);
+      ids.push(res.body.id);
+    }
+    const elsewhere = (await upload(gw.mgmtKey, ws2)).body.id;
+    const chunks = (id: string) => db.query('SELECT seq FROM file_chunks WHERE file_id = $1', [id]);
+    expect((await chunks(ids[1]!)).length).toBeGreaterThan(1);
+
+    await mgmt('delete', `/workspaces/${doomed}`).expect(200);
+    expect(await db.query('SELECT id FROM files WHERE workspace_id = $1', [doomed])).toEqual([]);
+    for (const id of ids) {
+      expect(await chunks(id)).toEqual([]);
+      expect((await call('get', `/${id}`, gw.mgmtKey, doomed)).body).toEqual(NOT_FOUND);
+    }
+    expect(await stored(elsewhere)).toBe(true);
+    expect((await chunks(elsewhere)).length).toBe(1);
+    await call('get', `/${elsewhere}/content`, gw.mgmtKey, ws2).expect(200);
+  });
+
   test('concurrent deletes of one file: exactly one 200, the rest 404, content gone', async () => {
     const id = (await upload(keyDefault)).body.id;
     const results = await Promise.all(

@@ -320,6 +320,58 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect(all.body.has_more).toBe(false);
   });
 
+  test('GET /files: order=asc is the order; after and after_id page on from a file id, like the cursor', async () => {
+    const tenant = await createTestGateway(db, kv);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await upload(tenant, ascii(`cursor file ${i}\n`), `c${i}.txt`)).body.id);
+    const list = async (query: Record<string, string | number>) =>
+      (await request(tenant.app).get('/api/v1/files').query(query).set('Authorization', bearer(tenant.mgmtKey)).expect(200)).body;
+    const idsOf = (page: { data: Array<{ id: string }> }) => page.data.map((f) => f.id);
+
+    expect(idsOf(await list({ order: 'asc' }))).toEqual(ids);
+    for (const param of ['after', 'after_id']) {
+      const page = await list({ [param]: ids[1]!, limit: 2 });
+      expect(idsOf(page)).toEqual(ids.slice(2, 4));
+      expect(page.has_more).toBe(true);
+      const viaCursor = await list({ cursor: page.cursor, limit: 2 });
+      expect(idsOf(viaCursor)).toEqual(ids.slice(4));
+      expect(idsOf(await list({ [param]: ids[4]!, order: 'asc' }))).toEqual([]);
+    }
+  });
+
+  test.each([
+    ['provider=openai', 'query.provider'],
+    ['provider=anthropic', 'query.provider'],
+    ['before_id=file-000000000000000000000000', 'query.before_id'],
+    ['after=file-000000000000000000000000', 'query.after'],
+    ['after_id=not-a-file-id', 'query.after_id'],
+    ['after_id=file-000000000000000000000000&cursor=ZjEuMQ', 'query.after_id'],
+    ['order=desc', 'query.order'],
+  ])('GET /files?%s → 400 naming %s', async (qs, path) => {
+    const res = await request(gw.app).get(`/api/v1/files?${qs}`).set('Authorization', bearer(gw.mgmtKey));
+    expect(res.status).toBe(400);
+    expect(res.body.error.metadata.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  test('provider files are not ours: provider on upload, get, download or delete → 400 with a clear message, nothing changes', async () => {
+    const auth = bearer(gw.mgmtKey);
+    const id = (await upload(gw, ascii('provider test\n'), 'p.txt')).body.id;
+    const before = [await count('files'), await count('file_chunks')];
+    const calls = [
+      request(gw.app).delete(`/api/v1/files/${id}?provider=openai`).set('Authorization', auth),
+      request(gw.app).get(`/api/v1/files/${id}?provider=anthropic`).set('Authorization', auth),
+      request(gw.app).get(`/api/v1/files/${id}/content?provider=openai`).set('Authorization', auth),
+      request(gw.app).post('/api/v1/files?provider=openai').set('Authorization', auth).attach('file', ascii('x\n'), 'x.txt'),
+    ];
+    for (const res of await Promise.all(calls)) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/provider/i);
+      expect(res.body.error.metadata.errors[0].path).toBe('query.provider');
+    }
+    expect([await count('files'), await count('file_chunks')]).toEqual(before);
+    await request(gw.app).get(`/api/v1/files/${id}`).set('Authorization', auth).expect(200);
+  });
+
   test.each([['limit=0'], ['limit=1001'], ['limit=abc'], ['cursor=bm9wZQ'], ['cursor=%21%21'], ['order=desc'], ['workspace_id=ws-slug']])(
     'GET /files?%s → 400',
     async (qs) => {
@@ -345,15 +397,50 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect(again.status).toBe(404);
   });
 
-  test('unknown ids → 404, malformed ids → 400, no key → 401', async () => {
+  test('unknown ids and ids not in our format → 404 on get, content and delete, nothing deleted; no key → 401', async () => {
     const auth = bearer(gw.mgmtKey);
-    expect((await request(gw.app).get('/api/v1/files/file-doesnotexist').set('Authorization', auth)).status).toBe(404);
-    expect((await request(gw.app).delete('/api/v1/files/or_file_011CNha8iCJcU1wXNR6q4V8w').set('Authorization', auth)).status).toBe(404);
-    expect((await request(gw.app).delete('/api/v1/files/bad%20id!').set('Authorization', auth)).status).toBe(400);
-    expect((await request(gw.app).get(`/api/v1/files/${'x'.repeat(200)}`).set('Authorization', auth)).status).toBe(400);
-    expect((await request(gw.app).delete('/api/v1/files/file-x?workspace_id=nope').set('Authorization', auth)).status).toBe(400);
+    const kept = (await upload(gw, ascii('still here\n'), 'kept.txt')).body.id;
+    const before = [await count('files'), await count('file_chunks')];
+    const ids = ['file-doesnotexist', 'or_file_011CNha8iCJcU1wXNR6q4V8w', 'file-..bad', 'bad%20id!', 'x'.repeat(200), 'nul%00byte', `${kept}x`,
+      kept.toUpperCase()];
+    for (const id of ids) {
+      for (const [method, path] of [['get', ''], ['get', '/content'], ['delete', '']] as const) {
+        const res = await request(gw.app)[method](`/api/v1/files/${id}${path}`).set('Authorization', auth);
+        expect([id, path, method, res.status]).toEqual([id, path, method, 404]);
+        expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+      }
+    }
+    expect([await count('files'), await count('file_chunks')]).toEqual(before);
+    // A workspace_id that is not a UUID is still a 400 (the spec types it as a UUID).
+    expect((await request(gw.app).delete(`/api/v1/files/${kept}?workspace_id=nope`).set('Authorization', auth)).status).toBe(400);
+    expect((await request(gw.app).delete('/api/v1/files/file-..bad?workspace_id=nope').set('Authorization', auth)).status).toBe(400);
+    await request(gw.app).get(`/api/v1/files/${kept}`).set('Authorization', auth).expect(200);
     const unauth = await request(gw.app).get('/api/v1/files');
     expect(unauth.status).toBe(401);
     expect(unauth.body.error.code).toBe(401);
+  });
+
+  test('a non-ASCII file name sent by Node\'s FormData is kept exactly (UTF-8, not latin1)', async () => {
+    const name = 'résumé 日本.txt';
+    const server = http.createServer(gw.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const form = new FormData();
+      form.append('file', new Blob(['Curriculum vitae\n']), name);
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/files`, {
+        method: 'POST',
+        headers: { authorization: bearer(gw.mgmtKey) },
+        body: form,
+      });
+      expect(res.status).toBe(200);
+      const file = (await res.json()) as { id: string; filename: string };
+      expect(file.filename).toBe(name);
+      const got = await request(gw.app).get(`/api/v1/files/${file.id}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+      expect(got.body.filename).toBe(name);
+      const down = await request(gw.app).get(`/api/v1/files/${file.id}/content`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+      expect(down.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent(name)}`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -70,6 +70,31 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     await post('/workspaces/team/members/add', { user_ids: ['user_a'] }).expect(200);
   });
 
+  test('a role changed in the organization shows at once in every member list, without re-adding', async () => {
+    const t = await createTestGateway(db, kv); // its own organization: the member counts above stay put
+    await upsertOrgMember(db, t.orgId, 'user_demoted', 'admin');
+    await upsertOrgMember(db, t.orgId, 'user_promoted', 'member');
+    const ws = (await post('/workspaces', { name: 'Roles', slug: 'roles' }, t).expect(201)).body.data;
+    const users = { user_ids: ['user_demoted', 'user_promoted'] };
+    const added = await post('/workspaces/roles/members/add', users, t).expect(200);
+    const roleIn = (body: { data: Array<{ user_id: string; role: string }> }) =>
+      Object.fromEntries(body.data.map((m) => [m.user_id, m.role]));
+    expect(roleIn(added.body)).toEqual({ user_demoted: 'admin', user_promoted: 'member' });
+
+    // What the CLI's `users add <id> --role …` does for an existing member of the organization.
+    await upsertOrgMember(db, t.orgId, 'user_demoted', 'member');
+    await upsertOrgMember(db, t.orgId, 'user_promoted', 'admin');
+    const listed = await get(`/workspaces/${ws.id}/members`, t).expect(200);
+    expect(roleIn(listed.body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
+    expect(listed.body.total_count).toBe(2);
+    expect(roleIn((await get('/workspaces/default/members', t).expect(200)).body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
+    // Adding again reports the same current roles on the same memberships.
+    const again = await post('/workspaces/roles/members/add', users, t).expect(200);
+    expect(roleIn(again.body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
+    const ids = (body: { data: Array<{ id: string }> }) => body.data.map((m) => m.id).sort();
+    expect(ids(again.body)).toEqual(ids(added.body));
+  });
+
   test('a user outside the organization → 400 naming them, and nothing is added', async () => {
     const res = await post('/workspaces/team/members/add', { user_ids: ['user_b', 'user_stranger', 'user_ghost'] });
     expect(res.status).toBe(400);

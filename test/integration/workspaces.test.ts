@@ -116,6 +116,41 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     await api(other).post('/workspaces', { name: 'Dup', slug: 'dup' }).expect(201);
   });
 
+  test('a UUID-shaped slug → 400 naming slug, on create and on PATCH, and nothing changes', async () => {
+    const uuidSlug = '11111111-2222-3333-4444-555555555555';
+    const created = await api().post('/workspaces', { name: 'Looks like an id', slug: uuidSlug });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject({ code: 400, message: expect.stringContaining('slug') });
+    expect(created.body.error.metadata.errors).toEqual([{ path: 'body.slug', message: expect.stringContaining('UUID') }]);
+    const list = await api().get('/workspaces?limit=100').expect(200);
+    expect(list.body.data.map((w: { slug: string }) => w.slug)).not.toContain(uuidSlug);
+
+    const ws = (await api().post('/workspaces', { name: 'Keeps slug', slug: 'keeps-slug' }).expect(201)).body.data;
+    const patched = await api().patch('/workspaces/keeps-slug', { slug: uuidSlug, name: 'Renamed' });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.metadata.errors[0].path).toBe('body.slug');
+    expect((await api().get(`/workspaces/${ws.id}`).expect(200)).body.data).toEqual(ws);
+
+    // Only the exact UUID shape is refused: a slug that merely resembles one is fine and addressable.
+    const near = '11111111-2222-3333-4444-55555555555x';
+    await api().post('/workspaces', { name: 'Near', slug: near }).expect(201);
+    expect((await api().get(`/workspaces/${near}`).expect(200)).body.data.slug).toBe(near);
+  });
+
+  test('io_logging_api_key_ids must hold positive safe integers → else 400, on create and PATCH', async () => {
+    for (const ids of [[2 ** 53], [1e300], [-1], [0], [1.5], ['7']]) {
+      const res = await api().post('/workspaces', { name: 'ids', slug: 'io-ids', io_logging_api_key_ids: ids });
+      expect(res.status).toBe(400);
+      expect(res.body.error.metadata.errors[0].path).toBe('body.io_logging_api_key_ids.0');
+    }
+    await api().get('/workspaces/io-ids').expect(404);
+    const max = Number.MAX_SAFE_INTEGER;
+    const ws = (await api().post('/workspaces', { name: 'ids', slug: 'io-ids', io_logging_api_key_ids: [1, max] }).expect(201)).body.data;
+    expect(ws.io_logging_api_key_ids).toEqual([1, max]);
+    await api().patch('/workspaces/io-ids', { io_logging_api_key_ids: [max + 1] }).expect(400);
+    expect((await api().get('/workspaces/io-ids').expect(200)).body.data.io_logging_api_key_ids).toEqual([1, max]);
+  });
+
   test('body validation: missing name/slug, name too long, unknown field, bad sampling rate → 400', async () => {
     await api().post('/workspaces', { slug: 'no-name' }).expect(400);
     await api().post('/workspaces', { name: 'No slug' }).expect(400);
