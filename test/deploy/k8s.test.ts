@@ -2,11 +2,14 @@
  * The `k8s/` kustomize base: every object is valid against the Kubernetes OpenAPI schemas (and
  * has no unknown field), the base lists every manifest, and the operational invariants hold:
  * replicas and rollout, probes on the ports the gateway listens on, shutdown within the grace
- * period, pod security, resources, pinned images, Prometheus scraping, HPA, PDB,
- * NetworkPolicy, the migration Job. The Deployment's environment and config file are loaded
- * with the gateway's own `loadConfig`, so a variable or port the app does not read fails here.
+ * period, pod security, resources, pinned images, Prometheus scraping (one annotation-based path),
+ * HPA, PDB, NetworkPolicy (in-cluster providers reachable), the migration Job. The Deployment's
+ * environment, config file and mounted catalog are loaded with the gateway's own `loadConfig` and
+ * `loadCatalog`, so a variable, port or catalog path the app does not read fails here. Where
+ * `kubectl` is installed, its kustomize build is compared with the emulated one.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -17,6 +20,7 @@ import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
@@ -25,7 +29,9 @@ import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/mon
 import { ENV_VARS, loadConfig, type Config } from '../../src/config';
 import { PROJECT_ROOT } from '../../src/paths';
 import { USAGE } from '../../src/cli/run';
-import { K8S_DIR, listManifestFiles, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
+import { loadCatalog } from '../../src/catalog/load';
+import { ADAPTERS } from '../../src/providers/registry';
+import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
 
 const SECRET_TEMPLATE = 'secret.example.yaml';
@@ -74,11 +80,49 @@ function isReadByGateway(name: string): boolean {
   return m !== null && providerEnvNames.has(m[1] as string);
 }
 
+/** A file a ConfigMap-backed volume shows in the pod: which ConfigMap and key it comes from. */
+interface MountedFile {
+  configMap: string;
+  key: string;
+}
+
+/**
+ * The files of a `configMap` volume, or of a `projected` volume of ConfigMaps, by path relative
+ * to the mount (`items` honoured; without them every key of the ConfigMap is a file).
+ */
+function configMapVolumeFiles(volume: IVolume): Map<string, MountedFile> {
+  const sources = volume.configMap ? [volume.configMap] : (volume.projected?.sources ?? []).flatMap((s) => (s.configMap ? [s.configMap] : []));
+  const files = new Map<string, MountedFile>();
+  for (const source of sources) {
+    const name = source.name as string;
+    const keys = source.items ?? Object.keys(the<IConfigMap>('ConfigMap', name).data ?? {}).map((key) => ({ key, path: key }));
+    for (const { key, path: rel } of keys) {
+      expect({ path: rel, twice: files.has(rel) }).toEqual({ path: rel, twice: false });
+      files.set(rel, { configMap: name, key });
+    }
+  }
+  return files;
+}
+
+/** The ConfigMap file the gateway container sees at `file`, or undefined when no such volume is mounted there. */
+function mountedFile(file: string): (MountedFile & { readOnly: boolean }) | undefined {
+  const mount = (gateway.volumeMounts ?? [])
+    .filter((m) => file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`))
+    .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
+  const volume = podSpec.volumes?.find((v) => v.name === mount?.name);
+  if (!mount || !volume || mount.subPath) return undefined;
+  const found = configMapVolumeFiles(volume).get(file.slice(mount.mountPath.replace(/\/$/, '').length + 1));
+  return found && { ...found, readOnly: mount.readOnly === true };
+}
+
+/** A ConfigMap's data as kustomize generates it, with `edit` applied (to try a change an SRE would make). */
+type ConfigMapEdit = (configMap: string, data: Record<string, string>) => Record<string, string>;
+
 /**
  * The gateway container's environment as the kubelet would build it from the Secret template,
  * with files mounted from ConfigMaps written to a temporary directory (paths rewritten).
  */
-function gatewayEnvironment(): NodeJS.ProcessEnv {
+function gatewayEnvironment(edit: ConfigMapEdit = (_name, data) => data): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const from of gateway.envFrom ?? []) {
     expect(from.secretRef?.name).toBe(secret.metadata?.name);
@@ -96,17 +140,54 @@ function gatewayEnvironment(): NodeJS.ProcessEnv {
   }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'sy-k8s-'));
   for (const [name, value] of Object.entries(env)) {
-    const mount = gateway.volumeMounts?.find((m) => value?.startsWith(`${m.mountPath}/`));
-    const volume = podSpec.volumes?.find((v) => v.name === mount?.name);
-    if (!mount || !volume?.configMap) continue;
-    const configMap = the<IConfigMap>('ConfigMap', volume.configMap.name);
-    const key = (value as string).slice(mount.mountPath.length + 1);
-    expect(Object.keys(configMap.data ?? {})).toContain(key);
-    const file = path.join(tmp, key);
-    writeFileSync(file, configMap.data?.[key] ?? '');
+    if (!value?.startsWith('/')) continue;
+    const mounted = mountedFile(value);
+    if (!mounted) continue;
+    const data = edit(mounted.configMap, { ...(the<IConfigMap>('ConfigMap', mounted.configMap).data ?? {}) });
+    expect(Object.keys(data)).toContain(mounted.key);
+    const file = path.join(tmp, value);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, data[mounted.key] ?? '');
     env[name] = file;
   }
   return env;
+}
+
+/** Every `annotations` map in an object, with where it is (`metadata`, `spec.template.metadata`, …). */
+function annotationMaps(o: unknown, at: string[] = []): Array<{ at: string; annotations: Record<string, string> }> {
+  if (o === null || typeof o !== 'object') return [];
+  return Object.entries(o as Record<string, unknown>).flatMap(([k, v]) =>
+    k === 'annotations' && v !== null && typeof v === 'object'
+      ? [{ at: at.join('.'), annotations: v as Record<string, string> }]
+      : annotationMaps(v, [...at, k]),
+  );
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+/** A Service DNS name (`name.namespace.svc`, `….svc.cluster.local`), which only pods in the cluster answer. */
+function isClusterService(host: string): boolean {
+  return /\.svc(\.cluster\.local)?\.?$/.test(host);
+}
+
+/** Whether the NetworkPolicy lets the gateway pods open a TCP connection to `host:port`. */
+function egressAllows(np: INetworkPolicy, host: string, port: number): boolean {
+  if (isLoopback(host)) return true; // loopback never leaves the pod
+  return (np.spec?.egress ?? []).some((rule) => {
+    const portOk = (rule.ports ?? []).length === 0 || (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP');
+    if (!portOk) return false;
+    if (!rule.to || rule.to.length === 0) return true; // any destination
+    // A namespaceSelector / podSelector peer selects pods in the cluster, reached through a Service name.
+    return isClusterService(host) && rule.to.some((peer) => peer.ipBlock === undefined && (peer.namespaceSelector !== undefined || peer.podSelector !== undefined));
+  });
+}
+
+/** `host` and port of a provider's base URL. */
+function endpointOf(baseUrl: string): { host: string; port: number } {
+  const url = new URL(baseUrl);
+  return { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
 }
 
 describe('k8s/ kustomize base', () => {
@@ -286,8 +367,20 @@ describe('k8s/ kustomize base', () => {
     expect(metrics.spec?.ports?.map((p) => p.name)).toContain(endpoint?.port);
   });
 
+  test('Prometheus: only the pod template carries prometheus.io/* annotations (no double scrape through the Services)', () => {
+    const annotated = objects.flatMap((o) =>
+      annotationMaps(o)
+        .filter((a) => Object.keys(a.annotations).some((k) => k.startsWith('prometheus.io/')))
+        .map((a) => `${describeObject(o)} ${a.at}`),
+    );
+    expect(annotated).toEqual(['Deployment/switchyard spec.template.metadata']);
+    // The ServiceMonitor finds the metrics Service by labels alone.
+    expect(the<IService>('Service', 'switchyard-metrics').metadata?.labels).toMatchObject(the<IServiceMonitor>('ServiceMonitor').spec.selector.matchLabels ?? {});
+  });
+
   test('HPA (autoscaling/v2) scales the Deployment on CPU, never below its replicas', () => {
     const hpa = the<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler');
+    expect(hpa.spec?.minReplicas).toBe(3);
     expect(hpa.spec?.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata?.name });
     expect(hpa.spec?.minReplicas).toBe(deployment.spec?.replicas);
     expect(hpa.spec?.maxReplicas).toBeGreaterThan(hpa.spec?.minReplicas ?? 0);
@@ -316,6 +409,69 @@ describe('k8s/ kustomize base', () => {
     for (const w of workloads) expect({ w: describeObject(w), selected: matches(np.spec?.podSelector.matchLabels, podTemplateOf(w)?.metadata?.labels) }).toEqual({ w: describeObject(w), selected: true });
   });
 
+  test('NetworkPolicy lets the gateway reach every provider of the mounted catalog, and local servers in the cluster', () => {
+    const np = the<INetworkPolicy>('NetworkPolicy');
+    const catalog = parseYaml(the<IConfigMap>('ConfigMap', 'switchyard-catalog').data?.['providers.yaml'] ?? '') as { providers: Array<{ slug: string; base_url: string }> };
+    for (const p of catalog.providers) {
+      const { host, port } = endpointOf(p.base_url);
+      expect({ provider: p.slug, host, port, allowed: egressAllows(np, host, port) }).toEqual({ provider: p.slug, host, port, allowed: true });
+    }
+    // Local embedding servers as Services in the cluster, on their usual pod ports (README examples).
+    for (const url of ['http://tei.ml.svc.cluster.local/v1', 'http://vllm.ml.svc:8000/v1', 'http://tei.ml.svc:8080/v1', 'http://ollama.ollama.svc:11434/v1']) {
+      const { host, port } = endpointOf(url);
+      expect({ url, allowed: egressAllows(np, host, port) }).toEqual({ url, allowed: true });
+    }
+    // …but plain HTTP leaves the cluster only where a rule says so: not by default.
+    for (const url of ['http://embeddings.example.com/v1', 'http://embeddings.example.com:8000/v1']) {
+      const { host, port } = endpointOf(url);
+      expect({ url, allowed: egressAllows(np, host, port) }).toEqual({ url, allowed: false });
+    }
+  });
+
+  test('catalog: ConfigMap switchyard-catalog is mounted read-only and named by SWITCHYARD_MODELS_FILE / SWITCHYARD_PROVIDERS_FILE', () => {
+    const env = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
+    expect(mountedFile(env.SWITCHYARD_MODELS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'models.yaml', readOnly: true });
+    expect(mountedFile(env.SWITCHYARD_PROVIDERS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'providers.yaml', readOnly: true });
+    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '')).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
+    // Generated, so that an edit changes the name (hash suffix) and rolls the Deployment.
+    expect(kustomization.configMapGenerator?.map((g) => g.name)).toEqual(expect.arrayContaining(['switchyard-config', 'switchyard-catalog']));
+  });
+
+  test('catalog: k8s/config/models.yaml and providers.yaml are byte-for-byte copies of config/ (cp config/models.yaml config/providers.yaml k8s/config/)', () => {
+    for (const file of ['models.yaml', 'providers.yaml']) {
+      const image = readFileSync(path.join(PROJECT_ROOT, 'config', file));
+      const k8s = readFileSync(path.join(K8S_DIR, 'config', file));
+      expect({ file, equal: image.equals(k8s) }).toEqual({ file, equal: true });
+    }
+  });
+
+  test('catalog: the mounted files load with loadConfig + loadCatalog, and a local provider added there is routed', () => {
+    const adapters = new Set(ADAPTERS.keys());
+    const env = gatewayEnvironment();
+    const config = loadConfig(env);
+    expect(config.catalog.modelsFile).toBe(env.SWITCHYARD_MODELS_FILE);
+    expect(config.catalog.providersFile).toBe(env.SWITCHYARD_PROVIDERS_FILE);
+    const catalog = loadCatalog(config, adapters);
+    const shipped = parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', 'models.yaml'), 'utf8')) as { models: Array<{ id: string }> };
+    expect(catalog.models.length).toBeGreaterThan(0);
+    expect(catalog.models.every((m) => shipped.models.some((s) => s.id === m.id))).toBe(true);
+    // What the README tells an SRE to do: append a keyless in-cluster TEI provider and a model on it.
+    const withTei = gatewayEnvironment((name, data) =>
+      name !== 'switchyard-catalog'
+        ? data
+        : {
+            ...data,
+            'providers.yaml': `${data['providers.yaml']}  - slug: tei\n    name: TEI (in cluster)\n    adapter: openai\n    base_url: http://tei.ml.svc.cluster.local/v1\n    api_key: null\n`,
+            'models.yaml': data['models.yaml']?.replace(
+              /^models:\n/m,
+              'models:\n  - id: baai/bge-small-en-v1.5\n    name: "BAAI: bge-small-en-v1.5"\n    created: 1760000000\n    context_length: 512\n    endpoints:\n      - provider: tei\n        upstream_model: BAAI/bge-small-en-v1.5\n        pricing: { prompt: "0" }\n',
+            ) as string,
+          },
+    );
+    const local = loadCatalog(loadConfig(withTei), adapters).resolve('baai/bge-small-en-v1.5');
+    expect(local.endpoints.map((e) => [e.provider.slug, e.provider.baseUrl])).toEqual([['tei', 'http://tei.ml.svc.cluster.local/v1']]);
+  });
+
   test('migration Job runs `switchyard migrate` once against the database, with the gateway image', () => {
     const job = the<IJob>('Job', 'switchyard-migrate');
     const c = job.spec?.template.spec?.containers[0] as IContainer;
@@ -329,6 +485,36 @@ describe('k8s/ kustomize base', () => {
     expect(['Never', 'OnFailure']).toContain(job.spec?.template.spec?.restartPolicy);
     expect(job.spec?.backoffLimit).toBeGreaterThan(0);
     expect(job.spec?.activeDeadlineSeconds).toBeGreaterThan(0);
+  });
+
+  test('migration Job can run before the rest: `-l app.kubernetes.io/component=migration` selects it alone; Argo CD runs it PreSync', () => {
+    const job = the<IJob>('Job', 'switchyard-migrate');
+    const selected = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'migration').map(describeObject);
+    expect(selected).toEqual(['Job/switchyard-migrate']);
+    expect(job.metadata?.annotations?.['argocd.argoproj.io/hook']).toBe('PreSync');
+    // What it needs besides the Secret exists in the base (README: applied before it on install).
+    expect(the<K8sObject>('ServiceAccount', job.spec?.template.spec?.serviceAccountName).kind).toBe('ServiceAccount');
+    // Its pods are not gateway pods: no Service, PDB or HPA counts them.
+    expect(matches(deployment.spec?.selector.matchLabels, job.spec?.template.metadata?.labels)).toBe(false);
+  });
+
+  // `kubectl kustomize` is not required (CI may lack it), but where it exists the real build must
+  // match the emulated one, hash suffixes aside, and carry those suffixes into the references.
+  const kubectl = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
+  (kubectl.status === 0 ? test : test.skip)('kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name', () => {
+    let text = kubectl.stdout;
+    for (const gen of kustomization.configMapGenerator ?? []) {
+      const hashed = new RegExp(`\\b${gen.name}-[a-z0-9]{10}\\b`, 'g');
+      const names = new Set(text.match(hashed) ?? []);
+      expect({ generator: gen.name, names: names.size }).toEqual({ generator: gen.name, names: 1 });
+      // The ConfigMap and every reference to it (the Deployment's volume) use the hashed name.
+      expect(text.match(hashed)?.length).toBeGreaterThanOrEqual(2);
+      text = text.replace(hashed, gen.name);
+    }
+    const real = parseObjects(text, 'kubectl kustomize');
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const byKey = (list: K8sObject[]) => Object.fromEntries(list.map((o) => [key(o), o]));
+    expect(byKey(real)).toEqual(byKey(structuredClone(objects)));
   });
 
   test('Secret template: placeholders only, each key a variable the gateway reads', () => {

@@ -1,6 +1,7 @@
 /**
  * Renders the `k8s/` kustomize base the way `kubectl apply -k k8s/` would, for the deployment
- * tests (no kustomize binary here). Only the kustomization fields the base uses are emulated:
+ * tests (CI need not have kubectl; where it has, k8s.test.ts compares this with `kubectl kustomize`).
+ * Only the kustomization fields the base uses are emulated:
  * `resources` (files), `namespace`, `configMapGenerator` (files) and `images`. Any other field
  * fails loudly, so a new kustomize feature in the base cannot slip past the tests unrendered.
  * Generated ConfigMaps keep their plain name (kustomize appends a content hash and rewrites the
@@ -45,14 +46,19 @@ export function readKustomization(): Kustomization {
   return k;
 }
 
-/** Every object in one YAML file (multi-document files included, empty documents skipped). */
-export function readObjects(file: string): K8sObject[] {
-  return parseAllDocuments(readFileSync(file, 'utf8'))
+/** Every object in a YAML text (multi-document included, empty documents skipped); `source` names it in errors. */
+export function parseObjects(text: string, source: string): K8sObject[] {
+  return parseAllDocuments(text)
     .map((doc) => {
-      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]?.message}`);
+      if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0]?.message}`);
       return doc.toJS() as K8sObject | null;
     })
     .filter((o): o is K8sObject => o !== null && o !== undefined);
+}
+
+/** Every object in one YAML file (multi-document files included, empty documents skipped). */
+export function readObjects(file: string): K8sObject[] {
+  return parseObjects(readFileSync(file, 'utf8'), file);
 }
 
 /** Every `*.yaml` / `*.yml` file under `k8s/`, relative to it, with `/` separators. */
