@@ -1,14 +1,15 @@
 /**
  * `createApp(deps)`: the whole HTTP surface, wired in one direction (context → health →
- * auth → rate limit → routes → 404 → the error handler). No I/O happens here, so tests build
- * as many instances as they like over shared or separate stores.
+ * route label → auth → rate limit → management-path check → routes → 404 → the error
+ * handler). No I/O happens here, so tests build as many instances as they like over shared or
+ * separate stores.
  * @module
  */
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { requestContext } from './http/request-context';
 import { accessLog } from './http/access-log';
-import { authenticate } from './auth/authenticate';
+import { authenticate, requireManagementKeyOnManagementPaths } from './auth/authenticate';
 import { perKeyRateLimit } from './http/rate-limit';
 import { errorHandler, notFound } from './http/error-handler';
 import { API_PREFIX, apiRouter } from './http/router';
@@ -33,16 +34,22 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
 
   const api = apiRouter();
+  // The hot path first: the router tests layers in order, so embeddings skips every other route's match.
+  registerEmbeddingRoutes(api, deps);
   registerKeyRoutes(api, deps);
   registerFileRoutes(api, deps);
-  registerEmbeddingRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
   registerGenerationRoutes(api, deps);
+  // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
+  app.locals.apiRoutes = api.routes;
 
   app.use(
     API_PREFIX,
+    // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
+    api.label,
     authenticate(deps.keyCache, deps.metrics, deps.clock),
-    perKeyRateLimit(deps.kv, deps.metrics, { name: 'api', ...deps.config.rateLimit }),
+    perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
+    requireManagementKeyOnManagementPaths(),
     // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
     passthroughRoutes(deps),
     express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),

@@ -219,8 +219,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       problems.push(`${issue.path}${envName ? ` (${envName})` : ''} ${issue.message}`);
     }
   }
+  problems.push(...crossFieldProblems(data));
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(data as unknown as Config);
+}
+
+/**
+ * Rules between settings that one schema property cannot express. Checked on the merged data
+ * even when other values are invalid, so every problem is still reported together.
+ */
+function crossFieldProblems(data: Layer): string[] {
+  const problems: string[] = [];
+  const { port, metricsPort } = (data.server ?? {}) as { port?: unknown; metricsPort?: unknown };
+  // Port 0 means "any free port" for each listener, so two zeros do not collide.
+  if (typeof port === 'number' && port !== 0 && port === metricsPort) {
+    problems.push(`config.server.metricsPort (METRICS_PORT) must differ from config.server.port (PORT): both are ${port}`);
+  }
+  return problems;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -120,10 +120,10 @@ export class PayloadTooLargeError extends GatewayError {
   }
 }
 
-/** 429 with `Retry-After`. */
+/** 429 with `Retry-After`; `headers` for limits of our own (the hosted service's `X-RateLimit-*`). */
 export class RateLimitError extends GatewayError {
-  constructor(retryAfterSeconds: number, metadata?: Record<string, unknown>) {
-    super(429, STATUS_MESSAGES[429], { retryAfterSeconds, metadata });
+  constructor(retryAfterSeconds: number, metadata?: Record<string, unknown>, headers?: Record<string, string>) {
+    super(429, STATUS_MESSAGES[429], { retryAfterSeconds, metadata, headers });
   }
 }
 

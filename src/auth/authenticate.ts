@@ -53,6 +53,24 @@ export function requireManagementKey() {
   };
 }
 
+/**
+ * Management-only path prefixes (relative to `/api/v1`): `/keys` and below (not `/key`),
+ * `/workspaces` and below, `/analytics` and below. Case-insensitive like the router.
+ */
+const MANAGEMENT_PATHS = /^\/+(?:keys|workspaces|analytics)(?:\/|$)/i;
+
+/**
+ * Mounted after `authenticate`, in front of every route: a non-management key gets 403 on a
+ * management-only prefix even where no route exists yet (e.g. `POST /analytics/query`), as the
+ * hosted service answers; a management key there still reaches the routes, or 404.
+ */
+export function requireManagementKeyOnManagementPaths() {
+  return function managementPathsMiddleware(req: Request, _res: Response, next: NextFunction): void {
+    if (!req.ctx.key?.isManagement && MANAGEMENT_PATHS.test(req.path)) throw new ForbiddenError();
+    next();
+  };
+}
+
 /** Inference routes: management keys are refused (403), as on the hosted service. */
 export function requireInferenceKey() {
   return function requireInferenceKeyMiddleware(req: Request, _res: Response, next: NextFunction): void {

@@ -2,9 +2,15 @@
  * The admin CLI's commands. Users and organizations are not created through the HTTP API, so
  * these are how an operator adds them; keys can be created here too (management keys only here).
  * Secrets are printed exactly once and stored only as hashes.
+ *
+ * Each command has a `check` that validates its arguments without touching the database: the
+ * runner calls it before opening (and migrating) the database, so a usage error exits 2 at once,
+ * even while the gateway holds the embedded data dir.
  * @module
  */
+import { readFileSync } from 'node:fs';
 import type { Database } from '../store/db';
+import { fromRoot } from '../paths';
 import { migrate } from '../store/migrate';
 import { listOrgMembers, listOrgs, upsertOrgMember } from '../orgs/repository';
 import { provisionOrg } from '../orgs/provision';
@@ -23,67 +29,146 @@ export interface CommandOptions {
   email?: string;
 }
 
+/** A CLI command: argument checks (no I/O) and the action. */
+export interface CliCommand {
+  /** Options the command accepts besides `--help`; any other is a usage error. */
+  options: ReadonlyArray<keyof CommandOptions>;
+  /** Throws {@link UsageError} for bad arguments; runs before the database is opened. */
+  check(args: string[], o: CommandOptions): void;
+  run(db: Database, out: Out, args: string[], o: CommandOptions): Promise<void>;
+}
+
 const USER_ID = /^[A-Za-z0-9_.@:-]{1,200}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The API's limit on key names, read from its schema so CLI-made keys are always API-valid. */
+export const KEY_NAME_MAX = (JSON.parse(readFileSync(fromRoot('schemas', 'keys.create.json'), 'utf8')) as { properties: { name: { maxLength: number } } })
+  .properties.name.maxLength;
+/** Workspace UUID or slug, as the API's `workspaceRef` (`schemas/defs.json`). */
+const WORKSPACE_REF_MAX = 100;
+const ORG_NAME_MAX = 200;
+const EMAIL_MAX = 320;
+
+function noArgs(command: string) {
+  return (args: string[]): void => {
+    if (args.length > 0) throw new UsageError(`${command} takes no arguments (got "${args[0]}")`);
+  };
+}
+
+function checkOrg(o: CommandOptions): void {
+  if (o.org !== undefined && !UUID.test(o.org)) throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
+}
+
+function checkLength(flag: string, value: string | undefined, max: number): void {
+  if (value !== undefined && value.length > max) throw new UsageError(`${flag} is longer than ${max} characters`);
+}
 
 /** `users add <user_id> --role admin|member [--email e] [--org id]` */
-export async function usersAdd(db: Database, out: Out, args: string[], o: CommandOptions): Promise<void> {
-  const userId = args[0];
-  if (!userId || args.length > 1) throw new UsageError('users add takes exactly one <user_id>');
-  if (!USER_ID.test(userId)) throw new UsageError(`invalid user id "${userId}": letters, digits and _ . @ : - only`);
-  if (o.role !== 'admin' && o.role !== 'member') throw new UsageError('--role must be admin or member');
-  const org = await pickOrg(db, o.org);
-  await db.transaction((tx) => upsertOrgMember(tx, org.id, userId, o.role as 'admin' | 'member', o.email ?? null));
-  out.line(`user ${userId} is ${o.role} of organization ${org.name} (${org.id})`);
-}
+export const usersAdd: CliCommand = {
+  options: ['role', 'email', 'org'],
+  check(args, o) {
+    const userId = args[0];
+    if (!userId || args.length > 1) throw new UsageError('users add takes exactly one <user_id>');
+    if (!USER_ID.test(userId)) throw new UsageError(`invalid user id "${userId}": letters, digits and _ . @ : - only`);
+    if (o.role !== 'admin' && o.role !== 'member') throw new UsageError('--role must be admin or member');
+    checkLength('--email', o.email, EMAIL_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, args, o) {
+    const userId = args[0] as string;
+    const org = await pickOrg(db, o.org);
+    await db.transaction((tx) => upsertOrgMember(tx, org.id, userId, o.role as 'admin' | 'member', o.email ?? null));
+    out.line(`user ${userId} is ${o.role} of organization ${org.name} (${org.id})`);
+  },
+};
 
 /** `users list [--org id]` */
-export async function usersList(db: Database, out: Out, _args: string[], o: CommandOptions): Promise<void> {
-  const org = await pickOrg(db, o.org);
-  const members = await listOrgMembers(db, org.id);
-  if (members.length === 0) out.line(`organization ${org.name} has no users yet`);
-  for (const m of members) out.line(`${m.userId}\t${m.role}\t${m.email ?? ''}\t${m.createdAt.toISOString()}`);
-}
+export const usersList: CliCommand = {
+  options: ['org'],
+  check(args, o) {
+    noArgs('users list')(args);
+    checkOrg(o);
+  },
+  async run(db, out, _args, o) {
+    const org = await pickOrg(db, o.org);
+    const members = await listOrgMembers(db, org.id);
+    if (members.length === 0) out.line(`organization ${org.name} has no users yet`);
+    for (const m of members) out.line(`${m.userId}\t${m.role}\t${m.email ?? ''}\t${m.createdAt.toISOString()}`);
+  },
+};
 
 /** `keys create --name n [--management] [--workspace id-or-slug] [--org id]` */
-export async function keysCreate(db: Database, out: Out, args: string[], o: CommandOptions): Promise<void> {
-  if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`);
-  if (!o.name || o.name.trim() === '') throw new UsageError('keys create needs --name <name>');
-  const org = await pickOrg(db, o.org);
-  const ws = o.workspace ? await findWorkspace(db, org.id, o.workspace) : await findDefaultWorkspace(db, org.id);
-  if (!ws) throw new CliError(`no workspace "${o.workspace}" in organization ${org.name}`);
-  const { secret, row } = mintKey({ orgId: org.id, workspaceId: ws.id, name: o.name, isManagement: o.management === true });
-  await insertKey(db, row);
-  out.line(`created ${o.management ? 'management' : 'API'} key "${o.name}" in workspace ${ws.slug} (hash ${row.hash})`);
-  out.line(`secret (shown once, store it now): ${secret}`);
-}
+export const keysCreate: CliCommand = {
+  options: ['name', 'management', 'workspace', 'org'],
+  check(args, o) {
+    noArgs('keys create')(args);
+    if (!o.name || o.name.trim() === '') throw new UsageError('keys create needs --name <name>');
+    checkLength('--name', o.name, KEY_NAME_MAX);
+    if (o.workspace !== undefined && o.workspace === '') throw new UsageError('--workspace needs a workspace id or slug');
+    checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, _args, o) {
+    const name = o.name as string;
+    const org = await pickOrg(db, o.org);
+    const ws = o.workspace ? await findWorkspace(db, org.id, o.workspace) : await findDefaultWorkspace(db, org.id);
+    if (!ws) throw new CliError(`no workspace "${o.workspace}" in organization ${org.name}`);
+    const { secret, row } = mintKey({ orgId: org.id, workspaceId: ws.id, name, isManagement: o.management === true });
+    await insertKey(db, row);
+    out.line(`created ${o.management ? 'management' : 'API'} key "${name}" in workspace ${ws.slug} (hash ${row.hash})`);
+    out.line(`secret (shown once, store it now): ${secret}`);
+  },
+};
 
 /** `keys list [--org id]`: every live key, management keys included. */
-export async function keysList(db: Database, out: Out, _args: string[], o: CommandOptions): Promise<void> {
-  const org = await pickOrg(db, o.org);
-  const keys = await listKeys(db, { orgId: org.id, includeDisabled: true, includeManagement: true, offset: 0, limit: 100000 });
-  if (keys.length === 0) out.line('no keys');
-  for (const k of keys) {
-    const kind = k.isManagement ? 'management' : 'api';
-    out.line(`${k.hash}\t${kind}\t${k.disabled ? 'disabled' : 'active'}\t${k.label}\t${k.name}`);
-  }
-}
+export const keysList: CliCommand = {
+  options: ['org'],
+  check(args, o) {
+    noArgs('keys list')(args);
+    checkOrg(o);
+  },
+  async run(db, out, _args, o) {
+    const org = await pickOrg(db, o.org);
+    const keys = await listKeys(db, { orgId: org.id, includeDisabled: true, includeManagement: true, offset: 0, limit: 100000 });
+    if (keys.length === 0) out.line('no keys');
+    for (const k of keys) {
+      const kind = k.isManagement ? 'management' : 'api';
+      out.line(`${k.hash}\t${kind}\t${k.disabled ? 'disabled' : 'active'}\t${k.label}\t${k.name}`);
+    }
+  },
+};
 
 /** `orgs create <name>`: organization + default workspace + management key (printed once). */
-export async function orgsCreate(db: Database, out: Out, args: string[]): Promise<void> {
-  const name = args.join(' ').trim();
-  if (!name) throw new UsageError('orgs create needs a <name>');
-  const created = await db.transaction((tx) => provisionOrg(tx, name));
-  out.line(`created organization "${name}" (${created.org.id}) with workspace "default" (${created.workspace.id})`);
-  out.line(`management key (shown once, store it now): ${created.secret}`);
-}
+export const orgsCreate: CliCommand = {
+  options: [],
+  check(args) {
+    const name = args.join(' ').trim();
+    if (!name) throw new UsageError('orgs create needs a <name>');
+    if (name.includes('\u0000')) throw new UsageError('<name> must not contain NUL characters');
+    checkLength('<name>', name, ORG_NAME_MAX);
+  },
+  async run(db, out, args) {
+    const name = args.join(' ').trim();
+    const created = await db.transaction((tx) => provisionOrg(tx, name));
+    out.line(`created organization "${name}" (${created.org.id}) with workspace "default" (${created.workspace.id})`);
+    out.line(`management key (shown once, store it now): ${created.secret}`);
+  },
+};
 
 /** `orgs list` */
-export async function orgsList(db: Database, out: Out): Promise<void> {
-  for (const org of await listOrgs(db)) out.line(`${org.id}\t${org.name}\t${org.createdAt.toISOString()}`);
-}
+export const orgsList: CliCommand = {
+  options: [],
+  check: noArgs('orgs list'),
+  async run(db, out) {
+    for (const org of await listOrgs(db)) out.line(`${org.id}\t${org.name}\t${org.createdAt.toISOString()}`);
+  },
+};
 
 /** `migrate`: apply pending migrations (also done at every gateway start). */
-export async function migrateCommand(db: Database, out: Out): Promise<void> {
-  const applied = await migrate(db);
-  out.line(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
-}
+export const migrateCommand: CliCommand = {
+  options: [],
+  check: noArgs('migrate'),
+  async run(db, out) {
+    const applied = await migrate(db);
+    out.line(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
+  },
+};

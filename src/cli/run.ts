@@ -24,9 +24,7 @@ export const USAGE = `usage: switchyard <command> [options]
 The database is the gateway's: DATABASE_URL, else the embedded one in SWITCHYARD_DATA_DIR (default ./data).
 --org defaults to the first organization. Secrets are printed once.`;
 
-type Command = (db: Database, out: Out, args: string[], o: cmd.CommandOptions) => Promise<void>;
-
-const COMMANDS: Record<string, Command> = {
+const COMMANDS: Record<string, cmd.CliCommand> = {
   'users add': cmd.usersAdd,
   'users list': cmd.usersList,
   'keys create': cmd.keysCreate,
@@ -57,6 +55,16 @@ function parse(argv: string[]) {
   }
 }
 
+/** The command's options, refusing ones it does not take and values no database can store. */
+function checkOptions(name: string, command: cmd.CliCommand, values: ReturnType<typeof parse>['values']): cmd.CommandOptions {
+  const { help: _help, ...options } = values;
+  for (const [flag, value] of Object.entries(options)) {
+    if (!command.options.includes(flag as keyof cmd.CommandOptions)) throw new UsageError(`${name} does not take --${flag}`);
+    if (typeof value === 'string' && value.includes('\u0000')) throw new UsageError(`--${flag} must not contain NUL characters`);
+  }
+  return options;
+}
+
 /**
  * Run one CLI invocation.
  * @returns the process exit code: 0 ok, 1 operational failure, 2 usage error
@@ -74,8 +82,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out: Out, e
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${positionals.slice(0, 2).join(' ')}"`);
     const rest = positionals.slice(name.split(' ').length);
+    const options = checkOptions(name, command, values);
+    // Arguments first: a usage error must not wait for, or be hidden by, the database.
+    command.check(rest, options);
     db = await openCliDatabase(env, name !== 'migrate');
-    await command(db, out, rest, values);
+    await command.run(db, out, rest, options);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {

@@ -8,6 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError } from '../errors';
 import type { Logger } from '../observability/logger';
+import { errorFields } from '../observability/error-fields';
 
 interface BodyParserError {
   type?: string;
@@ -71,7 +72,8 @@ export function errorHandler(logger: Logger) {
   return function errorHandlerMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
     let gatewayError = err instanceof GatewayError ? err : (fromFramework(err) ?? fromOutage(err));
     if (!gatewayError) {
-      logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, err });
+      // errorFields: winston cannot serialise an Error nested in metadata (it logs `{}`).
+      logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, error: errorFields(err) });
       gatewayError = new GatewayError(500);
     } else if (gatewayError.status >= 500) {
       logger.warn('request failed', { request_id: req.ctx?.requestId, route: req.ctx?.route, status: gatewayError.status, message: gatewayError.message, metadata: gatewayError.metadata });

@@ -4,14 +4,25 @@
  *
  * When the store fails (Redis unreachable) the policy is configurable: `open` lets the request
  * through (availability over strictness: the default, since budgets still fail closed), `closed`
- * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it.
+ * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it, and the store
+ * recovers by itself once Redis is back (see `kv/redis-rate-limit-store.ts`).
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { rateLimit, type ClientRateLimitInfo, type IncrementResponse, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
+import {
+  rateLimit,
+  type ClientRateLimitInfo,
+  type IncrementResponse,
+  type Logger as RateLimitLogger,
+  type Options,
+  type RateLimitInfo,
+  type Store,
+} from 'express-rate-limit';
 import { RateLimitError, ServiceUnavailableError } from '../errors';
 import type { Kv } from '../kv/kv';
+import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
+import { errorFields } from '../observability/error-fields';
 
 /** Options for one limiter. */
 export interface RateLimitOptions {
@@ -31,7 +42,9 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics): S
     }
     metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_open' });
     void err;
-    return { totalHits: 0, resetTime: undefined };
+    // Counted as this window's first hit: express-rate-limit requires totalHits >= 1 and a
+    // resetTime for the draft-7 headers (else it logs ERR_ERL_INVALID_HITS / _HEADERS_NO_RESET).
+    return { totalHits: 1, resetTime: new Date(Date.now() + opts.windowMs) };
   };
   return {
     prefix: inner.prefix,
@@ -63,11 +76,22 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics): S
 }
 
 /**
- * Build a per-key limiter (it must run after `authenticate`). Sends the IETF `RateLimit` /
- * `RateLimit-Policy` headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After`, and
- * `error.metadata.headers` mirrors the hosted service's `X-RateLimit-*` values.
+ * express-rate-limit's diagnostics (store init failures, misconfiguration warnings) as JSON
+ * log lines of ours; its default logger writes multi-line text to the console.
  */
-export function perKeyRateLimit(kv: Kv, metrics: Metrics, opts: RateLimitOptions) {
+function rateLimitLogger(logger: Logger, name: string): RateLimitLogger {
+  const write = (level: 'warn' | 'error') => (error: unknown, message?: string) => {
+    logger[level](message ?? 'express-rate-limit', { limiter: name, error: errorFields(error) });
+  };
+  return { warn: write('warn'), error: write('error') };
+}
+
+/**
+ * Build a per-key limiter (it must run after `authenticate`). Sends the IETF `RateLimit` /
+ * `RateLimit-Policy` headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After` and
+ * the hosted service's `X-RateLimit-*` headers, mirrored in `error.metadata.headers`.
+ */
+export function perKeyRateLimit(kv: Kv, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
   if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
   const limiter = rateLimit({
     windowMs: opts.windowMs,
@@ -77,21 +101,21 @@ export function perKeyRateLimit(kv: Kv, metrics: Metrics, opts: RateLimitOptions
     store: guardedStore(kv.rateLimitStore(opts.name, opts.windowMs), opts, metrics),
     keyGenerator: (req: Request) => req.ctx.key?.hash ?? 'anonymous',
     passOnStoreError: false,
+    logger: rateLimitLogger(logger, opts.name),
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
     handler: (req: Request, _res: Response, next: NextFunction) => {
       metrics.rateLimited.inc({ limiter: opts.name });
       const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
       const resetTime = info?.resetTime?.getTime() ?? Date.now() + opts.windowMs;
       const retryAfter = Math.max(1, Math.ceil((resetTime - Date.now()) / 1000));
-      next(
-        new RateLimitError(retryAfter, {
-          headers: {
-            'X-RateLimit-Limit': String(opts.limit),
-            'X-RateLimit-Remaining': '0',
-            'X-RateLimit-Reset': String(resetTime),
-          },
-        }),
-      );
+      // The hosted service's own-limit headers (Reset in epoch ms), sent only on 429s, and
+      // mirrored in error.metadata.headers as its 429 bodies do.
+      const headers = {
+        'X-RateLimit-Limit': String(opts.limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(resetTime),
+      };
+      next(new RateLimitError(retryAfter, { headers }, headers));
     },
   });
   return function rateLimitMiddleware(req: Request, res: Response, next: NextFunction) {

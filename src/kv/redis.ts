@@ -7,8 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { RedisReply } from 'rate-limit-redis';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
+import { SelfHealingRedisStore } from './redis-rate-limit-store';
 
 /** Options for {@link RedisKv.connect}. */
 export interface RedisKvOptions {
@@ -42,6 +43,7 @@ export class RedisKv implements Kv {
     const client = new Redis(options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       commandTimeout: options.commandTimeoutMs,
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
@@ -88,8 +90,9 @@ export class RedisKv implements Kv {
     this.missedHandlers.push(handler);
   }
 
-  rateLimitStore(name: string): RedisStore {
-    return new RedisStore({
+  /** A rate-limit store that survives Redis being down at boot (see {@link SelfHealingRedisStore}). */
+  rateLimitStore(name: string): SelfHealingRedisStore {
+    return new SelfHealingRedisStore({
       prefix: `${this.prefix}rl:${name}:`,
       sendCommand: (command: string, ...args: string[]) => this.client.call(command, ...args) as Promise<RedisReply>,
     });

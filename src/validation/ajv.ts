@@ -6,8 +6,9 @@
 import Ajv, { type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ValidationIssue } from '../errors';
+import { addStrictFormats } from './formats';
 
-/** Build an ajv instance with formats; `coerce` turns query/env strings into numbers/booleans. */
+/** Build an ajv instance with formats (date-times must be real Dates); `coerce` turns query/env strings into numbers/booleans. */
 export function createAjv(coerce: boolean, extra: Options = {}): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -18,6 +19,7 @@ export function createAjv(coerce: boolean, extra: Options = {}): Ajv {
     ...extra,
   });
   addFormats(ajv);
+  addStrictFormats(ajv);
   return ajv;
 }
 

@@ -94,6 +94,48 @@ describe.each(DATABASES)('authentication on $name', (dbKind) => {
   });
 });
 
+describe('management-only prefixes (/keys*, /workspaces*, /analytics/*)', () => {
+  let db: Database;
+  let gw: TestGateway;
+  let apiKey: string;
+  beforeAll(async () => {
+    db = await openTestPglite();
+    gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`));
+    apiKey = (await createInferenceKey(gw)).secret;
+  });
+  afterAll(() => db.close());
+
+  const FORBIDDEN = { error: { code: 403, message: 'Only management keys can perform this operation' } };
+
+  test.each([
+    ['post', '/api/v1/analytics/query'],
+    ['get', '/api/v1/analytics/meta'],
+    ['get', '/api/v1/keys'],
+    ['get', '/api/v1/keys/not/a/route'],
+    ['post', '/api/v1/KEYS'],
+    ['delete', '/api/v1/workspaces/default/guardrails'],
+    ['get', '/api/v1/workspaces/'],
+  ])('an inference key gets 403 on %s %s, whether or not a route exists there', async (method, path) => {
+    const res = await request(gw.app)[method as 'get'](path).set('Authorization', bearer(apiKey)).send({ metrics: ['request_count'] });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(FORBIDDEN);
+  });
+
+  test('a management key reaches the routes there, or the 404 where none exists yet', async () => {
+    await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200);
+    const res = await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    await request(gw.app).get('/api/v1/workspaces/default/guardrails').set('Authorization', bearer(gw.mgmtKey)).expect(404);
+  });
+
+  test('/key and look-alike paths are not management-only', async () => {
+    await request(gw.app).get('/api/v1/key').set('Authorization', bearer(apiKey)).expect(200);
+    await request(gw.app).get('/api/v1/keysmith').set('Authorization', bearer(apiKey)).expect(404);
+    await request(gw.app).get('/api/v1/analyticsx').set('Authorization', bearer(apiKey)).expect(404);
+  });
+});
+
 describe('requireInferenceKey', () => {
   let db: Database;
   let gw: TestGateway;

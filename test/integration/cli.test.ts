@@ -133,11 +133,19 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     expect(list.out).toMatch(/\tapi\tactive\t.*\tbatch job/);
     expect(list.out).toMatch(/\tmanagement\tactive\t.*\tautomation/);
     expect(list.out).not.toContain(apiSecret);
+    // The API's name limit (200, schemas/keys.create.json) is the CLI's: the longest name works.
+    const longest = await cli(env, 'keys', 'create', '--name', 'n'.repeat(200));
+    expect(longest.code).toBe(0);
+    const tooLong = await cli(env, 'keys', 'create', '--name', 'n'.repeat(201));
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.err).toContain('--name is longer than 200 characters');
     const missing = await cli(env, 'keys', 'create', '--name', 'x', '--workspace', 'no-such-ws');
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no workspace "no-such-ws"');
   });
 
+  /** argv for a test title, long values shortened. */
+  const shown = (argv: string[]) => JSON.stringify(argv.map((a) => (a.length > 20 ? `${a.slice(0, 4)}…(${a.length} chars)` : a)));
   test.each([
     [['frobnicate']],
     [['users', 'add']],
@@ -148,11 +156,43 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     [['keys', 'create', '--name', 'x', '--unknown-flag']],
     [['orgs', 'create']],
     [[]],
-  ])('usage error %j → exit 2 with usage text', async (argv) => {
+    [['keys', 'create', '--name', 'n'.repeat(201)]],
+    [['keys', 'create', '--name', 'x', '--role', 'admin']],
+    [['keys', 'create', '--name', 'x', '--workspace', 'w'.repeat(101)]],
+    [['keys', 'list', '--org', 'not-a-uuid']],
+    [['users', 'list', 'extra']],
+    [['orgs', 'create', 'o'.repeat(201)]],
+    [['migrate', 'now']],
+  ].map(([argv]) => [shown(argv as string[]), argv as string[]] as const))('usage error %s → exit 2 with usage text', async (_title, argv) => {
     const res = await cli(env, ...argv);
     expect(res.code).toBe(2);
     expect(res.out + res.err).toContain('usage: switchyard');
   });
+});
+
+test('usage errors exit 2 at once, before the database is opened, even while the gateway holds the data dir', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-cli-usage-'));
+  const held = await openPglite({ dataDir });
+  try {
+    for (const argv of [
+      ['users', 'add', 'bad id!', '--role', 'admin'],
+      ['keys', 'create', '--name', 'n'.repeat(201)],
+      ['keys', 'create'],
+      ['users', 'add', 'u1', '--role', 'owner'],
+    ]) {
+      const started = Date.now();
+      const res = await cli({ SWITCHYARD_DATA_DIR: dataDir }, ...argv);
+      expect(res.code).toBe(2);
+      expect(res.err).toContain('usage: switchyard');
+      expect(res.err).not.toContain('in use by another Switchyard process');
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+    // Nor does a usage error need a valid configuration or database at all.
+    const noDb = await cli({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, 'keys', 'create', '--name', 'n'.repeat(201));
+    expect(noDb.code).toBe(2);
+  } finally {
+    await held.close();
+  }
 });
 
 test('the CLI refuses a data dir the gateway holds, and leaves it intact', async () => {

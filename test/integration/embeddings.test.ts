@@ -277,6 +277,16 @@ describe('POST /embeddings', () => {
     expect(res.status).toBe(502);
   });
 
+  test.each([
+    ['objects', `{"model":"${SMALL}","input":"a","trace":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`],
+    ['arrays', `{"model":"${SMALL}","input":"a","trace":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`],
+  ])('a body nested thousands of levels deep (%s) → 400, never 500 (a recursive walk would overflow the stack)', async (_kind, json) => {
+    const res = await h.post(undefined).set('Content-Type', 'application/json').send(json);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters' });
+    expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
+  });
+
   test('auth: no key → 401, management key → 403', async () => {
     expect((await request(h.gw.app).post('/api/v1/embeddings').send({ model: SMALL, input: 'x' })).status).toBe(401);
     const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(h.gw.mgmtKey)).send({ model: SMALL, input: 'x' });

@@ -70,6 +70,65 @@ test('X-Request-Id is echoed when sane and generated otherwise', async () => {
   expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 });
 
+/** Send a raw JSON text (so escapes like a lone `\ud800` reach the parser as written). */
+function sendRaw(method: 'post' | 'patch' | 'put', path: string, key: string, json: string) {
+  return request(gw.app)[method](path).set('Authorization', bearer(key)).set('Content-Type', 'application/json').send(json);
+}
+
+test.each([
+  ['a leap second', '2099-12-31T23:59:60Z'],
+  ['a leap second with a zero offset', '2099-12-31T23:59:60+00:00'],
+  ['an impossible day', '2099-02-30T00:00:00Z'],
+])('expires_at with %s → 400 naming the field, never 500', async (_what, value) => {
+  const res = await sendRaw('post', '/api/v1/keys', gw.mgmtKey, JSON.stringify({ name: 'leap', expires_at: value }));
+  expectEnvelope(res, 400);
+  expect(res.body.error.metadata.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^body\.expires_at/) })]));
+});
+
+test('every date-time the API accepts is a real instant', async () => {
+  const res = await sendRaw('post', '/api/v1/keys', gw.mgmtKey, JSON.stringify({ name: 'late', expires_at: '2099-12-31T23:59:59.999+00:00' }));
+  expect(res.status).toBe(201);
+  expect(res.body.data.expires_at).toBe('2099-12-31T23:59:59.999Z');
+  await request(gw.app).delete(`/api/v1/keys/${res.body.data.hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+});
+
+test.each([
+  ['POST /workspaces/:id/members/add', 'post', '/api/v1/workspaces/default/members/add', '{"user_ids":["\\ud800"]}', 'body.user_ids.0'],
+  ['POST /workspaces/:id/members/remove', 'post', '/api/v1/workspaces/default/members/remove', '{"user_ids":["ok","x\\udfff"]}', 'body.user_ids.1'],
+  ['POST /workspaces', 'post', '/api/v1/workspaces', '{"name":"W","slug":"w-surrogate","disabled_server_tools":["a\\ud800"]}', 'body.disabled_server_tools.0'],
+  ['PATCH /workspaces/:id', 'patch', '/api/v1/workspaces/default', '{"disabled_server_tools":["a\\ud800"]}', 'body.disabled_server_tools.0'],
+  ['POST /keys', 'post', '/api/v1/keys', '{"name":"\\udc00 key"}', 'body.name'],
+  ['POST /embeddings (property name)', 'post', '/api/v1/embeddings', '{"model":"no/such-model","input":"a","trace":{"\\ud800":1}}', 'body.trace'],
+] as const)('a lone UTF-16 surrogate on %s → 400, never 500', async (route, method, path, json, where) => {
+  const res = await sendRaw(method, path, route.includes('embeddings') ? apiKey : gw.mgmtKey, json);
+  expectEnvelope(res, 400);
+  expect(res.body.error.message).toBe('Invalid request parameters');
+  expect(res.body.error.metadata.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: where })]));
+});
+
+test.each([
+  // (this suite's body limit is 2 KiB; the deep bodies of the bug report get the same answer on any limit)
+  ['arrays, 900 levels in trace', `{"model":"no/such-model","input":"a","trace":{"a":${'['.repeat(900)}${']'.repeat(900)}}}`],
+  ['65 levels, one past the limit', `{"model":"no/such-model","input":"a","trace":${'{"a":'.repeat(64)}1${'}'.repeat(64)}}`],
+])('deep nesting (%s) → 400 naming the limit, never 500', async (_what, json) => {
+  const res = await sendRaw('post', '/api/v1/embeddings', apiKey, json);
+  expectEnvelope(res, 400);
+  expect(JSON.stringify(res.body.error.metadata.errors)).toContain('levels deep');
+});
+
+test('nesting within the limit is not refused for its depth', async () => {
+  const json = `{"model":"no/such-model","input":"a","trace":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`;
+  const res = await sendRaw('post', '/api/v1/embeddings', apiKey, json);
+  expect(res.status).toBe(404); // validation passed; the model does not exist
+});
+
+test('a well-formed surrogate pair (an emoji) is fine', async () => {
+  const res = await sendRaw('post', '/api/v1/keys', gw.mgmtKey, '{"name":"\\ud83d\\ude80 rocket"}');
+  expect(res.status).toBe(201);
+  expect(res.body.data.name).toBe('\u{1F680} rocket');
+  await request(gw.app).delete(`/api/v1/keys/${res.body.data.hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+});
+
 const HOSTILE_BODIES: unknown[] = [
   null, 0, -1, 1e308, true, 'string', [], [null], {}, { name: null }, { name: {} }, { name: ['a'] },
   { __proto__: { admin: true } }, { constructor: { prototype: { x: 1 } } }, { name: 'x'.repeat(300) },

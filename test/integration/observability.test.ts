@@ -13,6 +13,7 @@ import { createApp, createMetricsApp } from '../../src/app';
 import { createLogger } from '../../src/observability/logger';
 import { provisionOrg } from '../../src/orgs/provision';
 import type { Database } from '../../src/store/db';
+import type { ConfigOverrides } from '../../src/config';
 import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`)) {
+async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`), overrides: ConfigOverrides = {}, database: Database = db) {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   let raw = '';
@@ -30,8 +31,8 @@ async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`)) {
     raw += chunk.toString();
     for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
   });
-  const deps = await assembleDeps(testConfig({ log: { level: 'info' } }), db, kv, { logger: createLogger('info', stream) });
-  const org = await db.transaction((tx) => provisionOrg(tx, 'Obs Org'));
+  const deps = await assembleDeps(testConfig({ ...overrides, log: { level: 'info' } }), database, kv, { logger: createLogger('info', stream) });
+  const org = await database.transaction((tx) => provisionOrg(tx, 'Obs Org'));
   return { deps, app: createApp(deps), lines, raw: () => raw, mgmtKey: org.secret, keyHash: org.keyHash };
 }
 
@@ -62,12 +63,65 @@ test('metrics use route templates and status classes, never key hashes', async (
   const res = await request(createMetricsApp(gw.deps)).get('/metrics').expect(200);
   expect(res.headers['content-type']).toMatch(/text\/plain/);
   expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/keys/:hash",method="GET",status_class="2xx"} 1');
-  expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 2');
+  expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 1');
+  expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/key",method="GET",status_class="4xx"} 1');
   expect(res.text).toContain('switchyard_http_request_duration_seconds_bucket');
   expect(res.text).toContain('switchyard_auth_failures_total{reason="missing"} 1');
   expect(res.text).not.toContain(hash);
   expect(res.text).not.toContain(gw.keyHash);
   await request(createMetricsApp(gw.deps)).get('/other').expect(404);
+});
+
+test('401s and 429s answered before the route runs are counted and logged under its template', async () => {
+  const gw = await gatewayWithLogCapture(undefined, { rateLimit: { limit: 2, windowMs: 60000 } });
+  const { hash } = await createInferenceKey({ app: gw.app, mgmtKey: gw.mgmtKey }); // 1st request of the window
+  const path = `/api/v1/keys/${hash}`;
+  await request(gw.app).get(path).expect(401);
+  await request(gw.app).get(path).set('Authorization', 'Bearer sk-sy-v1-unknown').expect(401);
+  await request(gw.app).get(path).set('Authorization', bearer(gw.mgmtKey)).expect(200); // 2nd
+  await request(gw.app).get(path).set('Authorization', bearer(gw.mgmtKey)).expect(429);
+  await request(gw.app).delete(path).set('Authorization', bearer(gw.mgmtKey)).expect(429);
+  await request(gw.app).get('/api/v1/keys/a/b/c').set('Authorization', bearer(gw.mgmtKey)).expect(429); // no such route
+  const res = await request(createMetricsApp(gw.deps)).get('/metrics').expect(200);
+  const route = 'route="/api/v1/keys/:hash"';
+  expect(res.text).toContain(`switchyard_http_requests_total{${route},method="GET",status_class="4xx"} 3`);
+  expect(res.text).toContain(`switchyard_http_requests_total{${route},method="GET",status_class="2xx"} 1`);
+  expect(res.text).toContain(`switchyard_http_requests_total{${route},method="DELETE",status_class="4xx"} 1`);
+  expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 1');
+  expect(res.text).not.toContain(hash);
+  await flush();
+  const statuses = gw.lines.filter((l) => l.message === 'request' && l.route === '/api/v1/keys/:hash').map((l) => l.status);
+  expect(statuses).toEqual([401, 401, 200, 429, 429]);
+});
+
+test('an unexpected error is logged with its message and stack, and answered as a bare 500', async () => {
+  const own = await openTestPglite();
+  let failing = false;
+  const flaky = {
+    ...own,
+    query: ((sql: string, params?: readonly unknown[]) => {
+      if (failing) return Promise.reject(new Error('synthetic failure in the keys query'));
+      return own.query(sql, params);
+    }) as typeof own.query,
+  };
+  try {
+    const gw = await gatewayWithLogCapture(undefined, {}, flaky);
+    await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200); // key now cached
+    failing = true;
+    const res = await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).set('X-Request-Id', 'req-500');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 500, message: 'Internal Server Error' } });
+    await flush();
+    const line = gw.lines.find((l) => l.message === 'unhandled error');
+    expect(line).toMatchObject({ level: 'error', request_id: 'req-500', route: '/api/v1/keys' });
+    const error = line?.error as { name: string; message: string; stack: string };
+    expect(error).toMatchObject({ name: 'Error', message: 'synthetic failure in the keys query' });
+    expect(error.stack).toContain('synthetic failure in the keys query');
+    expect(error.stack).toMatch(/\.(ts|js):\d+/);
+    expect(gw.raw()).not.toContain(gw.mgmtKey);
+  } finally {
+    await own.close();
+  }
 });
 
 test('/healthz and /readyz answer without credentials', async () => {

@@ -1,14 +1,22 @@
 /**
- * Per-key rate limiting through HTTP: 429 envelope with Retry-After and standard headers,
- * independence of keys, an exact shared count across two app instances on one Redis, and the
- * configured behaviour (open or closed) when Redis is unreachable, counted in a metric.
+ * Per-key rate limiting through HTTP: 429 envelope with Retry-After, the standard headers and
+ * the hosted service's X-RateLimit-* headers, independence of keys, an exact shared count
+ * across two app instances on one Redis, the configured behaviour (open or closed) when Redis
+ * is unreachable, counted in a metric and logged as JSON, and recovery when a Redis that was
+ * down at start comes up.
  */
+import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import { REDIS_URL, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp } from '../helpers/gateway';
+import { REDIS_URL, deleteRedisPrefix, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, gatewayApp, testConfig } from '../helpers/gateway';
+import { tcpProxy } from '../helpers/tcp-proxy';
 import type { Database } from '../../src/store/db';
 import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';
+import { assembleDeps } from '../../src/deps';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/observability/logger';
+import { provisionOrg } from '../../src/orgs/provision';
 
 let db: Database;
 beforeAll(async () => {
@@ -22,6 +30,7 @@ describe('embedded (memory store)', () => {
     for (let i = 0; i < 3; i++) {
       const ok = await request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
       expect(ok.status).toBe(200);
+      expect(ok.headers['x-ratelimit-limit']).toBeUndefined(); // only on 429s, as on the hosted service
       expect(ok.headers.ratelimit).toMatch(/limit=3, remaining=\d+, reset=\d+/);
       expect(ok.headers['ratelimit-policy']).toBe('3;w=60');
     }
@@ -34,6 +43,12 @@ describe('embedded (memory store)', () => {
     expect(res.body.error.metadata.headers['X-RateLimit-Limit']).toBe('3');
     expect(res.body.error.metadata.headers['X-RateLimit-Remaining']).toBe('0');
     expect(Number(res.body.error.metadata.headers['X-RateLimit-Reset'])).toBeGreaterThan(Date.now());
+    // The same values as real response headers, Reset in epoch milliseconds as a string.
+    expect(res.headers['x-ratelimit-limit']).toBe('3');
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    expect(res.headers['x-ratelimit-reset']).toBe(res.body.error.metadata.headers['X-RateLimit-Reset']);
+    expect(res.headers['x-ratelimit-reset']).toMatch(/^\d{13}$/);
+    expect(Number(res.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(Date.now() + 60000);
     const metrics = await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limited_total');
     expect(metrics).toContain('switchyard_rate_limited_total{limiter="api"} 1');
   });
@@ -99,5 +114,79 @@ describe('when the rate-limit store is unreachable', () => {
     expect(res.headers['retry-after']).toBe('1');
     const metric = await deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limit_store_errors_total');
     expect(metric).toContain('action="fail_closed"} 1');
+  });
+});
+
+test('fail open logs through the gateway logger as JSON, never to the console, with no validation warnings', async () => {
+  const dead = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
+  const stream = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  stream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const consoleWarn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  try {
+    const deps = await assembleDeps(testConfig({ log: { level: 'warn' }, rateLimit: { limit: 5, failMode: 'open' } }), db, dead, {
+      logger: createLogger('warn', stream),
+    });
+    const org = await db.transaction((tx) => provisionOrg(tx, 'Log Org'));
+    const app = createApp(deps);
+    for (let i = 0; i < 3; i++) {
+      const res = await request(app).get('/api/v1/key').set('Authorization', bearer(org.secret)).expect(200);
+      expect(res.headers.ratelimit).toMatch(/limit=5, remaining=\d+, reset=\d+/);
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(consoleWarn).not.toHaveBeenCalled();
+    expect(JSON.stringify(lines)).not.toMatch(/ERR_ERL_/);
+    const initFailure = lines.find((l) => String(l.message).startsWith('express-rate-limit'));
+    expect(initFailure).toMatchObject({ level: 'error', limiter: 'api', error: { message: expect.any(String) } });
+  } finally {
+    consoleError.mockRestore();
+    consoleWarn.mockRestore();
+    await dead.close();
+  }
+});
+
+/** Poll `fn` until it resolves (or give up after `ms`). */
+async function eventually(fn: () => Promise<unknown>, ms = 10000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      await fn();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describeIf(REDIS_URL)('Redis unreachable when the gateway starts, reachable later', () => {
+  test.each(['open', 'closed'] as const)('fail %s: once Redis is up the limit is enforced: exactly N pass, then 429', async (failMode) => {
+    const target = new URL(REDIS_URL as string);
+    const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
+    const prefix = `t:${uniqueId()}:`;
+    // Nothing listens on the proxy's port yet: the limiter's store initialises against a dead Redis.
+    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 500 });
+    try {
+      const limit = 3;
+      const gw = await createTestGateway(db, kv, { rateLimit: { limit, windowMs: 60000, failMode } });
+      const call = () => request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
+      expect((await call()).status).toBe(failMode === 'open' ? 200 : 503);
+
+      await proxy.open();
+      await eventually(() => kv.ping());
+      const statuses: number[] = [];
+      for (let i = 0; i < limit + 2; i++) statuses.push((await call()).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const metric = await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limited_total');
+      expect(metric).toContain('switchyard_rate_limited_total{limiter="api"} 2');
+    } finally {
+      await kv.close();
+      await proxy.close();
+      await deleteRedisPrefix(prefix);
+    }
   });
 });

@@ -80,6 +80,27 @@ describe('loadConfig', () => {
     expect(problems).toContain('(LOG_LEVEL)');
   });
 
+  test('PORT equal to METRICS_PORT is a problem listed with the others', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: '9100', METRICS_PORT: '9100', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems } = error as ConfigError;
+    expect(problems).toHaveLength(2);
+    expect(problems.join('\n')).toContain('(LOG_LEVEL)');
+    expect(problems.join('\n')).toMatch(/\(METRICS_PORT\) must differ from .*\(PORT\): both are 9100/);
+    // The same clash from a YAML file layered under the environment.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const file = path.join(dir, 'site.yaml');
+    writeFileSync(file, 'server:\n  metricsPort: 8080\n');
+    expect(() => loadConfig({ SWITCHYARD_CONFIG: file })).toThrow(/must differ/);
+    // 0 asks each listener for its own free port, so two zeros are fine.
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).server).toMatchObject({ port: 0, metricsPort: 0 });
+  });
+
   test('a malformed YAML override is reported, not thrown raw', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
     const file = path.join(dir, 'bad.yaml');

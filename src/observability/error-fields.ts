@@ -1,0 +1,34 @@
+/**
+ * Turns a thrown value into plain log fields. winston's `format.errors` only unpacks an Error
+ * passed as the log message itself; one nested in the metadata (`{err}`) serialises as `{}`
+ * because `message` and `stack` are not enumerable. So every place that logs a caught error
+ * logs `errorFields(err)` instead.
+ * @module
+ */
+
+/** What a log line says about an error. */
+export interface ErrorFields {
+  name: string;
+  message: string;
+  stack?: string;
+  /** Node / driver error code (`ECONNREFUSED`, Postgres SQLSTATE, `ERR_ERL_…`). */
+  code?: string;
+  /** The `cause` chain, one level per entry, so wrapped driver errors stay visible. */
+  cause?: ErrorFields;
+}
+
+const MAX_CAUSE_DEPTH = 3;
+
+/**
+ * Name, message, stack, code and cause of `err`; never other own properties, which for driver
+ * errors can hold query parameters (request data) or connection strings.
+ */
+export function errorFields(err: unknown, depth = 0): ErrorFields {
+  if (!(err instanceof Error)) return { name: typeof err, message: String(err) };
+  const fields: ErrorFields = { name: err.name, message: err.message };
+  if (err.stack) fields.stack = err.stack;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' || typeof code === 'number') fields.code = String(code);
+  if (err.cause !== undefined && depth < MAX_CAUSE_DEPTH) fields.cause = errorFields(err.cause, depth + 1);
+  return fields;
+}
