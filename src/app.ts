@@ -8,6 +8,7 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
 import { requestContext } from './http/request-context';
+import { compose } from './http/compose';
 import { accessLog } from './http/access-log';
 import { authenticate, requireManagementKeyOnManagementPaths } from './auth/authenticate';
 import { perKeyRateLimit } from './http/rate-limit';
@@ -29,8 +30,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.server.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestContext());
-  app.use(accessLog(deps.logger, deps.metrics));
+  app.use(compose(requestContext(), accessLog(deps.logger, deps.metrics)));
   app.use(healthRouter(deps));
 
   const api = apiRouter();
@@ -43,17 +43,20 @@ export function createApp(deps: AppDeps): Express {
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 
+  // One router layer for the whole chain (see compose): every API request runs all of it in order.
   app.use(
     API_PREFIX,
-    // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
-    api.label,
-    authenticate(deps.keyCache, deps.metrics, deps.clock),
-    perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
-    requireManagementKeyOnManagementPaths(),
-    // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
-    passthroughRoutes(deps),
-    express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
-    api.router,
+    compose(
+      // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
+      api.label,
+      authenticate(deps.keyCache, deps.metrics, deps.clock),
+      perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
+      requireManagementKeyOnManagementPaths(),
+      // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
+      passthroughRoutes(deps),
+      express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
+      api.router,
+    ),
   );
   app.use(notFound());
   app.use(errorHandler(deps.logger));

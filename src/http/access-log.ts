@@ -5,7 +5,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../observability/logger';
+import { logInfoLine, type Logger } from '../observability/logger';
 import { statusClass, type Metrics } from '../observability/metrics';
 
 /** Build the access-log + request-metrics middleware. */
@@ -19,7 +19,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const labels = { route: req.ctx.route, method: req.method, status_class: statusClass(res.statusCode) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
-      logger.info('request', {
+      logInfoLine(logger, 'request', {
         request_id: req.ctx.requestId,
         method: req.method,
         route: req.ctx.route,

@@ -8,9 +8,8 @@
  * Service for a shared Redis outage would turn a partial outage into a total one.
  * @module
  */
-import { Router, type Request, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { routeLabel } from '../http/request-context';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -29,13 +28,15 @@ async function check(fn: () => Promise<void>): Promise<'ok' | 'down'> {
   }
 }
 
-/** Router with `/healthz` and `/readyz`. */
-export function healthRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/healthz', routeLabel('/healthz'), function healthz(_req: Request, res: Response) {
+/**
+ * `GET /healthz` and `GET /readyz` (HEAD too), as one middleware that looks at the path and
+ * otherwise passes on: a nested Router here would cost every API request a router dispatch.
+ */
+export function healthRouter(deps: AppDeps): RequestHandler {
+  const healthz = (_req: Request, res: Response) => {
     res.json({ status: 'ok' });
-  });
-  router.get('/readyz', routeLabel('/readyz'), async function readyz(_req: Request, res: Response) {
+  };
+  const readyz = async (_req: Request, res: Response) => {
     const [database, redis] = await Promise.all([check(() => deps.db.ping()), check(() => deps.kv.ping())]);
     deps.metrics.dependencyUp.set({ dependency: 'database' }, database === 'ok' ? 1 : 0);
     deps.metrics.dependencyUp.set({ dependency: 'redis' }, redis === 'ok' ? 1 : 0);
@@ -46,6 +47,19 @@ export function healthRouter(deps: AppDeps): Router {
       draining: deps.state.draining,
       checks: { database: { status: database, kind: deps.db.kind }, redis: { status: redis, kind: deps.kv.kind } },
     });
-  });
-  return router;
+  };
+  return function health(req: Request, res: Response, next: NextFunction) {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    // Express routing's defaults: case-insensitive, a trailing slash allowed.
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1).toLowerCase() : req.path.toLowerCase();
+    if (path === '/healthz') {
+      req.ctx.route = '/healthz';
+      return healthz(req, res);
+    }
+    if (path === '/readyz') {
+      req.ctx.route = '/readyz';
+      return readyz(req, res);
+    }
+    return next();
+  };
 }
