@@ -53,7 +53,11 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
       } else {
         expect(deleted.status).toBe(409);
         expect(statuses).toEqual(Array(RACERS).fill(201));
-        expect(deleted.body.error.metadata.active_key_count).toBe(RACERS);
+        // The delete counts the keys committed before it took the row lock: at least the one
+        // that made it refuse; racers that had not yet share-locked the row wait and land after.
+        const counted = deleted.body.error.metadata.active_key_count as number;
+        expect(counted).toBeGreaterThanOrEqual(1);
+        expect(counted).toBeLessThanOrEqual(RACERS);
       }
     }
     const orphans = await db.query(
