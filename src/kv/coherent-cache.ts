@@ -4,6 +4,11 @@
  * short TTL is the safety net for a lost message, and a subscriber reconnect flushes everything.
  * Hot-path lookups (API keys, workspace budgets) then cost a map read instead of a query.
  * Misses for one id share a single load; "nothing there" is cached too.
+ *
+ * Stale if error: when an expired entry cannot be reloaded because the system of record is
+ * down, the last value keeps being served for up to `staleIfErrorMs` past its TTL, so a
+ * Postgres outage does not turn into refusing every known API key once the TTL runs out.
+ * Invalidations still apply during the outage (a deleted key is dropped, and then fails).
  * @module
  */
 import { LRUCache } from 'lru-cache';
@@ -18,14 +23,26 @@ export interface CoherentCacheOptions<V> {
   max: number;
   /** Load the current value from the system of record; null = does not exist. */
   load: (id: string) => Promise<V | null>;
+  /** How long past its TTL an entry may be served while reloading it fails; default 15 minutes. */
+  staleIfErrorMs?: number;
+}
+
+/** Default {@link CoherentCacheOptions.staleIfErrorMs}. */
+export const STALE_IF_ERROR_MS = 15 * 60_000;
+
+interface Entry<V> {
+  v: V | typeof MISSING;
+  /** When it was loaded (ms since the epoch). */
+  at: number;
 }
 
 const MISSING = Symbol('missing');
 
 /** A replica-coherent cache of values by string id. */
 export class CoherentCache<V> {
-  private readonly cache: LRUCache<string, { v: V | typeof MISSING }>;
+  private readonly cache: LRUCache<string, Entry<V>>;
   private readonly channel: string;
+  private readonly staleIfErrorMs: number;
 
   constructor(
     private readonly kv: Kv,
@@ -33,11 +50,27 @@ export class CoherentCache<V> {
     private readonly o: CoherentCacheOptions<V>,
   ) {
     this.channel = `cache:${o.name}:invalidate`;
-    this.cache = new LRUCache<string, { v: V | typeof MISSING }>({
+    this.staleIfErrorMs = o.staleIfErrorMs ?? STALE_IF_ERROR_MS;
+    this.cache = new LRUCache<string, Entry<V>>({
       max: o.max,
       ttl: Math.max(1, o.ttlMs),
-      fetchMethod: async (id) => ({ v: (await o.load(id)) ?? MISSING }),
+      fetchMethod: (id, stale) => this.load(id, stale),
     });
+  }
+
+  /**
+   * Load `id`; if that fails and an expired entry is at hand that is still within the stale
+   * allowance, keep that entry for another TTL (its load time unchanged, so the allowance
+   * counts from the real load) instead of failing.
+   */
+  private async load(id: string, stale: Entry<V> | undefined): Promise<Entry<V>> {
+    try {
+      return { v: (await this.o.load(id)) ?? MISSING, at: Date.now() };
+    } catch (err) {
+      if (!stale || Date.now() - stale.at > this.o.ttlMs + this.staleIfErrorMs) throw err;
+      this.metrics.cacheLookups.inc({ cache: this.o.name, result: 'stale' });
+      return stale;
+    }
   }
 
   /** Subscribe to invalidations; call once at boot. */
@@ -56,12 +89,13 @@ export class CoherentCache<V> {
   /** The current value, or null when there is none. */
   async get(id: string): Promise<V | null> {
     this.metrics.cacheLookups.inc({ cache: this.o.name, result: this.cache.has(id) ? 'hit' : 'miss' });
-    let entry: { v: V | typeof MISSING } | undefined;
+    let entry: Entry<V> | undefined;
     try {
       entry = await this.cache.fetch(id);
     } catch {
-      // The fetch was aborted by an invalidation racing it: read through, uncached.
-      entry = { v: (await this.o.load(id)) ?? MISSING };
+      // The fetch was aborted by an invalidation racing it: read through, uncached. (A load
+      // failure fails again here and reaches the error handler: 503 while the database is down.)
+      entry = { v: (await this.o.load(id)) ?? MISSING, at: Date.now() };
     }
     return !entry || entry.v === MISSING ? null : entry.v;
   }

@@ -38,7 +38,7 @@ export class Metrics {
 
   readonly cacheLookups = new Counter({
     name: 'switchyard_cache_lookups_total',
-    help: 'Replica-coherent cache lookups by cache (keys, budgets) and result (hit, miss)',
+    help: 'Replica-coherent cache lookups by cache (keys, budgets) and result (hit, miss, stale: served past its TTL because reloading failed)',
     labelNames: ['cache', 'result'] as const,
     registers: [this.registry],
   });

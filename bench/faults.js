@@ -1,0 +1,175 @@
+/**
+ * `npm run bench:faults`: the gateway under a steady load while its stores fail, and a count of
+ * what was lost. Switchyard (dist/, services mode) talks to Postgres and Redis through TCP
+ * proxies that this script cuts and restores:
+ *
+ *   0–5 s    all up
+ *   5–12 s   Postgres unreachable (usage must wait in the Redis outbox; requests keep working)
+ *   12–15 s  all up
+ *   15–19 s  Redis unreachable (budgeted requests fail closed with 503; usage events Redis
+ *            refuses are buffered in process and written straight to Postgres)
+ *   19–25 s  all up
+ *
+ * Then the gateway is stopped with SIGTERM (graceful: drains and flushes) and every 200 answer is
+ * looked for in the `generations` table: accepted = recorded is the pass condition. Loopback only,
+ * bounded (FAULT_RATE requests/s, default 200, for 25 s), stops by itself.
+ */
+'use strict';
+const net = require('node:net');
+const { URL } = require('node:url');
+const { setTimeout } = require('node:timers');
+const path = require('node:path');
+const { mkdtempSync, rmSync } = require('node:fs');
+const os = require('node:os');
+const { randomBytes } = require('node:crypto');
+const { Client } = require('pg');
+const { fetch } = require('undici');
+const { freePort, startChild, stopChild } = require('./lib/children');
+const { prepareServices } = require('./lib/services');
+
+const ROOT = path.resolve(__dirname, '..');
+const RATE = Number(process.env.FAULT_RATE || 200);
+const PHASES = [
+  { at: 5, pg: false, redis: true },
+  { at: 12, pg: true, redis: true },
+  { at: 15, pg: true, redis: false },
+  { at: 19, pg: true, redis: true },
+];
+const DURATION = 25;
+
+/** A TCP proxy to `port` on loopback that can be cut (every connection destroyed) and restored. */
+async function switchable(port) {
+  const listenPort = await freePort();
+  const sockets = new Set();
+  let server = null;
+  const track = (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+  };
+  const up = () =>
+    new Promise((resolve) => {
+      server = net.createServer((client) => {
+        const target = net.connect(port, '127.0.0.1');
+        track(client);
+        track(target);
+        client.pipe(target).pipe(client);
+      });
+      server.listen(listenPort, '127.0.0.1', resolve);
+    });
+  const down = () =>
+    new Promise((resolve) => {
+      const s = server;
+      server = null;
+      for (const socket of sockets) socket.destroy();
+      if (s) s.close(() => resolve());
+      else resolve();
+    });
+  await up();
+  return { port: listenPort, set: (on) => (on ? (server ? Promise.resolve() : up()) : down()) };
+}
+
+async function main() {
+  const services = await prepareServices();
+  const pgUrl = new URL(services.env.DATABASE_URL);
+  const redisUrl = new URL(services.env.REDIS_URL);
+  const pgProxy = await switchable(Number(pgUrl.port || 5432));
+  const redisProxy = await switchable(Number(redisUrl.port || 6379));
+  const viaPg = new URL(pgUrl);
+  viaPg.port = String(pgProxy.port);
+  const viaRedis = new URL(redisUrl);
+  viaRedis.port = String(redisProxy.port);
+
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const port = await freePort();
+  const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-faults-'));
+  const gateway = await startChild('gateway', [path.join(ROOT, 'dist/src/main.js')], {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    METRICS_PORT: String(await freePort()),
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
+    OPENAI_BASE_URL: `http://127.0.0.1:${upstream.value}/v1`,
+    OPENAI_API_KEY: 'sk-bench-upstream',
+    DATABASE_URL: viaPg.toString(),
+    REDIS_URL: viaRedis.toString(),
+    REDIS_KEY_PREFIX: services.env.REDIS_KEY_PREFIX,
+    REDIS_COMMAND_TIMEOUT_MS: '500',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '1000000',
+    SHUTDOWN_TIMEOUT_MS: '20000',
+  }, { readyUrl: `http://127.0.0.1:${port}/healthz` });
+
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const api = async (method, route, body, key = bootstrapKey) => {
+    const res = await fetch(base + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const ws = (await api('GET', '/workspaces')).data[0].id;
+  await api('PUT', `/workspaces/${ws}/budgets/monthly`, { limit_usd: 1000 });
+  const budgeted = (await api('POST', '/keys', { name: 'budgeted', limit: 1000, limit_reset: 'monthly' })).key;
+  // A key in a workspace without budgets: nothing applies to it that needs Redis to be decided.
+  const free = (await api('POST', '/workspaces', { name: 'No budget', slug: 'no-budget' })).data.id;
+  const unlimited = (await api('POST', '/keys', { name: 'unlimited', workspace_id: free })).key;
+
+  const body = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'fault run' });
+  const counts = new Map();
+  const phaseOf = (t) => PHASES.filter((p) => p.at <= t).length;
+  const ok = new Set();
+  const pending = [];
+  const started = Date.now();
+  let sent = 0;
+  let next = 0;
+  while (Date.now() - started < DURATION * 1000) {
+    const t = (Date.now() - started) / 1000;
+    while (next < PHASES.length && t >= PHASES[next].at) {
+      const p = PHASES[next++];
+      await Promise.all([pgProxy.set(p.pg), redisProxy.set(p.redis)]);
+      console.log(`${t.toFixed(1)} s: postgres ${p.pg ? 'up' : 'DOWN'}, redis ${p.redis ? 'up' : 'DOWN'}`);
+    }
+    const due = Math.floor(t * RATE);
+    for (; sent < due; sent++) {
+      const key = sent % 2 === 0 ? budgeted : unlimited;
+      const phase = phaseOf(t);
+      pending.push(
+        fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body })
+          .then(async (res) => {
+            const json = await res.json().catch(() => null);
+            const reason = res.status === 200 ? '' : ` ${json?.error?.metadata?.reason ?? json?.error?.message ?? ''}`;
+            const k = `phase ${phase} ${key === budgeted ? 'budgeted' : 'unlimited'} ${res.status}${reason}`;
+            counts.set(k, (counts.get(k) || 0) + 1);
+            if (res.status === 200 && json && json.id) ok.add(json.id);
+          })
+          .catch(() => counts.set(`phase ${phase} error`, (counts.get(`phase ${phase} error`) || 0) + 1)),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await Promise.all(pending);
+  await Promise.all([pgProxy.set(true), redisProxy.set(true)]);
+  await stopChild(gateway); // SIGTERM: drain, flush the outbox, exit
+
+  const db = new Client({ connectionString: services.env.DATABASE_URL });
+  await db.connect();
+  const rows = (await db.query("SELECT id FROM generations WHERE api_type = 'embeddings'")).rows.map((r) => r.id);
+  await db.end();
+  const recorded = new Set(rows);
+  const lost = [...ok].filter((id) => !recorded.has(id));
+  console.log('\nphases: 0 all up · 1 postgres down · 2 all up · 3 redis down · 4 all up');
+  for (const [k, v] of [...counts].sort()) console.log(`${k}: ${v}`);
+  console.log(`\n200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
+  await stopChild(upstream);
+  rmSync(dataDir, { recursive: true, force: true });
+  await services.cleanup();
+  await Promise.all([pgProxy.set(false), redisProxy.set(false)]);
+  if (lost.length > 0) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,70 @@
+/**
+ * The replica-coherent cache when its system of record is down: an expired entry keeps being
+ * served (stale if error) for a bounded time, invalidations still drop entries, and past the
+ * allowance the outage answers 503 instead of serving data of unknown age.
+ */
+import { CoherentCache } from '../../src/kv/coherent-cache';
+import { MemoryKv } from '../../src/kv/memory';
+import { Metrics } from '../../src/observability/metrics';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function setup() {
+  const store = new Map<string, string>([['a', 'A1']]);
+  const db = { down: false, loads: 0 };
+  const kv = new MemoryKv('t:cc:');
+  const metrics = new Metrics();
+  const cache = new CoherentCache<string>(kv, metrics, {
+    name: 'keys',
+    ttlMs: 40,
+    max: 100,
+    staleIfErrorMs: 150,
+    load: async (id) => {
+      db.loads++;
+      if (db.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      return store.get(id) ?? null;
+    },
+  });
+  return { store, db, cache, kv, metrics };
+}
+
+test('an expired entry is served stale while the database is down, then refreshed when it is back', async () => {
+  const { store, db, cache, kv, metrics } = setup();
+  await cache.start();
+  expect(await cache.get('a')).toBe('A1');
+  db.down = true;
+  await sleep(60); // past the TTL
+  const loadsBefore = db.loads;
+  expect(await cache.get('a')).toBe('A1');
+  expect(await cache.get('a')).toBe('A1');
+  // the failed reload is retried once per TTL, not on every request
+  expect(db.loads - loadsBefore).toBe(1);
+  const stale = (await metrics.cacheLookups.get()).values.find((v) => v.labels.result === 'stale');
+  expect(stale?.value).toBe(1);
+  await sleep(60);
+  db.down = false;
+  store.set('a', 'A2');
+  expect(await cache.get('a')).toBe('A2');
+  await kv.close();
+});
+
+test('past the stale allowance the database error is the answer (→ 503); a never-cached id fails at once', async () => {
+  const { db, cache, kv } = setup();
+  await cache.start();
+  expect(await cache.get('a')).toBe('A1');
+  db.down = true;
+  await expect(cache.get('b')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  await sleep(40 + 150 + 30);
+  await expect(cache.get('a')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  await kv.close();
+});
+
+test('an invalidation during the outage drops the entry: a deleted key is not served stale', async () => {
+  const { db, cache, kv } = setup();
+  await cache.start();
+  expect(await cache.get('a')).toBe('A1');
+  db.down = true;
+  await cache.invalidate('a');
+  await expect(cache.get('a')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  await kv.close();
+});
