@@ -131,9 +131,12 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
       else settleForm.resolve();
     });
     // A client that disconnects mid-upload: fail the parser, which fails the file stream and so
-    // the consumer's transaction.
+    // the consumer's transaction. One that left before we got here (while the caller awaited the
+    // database) has already emitted its events: without this check the parser would wait for a
+    // body that never comes, and the upload slot would never be given back.
     req.on('error', (err) => parser.destroy(err));
     req.on('aborted', () => parser.destroy(new Error('request aborted')));
     req.pipe(parser);
+    if (req.destroyed && !req.complete) parser.destroy(new Error('request aborted'));
   });
 }
