@@ -19,15 +19,12 @@ const net = require('node:net');
 const { URL } = require('node:url');
 const { setTimeout } = require('node:timers');
 const path = require('node:path');
-const { mkdtempSync, rmSync } = require('node:fs');
-const os = require('node:os');
-const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { fetch } = require('undici');
 const { freePort, startChild, stopChild } = require('./lib/children');
+const { spawnGateway } = require('./lib/gateway');
 const { prepareServices } = require('./lib/services');
 
-const ROOT = path.resolve(__dirname, '..');
 const RATE = Number(process.env.FAULT_RATE || 200);
 const PHASES = [
   { at: 5, pg: false, redis: true },
@@ -81,34 +78,18 @@ async function main() {
   viaRedis.port = String(redisProxy.port);
 
   const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
-  const port = await freePort();
-  const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-faults-'));
-  const gateway = await startChild('gateway', [path.join(ROOT, 'dist/src/main.js')], {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    METRICS_PORT: String(await freePort()),
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstream.value}/v1`,
-    OPENAI_API_KEY: 'sk-bench-upstream',
-    DATABASE_URL: viaPg.toString(),
-    REDIS_URL: viaRedis.toString(),
-    REDIS_KEY_PREFIX: services.env.REDIS_KEY_PREFIX,
-    REDIS_COMMAND_TIMEOUT_MS: '500',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_MAX: '1000000',
-    SHUTDOWN_TIMEOUT_MS: '20000',
-  }, { readyUrl: `http://127.0.0.1:${port}/healthz` });
-
-  const base = `http://127.0.0.1:${port}/api/v1`;
-  const api = async (method, route, body, key = bootstrapKey) => {
-    const res = await fetch(base + route, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const gateway = await spawnGateway({
+    upstreamPort: upstream.value,
+    env: {
+      DATABASE_URL: viaPg.toString(),
+      REDIS_URL: viaRedis.toString(),
+      REDIS_KEY_PREFIX: services.env.REDIS_KEY_PREFIX,
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_MS: '20000',
+    },
+  });
+  const { base, api } = gateway;
   const ws = (await api('GET', '/workspaces')).data[0].id;
   await api('PUT', `/workspaces/${ws}/budgets/monthly`, { limit_usd: 1000 });
   const budgeted = (await api('POST', '/keys', { name: 'budgeted', limit: 1000, limit_reset: 'monthly' })).key;
@@ -151,7 +132,7 @@ async function main() {
   }
   await Promise.all(pending);
   await Promise.all([pgProxy.set(true), redisProxy.set(true)]);
-  await stopChild(gateway); // SIGTERM: drain, flush the outbox, exit
+  await gateway.stop(); // SIGTERM: drain, flush the outbox, exit
 
   const db = new Client({ connectionString: services.env.DATABASE_URL });
   await db.connect();
@@ -163,7 +144,6 @@ async function main() {
   for (const [k, v] of [...counts].sort()) console.log(`${k}: ${v}`);
   console.log(`\n200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
   await stopChild(upstream);
-  rmSync(dataDir, { recursive: true, force: true });
   await services.cleanup();
   await Promise.all([pgProxy.set(false), redisProxy.set(false)]);
   if (lost.length > 0) process.exitCode = 1;

@@ -19,16 +19,15 @@
  */
 'use strict';
 const { fetch } = require('undici');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
-const { freePort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { spawnGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
 const { prepareServices } = require('./lib/services');
 
-const ROOT = path.resolve(__dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const CONNECTIONS = 32;
@@ -36,58 +35,29 @@ const FIXED_RATE = 500;
 const MODEL = 'openai/text-embedding-3-small';
 const INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
 
-async function api(base, key, method, route, body) {
-  const res = await fetch(base + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** Start the gateway from dist/ against the fake upstream and mint an inference key with a budget. */
 async function startGateway(upstreamPort, mode) {
-  const port = await freePort();
-  const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const services = mode === 'services' ? await prepareServices() : null;
-  const env = {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    METRICS_PORT: String(await freePort()),
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-    OPENAI_API_KEY: 'sk-bench-upstream',
-    RATE_LIMIT_MAX: '10000000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
-    ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }),
-  };
-  const args = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : []), path.join(ROOT, 'dist/src/main.js')];
-  const cleanup = async () => {
-    rmSync(dataDir, { recursive: true, force: true });
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+  const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }) };
+  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs }).catch(async (err) => {
     if (services) await services.cleanup();
-  };
-  const handle = await startChild('gateway', args, env, { readyUrl: `http://127.0.0.1:${port}/healthz` }).catch(async (err) => {
-    await cleanup();
     throw err;
   });
-  handle.cleanup = cleanup;
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  const { handle, base, api } = gateway;
+  handle.cleanup = async () => {
+    await gateway.stop();
+    if (services) await services.cleanup();
+  };
   try {
-    const workspaces = await api(base, bootstrapKey, 'GET', '/workspaces');
-    const workspaceId = workspaces.data[0].id;
-    await api(base, bootstrapKey, 'PUT', `/workspaces/${workspaceId}/budgets/monthly`, { limit_usd: 1_000_000 });
-    const created = await api(base, bootstrapKey, 'POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+    const workspaces = await api('GET', '/workspaces');
+    await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
+    const created = await api('POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
     handle.url = `${base}/embeddings`;
     handle.headers = { authorization: `Bearer ${created.key}` };
     return handle;
   } catch (err) {
-    await stopChild(handle);
-    await cleanup();
+    await handle.cleanup();
     throw err;
   }
 }
@@ -170,7 +140,6 @@ async function benchMode(mode, upstream, proxy, body) {
     ];
     return report(mode, rows);
   } finally {
-    await stopChild(gateway);
     await gateway.cleanup();
   }
 }

@@ -20,6 +20,13 @@ export interface NormalisedInput {
   images: number;
   /** `text`, `tokens`, or the modalities joined with `+` (usage records). */
   modalityLabel: string;
+  /**
+   * Upper bound of the prompt tokens (see {@link textTokenBound}; exact for token ids), or null
+   * for multimodal input, which has none. Computed once: the reservation and the charge use it.
+   */
+  tokenBound: number | null;
+  /** Tokens the budget reservation holds: `tokenBound`, or for multimodal input the bound of its text parts. */
+  heldTokens: number;
 }
 
 const PART_MODALITY: Record<ContentPart['type'], Modality> = {
@@ -50,15 +57,22 @@ export function normaliseInput(raw: RawInput): NormalisedInput {
     }
   }
   const label = (['text', 'image', 'audio', 'video', 'file'] as Modality[]).filter((m) => modalities.has(m)).join('+');
-  return { input: { kind: 'multimodal', items }, count: items.length, modalities, images, modalityLabel: label };
+  const input: EmbeddingInput = { kind: 'multimodal', items };
+  // Image parts are priced per image on top; an upstream's own image tokens can exceed this,
+  // the one case where a limit may be overrun by the difference.
+  const heldTokens = textTokenBound(textsToCount(input), items.length);
+  return { input, count: items.length, modalities, images, modalityLabel: label, tokenBound: null, heldTokens };
 }
 
 function textInput(texts: string[]): NormalisedInput {
-  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text' };
+  const bound = textTokenBound(texts, texts.length);
+  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text', tokenBound: bound, heldTokens: bound };
 }
 
 function tokenInput(tokens: number[][]): NormalisedInput {
-  return { input: { kind: 'tokens', tokens }, count: tokens.length, modalities: NO_MODALITY, images: 0, modalityLabel: 'tokens' };
+  const input: EmbeddingInput = { kind: 'tokens', tokens };
+  const exact = tokenIdCount(input);
+  return { input, count: tokens.length, modalities: NO_MODALITY, images: 0, modalityLabel: 'tokens', tokenBound: exact, heldTokens: exact };
 }
 
 /** The texts to count with the tokenizer (text parts of multimodal items included). */
@@ -77,41 +91,25 @@ export function tokenIdCount(input: EmbeddingInput): number {
 const MARKERS_PER_INPUT = 4;
 
 /**
- * An upper bound of the prompt tokens of a text or token-id input, cheap enough for the hot path
- * (no tokenizer): byte-level BPE and SentencePiece with byte fallback never make more tokens than
- * the text has UTF-8 bytes, plus a few markers per input; token ids are counted exactly. The
- * budget reservation holds this much, so concurrent requests can never spend past a limit (an
- * estimate below the real cost would let them), and an upstream that claims more tokens than
- * this is not believed. Multimodal parts have no such bound: null.
+ * An upper bound of the prompt tokens of `texts` spread over `inputs` inputs, cheap enough for
+ * the hot path (no tokenizer): byte-level BPE and SentencePiece with byte fallback never make
+ * more tokens than the text has UTF-8 bytes, plus a few markers per input. The budget
+ * reservation holds this much, so concurrent requests can never spend past a limit (an estimate
+ * below the real cost would let them), and an upstream that claims more is not believed.
  */
-export function tokenUpperBound(input: EmbeddingInput): number | null {
-  if (input.kind === 'tokens') return tokenIdCount(input);
-  if (input.kind === 'multimodal') return null;
+function textTokenBound(texts: readonly string[], inputs: number): number {
   let bytes = 0;
-  for (const t of input.texts) bytes += Buffer.byteLength(t, 'utf8');
-  return bytes + MARKERS_PER_INPUT * input.texts.length;
-}
-
-/**
- * The reservation's token figure: the bound above, or for multimodal input the bytes of its text
- * parts plus markers (image parts are priced per image on top; an upstream's own image tokens
- * can exceed this, which is the one case where a limit may be overrun by the difference).
- */
-export function reservationTokens(input: EmbeddingInput): number {
-  const bound = tokenUpperBound(input);
-  if (bound !== null) return bound;
-  let bytes = 0;
-  for (const t of textsToCount(input)) bytes += Buffer.byteLength(t, 'utf8');
-  return bytes + MARKERS_PER_INPUT * (input.kind === 'multimodal' ? input.items.length : 1);
+  for (const t of texts) bytes += Buffer.byteLength(t, 'utf8');
+  return bytes + MARKERS_PER_INPUT * inputs;
 }
 
 /**
  * The prompt tokens to charge: the upstream's figure when it is plausible, else our own count.
  * A missing or zero figure for a non-empty input is never taken (cost is never a silent 0), and
- * one above {@link tokenUpperBound} is capped to it (the reservation already holds that much).
+ * one above `bound` ({@link NormalisedInput.tokenBound}) is capped to it (the reservation already
+ * holds that much).
  */
-export function chargedTokens(reported: number | null, input: EmbeddingInput, count: () => number): number {
-  const bound = tokenUpperBound(input);
+export function chargedTokens(reported: number | null, bound: number | null, count: () => number): number {
   if (reported === null || reported === 0) return bound === null ? Math.max(1, count()) : Math.min(bound, Math.max(1, count()));
   return bound === null ? reported : Math.min(reported, bound);
 }

@@ -20,13 +20,3 @@ export function requestContext() {
   };
 }
 
-/**
- * Label the request with its route template. Registered in front of each route's handlers so
- * logs and metrics use `/api/v1/keys/:hash`, never the concrete (unbounded) path.
- */
-export function routeLabel(template: string) {
-  return function routeLabelMiddleware(req: Request, _res: Response, next: NextFunction): void {
-    req.ctx.route = template;
-    next();
-  };
-}

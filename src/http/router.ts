@@ -1,11 +1,11 @@
 /**
- * A thin helper for registering API routes: every route gets its template label (for logs and
- * metrics) in front of its own middleware, so no route can forget it; and the same templates
- * label requests early (`label`), before authentication and the rate limit answer them.
+ * A thin helper for registering API routes: every route added is known by its template, and
+ * `label` — mounted once in front of the routes' chain — labels each request with the template
+ * it will reach (for logs and metrics), before authentication and the rate limit can answer it.
+ * One label per request, so no route can forget it and none is labelled twice.
  * @module
  */
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { routeLabel } from './request-context';
 import { RouteTemplates } from './route-templates';
 
 /** Path prefix of the public API. */
@@ -31,7 +31,7 @@ export interface ApiRouter {
    * the route runs are counted under it. Sees routes added later too.
    */
   label: RequestHandler;
-  /** Every route added so far, in order (exposed as `app.locals.apiRoutes` for tests/tooling). */
+  /** Every route added so far, in order (exposed as `app.locals.apiRoutes` for tests/tooling). Mount `label` before `router`. */
   routes: readonly ApiRoute[];
 }
 
@@ -47,7 +47,7 @@ export function apiRouter(): ApiRouter {
       const template = API_PREFIX + path;
       templates.add(method, path, template);
       routes.push({ method, template });
-      router[method](path, routeLabel(template), ...handlers);
+      router[method](path, ...handlers);
     },
     label: function labelRoute(req: Request, _res: Response, next: NextFunction): void {
       const template = templates.match(req.method, req.path);

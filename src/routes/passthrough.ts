@@ -9,6 +9,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { requireInferenceKey } from '../auth/authenticate';
 import { apiRouter } from '../http/router';
+import { compose } from '../http/compose';
 import { createPassthroughProxy } from '../passthrough/proxy';
 
 /** The forwarded routes (method, path under `/api/v1`). */
@@ -29,5 +30,5 @@ export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger'>): Req
   const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger);
   const routes = apiRouter();
   for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, path, requireInferenceKey(), proxy);
-  return routes.router;
+  return compose(routes.label, routes.router);
 }

@@ -1,0 +1,61 @@
+/**
+ * The gateway as a benchmark child: `dist/src/main.js` on free loopback ports, a fresh data dir
+ * and a known bootstrap management key, pointed at the fake OpenAI upstream, plus a small client
+ * for its management API. Shared by `bench/run.js` and `bench/faults.js`.
+ */
+'use strict';
+const path = require('node:path');
+const os = require('node:os');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { randomBytes } = require('node:crypto');
+const { fetch } = require('undici');
+const { freePort, startChild, stopChild } = require('./children');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * Start the gateway; `env` is added to (and overrides) the defaults below, `nodeArgs` go before
+ * the script (e.g. `--cpu-prof`). Resolves once `/healthz` answers. `stop()` sends SIGTERM and
+ * removes the data dir.
+ * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[]}} opts
+ */
+async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [] }) {
+  const port = await freePort();
+  const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const handle = await startChild('gateway', [...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    METRICS_PORT: String(await freePort()),
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
+    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+    OPENAI_API_KEY: 'sk-bench-upstream',
+    RATE_LIMIT_MAX: '10000000',
+    ...env,
+  }, { readyUrl: `http://127.0.0.1:${port}/healthz` }).catch((err) => {
+    removeDataDir();
+    throw err;
+  });
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  /** Call the API (default: with the management key); throws on a non-2xx answer. */
+  const api = async (method, route, body, key = bootstrapKey) => {
+    const res = await fetch(base + route, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json().catch(() => null);
+    if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const stop = async () => {
+    await stopChild(handle);
+    removeDataDir();
+  };
+  return { handle, base, api, stop };
+}
+
+module.exports = { spawnGateway };
