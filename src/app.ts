@@ -13,11 +13,12 @@ import { accessLog } from './http/access-log';
 import { authenticate, requireManagementKeyOnManagementPaths } from './auth/authenticate';
 import { perKeyRateLimit } from './http/rate-limit';
 import { errorHandler, notFound } from './http/error-handler';
-import { API_PREFIX, apiRouter } from './http/router';
+import { API_PREFIX, apiRouter, labelAs } from './http/router';
+import { serveHotRoute } from './http/hot-route';
 import { healthRouter } from './routes/health';
 import { registerKeyRoutes } from './routes/keys';
 import { registerFileRoutes } from './routes/files';
-import { registerEmbeddingRoutes } from './routes/embeddings';
+import { createEmbeddingsHandlers, registerEmbeddingRoutes } from './routes/embeddings';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { passthroughRoutes } from './routes/passthrough';
@@ -30,12 +31,19 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.server.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(compose(requestContext(), accessLog(deps.logger, deps.metrics)));
+  const context = compose(requestContext(), accessLog(deps.logger, deps.metrics));
+  const auth = authenticate(deps.keyCache, deps.metrics, deps.clock);
+  const rateLimit = perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit });
+  const jsonBody = express.json({ limit: deps.config.server.bodyLimitBytes, strict: false });
+  const errors = errorHandler(deps.logger);
+  const createEmbeddings = createEmbeddingsHandlers(deps);
+
+  app.use(context);
   app.use(healthRouter(deps));
 
   const api = apiRouter();
   // The hot path first: the router tests layers in order, so embeddings skips every other route's match.
-  registerEmbeddingRoutes(api, deps);
+  registerEmbeddingRoutes(api, deps, createEmbeddings);
   registerKeyRoutes(api, deps);
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
@@ -49,17 +57,27 @@ export function createApp(deps: AppDeps): Express {
     compose(
       // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
       api.label,
-      authenticate(deps.keyCache, deps.metrics, deps.clock),
-      perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
+      auth,
+      rateLimit,
       requireManagementKeyOnManagementPaths(),
       // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
       passthroughRoutes(deps),
-      express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
+      jsonBody,
       api.router,
     ),
   );
   app.use(notFound());
-  app.use(errorHandler(deps.logger));
+  app.use(errors);
+
+  // The same chain and handlers for the hot path, minus the steps that cannot apply to it
+  // (health, management paths, passthrough), without Express's router (see hot-route.ts).
+  const embeddingsPath = `${API_PREFIX}/embeddings`;
+  serveHotRoute(app, {
+    method: 'POST',
+    path: embeddingsPath,
+    chain: compose(context, labelAs(embeddingsPath), auth, rateLimit, jsonBody, ...createEmbeddings),
+    onError: errors,
+  });
   return app;
 }
 

@@ -54,7 +54,10 @@ function fromOutage(err: unknown): GatewayError | null {
   return outage ? new ServiceUnavailableError({ reason: 'dependency_unavailable' }, 1) : null;
 }
 
-/** Write the envelope for a GatewayError. */
+/**
+ * Write the envelope for a GatewayError. Plain Node response calls only, since the embeddings
+ * hot route (see `hot-route.ts`) renders its errors here without Express's helpers.
+ */
 export function sendError(res: Response, err: GatewayError): void {
   if (res.headersSent) {
     res.destroy();
@@ -64,7 +67,11 @@ export function sendError(res: Response, err: GatewayError): void {
   if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
   const body: { code: number; message: string; metadata?: Record<string, unknown> } = { code: err.status, message: err.message };
   if (err.metadata) body.metadata = err.metadata;
-  res.status(err.status).json({ error: body });
+  const json = JSON.stringify({ error: body });
+  res.statusCode = err.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
 }
 
 /** Build the final error middleware. */

@@ -56,3 +56,11 @@ export function apiRouter(): ApiRouter {
     },
   };
 }
+
+/** Middleware labelling every request it sees with `template` (a route served outside the router). */
+export function labelAs(template: string): RequestHandler {
+  return function labelFixedRoute(req: Request, _res: Response, next: NextFunction): void {
+    req.ctx.route = template;
+    next();
+  };
+}

@@ -3,7 +3,7 @@
  * {@link EmbeddingsService}.
  * @module
  */
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate } from '../http/validate';
@@ -16,11 +16,13 @@ function header(req: Request, name: string): string | null {
   return typeof v === 'string' && v !== '' ? v.slice(0, 512) : null;
 }
 
-/** Register the embeddings routes. */
-export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
+/**
+ * The route handlers of `POST /embeddings`, after the API chain (auth, rate limit, JSON body).
+ * Also run outside Express by the hot route, so Node's request/response members only.
+ */
+export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
   const { embeddings } = deps;
-
-  api.add('post', '/embeddings', requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
+  return [requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
     const { body, done } = await embeddings.create(
       {
         key: currentKey(req),
@@ -35,7 +37,13 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
     );
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body);
     await done;
-  });
+  }];
+}
+
+/** Register the embeddings routes; `create` is {@link createEmbeddingsHandlers}' result. */
+export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps, create: RequestHandler[]): void {
+  const { embeddings } = deps;
+  api.add('post', '/embeddings', ...create);
 
   api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
     res.json(embeddings.listModels(req.valid.query as ModelsQuery));

@@ -49,6 +49,19 @@ describe('POST /embeddings', () => {
     expect(call.body).toEqual({ model: 'text-embedding-3-small', input: ['hello world'], encoding_format: 'float' });
   });
 
+  test('the path variants Express also matches answer as the hot route does', async () => {
+    // POST /api/v1/embeddings runs outside Express's router (hot-route.ts); these go through it.
+    for (const path of ['/api/v1/embeddings', '/api/v1/embeddings/', '/API/v1/Embeddings', '/api/v1/embeddings?x=1']) {
+      const ok = await request(h.gw.app).post(path).set('Authorization', bearer(h.key)).send({ model: SMALL, input: 'hello world' });
+      expect([path, ok.status, ok.body.data?.[0]?.embedding]).toEqual([path, 200, fakeVector(11)]);
+      expect(ok.headers['x-request-id']).toBeDefined();
+      const anonymous = await request(h.gw.app).post(path).send({ model: SMALL, input: 'x' });
+      expect([path, anonymous.status, anonymous.body]).toEqual([path, 401, { error: { code: 401, message: 'Missing Authentication header' } }]);
+      const invalid = await request(h.gw.app).post(path).set('Authorization', bearer(h.key)).send({ model: SMALL });
+      expect([path, invalid.status, invalid.body.error.code]).toEqual([path, 400, 400]);
+    }
+  });
+
   test('string[] input → one embedding per item, in order', async () => {
     const res = await h.post({ model: SMALL, input: ['a', 'bbb', 'cc'] });
     expect(res.status).toBe(200);
