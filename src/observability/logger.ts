@@ -9,14 +9,40 @@ import winston from 'winston';
 /** The logger type used across the gateway. */
 export type Logger = winston.Logger;
 
-const MESSAGE = Symbol.for('message');
+/**
+ * Access-log lines written in one event-loop turn, sent as one write: under load that is one
+ * syscall for many requests instead of one each (stdout is a pipe, written synchronously).
+ * Pending lines are flushed at the turn's end, and at process exit.
+ */
+class LineBuffer {
+  private pending = '';
+  private scheduled = false;
 
-/** Where a logger's lines go and how they are formatted, for {@link logInfoLine}. */
-interface Sink {
-  format: winston.Logform.Format;
-  write: (line: string) => void;
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  write(line: string): void {
+    this.pending += `${line}\n`;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    unflushed.add(this);
+    setImmediate(this.flush);
+  }
+
+  readonly flush = (): void => {
+    this.scheduled = false;
+    unflushed.delete(this);
+    const text = this.pending;
+    this.pending = '';
+    if (text !== '') this.out.write(text);
+  };
 }
-const sinks = new WeakMap<Logger, Sink>();
+
+const unflushed = new Set<LineBuffer>();
+process.once('exit', () => {
+  for (const buffer of unflushed) buffer.flush();
+});
+
+const sinks = new WeakMap<Logger, LineBuffer>();
 
 function lineFormat(): winston.Logform.Format {
   return winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json());
@@ -34,16 +60,17 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
     defaultMeta: { service: 'switchyard' },
     transports: [transport],
   });
-  const out = stream ?? process.stdout;
-  sinks.set(logger, { format: lineFormat(), write: (line) => void out.write(`${line}\n`) });
+  sinks.set(logger, new LineBuffer(stream ?? process.stdout));
   return logger;
 }
 
 /**
- * `logger.info(message, fields)` for the one line every request writes (the access log), with
- * the same winston format and destination but without the logger's object-mode stream pipeline
- * and transport hand-off per call, which cost about a tenth of a request's CPU. Loggers not
- * made by {@link createLogger} take the ordinary path.
+ * `logger.info(message, fields)` for the one line every request writes (the access log): the
+ * same JSON line (`level`, `message`, `service`, `timestamp` and the fields) to the same
+ * destination, but built with one `JSON.stringify` and buffered per event-loop turn instead of
+ * passing winston's format chain and object-mode stream per call, which cost several percent
+ * of a request's CPU. Fields must be plain JSON values. Loggers not made by
+ * {@link createLogger} take the ordinary path.
  */
 export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {
   const sink = sinks.get(logger);
@@ -52,6 +79,5 @@ export function logInfoLine(logger: Logger, message: string, fields: Record<stri
     return;
   }
   if (logger.silent || !logger.isInfoEnabled()) return;
-  const info = sink.format.transform({ ...logger.defaultMeta, ...fields, level: 'info', message }) as winston.Logform.TransformableInfo | false;
-  if (info) sink.write(String((info as Record<symbol, unknown>)[MESSAGE]));
+  sink.write(JSON.stringify({ ...logger.defaultMeta, ...fields, level: 'info', message, timestamp: new Date().toISOString() }));
 }

@@ -9,7 +9,7 @@ import type { Endpoint } from '../../src/catalog/types';
 import { UpstreamHttp } from '../../src/providers/http';
 import { ADAPTERS, adapterFor } from '../../src/providers/registry';
 import type { EmbeddingJob, Vector } from '../../src/providers/types';
-import { parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
+import { numberArrayEnd, parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
 import { embeddingsResponseBody } from '../../src/embeddings/response';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
@@ -128,6 +128,54 @@ describe('raw vector pass-through', () => {
     for (const text of bad) {
       expect(parseLiftingArrays(Buffer.from(text), 'embedding')).toBeUndefined();
     }
+  });
+
+  test('numberArrayEnd agrees with JSON.parse on 20,000 generated arrays, valid and corrupted', () => {
+    // Long fraction runs exercise the four-bytes-at-a-time digit skip; corruptions include
+    // non-ASCII bytes. Reference: the prefix up to the first ']' must parse as a non-empty
+    // array of numbers (a number array has no inner ']').
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let accepted = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const bytes = [0x5b];
+      for (let k = 0, items = 1 + rand(4); k < items; k++) {
+        if (rand(3) === 0) bytes.push(0x2d);
+        bytes.push([0x30, 0x31, 0x39][rand(3)]!);
+        if (rand(5) !== 0) {
+          bytes.push(0x2e);
+          for (let j = 0, d = rand(22); j < d; j++) bytes.push(0x30 + rand(10));
+        }
+        if (rand(5) === 0) {
+          bytes.push(rand(2) ? 0x65 : 0x45);
+          if (rand(2)) bytes.push(rand(2) ? 0x2b : 0x2d);
+          for (let j = 0, d = rand(3); j < d; j++) bytes.push(0x30 + rand(10));
+        }
+        if (rand(8) === 0) bytes.push([0x20, 0x0a, 0x0d, 0x09][rand(4)]!);
+        if (k < items - 1) bytes.push(0x2c);
+      }
+      bytes.push(0x5d);
+      for (let j = 0, m = rand(3); j < m; j++) bytes[rand(bytes.length)] = rand(256);
+      bytes[0] = 0x5b; // the caller has found the '[' (the function's precondition)
+      if (rand(3) === 0) bytes.push(0x2c, 0x7d);
+      const buf = Buffer.from(bytes);
+      const close = buf.indexOf(0x5d);
+      let expected = -1;
+      if (close !== -1) {
+        try {
+          const v: unknown = JSON.parse(buf.toString('latin1', 0, close + 1));
+          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number')) expected = close + 1;
+        } catch {
+          // not JSON: expected stays -1
+        }
+      }
+      if (expected !== -1) accepted++;
+      expect([buf.toString('latin1'), numberArrayEnd(buf, 0)]).toEqual([buf.toString('latin1'), expected]);
+    }
+    expect(accepted).toBeGreaterThan(3000); // both outcomes are well represented
   });
 
   test('accepts every RFC 8259 number form, with any JSON whitespace', () => {

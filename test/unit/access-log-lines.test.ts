@@ -1,0 +1,48 @@
+/**
+ * The access-log fast path: the same JSON fields as winston's lines, buffered so that lines
+ * written in one event-loop turn leave in one write.
+ */
+import { Writable } from 'node:stream';
+import { createLogger, logInfoLine } from '../../src/observability/logger';
+
+function capture() {
+  const writes: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      writes.push(chunk.toString());
+      done();
+    },
+  });
+  return { writes, stream };
+}
+const turn = () => new Promise((r) => setImmediate(r));
+
+test('lines of one turn leave in one write, each a JSON line with the logger fields', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  for (const id of ['a', 'b', 'c']) logInfoLine(logger, 'request', { request_id: id, status: 200, absent: undefined });
+  expect(writes).toEqual([]);
+  await turn();
+  expect(writes).toHaveLength(1);
+  const lines = writes[0]!.split('\n');
+  expect(lines.pop()).toBe('');
+  const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(parsed.map((p) => p.request_id)).toEqual(['a', 'b', 'c']);
+  for (const p of parsed) {
+    expect(p).toMatchObject({ level: 'info', message: 'request', service: 'switchyard', status: 200 });
+    expect(Date.parse(p.timestamp as string)).not.toBeNaN();
+    expect('absent' in p).toBe(false);
+  }
+  logInfoLine(logger, 'request', { request_id: 'd' });
+  await turn();
+  expect(writes).toHaveLength(2);
+});
+
+test('nothing is written below the info level or when silent', async () => {
+  for (const level of ['warn', 'silent']) {
+    const { writes, stream } = capture();
+    logInfoLine(createLogger(level, stream), 'request', { request_id: 'x' });
+    await turn();
+    expect(writes).toEqual([]);
+  }
+});
