@@ -18,7 +18,11 @@ class LineBuffer {
   private pending = '';
   private scheduled = false;
 
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    /** The logger's default fields as JSON members (`"service":"switchyard"`), serialised once. */
+    readonly meta: string,
+  ) {}
 
   write(line: string): void {
     this.pending += `${line}\n`;
@@ -60,17 +64,19 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
     defaultMeta: { service: 'switchyard' },
     transports: [transport],
   });
-  sinks.set(logger, new LineBuffer(stream ?? process.stdout));
+  sinks.set(logger, new LineBuffer(stream ?? process.stdout, JSON.stringify(logger.defaultMeta ?? {}).slice(1, -1)));
   return logger;
 }
 
 /**
  * `logger.info(message, fields)` for the one line every request writes (the access log): the
- * same JSON line (`level`, `message`, `service`, `timestamp` and the fields) to the same
- * destination, but built with one `JSON.stringify` and buffered per event-loop turn instead of
+ * same JSON line (the fields, then `service`, `level`, `message`, `timestamp`, which win over
+ * fields of the same name) to the same destination, buffered per event-loop turn, instead of
  * passing winston's format chain and object-mode stream per call, which cost several percent
- * of a request's CPU. Fields must be plain JSON values. Loggers not made by
- * {@link createLogger} take the ordinary path.
+ * of a request's CPU. The caller's object is serialised as it is and the fixed members are
+ * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
+ * dictionary object that `JSON.stringify` takes ten times longer over. Fields must be plain
+ * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
  */
 export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {
   const sink = sinks.get(logger);
@@ -79,5 +85,7 @@ export function logInfoLine(logger: Logger, message: string, fields: Record<stri
     return;
   }
   if (logger.silent || !logger.isInfoEnabled()) return;
-  sink.write(JSON.stringify({ ...logger.defaultMeta, ...fields, level: 'info', message, timestamp: new Date().toISOString() }));
+  const own = JSON.stringify(fields);
+  const fixed = `${sink.meta === '' ? '' : `${sink.meta},`}"level":"info","message":${JSON.stringify(message)},"timestamp":"${new Date().toISOString()}"}`;
+  sink.write(own === '{}' ? `{${fixed}` : `${own.slice(0, -1)},${fixed}`);
 }

@@ -46,3 +46,14 @@ test('nothing is written below the info level or when silent', async () => {
     expect(writes).toEqual([]);
   }
 });
+
+test('no fields, and fields named like the fixed members, still give one valid line where the fixed members win', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  logInfoLine(logger, 'empty', {});
+  logInfoLine(logger, 'clash "quoted"', { level: 'debug', message: 'other', service: 'else', n: 1 });
+  await turn();
+  const [empty, clash] = writes[0]!.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(empty).toMatchObject({ level: 'info', message: 'empty', service: 'switchyard' });
+  expect(clash).toMatchObject({ level: 'info', message: 'clash "quoted"', service: 'switchyard', n: 1 });
+});
