@@ -12,6 +12,8 @@ const { fetch } = require('undici');
 const { freePort, startChild, stopChild } = require('./children');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Node's flags from `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
+const START_FLAGS = require('../../package.json').scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
 
 /**
  * Start the gateway; `env` is added to (and overrides) the defaults below, `nodeArgs` go before
@@ -24,7 +26,7 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [] }) {
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const handle = await startChild('gateway', [...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+  const handle = await startChild('gateway', [...START_FLAGS, ...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',

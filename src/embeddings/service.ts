@@ -110,7 +110,7 @@ export class EmbeddingsService {
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
-    // Settle and record are independent: issued together they share one Redis round trip. The
+    // Settle and record are independent: issued together, their Redis round trips overlap. The
     // answer does not wait for them (neither changes it, and neither throws); shutdown does.
     const done = Promise.all([
       reservation.settle(cost),

@@ -119,9 +119,7 @@ export class StreamOutbox extends OutboxRecorder {
   private async sendAdds(): Promise<void> {
     const batch = this.adds.splice(0);
     if (batch.length === 0) return;
-    const pipeline = this.client.pipeline();
-    for (const { event } of batch) pipeline.xadd(this.key, '*', 'e', encodeUsageEvent(event));
-    const results = await pipeline.exec().catch(() => null);
+    const results = await this.xadds(batch.map(({ event }) => encodeUsageEvent(event)));
     for (const [i, { event, resolve }] of batch.entries()) {
       if (!results || results[i]?.[0]) {
         this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' });
@@ -135,6 +133,22 @@ export class StreamOutbox extends OutboxRecorder {
       this.sinceKick = 0;
       void this.drain();
     }
+  }
+
+  /**
+   * XADD each encoded event: one command when there is one (at low load, most turns), else one
+   * pipeline. `[error, reply]` per event like `pipeline.exec()`, or null when nothing was sent.
+   */
+  private async xadds(encoded: string[]): Promise<Array<[Error | null, unknown]> | null> {
+    if (encoded.length === 1) {
+      return this.client.xadd(this.key, '*', 'e', encoded[0] as string).then(
+        (id): Array<[Error | null, unknown]> => [[null, id]],
+        (err: Error): Array<[Error | null, unknown]> => [[err, null]],
+      );
+    }
+    const pipeline = this.client.pipeline();
+    for (const e of encoded) pipeline.xadd(this.key, '*', 'e', e);
+    return pipeline.exec().catch(() => null);
   }
 
   /**

@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from '../../src/paths';
 
 const DOCKERFILE = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
 const DOCKERIGNORE = readFileSync(path.join(PROJECT_ROOT, '.dockerignore'), 'utf8');
-const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; bin: Record<string, string>; scripts: Record<string, string> };
 const defaults = loadConfig({});
 
 /** Every optional lint rule of dockerfile-utils raised to an error. */
@@ -174,7 +174,11 @@ describe('Dockerfile', () => {
     const init = path.basename(entrypoint?.[0] ?? '');
     expect(only(runtime, 'RUN').some((r) => new RegExp(`(apt-get|apk) .*\\b${init}\\b`).test(argsOf(r)))).toBe(true);
     const cmd = execForm(argsOf(only(runtime, 'CMD').pop() as Instruction));
-    expect(cmd).toEqual(['node', pkg.main]);
+    // The same V8 flags as `npm start` (see the README's "Memory"), so image and npm start alike.
+    const startFlags = (pkg.scripts.start ?? '').split(/\s+/).filter((a: string) => a.startsWith('--'));
+    expect(startFlags).toContain('--max-semi-space-size=8');
+    expect(cmd).toEqual(['node', ...startFlags, pkg.main]);
+    expect(pkg.scripts.start).toBe(['node', ...startFlags, pkg.main].join(' '));
     expect(pkg.main).toBe('dist/src/main.js');
   });
 });

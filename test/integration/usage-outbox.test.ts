@@ -278,6 +278,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const real = client();
         const refusing = new Proxy(real, {
           get(target, prop, receiver) {
+            // One event per turn is a plain XADD, several are one pipeline: refuse both.
+            if (prop === 'xadd') return () => Promise.reject(new Error('Connection is closed.'));
             if (prop === 'pipeline') {
               return () => {
                 const p = { xadd: () => p, exec: () => Promise.reject(new Error('Connection is closed.')) };
@@ -295,9 +297,10 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         recorders.push(r);
         await r.record(event(orgId, 1));
         await r.record(event(orgId, 2));
+        await Promise.all([r.record(event(orgId, 3)), r.record(event(orgId, 4))]);
         await r.flush();
-        expect(await rowsOf(orgId)).toBe(2);
-        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} 2/);
+        expect(await rowsOf(orgId)).toBe(4);
+        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} 4/);
       });
     }
   });
