@@ -12,24 +12,32 @@ const COLUMNS = [
   'status', 'input_modality', 'user_agent', 'http_referer', 'app_title',
 ] as const;
 
-function values(e: UsageEvent): unknown[] {
-  return [
-    e.id, e.createdAt, e.orgId, e.workspaceId, e.keyHash, e.endUser, e.sessionId, e.apiType, e.model, e.provider,
-    e.upstreamId, e.tokensPrompt, e.tokensCompletion, e.costUsd, e.latencyMs, e.generationTimeMs, e.attempts,
-    e.status, e.inputModality, e.userAgent, e.httpReferer, e.appTitle,
-  ];
-}
+/** Each column's event field and Postgres type, in {@link COLUMNS} order. */
+const FIELDS: ReadonlyArray<[keyof UsageEvent, string]> = [
+  ['id', 'text'], ['createdAt', 'timestamptz'], ['orgId', 'uuid'], ['workspaceId', 'uuid'], ['keyHash', 'text'],
+  ['endUser', 'text'], ['sessionId', 'text'], ['apiType', 'text'], ['model', 'text'], ['provider', 'text'],
+  ['upstreamId', 'text'], ['tokensPrompt', 'int4'], ['tokensCompletion', 'int4'], ['costUsd', 'float8'],
+  ['latencyMs', 'int4'], ['generationTimeMs', 'int4'], ['attempts', 'int4'], ['status', 'text'],
+  ['inputModality', 'text'], ['userAgent', 'text'], ['httpReferer', 'text'], ['appTitle', 'text'],
+];
+
+/**
+ * One statement for any batch size, with one parameter: the events as a JSON array, turned back
+ * into rows by Postgres (`json_to_recordset`; dates travel as ISO strings, numbers exactly). A
+ * VALUES list needs 22 placeholders per event (4,400 for a batch of 200): a new statement text
+ * per batch size for Postgres to parse, and thousands of parameters for the gateway to encode
+ * on its event loop between requests (about 3 ms per batch of 200; one `JSON.stringify` is a
+ * fraction of that).
+ */
+const INSERT =
+  `INSERT INTO generations (${COLUMNS.join(',')}) ` +
+  `SELECT ${FIELDS.map(([f]) => `"${f}"`).join(',')} FROM json_to_recordset($1::json) ` +
+  `AS e(${FIELDS.map(([f, t]) => `"${f}" ${t}`).join(',')}) ON CONFLICT (id) DO NOTHING`;
 
 /** Insert a batch of events in one statement; already-present ids are skipped (idempotent). */
 export async function insertUsageEvents(q: Queryable, events: UsageEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const params: unknown[] = [];
-  const rows = events.map((e) => {
-    const start = params.length;
-    params.push(...values(e));
-    return `(${COLUMNS.map((_, i) => `$${start + i + 1}`).join(',')})`;
-  });
-  await q.query(`INSERT INTO generations (${COLUMNS.join(',')}) VALUES ${rows.join(',')} ON CONFLICT (id) DO NOTHING`, params);
+  await q.query(INSERT, [JSON.stringify(events)]);
 }
 
 /** Recorder that writes each event straight to the database. */

@@ -17,6 +17,7 @@ import { MemoryOutbox } from '../../src/usage/memory-outbox';
 import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent } from '../../src/usage/types';
+import { insertUsageEvents } from '../../src/usage/direct-recorder';
 
 /** A Queryable over the real database whose writes can be made to fail, or to "crash" after committing. */
 class FlakyDb implements Queryable {
@@ -27,7 +28,8 @@ class FlakyDb implements Queryable {
   async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
     if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
     const rows = await this.inner.query<T>(sql, params);
-    if (sql.startsWith('INSERT INTO generations')) this.inserts.push((params?.length ?? 0) / 22);
+    // Rows per INSERT: its one parameter is the batch as a JSON array.
+    if (sql.startsWith('INSERT INTO generations')) this.inserts.push((JSON.parse(String(params?.[0])) as unknown[]).length);
     if (this.crashAfterCommit) throw new Error('process died after commit, before XACK');
     return rows;
   }
@@ -57,6 +59,35 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
 
   const rowsOf = async (orgId: string) =>
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE org_id = $1', [orgId]))[0]!.n;
+
+  test('every column survives the JSON batch insert: quotes, backslashes, braces, commas, NULLs, unicode, exponents', async () => {
+    const orgId = randomUUID();
+    const tricky: UsageEvent = {
+      ...event(orgId, 7),
+      createdAt: new Date(Date.UTC(2026, 10, 22, 8, 0, 7, 123)),
+      endUser: 'he said "hi", then {left}\\ \\"x',
+      sessionId: 'NULL',
+      upstreamId: null,
+      userAgent: 'ünïcødé 🐑 , ; \' tab\there',
+      httpReferer: '',
+      appTitle: '{"a":[1,2]}',
+      costUsd: 1.5e-300,
+      tokensPrompt: 2147483647,
+    };
+    await insertUsageEvents(db, [tricky, event(orgId, 8)]);
+    await insertUsageEvents(db, [tricky]); // idempotent
+    const rows = await db.query<Record<string, unknown>>(
+      'SELECT id, created_at, end_user, session_id, upstream_id, user_agent, http_referer, app_title, cost_usd, tokens_prompt FROM generations WHERE org_id = $1 ORDER BY id',
+      [orgId],
+    );
+    expect(rows).toHaveLength(2);
+    const row = rows.find((r) => r.id === tricky.id)!;
+    expect(new Date(row.created_at as string).toISOString()).toBe('2026-11-22T08:00:07.123Z');
+    expect({ ...row, created_at: undefined }).toEqual({
+      id: tricky.id, created_at: undefined, end_user: tricky.endUser, session_id: 'NULL', upstream_id: null, user_agent: tricky.userAgent,
+      http_referer: '', app_title: tricky.appTitle, cost_usd: 1.5e-300, tokens_prompt: 2147483647,
+    });
+  });
 
   describe.each(KVS)('with $name kv', (kvKind) => {
     let kv: Kv;
