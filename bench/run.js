@@ -8,10 +8,11 @@
  *            workspace budget and a key limit are set) and usage recording all on
  *
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
- * (latency; evenly paced by bench/lib/paced.js, and also with autocannon's `overallRate`, which
- * sends each second's quota in one burst), after a short warm-up. Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and
- * the gateway's added latency, prints a table and writes bench/results.json. Loopback only,
- * bounded (BENCH_DURATION seconds per scenario, default 10), stops by itself.
+ * (latency; evenly paced by bench/lib/paced.js), in BENCH_ROUNDS rounds (default 3) with the
+ * targets interleaved, after a short warm-up; then once with autocannon's `overallRate` (which
+ * sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
+ * and the gateway's added latency, prints a table and writes bench/results.json. Loopback only,
+ * bounded (BENCH_DURATION seconds per scenario and round, default 10), stops by itself.
  *
  * BENCH_MODE: `embedded` (default: PGlite + in-process Kv, no services needed), `services`
  * (Postgres + Redis: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, in
@@ -29,6 +30,8 @@ const { runPaced } = require('./lib/paced');
 const { prepareServices } = require('./lib/services');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
+/** Rounds of the 32-connection and paced scenarios, the targets interleaved (see measureAll). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const CONNECTIONS = 32;
 const FIXED_RATE = 500;
@@ -70,13 +73,48 @@ async function check(name, url, headers, body) {
   if (res.status !== 200 || length !== 1536) throw new Error(`${name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
 }
 
-async function measure(name, handle, url, headers, body) {
-  await check(name, url, headers, body);
-  await runLoad({ url, headers, body, connections: CONNECTIONS, duration: WARMUP });
-  const max = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION }));
-  const fixed = await withCpu(handle, () => runPaced({ url, headers, body, rate: FIXED_RATE, duration: DURATION }));
-  const burst = await withCpu(handle, () => runLoad({ url, headers, body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
-  return { name, max, fixed, burst, peakRssMb: peakRssMb(handle.child.pid) };
+/**
+ * Measure every target in rounds, interleaved (direct, proxy, gateway, direct, …): this shared
+ * machine's speed drifts by tens of percent within minutes, and interleaving exposes every
+ * target to the same drift. Each round's figures are kept; a scenario's figure is the median
+ * over rounds, and the comparisons (share of the proxy, added latency) are medians of the
+ * per-round comparisons. `burst` (autocannon's overallRate) runs once per target.
+ */
+async function measureAll(targets) {
+  for (const t of targets) {
+    await check(t.name, t.url, t.headers, t.body);
+    await runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: WARMUP });
+    t.rounds = { max: [], fixed: [] };
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
+    for (const t of targets) t.rounds.fixed.push(await withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION })));
+  }
+  return targets.map((t) => ({
+    name: t.name,
+    max: medianRun(t.rounds.max),
+    fixed: medianRun(t.rounds.fixed),
+    rounds: t.rounds,
+    burst: null,
+    peakRssMb: null,
+  }));
+}
+
+/** Median of each numeric field over rounds (errors are summed). */
+function medianRun(runs) {
+  const out = {};
+  for (const key of Object.keys(runs[0])) {
+    const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number');
+    out[key] = key === 'errors' || key === 'non2xx' || key === 'requests' ? values.reduce((a, b) => a + b, 0) : median(values);
+  }
+  return out;
+}
+
+function median(values) {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Run `load` and add the target's CPU milliseconds per request (user + system, from /proc). */
@@ -96,13 +134,16 @@ function fmt(v, digits = 2) {
 
 function report(mode, rows) {
   const [direct, proxy, gateway] = rows;
+  // Per-round comparisons (each round's targets ran back to back), then their median.
+  const perRound = (f) => median(gateway.rounds.max.map((_, i) => f(i)));
   const added = {
-    p50: gateway.fixed.p50 - direct.fixed.p50,
-    p99: gateway.fixed.p99 - direct.fixed.p99,
+    p50: perRound((i) => gateway.rounds.fixed[i].p50 - direct.rounds.fixed[i].p50),
+    p99: perRound((i) => gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99),
     autocannonBurstP50: gateway.burst.p50 - direct.burst.p50,
     autocannonBurstP99: gateway.burst.p99 - direct.burst.p99,
   };
-  const share = gateway.max.rps / proxy.max.rps;
+  const shares = gateway.rounds.max.map((g, i) => g.rps / proxy.rounds.max[i].rps);
+  const share = median(shares);
   const targets = {
     throughputShareOfProxy: { value: share, target: '>= 0.50', pass: share >= 0.5 },
     addedP50Ms: { value: added.p50, target: '<= 1', pass: added.p50 <= 1 },
@@ -121,23 +162,32 @@ function report(mode, rows) {
     );
   }
   console.log('@500/s = evenly paced 500 req/s (bench/lib/paced.js); ac@500 = autocannon overallRate 500, which sends each second\'s quota as a burst');
-  console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}`);
-  console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}`);
+  const each = (values, digits) => values.map((v) => fmt(v, digits)).join(', ');
+  console.log(`figures are medians of ${ROUNDS} interleaved rounds; comparisons are medians of the per-round comparisons`);
+  console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}  [rounds: ${each(shares.map((x) => x * 100), 1)} %]`);
+  console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}` +
+    `  [rounds p50: ${each(gateway.rounds.fixed.map((g, i) => g.p50 - direct.rounds.fixed[i].p50), 3)}; p99: ${each(gateway.rounds.fixed.map((g, i) => g.p99 - direct.rounds.fixed[i].p99), 3)}]`);
   const load = os.loadavg()[0];
   console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
   console.log(`gateway peak RSS ${fmt(gateway.peakRssMb, 1)} MB (<= 150) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`);
-  return { mode, rows, addedLatencyMs: added, targets, loadAverage1m: os.loadavg()[0] };
+  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, targets, loadAverage1m: os.loadavg()[0] };
 }
 
 async function benchMode(mode, upstream, proxy, body) {
   const gateway = await startGateway(upstream.port, mode);
   try {
     const gatewayBody = JSON.stringify({ model: MODEL, input: INPUT, encoding_format: 'float' });
-    const rows = [
-      await measure('direct', upstream.handle, `http://127.0.0.1:${upstream.port}/v1/embeddings`, {}, body),
-      await measure('proxy', proxy.handle, `http://127.0.0.1:${proxy.port}/v1/embeddings`, {}, body),
-      await measure('gateway', gateway, gateway.url, gateway.headers, gatewayBody),
+    const targets = [
+      { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/embeddings`, headers: {}, body },
+      { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body },
+      { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: gatewayBody },
     ];
+    const rows = await measureAll(targets);
+    for (const [i, t] of targets.entries()) {
+      const row = rows[i];
+      row.burst = await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
+      row.peakRssMb = peakRssMb(t.handle.child.pid);
+    }
     return report(mode, rows);
   } finally {
     await gateway.cleanup();
@@ -165,6 +215,7 @@ async function main() {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model,
     durationSeconds: DURATION,
+    rounds: ROUNDS,
     connections: CONNECTIONS,
     fixedRate: FIXED_RATE,
     results,
