@@ -1,8 +1,9 @@
 /**
  * `createApp(deps)`: the whole HTTP surface, wired in one direction (context → health →
  * route label → auth → rate limit → management-path check → routes → 404 → the error
- * handler). No I/O happens here, so tests build as many instances as they like over shared or
- * separate stores.
+ * handler). `POST /api/v1/embeddings` runs the same pieces outside Express's router (see
+ * `http/hot-route.ts`). No I/O happens here, so tests build as many instances as they like over
+ * shared or separate stores.
  * @module
  */
 import express, { type Express } from 'express';
