@@ -12,7 +12,7 @@ import type { Kv } from '../../src/kv/kv';
 import type { RedisKv } from '../../src/kv/redis';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
-import { createUsageRecorder } from '../../src/usage/recorder';
+import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder';
 import { MemoryOutbox } from '../../src/usage/memory-outbox';
 import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
@@ -24,7 +24,11 @@ class FlakyDb implements Queryable {
   failing = false;
   crashAfterCommit = false;
   inserts: number[] = [];
-  constructor(private readonly inner: Queryable) {}
+  constructor(
+    private readonly inner: Queryable,
+    /** Poses as this kind of database (createUsageRecorder sizes batches by it). */
+    readonly kind?: Database['kind'],
+  ) {}
   async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
     if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
     const rows = await this.inner.query<T>(sql, params);
@@ -119,6 +123,23 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const r = createUsageRecorder(testConfig(), kv, { db, metrics: new Metrics(), logger }) as OutboxRecorder;
       recorders.push(r);
       expect(r).toBeInstanceOf(kv.kind === 'redis' ? StreamOutbox : MemoryOutbox);
+    });
+
+    test('createUsageRecorder caps batches at PGLITE_MAX_BATCH on embedded PGlite, not on Postgres', async () => {
+      const config = testConfig({ usage: { batchSize: 200 } });
+      for (const kind of ['pglite', 'postgres'] as const) {
+        const orgId = randomUUID();
+        const counting = new FlakyDb(db, kind);
+        const r = createUsageRecorder(config, kv, { db: counting, metrics: new Metrics(), logger }) as OutboxRecorder;
+        recorders.push(r);
+        await Promise.all(Array.from({ length: 120 }, (_, i) => r.record(event(orgId, i))));
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(120);
+        const largest = Math.max(...counting.inserts);
+        if (kind === 'pglite') expect(largest).toBeLessThanOrEqual(PGLITE_MAX_BATCH);
+        else expect(largest).toBeGreaterThan(PGLITE_MAX_BATCH);
+        await r.close();
+      }
     });
 
     test('events land exactly once, in batches of at most batchSize, after flush', async () => {
