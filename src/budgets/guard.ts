@@ -20,7 +20,6 @@ import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { RESERVE } from './scripts/reserve';
 import type { UsageEvent } from '../usage/types';
-import type { SpendScope } from './repository';
 import { SETTLE } from './scripts/settle';
 
 /** Options for {@link BudgetGuard}. */
@@ -61,7 +60,7 @@ function refusal(c: LimitCounter, usedNanos: number): PaymentRequiredError {
 
 /** Spend (USD) of `backlog` events that count against counter `c`'s scope and period. */
 function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
-  const scope: SpendScope = c.scope;
+  const { scope } = c;
   let usd = 0;
   for (const e of backlog) {
     const mine = 'workspaceId' in scope ? e.workspaceId === scope.workspaceId : e.keyHash === scope.keyHash;

@@ -54,10 +54,10 @@ export class EmbeddingsService {
   }
 
   /**
-   * POST /embeddings; resolves to the serialised response body (send it at once) and `done`, the
-   * spend settle and usage record still under way; or throws a GatewayError.
+   * POST /embeddings; resolves to the serialised response body (send it at once: the spend settle
+   * and usage record may still be under way, see {@link drain}) or throws a GatewayError.
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<{ body: Buffer; done: Promise<void> }> {
+  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<Buffer> {
     const { config, metrics, spend } = this.deps;
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);
@@ -118,7 +118,7 @@ export class EmbeddingsService {
     ]).then(() => undefined);
     this.finishing.add(done);
     void done.finally(() => this.finishing.delete(done));
-    return { body: json, done };
+    return json;
   }
 
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */

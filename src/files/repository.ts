@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../store/db';
 import type { FileRecord } from './types';
+import { isFileId } from './wire';
 
 // bigint columns come back as strings from pg; cast to types both engines return as JS values.
 const COLUMNS = `id, seq::text AS seq, org_id, workspace_id, filename, mime_type,
@@ -59,8 +60,9 @@ export async function insertFile(q: Queryable, f: NewFile): Promise<FileRecord> 
   return toRecord(rows[0] as Row);
 }
 
-/** A file of this workspace, or null. */
+/** A file of this workspace, or null (at once for an id not in our format: it names no file). */
 export async function findFile(q: Queryable, scope: FileScope, id: string): Promise<FileRecord | null> {
+  if (!isFileId(id)) return null;
   const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM files WHERE id = $1 AND org_id = $2 AND workspace_id = $3`, [
     id,
     scope.orgId,
@@ -85,9 +87,10 @@ export async function listFiles(q: Queryable, scope: FileScope, afterSeq: string
 
 /**
  * Delete the metadata row. Atomic: of concurrent deletes of one file exactly one gets true (the
- * others wait on the row lock, then find nothing to delete).
+ * others wait on the row lock, then find nothing to delete). False at once for an id not in our format.
  */
 export async function deleteFile(q: Queryable, scope: FileScope, id: string): Promise<boolean> {
+  if (!isFileId(id)) return false;
   const rows = await q.query(`DELETE FROM files WHERE id = $1 AND org_id = $2 AND workspace_id = $3 RETURNING id`, [
     id,
     scope.orgId,

@@ -16,7 +16,7 @@ import { inspectUpload, type UploadFacts } from './inspect';
 import { discardBody, receiveFile } from './multipart';
 import * as repo from './repository';
 import type { FileRecord, FileStorage } from './types';
-import { decodeCursor, isFileId, newFileId } from './wire';
+import { decodeCursor, newFileId } from './wire';
 
 /** Validated query of `GET /files` (`provider` is refused before this). */
 export interface ListFilesQuery {
@@ -152,7 +152,7 @@ export class FileService {
    * workspace listed; anything else is a bad cursor (400), like an opaque cursor we never issued.
    */
   private async positionOf(scope: repo.FileScope, param: 'after' | 'after_id', id: string): Promise<string> {
-    const file = isFileId(id) ? await repo.findFile(this.db, scope, id) : null;
+    const file = await repo.findFile(this.db, scope, id);
     if (!file) throw new ValidationError([{ path: `query.${param}`, message: 'is not the id of a file in this workspace' }]);
     return file.seq;
   }
@@ -160,7 +160,7 @@ export class FileService {
   /** A file's metadata, or 404 (also for an id that is not in our format: no such file exists). */
   async get(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<FileRecord> {
     const scope = await this.scopeFor(key, workspaceId);
-    const file = isFileId(id) ? await repo.findFile(this.db, scope, id) : null;
+    const file = await repo.findFile(this.db, scope, id);
     if (!file) throw new NotFoundError();
     return file;
   }
@@ -192,7 +192,6 @@ export class FileService {
    */
   async delete(key: ApiKeyRecord, id: string, workspaceId: string | undefined): Promise<void> {
     const scope = await this.scopeFor(key, workspaceId);
-    if (!isFileId(id)) throw new NotFoundError();
     await this.db.transaction(async (tx) => {
       if (!(await repo.deleteFile(tx, scope, id))) throw new NotFoundError();
       await this.storage.delete(tx, [id]);

@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { NotFoundError } from '../errors';
+import { compose } from './compose';
 
 /** A route served by {@link serveHotRoute}. */
 export interface HotRoute {
@@ -45,7 +46,9 @@ export function serveHotRoute(app: Express, route: HotRoute): void {
   const target = app as unknown as { handle: Handle };
   const expressHandle = target.handle.bind(app);
   const withQuery = `${route.path}?`;
-  const { chain, onError } = route;
+  const { onError } = route;
+  // compose turns a throw or a rejected promise into next(err), as everywhere else.
+  const chain = compose(route.chain);
   target.handle = function hotRouteHandle(req, res, callback) {
     const url = req.url ?? '';
     if (req.method !== route.method || (url !== route.path && !url.startsWith(withQuery))) {
@@ -59,11 +62,6 @@ export function serveHotRoute(app: Express, route: HotRoute): void {
       const error = err === undefined || err === null || err === 'route' || err === 'router' ? new NotFoundError() : err;
       onError(error, request, response, ignore);
     };
-    try {
-      const ret: unknown = chain(request, response, done);
-      if (ret instanceof Promise) ret.then(undefined, (e: unknown) => done(e ?? new Error('rejected without a reason')));
-    } catch (e) {
-      done(e);
-    }
+    chain(request, response, done);
   };
 }

@@ -50,16 +50,14 @@ function pathOf(frame: Frame, key?: string): string {
  */
 function findUnstorable(value: unknown, part: string, issues: ValidationIssue[]): void {
   const check = (v: unknown, frame: Frame | null, key: string | undefined, depth: number): void => {
-    const here = () => (frame ? pathOf(frame, key) : part);
-    if (typeof v === 'string') {
-      const problem = unstorableText(v);
-      if (problem) issues.push({ path: here(), message: problem });
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) issues.push({ path: here(), message: 'must be a finite number' });
-    } else if (v !== null && typeof v === 'object') {
-      if (depth > MAX_DEPTH) issues.push({ path: here(), message: `must not be nested more than ${MAX_DEPTH} levels deep` });
+    let problem: string | null = null;
+    if (typeof v === 'string') problem = unstorableText(v);
+    else if (typeof v === 'number') problem = Number.isFinite(v) ? null : 'must be a finite number';
+    else if (v !== null && typeof v === 'object') {
+      if (depth > MAX_DEPTH) problem = `must not be nested more than ${MAX_DEPTH} levels deep`;
       else stack.push({ value: v, parent: frame, key: key ?? part, depth });
     }
+    if (problem) issues.push({ path: frame ? pathOf(frame, key) : part, message: problem });
   };
   const stack: Frame[] = [];
   check(value, null, undefined, 1);

@@ -95,7 +95,7 @@ export class CoherentCache<V> {
     } catch {
       // The fetch was aborted by an invalidation racing it: read through, uncached. (A load
       // failure fails again here and reaches the error handler: 503 while the database is down.)
-      entry = { v: (await this.o.load(id)) ?? MISSING, at: Date.now() };
+      entry = await this.load(id, undefined);
     }
     return !entry || entry.v === MISSING ? null : entry.v;
   }

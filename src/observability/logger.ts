@@ -48,10 +48,6 @@ process.once('exit', () => {
 
 const sinks = new WeakMap<Logger, LineBuffer>();
 
-function lineFormat(): winston.Logform.Format {
-  return winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json());
-}
-
 /** Create a JSON logger at `level` (`silent` mutes everything). */
 export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
   const transport = stream
@@ -60,7 +56,7 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
   const logger = winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
-    format: lineFormat(),
+    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
     defaultMeta: { service: 'switchyard' },
     transports: [transport],
   });

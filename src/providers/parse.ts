@@ -1,6 +1,6 @@
 /**
- * Small shared helpers for adapters: is this a vector, a count, an object; bearer headers; the
- * texts of an input for wire formats that only take strings.
+ * Small shared helpers for adapters: is this a vector, a count, an object; the vectors of an
+ * OpenAI-style list; bearer headers; the texts of an input for wire formats that only take strings.
  * @module
  */
 import type { EmbeddingInput } from './types';
@@ -20,6 +20,25 @@ export function countOrNull(v: unknown): number | null {
 /** A plain object or null. */
 export function asObject(v: unknown): Record<string, unknown> | null {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/**
+ * The vectors of an OpenAI-style list (`data: [{index, embedding}, …]`, as OpenAI and Voyage
+ * send), placed by `index` (array position when absent). `pick` turns an item's `embedding`
+ * member into a vector, undefined when it is not one. Null when `data` is not an array, an
+ * embedding is not picked, or an index is out of range or repeated.
+ */
+export function vectorsByIndex<V>(data: unknown, pick: (embedding: unknown) => V | undefined): V[] | null {
+  if (!Array.isArray(data)) return null;
+  const vectors: V[] = new Array<V>(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const item = asObject(data[i]);
+    const index = typeof item?.index === 'number' ? item.index : i;
+    const vector = pick(item?.embedding);
+    if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
+    vectors[index] = vector;
+  }
+  return vectors;
 }
 
 /** Headers with a bearer token when the provider has a key. */

@@ -97,15 +97,19 @@ export function numberArrayEnd(b: Buffer, start: number): number {
 }
 
 /**
- * The lifted vector a parsed member points at, claiming it: undefined when `ordinal` is not an
- * unclaimed lifted index. An upstream's own number in that place (`"embedding": 0`) would
- * otherwise pass for a pointer and duplicate another item's vector.
+ * Hands out each lifted vector once: `claim(ordinal)` is the vector a parsed member points at,
+ * or undefined when `ordinal` is not a lifted index or was claimed already. An upstream's own
+ * number in that place (`"embedding": 0`) would otherwise pass for a pointer and duplicate
+ * another item's vector.
  */
-export function claimRaw(raws: readonly RawVector[], claimed: boolean[], ordinal: unknown): RawVector | undefined {
-  if (typeof ordinal !== 'number' || !Number.isInteger(ordinal) || claimed[ordinal] || ordinal < 0) return undefined;
-  const raw = raws[ordinal];
-  if (raw) claimed[ordinal] = true;
-  return raw;
+export function rawClaimer(raws: readonly RawVector[]): (ordinal: unknown) => RawVector | undefined {
+  const claimed: boolean[] = [];
+  return (ordinal) => {
+    if (typeof ordinal !== 'number' || !Number.isInteger(ordinal) || claimed[ordinal] || ordinal < 0) return undefined;
+    const raw = raws[ordinal];
+    if (raw) claimed[ordinal] = true;
+    return raw;
+  };
 }
 
 /**

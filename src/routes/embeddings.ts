@@ -23,7 +23,7 @@ function header(req: Request, name: string): string | null {
 export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
   const { embeddings } = deps;
   return [requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
-    const { body, done } = await embeddings.create(
+    const body = await embeddings.create(
       {
         key: currentKey(req),
         requestId: req.ctx.requestId,
@@ -36,7 +36,6 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
       req.valid.body as EmbeddingsBody,
     );
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body);
-    await done;
   }];
 }
 

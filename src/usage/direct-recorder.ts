@@ -6,19 +6,16 @@
 import type { Queryable } from '../store/db';
 import type { UsageEvent, UsageRecorder } from './types';
 
-const COLUMNS = [
-  'id', 'created_at', 'org_id', 'workspace_id', 'key_hash', 'end_user', 'session_id', 'api_type', 'model', 'provider',
-  'upstream_id', 'tokens_prompt', 'tokens_completion', 'cost_usd', 'latency_ms', 'generation_time_ms', 'attempts',
-  'status', 'input_modality', 'user_agent', 'http_referer', 'app_title',
-] as const;
-
-/** Each column's event field and Postgres type, in {@link COLUMNS} order. */
-const FIELDS: ReadonlyArray<[keyof UsageEvent, string]> = [
-  ['id', 'text'], ['createdAt', 'timestamptz'], ['orgId', 'uuid'], ['workspaceId', 'uuid'], ['keyHash', 'text'],
-  ['endUser', 'text'], ['sessionId', 'text'], ['apiType', 'text'], ['model', 'text'], ['provider', 'text'],
-  ['upstreamId', 'text'], ['tokensPrompt', 'int4'], ['tokensCompletion', 'int4'], ['costUsd', 'float8'],
-  ['latencyMs', 'int4'], ['generationTimeMs', 'int4'], ['attempts', 'int4'], ['status', 'text'],
-  ['inputModality', 'text'], ['userAgent', 'text'], ['httpReferer', 'text'], ['appTitle', 'text'],
+/** Each column of `generations`, the event field it holds and its Postgres type. */
+const COLUMNS: ReadonlyArray<[column: string, field: keyof UsageEvent, type: string]> = [
+  ['id', 'id', 'text'], ['created_at', 'createdAt', 'timestamptz'], ['org_id', 'orgId', 'uuid'],
+  ['workspace_id', 'workspaceId', 'uuid'], ['key_hash', 'keyHash', 'text'], ['end_user', 'endUser', 'text'],
+  ['session_id', 'sessionId', 'text'], ['api_type', 'apiType', 'text'], ['model', 'model', 'text'],
+  ['provider', 'provider', 'text'], ['upstream_id', 'upstreamId', 'text'], ['tokens_prompt', 'tokensPrompt', 'int4'],
+  ['tokens_completion', 'tokensCompletion', 'int4'], ['cost_usd', 'costUsd', 'float8'], ['latency_ms', 'latencyMs', 'int4'],
+  ['generation_time_ms', 'generationTimeMs', 'int4'], ['attempts', 'attempts', 'int4'], ['status', 'status', 'text'],
+  ['input_modality', 'inputModality', 'text'], ['user_agent', 'userAgent', 'text'], ['http_referer', 'httpReferer', 'text'],
+  ['app_title', 'appTitle', 'text'],
 ];
 
 /**
@@ -30,9 +27,9 @@ const FIELDS: ReadonlyArray<[keyof UsageEvent, string]> = [
  * fraction of that).
  */
 const INSERT =
-  `INSERT INTO generations (${COLUMNS.join(',')}) ` +
-  `SELECT ${FIELDS.map(([f]) => `"${f}"`).join(',')} FROM json_to_recordset($1::json) ` +
-  `AS e(${FIELDS.map(([f, t]) => `"${f}" ${t}`).join(',')}) ON CONFLICT (id) DO NOTHING`;
+  `INSERT INTO generations (${COLUMNS.map(([column]) => column).join(',')}) ` +
+  `SELECT ${COLUMNS.map(([, field]) => `"${field}"`).join(',')} FROM json_to_recordset($1::json) ` +
+  `AS e(${COLUMNS.map(([, field, type]) => `"${field}" ${type}`).join(',')}) ON CONFLICT (id) DO NOTHING`;
 
 /** Insert a batch of events in one statement; already-present ids are skipped (idempotent). */
 export async function insertUsageEvents(q: Queryable, events: UsageEvent[]): Promise<void> {

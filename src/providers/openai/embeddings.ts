@@ -1,8 +1,8 @@
 /** Request and response mapping for the OpenAI embeddings wire format. */
 import type { Endpoint } from '../../catalog/types';
 import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
-import { asObject, countOrNull, textsOf } from '../parse';
-import { claimRaw, parseLiftingArrays } from '../raw-json';
+import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
+import { parseLiftingArrays, rawClaimer } from '../raw-json';
 import type { OpenAIEmbeddingsRequest } from './types';
 
 /**
@@ -32,18 +32,13 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): OpenAIEmbeddin
 export function fromResponse(raw: Buffer, job: EmbeddingJob): ParsedEmbeddings | null {
   const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
-  if (!lifted || !body || !Array.isArray(body.data)) return null;
-  const vectors: Vector[] = new Array(body.data.length);
-  const claimed: boolean[] = [];
-  for (let i = 0; i < body.data.length; i++) {
-    const item = asObject(body.data[i]);
-    const index = typeof item?.index === 'number' ? item.index : i;
-    const emb = item?.embedding;
-    // A lifted array shows up as its ordinal; a string only counts when we asked for base64.
-    const vector = typeof emb === 'number' ? claimRaw(lifted.raws, claimed, emb) : job.encoding === 'base64' && typeof emb === 'string' && emb !== '' ? emb : undefined;
-    if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
-    vectors[index] = vector;
-  }
+  if (!lifted || !body) return null;
+  const claim = rawClaimer(lifted.raws);
+  // A lifted array shows up as its ordinal; a string only counts when we asked for base64.
+  const vectors = vectorsByIndex<Vector>(body.data, (emb) =>
+    typeof emb === 'number' ? claim(emb) : job.encoding === 'base64' && typeof emb === 'string' && emb !== '' ? emb : undefined,
+  );
+  if (!vectors) return null;
   const usage = asObject(body.usage);
   return {
     vectors,

@@ -1,8 +1,8 @@
 /** Request and response mapping for Voyage AI embeddings. */
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../types';
-import { asObject, countOrNull, textsOf } from '../parse';
-import { claimRaw, parseLiftingArrays, type RawVector } from '../raw-json';
+import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
+import { parseLiftingArrays, rawClaimer } from '../raw-json';
 import type { VoyageEmbeddingsRequest } from './types';
 
 /** Our `input_type` words → Voyage's two. */
@@ -26,15 +26,8 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): VoyageEmbeddin
 export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
   const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
-  if (!lifted || !body || !Array.isArray(body.data)) return null;
-  const vectors: RawVector[] = new Array(body.data.length);
-  const claimed: boolean[] = [];
-  for (let i = 0; i < body.data.length; i++) {
-    const item = asObject(body.data[i]);
-    const index = typeof item?.index === 'number' ? item.index : i;
-    const vector = claimRaw(lifted.raws, claimed, item?.embedding);
-    if (vector === undefined || index < 0 || index >= vectors.length || vectors[index] !== undefined) return null;
-    vectors[index] = vector;
-  }
+  if (!lifted || !body) return null;
+  const vectors = vectorsByIndex(body.data, rawClaimer(lifted.raws));
+  if (!vectors) return null;
   return { vectors, promptTokens: countOrNull(asObject(body.usage)?.total_tokens), imageCount: null, upstreamId: null };
 }
