@@ -6,11 +6,36 @@
  */
 import { KVS, uniqueId } from '../helpers/services';
 import type { Kv } from '../../src/kv/kv';
-import { RESERVE } from '../../src/budgets/scripts/reserve';
+import type { KvScript } from '../../src/kv/kv';
+import { HELD_FIELD, NEXT_FIELD, RESERVE } from '../../src/budgets/scripts/reserve';
 import { SETTLE } from '../../src/budgets/scripts/settle';
 
 const T0 = 1_800_000_000_000;
 const TTL = 60_000;
+
+/** Test-only: read a hash (HGETALL) the same way on both kinds. */
+const DUMP: KvScript<Record<string, string>> = {
+  name: 'test_dump_hash',
+  lua: `return redis.call('HGETALL', KEYS[1])`,
+  memory: (data, keys) => data.hgetall(keys[0] as string),
+  parse(reply) {
+    if (!Array.isArray(reply)) return reply as Record<string, string>;
+    const out: Record<string, string> = {};
+    for (let i = 0; i < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1]);
+    return out;
+  },
+};
+
+/** Test-only: write hash fields directly (a holds hash as an older release left it). */
+const SEED: KvScript<number> = {
+  name: 'test_seed_hash',
+  lua: `for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end return 1`,
+  memory(data, keys, args) {
+    for (let i = 0; i < args.length; i += 2) data.hset(keys[0] as string, args[i] as string, args[i + 1] as string);
+    return 1;
+  },
+  parse: Number,
+};
 
 describe.each(KVS)('budget scripts on $name', (kind) => {
   let kv: Kv;
@@ -46,6 +71,50 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     expect(await reserve('h3', 80, T0, [100, 100])).toEqual({ kind: 'reserved' }); // 20 + 80
     expect(await reserve('h4', 1, T0 + TTL - 1, [100, 100])).toMatchObject({ kind: 'refused', usedNanos: 100 });
     expect(await reserve('h4', 1, T0 + TTL, [100, 100])).toEqual({ kind: 'reserved' }); // h3 expired
+  });
+
+  test('the running total of the holds follows reserve and settle (no walk of the holds per request)', async () => {
+    await reserve('x', 0, T0, [1e12, 1e12], ['0', '0']);
+    for (let i = 1; i <= 40; i++) expect(await reserve(`r:${i}`, i, T0 + i, [1e12, 1e12])).toEqual({ kind: 'reserved' });
+    for (let i = 1; i <= 40; i += 2) await kv.run(SETTLE, keys, [`r:${i}`, 0]);
+    // Live holds: the even ones, 2 + 4 + … + 40 = 420; nothing spent.
+    const holds = await kv.run(DUMP, ['a:holds'], []);
+    expect(holds[HELD_FIELD]).toBe('420');
+    expect(holds[NEXT_FIELD]).toBe(String(T0 + TTL)); // x's, the earliest ever added (a lower bound)
+    expect(Object.keys(holds).filter((f) => !f.startsWith('#'))).toHaveLength(21);
+    expect(await reserve('big', 1e12, T0 + 100, [1e12, 1e12])).toEqual({ kind: 'refused', index: 1, usedNanos: 420 });
+    // Settling an unknown (expired, pruned) hold changes no total.
+    await kv.run(SETTLE, keys, ['r:1', 5]);
+    expect((await kv.run(DUMP, ['b:holds'], []))[HELD_FIELD]).toBe('420');
+  });
+
+  test('once the earliest hold is due, the holds are walked: expired ones dropped, total and next rebuilt', async () => {
+    await reserve('x', 0, T0, [1000, 1000], ['0', '0']);
+    await reserve('early', 100, T0, [1000, 1000]);
+    await reserve('late', 7, T0 + 30_000, [1000, 1000]);
+    expect(await reserve('probe', 1000, T0 + TTL - 1, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 107 });
+    expect(await reserve('probe', 1000, T0 + TTL, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 7 });
+    const holds = await kv.run(DUMP, ['a:holds'], []);
+    expect(holds).toEqual({ late: `7|${T0 + 30_000 + TTL}`, [HELD_FIELD]: '7', [NEXT_FIELD]: String(T0 + 30_000 + TTL) });
+    // When the last one expires the hash goes and nothing is held.
+    expect(await reserve('probe', 1000, T0 + 30_000 + TTL, [1000, 1000])).toEqual({ kind: 'reserved' });
+  });
+
+  test('a holds hash without a running total (written by an older release) is walked once and counted', async () => {
+    await kv.run(SEED, ['a:holds'], ['old:1', `300|${T0 + TTL}`, 'old:2', `5|${T0 - 1}`]);
+    expect(await reserve('r', 701, T0, [1000, 10_000], ['0', '0'])).toEqual({ kind: 'refused', index: 1, usedNanos: 300 });
+    expect(await kv.run(DUMP, ['a:holds'], [])).toEqual({ 'old:1': `300|${T0 + TTL}`, [HELD_FIELD]: '300', [NEXT_FIELD]: String(T0 + TTL) });
+    expect(await reserve('r', 700, T0, [1000, 10_000])).toEqual({ kind: 'reserved' });
+  });
+
+  test('totals beyond 15 digits stay exact (no float formatting in the scripts)', async () => {
+    const big = 123_456_789_012_345; // nano-USD, about 123k USD
+    await reserve('x', 0, T0, [1e16, 1e16], ['0', '0']);
+    expect(await reserve('a:1', big, T0, [1e16, 1e16])).toEqual({ kind: 'reserved' });
+    expect(await reserve('a:2', big, T0, [1e16, 1e16])).toEqual({ kind: 'reserved' });
+    expect(await kv.run(SETTLE, keys, ['a:1', 0])).toBe(2);
+    expect((await kv.run(DUMP, ['a:holds'], []))[HELD_FIELD]).toBe(String(big));
+    expect(await reserve('probe', 1e16, T0 + 1, [1e16, 1e16])).toEqual({ kind: 'refused', index: 1, usedNanos: big });
   });
 
   test('settle never creates a counter that was lost (the next reserve rebuilds it from usage)', async () => {

@@ -5,8 +5,12 @@
  * number of replicas can never overspend.
  *
  * Each limit is a pair of keys for the current period: `spent` (settled spend, integer nano-USD)
- * and `holds` (a hash: reservation id → `amount|expiresAtMs`). Expired holds (crashed requests)
- * are pruned here and no longer count. A missing `spent` counter (Redis lost it) is never
+ * and `holds` (a hash: reservation id → `amount|expiresAtMs`, plus the running total of the live
+ * holds in `#held` and a lower bound of their earliest expiry in `#next`). The total makes a
+ * reservation O(1): the holds are walked only when one may have expired (`#next` has passed, a
+ * crashed request's hold), which happens about once per reservation TTL, not per request. (A
+ * walk per request cost Redis ~100 µs at 32 requests in flight and grew with every hold a
+ * failed settle left behind.) A hash from before the total existed is walked once to build it. A missing `spent` counter (Redis lost it) is never
  * created from nothing: the script answers "missing" and the caller re-runs it with the value
  * summed from the usage table, which the script stores only if the counter is still missing
  * (SET NX semantics), so a counter is rebuilt at most once and never added twice.
@@ -29,7 +33,39 @@ export type ReserveReply =
 const FIXED_ARGS = 5;
 const PER_LIMIT = 3;
 
+/** Field names inside a holds hash; hold ids always contain `:` and never start with `#`. */
+export const HELD_FIELD = '#held';
+export const NEXT_FIELD = '#next';
+
 const LUA = `
+local function held_on(key, now)
+  local total = redis.call('HGET', key, '${HELD_FIELD}')
+  local nxt = redis.call('HGET', key, '${NEXT_FIELD}')
+  if total and (not nxt or tonumber(nxt) > now) then return tonumber(total) end
+  if not total and redis.call('HLEN', key) == 0 then return 0 end
+  local sum, earliest = 0, nil
+  local all = redis.call('HGETALL', key)
+  for j = 1, #all, 2 do
+    local f, v = all[j], all[j + 1]
+    if string.byte(f, 1) ~= 35 then
+      local sep = string.find(v, '|', 1, true)
+      local e = tonumber(string.sub(v, sep + 1))
+      if e <= now then
+        redis.call('HDEL', key, f)
+      else
+        sum = sum + tonumber(string.sub(v, 1, sep - 1))
+        if not earliest or e < earliest then earliest = e end
+      end
+    end
+  end
+  if earliest then
+    redis.call('HSET', key, '${HELD_FIELD}', string.format('%d', sum), '${NEXT_FIELD}', string.format('%d', earliest))
+  else
+    redis.call('DEL', key)
+  end
+  return sum
+end
+
 local n = #KEYS / 2
 local id, amount, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local spent, missing = {}, {}
@@ -56,27 +92,46 @@ if #missing > 0 then
 end
 for i = 1, n do
   local limit = tonumber(ARGV[${FIXED_ARGS} + (i - 1) * ${PER_LIMIT} + 1])
-  local held = 0
-  local holds = redis.call('HGETALL', KEYS[2 * i])
-  for j = 1, #holds, 2 do
-    local v = holds[j + 1]
-    local sep = string.find(v, '|', 1, true)
-    if tonumber(string.sub(v, sep + 1)) <= now then
-      redis.call('HDEL', KEYS[2 * i], holds[j])
-    else
-      held = held + tonumber(string.sub(v, 1, sep - 1))
-    end
-  end
-  local used = spent[i] + held
+  local used = spent[i] + held_on(KEYS[2 * i], now)
   if used >= limit or used + amount > limit then return {0, i, used} end
 end
+local expires = tonumber(ARGV[4])
 local hold = ARGV[2] .. '|' .. ARGV[4]
 for i = 1, n do
-  redis.call('HSET', KEYS[2 * i], id, hold)
-  if redis.call('PTTL', KEYS[2 * i]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[2 * i], ARGV[5]) end
+  local key = KEYS[2 * i]
+  redis.call('HSET', key, id, hold)
+  redis.call('HINCRBY', key, '${HELD_FIELD}', ARGV[2])
+  local nxt = redis.call('HGET', key, '${NEXT_FIELD}')
+  if not nxt or expires < tonumber(nxt) then redis.call('HSET', key, '${NEXT_FIELD}', ARGV[4]) end
+  if redis.call('PTTL', key) < tonumber(ARGV[5]) then redis.call('PEXPIRE', key, ARGV[5]) end
 end
 return {1}
 `;
+
+/** The twin of `held_on`: the live holds' total, walking (and pruning) them only when due. */
+function heldOn(data: MemoryData, key: string, now: number): number {
+  const total = data.hget(key, HELD_FIELD);
+  const next = data.hget(key, NEXT_FIELD);
+  if (total !== null && (next === null || Number(next) > now)) return Number(total);
+  const all = data.hgetall(key);
+  let sum = 0;
+  let earliest: number | null = null;
+  for (const [field, value] of Object.entries(all)) {
+    if (field.startsWith('#')) continue;
+    const [amt, exp] = value.split('|');
+    if (Number(exp) <= now) data.hdel(key, field);
+    else {
+      sum += Number(amt);
+      earliest = earliest === null ? Number(exp) : Math.min(earliest, Number(exp));
+    }
+  }
+  if (earliest === null) data.del(key);
+  else {
+    data.hset(key, HELD_FIELD, String(sum));
+    data.hset(key, NEXT_FIELD, String(earliest));
+  }
+  return sum;
+}
 
 /** The twin: the same steps over the in-process data. */
 function memory(data: MemoryData, keys: string[], args: string[]): unknown {
@@ -104,19 +159,15 @@ function memory(data: MemoryData, keys: string[], args: string[]): unknown {
   if (missing.length > 0) return [2, ...missing];
   for (let i = 1; i <= n; i++) {
     const limit = Number(args[FIXED_ARGS + (i - 1) * PER_LIMIT]);
-    const holdsKey = keys[2 * i - 1] as string;
-    let held = 0;
-    for (const [field, value] of Object.entries(data.hgetall(holdsKey))) {
-      const [amt, exp] = value.split('|');
-      if (Number(exp) <= now) data.hdel(holdsKey, field);
-      else held += Number(amt);
-    }
-    const used = (spent[i] as number) + held;
+    const used = (spent[i] as number) + heldOn(data, keys[2 * i - 1] as string, now);
     if (used >= limit || used + amount > limit) return [0, i, used];
   }
   for (let i = 1; i <= n; i++) {
     const holdsKey = keys[2 * i - 1] as string;
     data.hset(holdsKey, id, `${amountArg}|${expiresAt}`);
+    data.hset(holdsKey, HELD_FIELD, String(Number(data.hget(holdsKey, HELD_FIELD) ?? 0) + amount));
+    const next = data.hget(holdsKey, NEXT_FIELD);
+    if (next === null || Number(expiresAt) < Number(next)) data.hset(holdsKey, NEXT_FIELD, expiresAt);
     if (data.pttl(holdsKey) < Number(holdsTtl)) data.pexpire(holdsKey, Number(holdsTtl));
   }
   return [1];
