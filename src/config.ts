@@ -47,7 +47,15 @@ export interface Config {
    * in-process queue (embedded mode; `record` waits when full), how long a Redis Stream entry may sit
    * unacknowledged with a consumer before another replica reclaims it, and the longest retry backoff.
    */
-  usage: { batchSize: number; flushIntervalMs: number; maxQueued: number; claimIdleMs: number; retryMaxMs: number };
+  usage: {
+    batchSize: number;
+    flushIntervalMs: number;
+    maxQueued: number;
+    claimIdleMs: number;
+    retryMaxMs: number;
+    /** With Redis: drain the usage stream into Postgres on a worker thread (`thread`) or on the request thread (`inline`). */
+    writer: 'thread' | 'inline';
+  };
   /** Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget. */
   budgets: { reservationTtlMs: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
@@ -96,6 +104,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'USAGE_MAX_QUEUED', path: ['usage', 'maxQueued'] },
   { name: 'USAGE_CLAIM_IDLE_MS', path: ['usage', 'claimIdleMs'] },
   { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
+  { name: 'USAGE_WRITER', path: ['usage', 'writer'] },
   { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },

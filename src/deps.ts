@@ -76,6 +76,8 @@ export interface AssembleOptions {
   metrics?: Metrics;
   clock?: () => number;
   random?: () => number;
+  /** A module the usage writer thread loads before its entry (tests: a TypeScript loader). */
+  usageWriterPreload?: string;
 }
 
 /** Wire services over open resources and start the key-cache subscription. */
@@ -91,7 +93,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
   await Promise.all([keyCache.start(), budgetCache.start()]);
-  const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
+  const recorder = createUsageRecorder(config, kv, { db, metrics, logger }, opts.usageWriterPreload);
   return withEmbeddings({
     config,
     db,

@@ -29,7 +29,8 @@ export class RedisKv implements Kv {
 
   private constructor(
     readonly client: Redis,
-    private readonly options: RedisKvOptions,
+    /** How it was opened; another thread opens its own connection with these (the usage writer). */
+    readonly options: RedisKvOptions,
   ) {}
 
   get prefix(): string {

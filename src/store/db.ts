@@ -14,6 +14,11 @@ export interface Queryable {
 /** A database handle; `kind` is for logs and readiness output only. */
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /**
+   * How a Postgres database was opened (url, schema), so another thread can open its own pool
+   * to it (the usage writer); absent for PGlite, which lives inside this thread.
+   */
+  readonly connection?: { url: string; schema?: string };
   /** Run several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /** Run `fn` in one transaction: committed if it resolves, rolled back if it throws. */

@@ -46,6 +46,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 
   return {
     kind: 'postgres',
+    connection: { url: options.url, ...(options.schema ? { schema: options.schema } : {}) },
     async query<T>(sql: string, params?: readonly unknown[]) {
       return (await pool.query(sql, params as unknown[])).rows as T[];
     },

@@ -1,6 +1,8 @@
 /**
  * Picks the usage outbox for the deployment: the Redis Stream outbox when the Kv is Redis
- * (shared, durable, every replica drains it), the in-process queue when embedded.
+ * (shared, durable, every replica drains it), with its consumer on the writer thread when the
+ * database is Postgres and `usage.writer` is `thread` (the default); the in-process queue when
+ * embedded.
  * @module
  */
 import type { Config } from '../config';
@@ -11,6 +13,7 @@ import { MemoryOutbox } from './memory-outbox';
 import type { OutboxDeps } from './outbox';
 import { StreamOutbox } from './stream-outbox';
 import type { UsageRecorder } from './types';
+import { ThreadedStreamOutbox } from './writer-thread';
 
 /**
  * The largest batch written to embedded PGlite. It runs inside this process, so an insert holds
@@ -21,12 +24,19 @@ import type { UsageRecorder } from './types';
 export const PGLITE_MAX_BATCH = 50;
 
 /**
- * Build the usage recorder for `kv`'s kind with the `usage.*` settings.
+ * Build the usage recorder for `kv`'s kind with the `usage.*` settings. `writerPreload` is a
+ * module the writer thread loads first (the test suite's TypeScript loader).
  * @example createUsageRecorder(config, kv, { db, metrics, logger })
  */
-export function createUsageRecorder(config: Config, kv: Kv, deps: OutboxDeps): UsageRecorder {
+export function createUsageRecorder(config: Config, kv: Kv, deps: OutboxDeps, writerPreload?: string): UsageRecorder {
   const embedded = (deps.db as Partial<Database>).kind === 'pglite';
   const batchSize = embedded ? Math.min(config.usage.batchSize, PGLITE_MAX_BATCH) : config.usage.batchSize;
-  const options = { ...config.usage, batchSize, flushTimeoutMs: Math.max(1000, config.server.shutdownTimeoutMs) };
-  return kv instanceof RedisKv ? new StreamOutbox(kv.client, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
+  const { writer: _writer, ...usage } = config.usage;
+  const options = { ...usage, batchSize, flushTimeoutMs: Math.max(1000, config.server.shutdownTimeoutMs) };
+  if (!(kv instanceof RedisKv)) return new MemoryOutbox(deps, options);
+  // The thread opens its own pool, so it needs a Postgres it can connect to (not PGlite).
+  const postgres = (deps.db as Partial<Database>).connection;
+  if (config.usage.writer !== 'thread' || !postgres) return new StreamOutbox(kv.client, kv.prefix, deps, options);
+  const data = { redis: kv.options, postgres, logLevel: config.log.level };
+  return new ThreadedStreamOutbox(kv.client, kv.prefix, deps, options, { data, preload: writerPreload });
 }

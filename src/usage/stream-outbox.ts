@@ -70,6 +70,14 @@ function toEntries(list: unknown): Entry[] {
 export interface StreamOutboxOptions extends OutboxOptions {
   /** Consumer name; default `<hostname>-<pid>-<random>` (unique per process). */
   consumer?: string;
+  /**
+   * Read the stream into Postgres here (default), or leave that to another consumer: the usage
+   * writer thread (`writer-thread.ts`), which keeps the reads and inserts off the request thread.
+   * Either way events Redis refused are written from here, where they are buffered.
+   */
+  consume?: boolean;
+  /** Called each time another batch's worth of events has been added (to wake that consumer). */
+  onBatchQueued?: () => void;
 }
 
 /** Redis Stream usage outbox. */
@@ -85,6 +93,8 @@ export class StreamOutbox extends OutboxRecorder {
   private drains = 0;
   /** Events waiting for the next pipelined XADD. */
   private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
+  private readonly consume: boolean;
+  private readonly onBatchQueued: (() => void) | undefined;
 
   /**
    * @param client - the Kv's ioredis client (`RedisKv.client`)
@@ -101,6 +111,13 @@ export class StreamOutbox extends OutboxRecorder {
     this.deadLetterKey = prefix + USAGE_DEAD_LETTER_KEY;
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.fallback = new BoundedQueue(options.maxQueued);
+    this.consume = options.consume ?? true;
+    this.onBatchQueued = options.onBatchQueued;
+  }
+
+  /** Start a drain now (unless one is running or a retry backoff says wait). */
+  kick(): void {
+    void this.drain();
   }
 
   /**
@@ -132,6 +149,7 @@ export class StreamOutbox extends OutboxRecorder {
     if (this.sinceKick >= this.options.batchSize || this.fallback.length >= this.options.batchSize) {
       this.sinceKick = 0;
       void this.drain();
+      this.onBatchQueued?.();
     }
   }
 
@@ -186,6 +204,7 @@ export class StreamOutbox extends OutboxRecorder {
       this.fallback.remove(direct.length);
       return direct.length;
     }
+    if (!this.consume) return 0;
     await this.ensureGroup();
     // 2. Our own pending entries (a previous insert failed), 3. idle ones of dead consumers,
     // 4. new entries.

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Database } from '../../src/store/db';
 import { openPglite } from '../../src/store/pglite';
@@ -14,6 +15,12 @@ import { migrate } from '../../src/store/migrate';
 import type { Kv } from '../../src/kv/kv';
 import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';
+
+/**
+ * Loaded first by worker threads started from the TypeScript sources (the usage writer), so
+ * they can require `.ts` files; pass it as `usageWriterPreload` to `assembleDeps`.
+ */
+export const TS_LOADER = path.join(__dirname, 'ts-loader.js');
 
 /** A short random id for schema names and key prefixes. */
 export function uniqueId(): string {

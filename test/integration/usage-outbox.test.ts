@@ -5,7 +5,7 @@
  * applies backpressure when full instead of dropping.
  */
 import { randomUUID } from 'node:crypto';
-import { DATABASES, KVS } from '../helpers/services';
+import { DATABASES, KVS, TS_LOADER } from '../helpers/services';
 import { testConfig } from '../helpers/gateway';
 import type { Database, Queryable } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -16,7 +16,8 @@ import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder'
 import { MemoryOutbox } from '../../src/usage/memory-outbox';
 import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
-import type { UsageEvent } from '../../src/usage/types';
+import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
+import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 
 /** A Queryable over the real database whose writes can be made to fail, or to "crash" after committing. */
@@ -95,7 +96,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
 
   describe.each(KVS)('with $name kv', (kvKind) => {
     let kv: Kv;
-    const recorders: OutboxRecorder[] = [];
+    const recorders: UsageRecorder[] = [];
     beforeAll(async () => {
       kv = await kvKind.open();
     });
@@ -119,10 +120,13 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       return r;
     }
 
-    test('createUsageRecorder picks the outbox of the Kv kind', async () => {
-      const r = createUsageRecorder(testConfig(), kv, { db, metrics: new Metrics(), logger }) as OutboxRecorder;
-      recorders.push(r);
-      expect(r).toBeInstanceOf(kv.kind === 'redis' ? StreamOutbox : MemoryOutbox);
+    test('createUsageRecorder picks the outbox of the Kv kind (the stream consumer on a thread only with Redis and Postgres)', async () => {
+      for (const writer of ['thread', 'inline'] as const) {
+        const r = createUsageRecorder(testConfig({ usage: { writer } }), kv, { db, metrics: new Metrics(), logger }, TS_LOADER);
+        recorders.push(r);
+        const threaded = kv.kind === 'redis' && db.kind === 'postgres' && writer === 'thread';
+        expect(r).toBeInstanceOf(threaded ? ThreadedStreamOutbox : kv.kind === 'redis' ? StreamOutbox : MemoryOutbox);
+      }
     });
 
     test('createUsageRecorder caps batches at PGLITE_MAX_BATCH on embedded PGlite, not on Postgres', async () => {

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(c.database.dataDir).toBe('./data');
     expect(c.redis.url).toBeNull();
     expect(c.rateLimit.failMode).toBe('open');
+    expect(c.usage.writer).toBe('thread');
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.server)).toBe(true);
   });
@@ -32,6 +33,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
+      USAGE_WRITER: 'inline',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
     });
@@ -41,6 +43,7 @@ describe('loadConfig', () => {
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
     expect(c.log.level).toBe('debug');
     expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+    expect(c.usage.writer).toBe('inline');
   });
 
   test('empty variables count as unset', () => {
@@ -67,13 +70,14 @@ describe('loadConfig', () => {
   test('every problem is listed in one error, naming the variable', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_WRITER: 'forked' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    expect((error as ConfigError).problems).toHaveLength(4);
+    expect((error as ConfigError).problems).toHaveLength(5);
+    expect(problems).toContain('(USAGE_WRITER)');
     expect(problems).toContain('(PORT)');
     expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');
     expect(problems).toContain('(DATABASE_URL)');
