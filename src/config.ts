@@ -53,7 +53,7 @@ export interface Config {
     maxQueued: number;
     claimIdleMs: number;
     retryMaxMs: number;
-    /** With Redis: drain the usage stream into Postgres on a worker thread (`thread`) or on the request thread (`inline`). */
+    /** With Redis + Postgres: drain the usage stream into Postgres on the request thread (`inline`) or a worker thread (`thread`). */
     writer: 'thread' | 'inline';
   };
   /** Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget. */

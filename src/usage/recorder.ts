@@ -1,8 +1,8 @@
 /**
  * Picks the usage outbox for the deployment: the Redis Stream outbox when the Kv is Redis
  * (shared, durable, every replica drains it), with its consumer on the writer thread when the
- * database is Postgres and `usage.writer` is `thread` (the default); the in-process queue when
- * embedded.
+ * database is Postgres and `usage.writer` is `thread` (opt-in: a second V8 isolate, ~25 MB); the
+ * in-process queue when embedded.
  * @module
  */
 import type { Config } from '../config';

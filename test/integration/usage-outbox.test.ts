@@ -146,6 +146,35 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       }
     });
 
+    test('a batch-full drain stops after its first partial batch instead of chasing arrivals with tiny inserts', async () => {
+      const orgId = randomUUID();
+      let arrived = 0;
+      const late: { r?: OutboxRecorder } = {};
+      // Three more events arrive while each insert runs (at most 30): a steady trickle.
+      const trickle: Queryable = {
+        async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]) {
+          const rows = await db.query<T>(sql, params);
+          if (sql.startsWith('INSERT INTO generations') && arrived < 30) {
+            const next = [0, 1, 2].map((i) => event(orgId, 100 + arrived + i));
+            arrived += 3;
+            await Promise.all(next.map((e) => late.r!.record(e)));
+          }
+          return rows;
+        },
+      };
+      const counting = new FlakyDb(trickle);
+      const r = outbox(counting, { batchSize: 10 });
+      late.r = r;
+      await Promise.all(Array.from({ length: 10 }, (_, i) => r.record(event(orgId, i))));
+      for (let waited = 0; (await rowsOf(orgId)) < 13 && waited < 5000; waited += 20) await new Promise((res) => setTimeout(res, 20));
+      await new Promise((res) => setTimeout(res, 200));
+      // The full batch, then what arrived during it, then stop: the rest waits for a tick or a full batch.
+      expect(counting.inserts).toEqual([10, 3]);
+      expect(await rowsOf(orgId)).toBe(13);
+      await r.flush();
+      expect(await rowsOf(orgId)).toBe(10 + arrived);
+    });
+
     test('events land exactly once, in batches of at most batchSize, after flush', async () => {
       const orgId = randomUUID();
       const flaky = new FlakyDb(db);

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     expect(c.database.dataDir).toBe('./data');
     expect(c.redis.url).toBeNull();
     expect(c.rateLimit.failMode).toBe('open');
-    expect(c.usage.writer).toBe('thread');
+    expect(c.usage.writer).toBe('inline');
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.server)).toBe(true);
   });
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
-      USAGE_WRITER: 'inline',
+      USAGE_WRITER: 'thread',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
     });
@@ -43,7 +43,7 @@ describe('loadConfig', () => {
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
     expect(c.log.level).toBe('debug');
     expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
-    expect(c.usage.writer).toBe('inline');
+    expect(c.usage.writer).toBe('thread');
   });
 
   test('empty variables count as unset', () => {
