@@ -4,8 +4,10 @@
  * plainly that the directory is in use instead of corrupting it.
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
 import type { Database, Queryable } from './db';
@@ -46,13 +48,41 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   }
 }
 
+/**
+ * Postgres settings of the embedded database. PGlite starts Postgres with its defaults, whose
+ * 128 MB of shared buffers live in the WASM heap of this very process: 287 MB of RSS right after
+ * opening a data dir, against 174 MB with 16 MB of buffers (measured with PGlite 0.5). Embedded
+ * mode serves one development process and a small database, which 16 MB of buffers holds.
+ */
+export const PGLITE_CONF = ['shared_buffers=16MB'];
+
+/**
+ * Create a new data directory in a short-lived child process. PGlite's initdb runs in a WASM
+ * instance of its own whose memory the process keeps afterwards: a first boot done in-process
+ * left the gateway at 674 MB of RSS (804 MB peak) against 206 MB after a later boot of the same
+ * directory. Resolves false if the child failed; the caller then creates in-process, which reports
+ * the actual error.
+ */
+async function initInChild(pgDir: string): Promise<boolean> {
+  const code = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create(${JSON.stringify({ dataDir: pgDir, postgresqlconf: PGLITE_CONF })}).then((pg) => pg.close(), (err) => { console.error(err && err.message); process.exit(1); });`;
+  try {
+    await promisify(execFile)(process.execPath, ['-e', code], { timeout: 120_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Open (creating if needed) a PGlite database. */
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : undefined;
   const release = dataDir ? await lockDataDir(dataDir) : async () => undefined;
   let pg: PGlite;
   try {
+    const pgDir = dataDir ? path.join(dataDir, 'pglite') : undefined;
+    if (pgDir && !options.loadDataDir && !existsSync(path.join(pgDir, 'PG_VERSION'))) await initInChild(pgDir);
     pg = await PGlite.create({
+      postgresqlconf: PGLITE_CONF,
       ...(dataDir ? { dataDir: path.join(dataDir, 'pglite') } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
