@@ -43,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps));
 
   const api = apiRouter();
+  const passthrough = passthroughRoutes(deps);
   // The hot path first: the router tests layers in order, so embeddings skips every other route's match.
   registerEmbeddingRoutes(api, deps, createEmbeddings);
   registerKeyRoutes(api, deps);
@@ -58,11 +59,12 @@ export function createApp(deps: AppDeps): Express {
     compose(
       // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
       api.label,
+      passthrough.label,
       auth,
       rateLimit,
       requireManagementKeyOnManagementPaths(),
       // Proxied routes (off unless configured) go before express.json: their bodies stream through unparsed.
-      passthroughRoutes(deps),
+      passthrough.proxy,
       jsonBody,
       api.router,
     ),

@@ -9,7 +9,6 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { requireInferenceKey } from '../auth/authenticate';
 import { apiRouter } from '../http/router';
-import { compose } from '../http/compose';
 import { createPassthroughProxy } from '../passthrough/proxy';
 
 /** The forwarded routes (method, path under `/api/v1`). */
@@ -19,16 +18,21 @@ export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]
   ['get', '/models'],
 ];
 
-/** A router with the passthrough routes, or a no-op when `passthrough.baseUrl` is not set. */
-export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger'>): RequestHandler {
+function skip(_req: Request, _res: Response, next: NextFunction): void {
+  next();
+}
+
+/**
+ * The passthrough routes as two middleware for the API chain: `label` goes in front of
+ * authentication (so a 401 or 429 on a proxied route is counted under its template, not
+ * `unmatched`), `proxy` after the rate limit. Both are no-ops when `passthrough.baseUrl` is not
+ * set (the paths are then unknown: 404).
+ */
+export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger'>): { label: RequestHandler; proxy: RequestHandler } {
   const { baseUrl, apiKey, timeoutMs } = deps.config.passthrough;
-  if (!baseUrl) {
-    return function passthroughDisabled(_req: Request, _res: Response, next: NextFunction) {
-      next();
-    };
-  }
+  if (!baseUrl) return { label: skip, proxy: skip };
   const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger);
   const routes = apiRouter();
   for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, path, requireInferenceKey(), proxy);
-  return compose(routes.label, routes.router);
+  return { label: routes.label, proxy: routes.router };
 }

@@ -183,11 +183,14 @@ describe('passthrough', () => {
     expect(upstream.seen.length).toBe(before);
   });
 
-  test('no key → 401 before any proxying', async () => {
+  test('no key → 401 before any proxying, counted under the route template (not "unmatched")', async () => {
     const before = upstream.seen.length;
     const res = await request(gw.app).post('/api/v1/chat/completions').send({ model: 'x' });
     expect(res.status).toBe(401);
     expect(upstream.seen.length).toBe(before);
+    const metrics = await gw.deps.metrics.registry.metrics();
+    expect(metrics).toMatch(/switchyard_http_requests_total\{route="\/api\/v1\/chat\/completions",method="POST",status_class="4xx"\} [1-9]/);
+    expect(metrics).not.toMatch(/switchyard_http_requests_total\{route="unmatched",method="POST"/);
   });
 
   test('the per-key rate limit applies to proxied routes', async () => {
