@@ -60,16 +60,15 @@ export const PGLITE_CONF = ['shared_buffers=16MB'];
  * Create a new data directory in a short-lived child process. PGlite's initdb runs in a WASM
  * instance of its own whose memory the process keeps afterwards: a first boot done in-process
  * left the gateway at 674 MB of RSS (804 MB peak) against 206 MB after a later boot of the same
- * directory. Resolves false if the child failed; the caller then creates in-process, which reports
- * the actual error.
+ * directory. A child that fails is ignored (its output is not kept): the in-process create that
+ * follows then meets the same problem and reports it through the usual path.
  */
-async function initInChild(pgDir: string): Promise<boolean> {
-  const code = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create(${JSON.stringify({ dataDir: pgDir, postgresqlconf: PGLITE_CONF })}).then((pg) => pg.close(), (err) => { console.error(err && err.message); process.exit(1); });`;
+async function initInChild(pgDir: string): Promise<void> {
+  const code = `require(${JSON.stringify(require.resolve('@electric-sql/pglite'))}).PGlite.create(${JSON.stringify({ dataDir: pgDir, postgresqlconf: PGLITE_CONF })}).then((pg) => pg.close(), () => process.exit(1));`;
   try {
     await promisify(execFile)(process.execPath, ['-e', code], { timeout: 120_000 });
-    return true;
   } catch {
-    return false;
+    // see above
   }
 }
 
@@ -77,13 +76,13 @@ async function initInChild(pgDir: string): Promise<boolean> {
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : undefined;
   const release = dataDir ? await lockDataDir(dataDir) : async () => undefined;
+  const pgDir = dataDir ? path.join(dataDir, 'pglite') : undefined;
   let pg: PGlite;
   try {
-    const pgDir = dataDir ? path.join(dataDir, 'pglite') : undefined;
     if (pgDir && !options.loadDataDir && !existsSync(path.join(pgDir, 'PG_VERSION'))) await initInChild(pgDir);
     pg = await PGlite.create({
       postgresqlconf: PGLITE_CONF,
-      ...(dataDir ? { dataDir: path.join(dataDir, 'pglite') } : {}),
+      ...(pgDir ? { dataDir: pgDir } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
   } catch (err) {

@@ -29,13 +29,14 @@ export const PGLITE_MAX_BATCH = 50;
  * @example createUsageRecorder(config, kv, { db, metrics, logger })
  */
 export function createUsageRecorder(config: Config, kv: Kv, deps: OutboxDeps, writerPreload?: string): UsageRecorder {
-  const embedded = (deps.db as Partial<Database>).kind === 'pglite';
+  const db = deps.db as Partial<Database>;
+  const embedded = db.kind === 'pglite';
   const batchSize = embedded ? Math.min(config.usage.batchSize, PGLITE_MAX_BATCH) : config.usage.batchSize;
   const { writer: _writer, ...usage } = config.usage;
   const options = { ...usage, batchSize, flushTimeoutMs: Math.max(1000, config.server.shutdownTimeoutMs) };
   if (!(kv instanceof RedisKv)) return new MemoryOutbox(deps, options);
   // The thread opens its own pool, so it needs a Postgres it can connect to (not PGlite).
-  const postgres = (deps.db as Partial<Database>).connection;
+  const postgres = db.connection;
   if (config.usage.writer !== 'thread' || !postgres) return new StreamOutbox(kv.client, kv.prefix, deps, options);
   const data = { redis: kv.options, postgres, logLevel: config.log.level };
   return new ThreadedStreamOutbox(kv.client, kv.prefix, deps, options, { data, preload: writerPreload });

@@ -25,7 +25,6 @@ export interface CounterSnapshot {
 
 /** From the writer. `counters` are running totals since the thread started. */
 export type FromWriter =
-  | { type: 'ready' }
   | { type: 'failed'; error: string }
   | { type: 'counters'; counters: CounterSnapshot[] }
   | { type: 'done'; id: number; error?: string; counters: CounterSnapshot[] };

@@ -33,19 +33,18 @@ async function run(data: WriterData): Promise<void> {
   const outbox = new StreamOutbox(kv.client, data.redis.prefix, { db, metrics, logger }, data.usage);
   const report = setInterval(() => void counters(metrics).then((c) => post({ type: 'counters', counters: c })), data.usage.flushIntervalMs);
   report.unref();
+  const close = async () => {
+    clearInterval(report);
+    await outbox.close();
+    await Promise.allSettled([kv.close(), db.close()]);
+  };
 
   port.on('message', (message: ToWriter) => {
     if (message.type === 'kick') {
       outbox.kick();
       return;
     }
-    const work = message.type === 'flush'
-      ? outbox.flush()
-      : (async () => {
-          clearInterval(report);
-          await outbox.close();
-          await Promise.allSettled([kv.close(), db.close()]);
-        })();
+    const work = message.type === 'flush' ? outbox.flush() : close();
     void work.then(
       async () => post({ type: 'done', id: message.id, counters: await counters(metrics) }),
       async (err: unknown) => post({ type: 'done', id: message.id, error: (err as Error).message, counters: await counters(metrics) }),
@@ -53,7 +52,6 @@ async function run(data: WriterData): Promise<void> {
       if (message.type === 'close') port.close();
     });
   });
-  post({ type: 'ready' });
 }
 
 run(workerData as WriterData).catch((err: unknown) => {

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DATABASES, KVS } from '../helpers/services';
+import { filePartHead, openMultipartUpload } from '../helpers/multipart-upload';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -193,19 +194,10 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const outcomes = async () => (await big.deps.metrics.fileUploads.get()).values.reduce((n, v) => n + v.value, 0);
     const seen = await outcomes();
     const server = http.createServer(big.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const req = await openMultipartUpload(server, '/api/v1/files', 10_000_000, { authorization: bearer(big.mgmtKey) });
     try {
-      const req = http.request({
-        host: '127.0.0.1',
-        port: (server.address() as AddressInfo).port,
-        method: 'POST',
-        path: '/api/v1/files',
-        headers: { authorization: bearer(big.mgmtKey), 'content-type': 'multipart/form-data; boundary=b0undary', 'content-length': 10_000_000 },
-      });
-      req.on('error', () => undefined);
-      const head = '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\n';
       // Several chunks' worth, so the server is storing when the client goes away.
-      await new Promise<void>((resolve) => req.write(head + 'partial line of text\n'.repeat(15_000), () => resolve()));
+      await new Promise<void>((resolve) => req.write(filePartHead('cut.txt') + 'partial line of text\n'.repeat(15_000), () => resolve()));
       req.destroy();
       const deadline = Date.now() + 10_000;
       while ((await outcomes()) === seen && Date.now() < deadline) await new Promise((r) => setImmediate(r));

@@ -5,6 +5,7 @@
  * applies backpressure when full instead of dropping.
  */
 import { randomUUID } from 'node:crypto';
+import { usageEvent } from '../helpers/usage-events';
 import { DATABASES, KVS, TS_LOADER } from '../helpers/services';
 import { testConfig } from '../helpers/gateway';
 import type { Database, Queryable } from '../../src/store/db';
@@ -42,16 +43,6 @@ class FlakyDb implements Queryable {
 
 const logger = createLogger('silent');
 
-function event(orgId: string, n: number): UsageEvent {
-  return {
-    id: `gen-emb-${1_790_000_000 + n}-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-    createdAt: new Date(Date.UTC(2026, 10, 22, 8, 0, n % 60)),
-    orgId, workspaceId: randomUUID(), keyHash: 'f'.repeat(64), endUser: null, sessionId: null, apiType: 'embeddings',
-    model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: null, tokensPrompt: 10 + n, tokensCompletion: 0,
-    costUsd: (10 + n) * 2e-8, latencyMs: 40, generationTimeMs: 35, attempts: 1, status: 'ok', inputModality: 'text',
-    userAgent: 'jest', httpReferer: null, appTitle: null,
-  };
-}
 
 describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
   let db: Database;
@@ -68,7 +59,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
   test('every column survives the JSON batch insert: quotes, backslashes, braces, commas, NULLs, unicode, exponents', async () => {
     const orgId = randomUUID();
     const tricky: UsageEvent = {
-      ...event(orgId, 7),
+      ...usageEvent(orgId, 7),
       createdAt: new Date(Date.UTC(2026, 10, 22, 8, 0, 7, 123)),
       endUser: 'he said "hi", then {left}\\ \\"x',
       sessionId: 'NULL',
@@ -79,7 +70,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       costUsd: 1.5e-300,
       tokensPrompt: 2147483647,
     };
-    await insertUsageEvents(db, [tricky, event(orgId, 8)]);
+    await insertUsageEvents(db, [tricky, usageEvent(orgId, 8)]);
     await insertUsageEvents(db, [tricky]); // idempotent
     const rows = await db.query<Record<string, unknown>>(
       'SELECT id, created_at, end_user, session_id, upstream_id, user_agent, http_referer, app_title, cost_usd, tokens_prompt FROM generations WHERE org_id = $1 ORDER BY id',
@@ -136,7 +127,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const counting = new FlakyDb(db, kind);
         const r = createUsageRecorder(config, kv, { db: counting, metrics: new Metrics(), logger }) as OutboxRecorder;
         recorders.push(r);
-        await Promise.all(Array.from({ length: 120 }, (_, i) => r.record(event(orgId, i))));
+        await Promise.all(Array.from({ length: 120 }, (_, i) => r.record(usageEvent(orgId, i))));
         await r.flush();
         expect(await rowsOf(orgId)).toBe(120);
         const largest = Math.max(...counting.inserts);
@@ -155,7 +146,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]) {
           const rows = await db.query<T>(sql, params);
           if (sql.startsWith('INSERT INTO generations') && arrived < 30) {
-            const next = [0, 1, 2].map((i) => event(orgId, 100 + arrived + i));
+            const next = [0, 1, 2].map((i) => usageEvent(orgId, 100 + arrived + i));
             arrived += 3;
             await Promise.all(next.map((e) => late.r!.record(e)));
           }
@@ -165,7 +156,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const counting = new FlakyDb(trickle);
       const r = outbox(counting, { batchSize: 10 });
       late.r = r;
-      await Promise.all(Array.from({ length: 10 }, (_, i) => r.record(event(orgId, i))));
+      await Promise.all(Array.from({ length: 10 }, (_, i) => r.record(usageEvent(orgId, i))));
       for (let waited = 0; (await rowsOf(orgId)) < 13 && waited < 5000; waited += 20) await new Promise((res) => setTimeout(res, 20));
       await new Promise((res) => setTimeout(res, 200));
       // The full batch, then what arrived during it, then stop: the rest waits for a tick or a full batch.
@@ -180,7 +171,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const flaky = new FlakyDb(db);
       const metrics = new Metrics();
       const r = outbox(flaky, {}, metrics);
-      const events = Array.from({ length: 12 }, (_, i) => event(orgId, i));
+      const events = Array.from({ length: 12 }, (_, i) => usageEvent(orgId, i));
       for (const e of events) await r.record(e);
       await r.flush();
       expect(await rowsOf(orgId)).toBe(12);
@@ -201,7 +192,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     test('a full batch is written without waiting for the timer or a flush', async () => {
       const orgId = randomUUID();
       const r = outbox(db, { batchSize: 4 });
-      for (let i = 0; i < 4; i++) await r.record(event(orgId, i));
+      for (let i = 0; i < 4; i++) await r.record(usageEvent(orgId, i));
       for (let i = 0; i < 200 && (await rowsOf(orgId)) < 4; i++) await new Promise((res) => setTimeout(res, 10));
       expect(await rowsOf(orgId)).toBe(4);
     });
@@ -212,7 +203,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const metrics = new Metrics();
       const r = outbox(flaky, { flushTimeoutMs: 100 }, metrics);
       flaky.failing = true;
-      for (let i = 0; i < 7; i++) await r.record(event(orgId, i));
+      for (let i = 0; i < 7; i++) await r.record(usageEvent(orgId, i));
       await expect(r.flush()).rejects.toThrow(/pending/);
       expect(await rowsOf(orgId)).toBe(0);
       expect(await r.depth()).toBe(7);
@@ -227,8 +218,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const orgId = randomUUID();
       const metrics = new Metrics();
       const r = outbox(db, { batchSize: 10 }, metrics);
-      const bad = { ...event(orgId, 3), workspaceId: 'not-a-uuid' };
-      for (let i = 0; i < 6; i++) await r.record(i === 3 ? bad : event(orgId, i));
+      const bad = { ...usageEvent(orgId, 3), workspaceId: 'not-a-uuid' };
+      for (let i = 0; i < 6; i++) await r.record(i === 3 ? bad : usageEvent(orgId, i));
       await r.flush();
       expect(await rowsOf(orgId)).toBe(5);
       expect(await r.depth()).toBe(0);
@@ -242,8 +233,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     test('the timer writes a partial batch by itself once the database is back', async () => {
       const orgId = randomUUID();
       const r = outbox(db, { batchSize: 100, flushIntervalMs: 20 });
-      await r.record(event(orgId, 1));
-      await r.record(event(orgId, 2));
+      await r.record(usageEvent(orgId, 1));
+      await r.record(usageEvent(orgId, 2));
       for (let i = 0; i < 300 && (await rowsOf(orgId)) < 2; i++) await new Promise((res) => setTimeout(res, 10));
       expect(await rowsOf(orgId)).toBe(2);
     });
@@ -254,9 +245,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const flaky = new FlakyDb(db);
         const r = outbox(flaky, { maxQueued: 3, batchSize: 10 });
         flaky.failing = true;
-        for (let i = 0; i < 3; i++) await r.record(event(orgId, i));
+        for (let i = 0; i < 3; i++) await r.record(usageEvent(orgId, i));
         let fourthDone = false;
-        const fourth = r.record(event(orgId, 3)).then(() => {
+        const fourth = r.record(usageEvent(orgId, 3)).then(() => {
           fourthDone = true;
         });
         await new Promise((res) => setImmediate(res));
@@ -284,7 +275,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const crashing = new FlakyDb(db);
         crashing.crashAfterCommit = true;
         const a = outbox(crashing, { consumer: 'replica-a', flushTimeoutMs: 50, batchSize: 10 });
-        for (let i = 0; i < 6; i++) await a.record(event(orgId, i));
+        for (let i = 0; i < 6; i++) await a.record(usageEvent(orgId, i));
         await expect(a.flush()).rejects.toThrow();
         await a.close(); // the "crash": a never acknowledges
         expect(await rowsOf(orgId)).toBe(6);
@@ -309,7 +300,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         flaky.failing = true;
         const r = outbox(flaky, { consumer: 'replica-d' });
         const before = await client().xlen(streamKey());
-        await r.record(event(orgId, 1));
+        await r.record(usageEvent(orgId, 1));
         expect(await client().xlen(streamKey())).toBe(before + 1);
         await r.close();
         // A different replica (the first died) writes it.
@@ -321,7 +312,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const orgId = randomUUID();
         const r = outbox(db, { consumer: 'replica-g', batchSize: 50 });
         const before = await client().xlen(streamKey());
-        await Promise.all(Array.from({ length: 20 }, (_, i) => r.record(event(orgId, i))));
+        await Promise.all(Array.from({ length: 20 }, (_, i) => r.record(usageEvent(orgId, i))));
         expect(await client().xlen(streamKey())).toBe(before + 20);
         await r.flush();
         expect(await rowsOf(orgId)).toBe(20);
@@ -334,7 +325,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await client().xgroup('CREATECONSUMER', streamKey(), USAGE_CONSUMER_GROUP, 'ghost');
         const holder = outbox(new FlakyDb(db), { consumer: 'holder', flushTimeoutMs: 50 });
         (holder as unknown as { write: () => Promise<void> }).write = () => Promise.reject(new Error('down'));
-        await holder.record(event(orgId, 1));
+        await holder.record(usageEvent(orgId, 1));
         await expect(holder.flush()).rejects.toThrow();
         await holder.close();
         const names = async () =>
@@ -352,7 +343,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       test('flush includes events whose XADD has not been sent yet (shutdown right after a request)', async () => {
         const orgId = randomUUID();
         const r = outbox(db, { consumer: 'replica-j' });
-        const recorded = [r.record(event(orgId, 1)), r.record(event(orgId, 2))];
+        const recorded = [r.record(usageEvent(orgId, 1)), r.record(usageEvent(orgId, 2))];
         await r.flush();
         await Promise.all(recorded);
         expect(await rowsOf(orgId)).toBe(2);
@@ -380,9 +371,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
           batchSize: 5, flushIntervalMs: 60_000, maxQueued: 100, claimIdleMs: 60_000, retryMaxMs: 50, consumer: 'replica-f',
         });
         recorders.push(r);
-        await r.record(event(orgId, 1));
-        await r.record(event(orgId, 2));
-        await Promise.all([r.record(event(orgId, 3)), r.record(event(orgId, 4))]);
+        await r.record(usageEvent(orgId, 1));
+        await r.record(usageEvent(orgId, 2));
+        await Promise.all([r.record(usageEvent(orgId, 3)), r.record(usageEvent(orgId, 4))]);
         await r.flush();
         expect(await rowsOf(orgId)).toBe(4);
         expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} 4/);

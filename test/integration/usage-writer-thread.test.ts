@@ -6,6 +6,7 @@
  * lost; a thread that cannot start is reported and retried.
  */
 import { randomUUID } from 'node:crypto';
+import { usageEvent } from '../helpers/usage-events';
 import { PassThrough } from 'node:stream';
 import { DATABASE_URL, REDIS_URL, TS_LOADER, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
 import type { Database, Queryable } from '../../src/store/db';
@@ -13,7 +14,6 @@ import type { RedisKv } from '../../src/kv/redis';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger, type Logger } from '../../src/observability/logger';
 import type { StreamOutboxOptions } from '../../src/usage/stream-outbox';
-import type { UsageEvent } from '../../src/usage/types';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
 
 /** Counts the inserts made through it (the request thread's own database handle). */
@@ -26,16 +26,6 @@ class CountingDb implements Queryable {
   }
 }
 
-function event(orgId: string, n: number): UsageEvent {
-  return {
-    id: `gen-emb-${1_790_000_000 + n}-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-    createdAt: new Date(Date.UTC(2026, 10, 23, 8, 0, n % 60)),
-    orgId, workspaceId: randomUUID(), keyHash: 'e'.repeat(64), endUser: null, sessionId: null, apiType: 'embeddings',
-    model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: null, tokensPrompt: 5 + n, tokensCompletion: 0,
-    costUsd: (5 + n) * 2e-8, latencyMs: 30, generationTimeMs: 25, attempts: 1, status: 'ok', inputModality: 'text',
-    userAgent: 'jest', httpReferer: null, appTitle: null,
-  };
-}
 
 async function eventually(check: () => Promise<boolean>, ms = 8000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -79,7 +69,7 @@ describeIf(REDIS_URL && DATABASE_URL)('usage writer thread', () => {
   test('the thread writes every event exactly once; the request thread inserts nothing; counters are relayed', async () => {
     const { outbox, local, metrics } = threaded();
     const orgId = randomUUID();
-    const events = Array.from({ length: 25 }, (_, i) => event(orgId, i));
+    const events = Array.from({ length: 25 }, (_, i) => usageEvent(orgId, i));
     await Promise.all(events.map((e) => outbox.record(e)));
     await outbox.record(events[3]!); // a duplicate id is written once
     await outbox.flush();
@@ -93,17 +83,17 @@ describeIf(REDIS_URL && DATABASE_URL)('usage writer thread', () => {
   test('a full batch wakes the thread (its timer is a minute away)', async () => {
     const { outbox } = threaded({ batchSize: 10 });
     const orgId = randomUUID();
-    await Promise.all(Array.from({ length: 10 }, (_, i) => outbox.record(event(orgId, i))));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => outbox.record(usageEvent(orgId, i))));
     await eventually(async () => (await rowsOf(orgId)) === 10);
   });
 
   test('a thread that dies is restarted; what it had read is reclaimed and written once', async () => {
     const { outbox } = threaded();
     const orgId = randomUUID();
-    await Promise.all(Array.from({ length: 8 }, (_, i) => outbox.record(event(orgId, i))));
+    await Promise.all(Array.from({ length: 8 }, (_, i) => outbox.record(usageEvent(orgId, i))));
     const thread = (outbox as unknown as { thread: { worker?: { terminate(): Promise<number> } } }).thread;
     await thread.worker!.terminate();
-    await Promise.all(Array.from({ length: 8 }, (_, i) => outbox.record(event(orgId, 100 + i))));
+    await Promise.all(Array.from({ length: 8 }, (_, i) => outbox.record(usageEvent(orgId, 100 + i))));
     await eventually(async () => thread.worker !== undefined);
     await outbox.flush();
     expect(await rowsOf(orgId)).toBe(16);

@@ -4,9 +4,9 @@
  * that will never come (which would hold an upload slot for good).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { receiveFile } from '../../src/files/multipart';
+import { filePartHead, openMultipartUpload } from '../helpers/multipart-upload';
 
 test('a request aborted before receiveFile is called rejects instead of hanging', async () => {
   let settled: 'stored' | 'rejected' | 'pending' = 'pending';
@@ -24,17 +24,9 @@ test('a request aborted before receiveFile is called rejects instead of hanging'
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = await openMultipartUpload(server, '/files', 1_000_000);
   try {
-    const client = http.request({
-      host: '127.0.0.1',
-      port: (server.address() as AddressInfo).port,
-      method: 'POST',
-      path: '/files',
-      headers: { 'content-type': 'multipart/form-data; boundary=b0undary', 'content-length': 1_000_000 },
-    });
-    client.on('error', () => undefined);
-    client.write('--b0undary\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n\r\nthe first line\n');
+    client.write(`${filePartHead('slow.txt')}the first line\n`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     client.destroy();
     for (let waited = 0; settled === 'pending' && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -10,10 +10,12 @@
  * reservation O(1): the holds are walked only when one may have expired (`#next` has passed, a
  * crashed request's hold), which happens about once per reservation TTL, not per request. (A
  * walk per request cost Redis ~100 µs at 32 requests in flight and grew with every hold a
- * failed settle left behind.) A hash from before the total existed is walked once to build it. A missing `spent` counter (Redis lost it) is never
- * created from nothing: the script answers "missing" and the caller re-runs it with the value
- * summed from the usage table, which the script stores only if the counter is still missing
- * (SET NX semantics), so a counter is rebuilt at most once and never added twice.
+ * failed settle left behind.) A hash from before the total existed is walked once to build it.
+ *
+ * A missing `spent` counter (Redis lost it) is never created from nothing: the script answers
+ * "missing" and the caller re-runs it with the value summed from the usage table, which the
+ * script stores only if the counter is still missing (SET NX semantics), so a counter is rebuilt
+ * at most once and never added twice.
  *
  * KEYS: spent₁, holds₁, spent₂, holds₂, …
  * ARGV: reservationId, amount, nowMs, expiresAtMs, holdsTtlMs, then per limit: limit, rebuild
@@ -36,6 +38,12 @@ const PER_LIMIT = 3;
 /** Field names inside a holds hash; hold ids always contain `:` and never start with `#`. */
 export const HELD_FIELD = '#held';
 export const NEXT_FIELD = '#next';
+
+/** A hold's value (`amount|expiresAtMs`) as numbers; the twins' reading of it (the Lua parses the same). */
+export function parseHold(value: string): { amount: number; expiresAt: number } {
+  const [amount, expiresAt] = value.split('|');
+  return { amount: Number(amount), expiresAt: Number(expiresAt) };
+}
 
 const LUA = `
 local function held_on(key, now)
@@ -118,11 +126,11 @@ function heldOn(data: MemoryData, key: string, now: number): number {
   let earliest: number | null = null;
   for (const [field, value] of Object.entries(all)) {
     if (field.startsWith('#')) continue;
-    const [amt, exp] = value.split('|');
-    if (Number(exp) <= now) data.hdel(key, field);
+    const hold = parseHold(value);
+    if (hold.expiresAt <= now) data.hdel(key, field);
     else {
-      sum += Number(amt);
-      earliest = earliest === null ? Number(exp) : Math.min(earliest, Number(exp));
+      sum += hold.amount;
+      earliest = earliest === null ? hold.expiresAt : Math.min(earliest, hold.expiresAt);
     }
   }
   if (earliest === null) data.del(key);

@@ -11,7 +11,7 @@
  * @module
  */
 import type { KvScript } from '../../kv/kv';
-import { HELD_FIELD } from './reserve';
+import { HELD_FIELD, parseHold } from './reserve';
 
 /** Atomic settle (or release, with 0) of one reservation. */
 export const SETTLE: KvScript<number> = {
@@ -43,7 +43,7 @@ return added
       if (hold !== null) {
         data.hdel(holdsKey, args[0] as string);
         const total = data.hget(holdsKey, HELD_FIELD);
-        if (total !== null) data.hset(holdsKey, HELD_FIELD, String(Math.max(0, Number(total) - Number(hold.split('|')[0]))));
+        if (total !== null) data.hset(holdsKey, HELD_FIELD, String(Math.max(0, Number(total) - parseHold(hold).amount)));
       }
       if (data.get(keys[i] as string) !== null) {
         data.incrBy(keys[i] as string, Number(args[1]));
