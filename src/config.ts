@@ -56,8 +56,11 @@ export interface Config {
     /** With Redis + Postgres: drain the usage stream into Postgres on the request thread (`inline`) or a worker thread (`thread`). */
     writer: 'thread' | 'inline';
   };
-  /** Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget. */
-  budgets: { reservationTtlMs: number };
+  /**
+   * Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget, and
+   * budget leases (see budgets/leases.ts): requests' worth per lease (0 = off), how long one admits.
+   */
+  budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
 }
@@ -106,6 +109,8 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
   { name: 'USAGE_WRITER', path: ['usage', 'writer'] },
   { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
+  { name: 'BUDGET_LEASE_REQUESTS', path: ['budgets', 'leaseRequests'] },
+  { name: 'BUDGET_LEASE_MS', path: ['budgets', 'leaseMs'] },
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },

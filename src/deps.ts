@@ -114,6 +114,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
       logger,
       clock,
       reservationTtlMs: config.budgets.reservationTtlMs,
+      lease: { requests: config.budgets.leaseRequests, ms: config.budgets.leaseMs },
       pendingUsage: () => recorder.pending(),
     }),
     clock,
@@ -153,6 +154,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await deps.spend.close?.().catch(() => undefined);
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);

@@ -1,7 +1,9 @@
 /**
  * The Redis-backed {@link SpendGuard}: before an upstream call, one atomic script reserves the
  * request's estimate against every budget of the key's workspace and the key's own limit; the
- * returned {@link Reservation} settles it to the real cost (or releases it) afterwards.
+ * returned {@link Reservation} settles it to the real cost (or releases it) afterwards. While a
+ * limit has ample room, requests are admitted on a replica-local lease instead (leases.ts): two
+ * Redis scripts per lease rather than per request.
  *
  * Failure policy: budgets fail closed. If the shared store (or the database holding the
  * budgets) cannot be reached, a request that has any limit is refused with 503 rather than
@@ -18,7 +20,8 @@ import { PaymentRequiredError, ServiceUnavailableError } from '../errors';
 import type { Reservation, SpendGuard } from './types';
 import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
-import { RESERVE } from './scripts/reserve';
+import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
+import { LeaseBook } from './leases';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
 
@@ -38,12 +41,23 @@ export interface BudgetGuardOptions {
    * is rebuilt from the table plus these; omitted → the table alone.
    */
   pendingUsage?: () => Promise<UsageEvent[]>;
+  /** Budget leases (see leases.ts): requests' worth per lease (0 = off) and how long one admits. */
+  lease?: { requests: number; ms: number };
 }
 
 /** Days a period counter outlives its period (kept for inspection, then Redis drops it). */
 const COUNTER_GRACE_MS = 2 * 86_400_000;
 /** Rebuild rounds before giving up (each round rebuilds every counter missing at that moment). */
 const MAX_ROUNDS = 3;
+/** Waits for other replicas' leases to close before a request that only they keep out is refused. */
+const MAX_LEASE_WAITS = 3;
+
+/** What identifies a lease's limits: the counters (so the period) and each limit's value. */
+function signatureOf(counters: readonly LimitCounter[]): string {
+  let s = '';
+  for (const c of counters) s += `${c.spentKey}=${c.limitUsd};`;
+  return s;
+}
 
 const NOOP: Reservation = { settle: async () => undefined, release: async () => undefined };
 
@@ -72,28 +86,43 @@ function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
 
 /** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
 export class BudgetGuard implements SpendGuard {
-  constructor(private readonly o: BudgetGuardOptions) {}
+  private readonly leases: LeaseBook;
+
+  constructor(private readonly o: BudgetGuardOptions) {
+    this.leases = new LeaseBook({ requests: o.lease?.requests ?? 0, ms: o.lease?.ms ?? 100, settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease') });
+  }
 
   async reserve(key: ApiKeyRecord, estimatedUsd: number, requestId: string): Promise<Reservation> {
     const now = this.o.clock();
     const budgets = await this.unavailableOnError(() => this.o.budgetsOf(key.workspaceId));
     const counters = limitsFor(key, budgets, now);
     if (counters.length === 0) return NOOP;
+    const estimate = toNanos(Math.max(0, estimatedUsd), 'up');
+    const signature = this.leases.enabled ? signatureOf(counters) : '';
+    const leased = this.leases.enabled ? this.leases.take(signature, estimate) : null;
+    if (leased) {
+      this.o.metrics.budgetReservations.inc({ result: 'lease' });
+      return leased;
+    }
     const keys = counters.flatMap((c) => [c.spentKey, c.holdsKey]);
     const id = `${requestId}:${randomUUID()}`;
     const rebuild = new Map<number, string>();
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const args = [id, toNanos(Math.max(0, estimatedUsd), 'up'), now, now + this.o.reservationTtlMs, this.o.reservationTtlMs];
-      counters.forEach((c, i) => {
-        const ttl = c.period.endMs === null ? 0 : Math.max(1, c.period.endMs - now + COUNTER_GRACE_MS);
-        args.push(toNanos(c.limitUsd), rebuild.get(i + 1) ?? '', ttl);
-      });
-      const reply = await this.unavailableOnError(() => this.o.kv.run(RESERVE, keys, args));
+    let waits = 0;
+    for (let round = 0; round < MAX_ROUNDS; ) {
+      const at = this.o.clock();
+      const reply = await this.unavailableOnError(() => this.o.kv.run(RESERVE, keys, this.reserveArgs(id, estimate, at, counters, rebuild)));
       if (reply.kind === 'reserved') {
         this.o.metrics.budgetReservations.inc({ result: 'reserved' });
+        const amount = this.leases.begin(signature, estimate, reply.roomNanos);
+        if (amount > 0) void this.openLease(signature, keys, counters, amount);
         return this.reservation(id, keys);
       }
-      if (reply.kind === 'refused') {
+      if (reply.kind === 'leased' && waits < MAX_LEASE_WAITS) {
+        waits++;
+        await new Promise((resolve) => setTimeout(resolve, (this.o.lease?.ms ?? 0) + 10));
+        continue;
+      }
+      if (reply.kind !== 'missing') {
         const c = counters[reply.index - 1] as LimitCounter;
         this.o.metrics.budgetReservations.inc({ result: 'refused' });
         this.o.metrics.budgetRefusals.inc({ limit_source: c.source, interval: c.interval });
@@ -108,9 +137,48 @@ export class BudgetGuard implements SpendGuard {
         rebuild.set(i, String(toNanos(usd) + toNanos(backlogSpend(backlog, c))));
         this.o.metrics.budgetCounterRebuilds.inc();
       }
+      round++;
     }
     this.o.metrics.budgetReservations.inc({ result: 'unavailable' });
     throw new ServiceUnavailableError({ reason: 'budget_counters_unstable' }, 1);
+  }
+
+  /** Settle every open lease (shutdown: their spend reaches the counters before the process ends). */
+  async close(): Promise<void> {
+    await this.leases.closeAll();
+  }
+
+  /** ARGV of the reserve script for hold `id` of `amount` nano-USD (see RESERVE). */
+  private reserveArgs(id: string, amount: number, now: number, counters: readonly LimitCounter[], rebuild: ReadonlyMap<number, string>): (string | number)[] {
+    const args: (string | number)[] = [id, amount, now, now + this.o.reservationTtlMs, this.o.reservationTtlMs];
+    counters.forEach((c, i) => {
+      const ttl = c.period.endMs === null ? 0 : Math.max(1, c.period.endMs - now + COUNTER_GRACE_MS);
+      args.push(toNanos(c.limitUsd), rebuild.get(i + 1) ?? '', ttl);
+    });
+    return args;
+  }
+
+  /** Ask for a lease in the background; the request that prompted it has its own hold already. */
+  private async openLease(signature: string, keys: string[], counters: readonly LimitCounter[], amount: number): Promise<void> {
+    const id = `${LEASE_PREFIX}${randomUUID()}`;
+    try {
+      const reply = await this.o.kv.run(RESERVE, keys, this.reserveArgs(id, amount, this.o.clock(), counters, new Map()));
+      if (reply.kind === 'reserved') this.leases.add(signature, id, keys, amount);
+      else this.leases.abandon(signature);
+    } catch (err) {
+      this.leases.abandon(signature);
+      this.o.metrics.budgetStoreErrors.inc({ operation: 'lease' });
+      this.o.logger.warn('budget lease failed; requests reserve one by one', { err: (err as Error).message });
+    }
+  }
+
+  private async settleHold(id: string, keys: string[], nanos: number, what: string): Promise<void> {
+    try {
+      await this.o.kv.run(SETTLE, keys, [id, nanos]);
+    } catch (err) {
+      this.o.metrics.budgetStoreErrors.inc({ operation: what });
+      this.o.logger.warn('budget settle failed; the hold will expire', { reservation: id, err: (err as Error).message });
+    }
   }
 
   /** A reservation whose settle/release never throw: an unsettled hold simply expires. */
@@ -119,12 +187,7 @@ export class BudgetGuard implements SpendGuard {
     const finish = async (usd: number, what: string) => {
       if (done) return;
       done = true;
-      try {
-        await this.o.kv.run(SETTLE, keys, [id, toNanos(Math.max(0, usd))]);
-      } catch (err) {
-        this.o.metrics.budgetStoreErrors.inc({ operation: what });
-        this.o.logger.warn('budget settle failed; the hold will expire', { reservation: id, err: (err as Error).message });
-      }
+      await this.settleHold(id, keys, toNanos(Math.max(0, usd)), what);
     };
     return { settle: (usd) => finish(usd, 'settle'), release: () => finish(0, 'release') };
   }

@@ -163,7 +163,7 @@ export class Metrics {
 
   readonly budgetReservations = new Counter({
     name: 'switchyard_budget_reservations_total',
-    help: 'Spend reservations against budgets and key limits by result (reserved, refused, unavailable)',
+    help: 'Spend reservations against budgets and key limits by result (reserved: a hold in Redis; lease: admitted on this replica\'s budget lease; refused; unavailable)',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });

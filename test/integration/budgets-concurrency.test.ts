@@ -5,12 +5,10 @@
  * recorded spend never exceeds the limit. The same for a key limit, and again after the Redis
  * counters are deleted mid-test (they are rebuilt from the usage table, never double-counted).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
-import { spendApp } from './budgets-helpers';
+import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf } from '../helpers/services';
+import { bearer, createInferenceKey, type TestGateway } from '../helpers/gateway';
+import { startSpendPair, type SpendPair } from './budgets-helpers';
 import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';
 
@@ -18,33 +16,18 @@ const N = 5;
 const COST = 0.01;
 
 describeIf(REDIS_URL && DATABASE_URL)('budgets under concurrency: two instances, one Redis, one Postgres', () => {
+  let pair: SpendPair;
   let db: Database;
   let kv1: RedisKv;
-  let kv2: RedisKv;
   let gw: TestGateway;
-  const servers: http.Server[] = [];
-  const urls: string[] = [];
+  let urls: string[];
   let seq = 0;
 
   beforeAll(async () => {
-    db = await openTestPostgres();
-    kv1 = await openTestRedisKv();
-    kv2 = await openTestRedisKv(kv1.prefix);
-    gw = await createTestGateway(db, kv1);
-    const second = await gatewayApp(db, kv2);
-    for (const deps of [gw.deps, second.deps]) {
-      const server = http.createServer(spendApp(deps));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      servers.push(server);
-      urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    }
+    pair = await startSpendPair();
+    ({ db, kv1, gw, urls } = pair);
   });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-    await kv2.close();
-    await kv1.close();
-    await db.close();
-  });
+  afterAll(() => pair.close());
 
   /** Fire `count` spend requests at once, alternating instances and `secrets`; returns statuses. */
   async function burst(secrets: string | string[], count: number): Promise<number[]> {

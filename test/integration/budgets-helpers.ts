@@ -5,6 +5,8 @@
  * handler, so 402/503 envelopes are exactly what clients see.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express, { type Express, type Request, type Response } from 'express';
 import type { AppDeps } from '../../src/deps';
 import { createApp } from '../../src/app';
@@ -13,7 +15,11 @@ import { AuthenticationError } from '../../src/errors';
 import { hashSecret } from '../../src/keys/secrets';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import type { ApiKeyRecord } from '../../src/keys/types';
-import type { Queryable } from '../../src/store/db';
+import type { Database, Queryable } from '../../src/store/db';
+import type { ConfigOverrides } from '../../src/config';
+import type { RedisKv } from '../../src/kv/redis';
+import { openTestPostgres, openTestRedisKv } from '../helpers/services';
+import { createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 
 /** Write one usage event of `costUsd` for `key` at `atMs` (what the embeddings path records). */
 export async function recordSpend(db: Queryable, key: ApiKeyRecord, costUsd: number, atMs: number): Promise<void> {
@@ -55,4 +61,43 @@ export function spendApp(deps: AppDeps): Express {
   outer.use(createApp(deps));
   outer.use(errorHandler(deps.logger));
   return outer;
+}
+
+/** Two gateway instances on one Postgres and one Redis prefix (separate connections), each serving {@link spendApp}. */
+export interface SpendPair {
+  db: Database;
+  kv1: RedisKv;
+  /** The first instance, with a management key. */
+  gw: TestGateway;
+  instances: AppDeps[];
+  urls: string[];
+  close(): Promise<void>;
+}
+
+/** Start a {@link SpendPair} with `overrides` on both instances. */
+export async function startSpendPair(overrides: ConfigOverrides = {}): Promise<SpendPair> {
+  const db = await openTestPostgres();
+  const kv1 = await openTestRedisKv();
+  const kv2 = await openTestRedisKv(kv1.prefix);
+  const gw = await createTestGateway(db, kv1, overrides);
+  const second = await gatewayApp(db, kv2, overrides);
+  const instances = [gw.deps, second.deps];
+  const servers: http.Server[] = [];
+  const urls: string[] = [];
+  for (const deps of instances) {
+    const server = http.createServer(spendApp(deps));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+  return {
+    db, kv1, gw, instances, urls,
+    async close() {
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      await Promise.all(instances.map((d) => d.spend.close?.()));
+      await kv2.close();
+      await kv1.close();
+      await db.close();
+    },
+  };
 }

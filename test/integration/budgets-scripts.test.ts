@@ -7,7 +7,7 @@
 import { KVS, uniqueId } from '../helpers/services';
 import type { Kv } from '../../src/kv/kv';
 import type { KvScript } from '../../src/kv/kv';
-import { HELD_FIELD, NEXT_FIELD, RESERVE } from '../../src/budgets/scripts/reserve';
+import { HELD_FIELD, LEASE_PREFIX, NEXT_FIELD, RESERVE } from '../../src/budgets/scripts/reserve';
 import { SETTLE } from '../../src/budgets/scripts/settle';
 
 const T0 = 1_800_000_000_000;
@@ -52,30 +52,30 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
 
   test('missing counters are reported without reserving; rebuilt once; a later rebuild value is ignored', async () => {
     expect(await reserve('r1', 10, T0, [100, 100])).toEqual({ kind: 'missing', indexes: [1, 2] });
-    expect(await reserve('r1', 10, T0, [100, 100], ['30', '50'])).toEqual({ kind: 'reserved' });
+    expect(await reserve('r1', 10, T0, [100, 100], ['30', '50'])).toMatchObject({ kind: 'reserved' });
     // Counters now exist: a second "rebuild" value must not replace them (never added twice).
-    expect(await reserve('r2', 10, T0, [100, 100], ['0', '0'])).toEqual({ kind: 'reserved' });
+    expect(await reserve('r2', 10, T0, [100, 100], ['0', '0'])).toMatchObject({ kind: 'reserved' });
     // B: 50 spent + 20 held; 31 more does not fit, 30 does.
     expect(await reserve('r3', 31, T0, [1000, 100])).toEqual({ kind: 'refused', index: 2, usedNanos: 70 });
-    expect(await reserve('r3', 30, T0, [1000, 100])).toEqual({ kind: 'reserved' });
+    expect(await reserve('r3', 30, T0, [1000, 100])).toMatchObject({ kind: 'reserved' });
     expect(await reserve('r4', 0, T0, [1000, 100])).toEqual({ kind: 'refused', index: 2, usedNanos: 100 });
   });
 
   test('settle replaces a hold with the real cost; release frees it; holds expire at their deadline', async () => {
     await reserve('x', 0, T0, [100, 100], ['0', '0']);
-    expect(await reserve('h1', 60, T0, [100, 100])).toEqual({ kind: 'reserved' });
+    expect(await reserve('h1', 60, T0, [100, 100])).toMatchObject({ kind: 'reserved' });
     expect(await reserve('h2', 50, T0, [100, 100])).toMatchObject({ kind: 'refused', index: 1, usedNanos: 60 });
     expect(await kv.run(SETTLE, keys, ['h1', 20])).toBe(2);
-    expect(await reserve('h2', 50, T0, [100, 100])).toEqual({ kind: 'reserved' }); // 20 + 50
+    expect(await reserve('h2', 50, T0, [100, 100])).toMatchObject({ kind: 'reserved' }); // 20 + 50
     expect(await kv.run(SETTLE, keys, ['h2', 0])).toBe(2); // release
-    expect(await reserve('h3', 80, T0, [100, 100])).toEqual({ kind: 'reserved' }); // 20 + 80
+    expect(await reserve('h3', 80, T0, [100, 100])).toMatchObject({ kind: 'reserved' }); // 20 + 80
     expect(await reserve('h4', 1, T0 + TTL - 1, [100, 100])).toMatchObject({ kind: 'refused', usedNanos: 100 });
-    expect(await reserve('h4', 1, T0 + TTL, [100, 100])).toEqual({ kind: 'reserved' }); // h3 expired
+    expect(await reserve('h4', 1, T0 + TTL, [100, 100])).toMatchObject({ kind: 'reserved' }); // h3 expired
   });
 
   test('the running total of the holds follows reserve and settle (no walk of the holds per request)', async () => {
     await reserve('x', 0, T0, [1e12, 1e12], ['0', '0']);
-    for (let i = 1; i <= 40; i++) expect(await reserve(`r:${i}`, i, T0 + i, [1e12, 1e12])).toEqual({ kind: 'reserved' });
+    for (let i = 1; i <= 40; i++) expect(await reserve(`r:${i}`, i, T0 + i, [1e12, 1e12])).toMatchObject({ kind: 'reserved' });
     for (let i = 1; i <= 40; i += 2) await kv.run(SETTLE, keys, [`r:${i}`, 0]);
     // Live holds: the even ones, 2 + 4 + … + 40 = 420; nothing spent.
     const holds = await kv.run(DUMP, ['a:holds'], []);
@@ -97,21 +97,21 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     const holds = await kv.run(DUMP, ['a:holds'], []);
     expect(holds).toEqual({ late: `7|${T0 + 30_000 + TTL}`, [HELD_FIELD]: '7', [NEXT_FIELD]: String(T0 + 30_000 + TTL) });
     // When the last one expires the hash goes and nothing is held.
-    expect(await reserve('probe', 1000, T0 + 30_000 + TTL, [1000, 1000])).toEqual({ kind: 'reserved' });
+    expect(await reserve('probe', 1000, T0 + 30_000 + TTL, [1000, 1000])).toMatchObject({ kind: 'reserved' });
   });
 
   test('a holds hash without a running total (written by an older release) is walked once and counted', async () => {
     await kv.run(SEED, ['a:holds'], ['old:1', `300|${T0 + TTL}`, 'old:2', `5|${T0 - 1}`]);
     expect(await reserve('r', 701, T0, [1000, 10_000], ['0', '0'])).toEqual({ kind: 'refused', index: 1, usedNanos: 300 });
     expect(await kv.run(DUMP, ['a:holds'], [])).toEqual({ 'old:1': `300|${T0 + TTL}`, [HELD_FIELD]: '300', [NEXT_FIELD]: String(T0 + TTL) });
-    expect(await reserve('r', 700, T0, [1000, 10_000])).toEqual({ kind: 'reserved' });
+    expect(await reserve('r', 700, T0, [1000, 10_000])).toMatchObject({ kind: 'reserved' });
   });
 
   test('totals beyond 15 digits stay exact (no float formatting in the scripts)', async () => {
     const big = 123_456_789_012_345; // nano-USD, about 123k USD
     await reserve('x', 0, T0, [1e16, 1e16], ['0', '0']);
-    expect(await reserve('a:1', big, T0, [1e16, 1e16])).toEqual({ kind: 'reserved' });
-    expect(await reserve('a:2', big, T0, [1e16, 1e16])).toEqual({ kind: 'reserved' });
+    expect(await reserve('a:1', big, T0, [1e16, 1e16])).toMatchObject({ kind: 'reserved' });
+    expect(await reserve('a:2', big, T0, [1e16, 1e16])).toMatchObject({ kind: 'reserved' });
     expect(await kv.run(SETTLE, keys, ['a:1', 0])).toBe(2);
     expect((await kv.run(DUMP, ['a:holds'], []))[HELD_FIELD]).toBe(String(big));
     expect(await reserve('probe', 1e16, T0 + 1, [1e16, 1e16])).toEqual({ kind: 'refused', index: 1, usedNanos: big });
@@ -120,6 +120,25 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
   test('settle never creates a counter that was lost (the next reserve rebuilds it from usage)', async () => {
     expect(await kv.run(SETTLE, keys, ['ghost', 25])).toBe(0);
     expect(await reserve('r', 1, T0, [100, 100])).toEqual({ kind: 'missing', indexes: [1, 2] });
+  });
+
+  test('a reservation reports the room left under the tightest limit', async () => {
+    await reserve('r0', 0, T0, [100, 100], ['10', '40']);
+    expect(await reserve('r1', 5, T0, [100, 100])).toEqual({ kind: 'reserved', roomNanos: 55 });
+    expect(await reserve('r2', 5, T0, [30, 100])).toEqual({ kind: 'reserved', roomNanos: 10 });
+  });
+
+  test('a request kept out only by live leases is told so (leased); one that would not fit anyway is refused', async () => {
+    await reserve('r0', 0, T0, [100, 100], ['0', '0']);
+    expect(await reserve(`${LEASE_PREFIX}x`, 60, T0, [100, 100])).toMatchObject({ kind: 'reserved' });
+    expect(await reserve('r1', 30, T0, [100, 100])).toMatchObject({ kind: 'reserved' });
+    // 30 held + 60 leased: 20 more fits only without the lease.
+    expect(await reserve('r2', 20, T0, [100, 100])).toEqual({ kind: 'leased', index: 1, usedNanos: 90 });
+    // 71 would not fit even without it.
+    expect(await reserve('r3', 71, T0, [100, 100])).toEqual({ kind: 'refused', index: 1, usedNanos: 90 });
+    // Once the lease is settled to what it admitted (5), the 20 fits.
+    await kv.run(SETTLE, keys, [`${LEASE_PREFIX}x`, 5]);
+    expect(await reserve('r2', 20, T0, [100, 100])).toEqual({ kind: 'reserved', roomNanos: 45 });
   });
 
   test('malformed replies are rejected by the parser', () => {

@@ -20,7 +20,9 @@
  * KEYS: spent₁, holds₁, spent₂, holds₂, …
  * ARGV: reservationId, amount, nowMs, expiresAtMs, holdsTtlMs, then per limit: limit, rebuild
  * value ('' = none), spent TTL ms (0 = none). Amounts are integer nano-USD as decimal strings.
- * Reply: {1} reserved | {0, i, used} refused at limit i (used = spent + held) | {2, i…} missing.
+ * Reply: {1, room} reserved (room = what the tightest limit has left) | {0, i, used} refused at
+ * limit i (used = spent + held) | {3, i, used} refused only because of live leases (the caller
+ * waits for them to settle and retries) | {2, i…} missing.
  * @module
  */
 import type { KvScript } from '../../kv/kv';
@@ -28,12 +30,18 @@ import type { MemoryData } from '../../kv/memory-data';
 
 /** What the reservation script decided. */
 export type ReserveReply =
-  | { kind: 'reserved' }
+  /** Held; `roomNanos` is what is left under the tightest limit after this hold. */
+  | { kind: 'reserved'; roomNanos: number }
   | { kind: 'refused'; index: number; usedNanos: number }
+  /** It does not fit now, but would without the live leases (replica-local batches of budget, see leases.ts): retry once they are settled. */
+  | { kind: 'leased'; index: number; usedNanos: number }
   | { kind: 'missing'; indexes: number[] };
 
 const FIXED_ARGS = 5;
 const PER_LIMIT = 3;
+
+/** Hold ids of leases (see leases.ts) start with this; the refusal check tells them apart. */
+export const LEASE_PREFIX = 'lease:';
 
 /** Field names inside a holds hash; hold ids always contain `:` and never start with `#`. */
 export const HELD_FIELD = '#held';
@@ -74,6 +82,19 @@ local function held_on(key, now)
   return sum
 end
 
+local function leased_on(key, now)
+  local sum = 0
+  local all = redis.call('HGETALL', key)
+  for j = 1, #all, 2 do
+    if string.sub(all[j], 1, ${LEASE_PREFIX.length}) == '${LEASE_PREFIX}' then
+      local v = all[j + 1]
+      local sep = string.find(v, '|', 1, true)
+      if tonumber(string.sub(v, sep + 1)) > now then sum = sum + tonumber(string.sub(v, 1, sep - 1)) end
+    end
+  end
+  return sum
+end
+
 local n = #KEYS / 2
 local id, amount, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local spent, missing = {}, {}
@@ -98,10 +119,16 @@ if #missing > 0 then
   for _, i in ipairs(missing) do reply[#reply + 1] = i end
   return reply
 end
+local room = nil
 for i = 1, n do
   local limit = tonumber(ARGV[${FIXED_ARGS} + (i - 1) * ${PER_LIMIT} + 1])
   local used = spent[i] + held_on(KEYS[2 * i], now)
-  if used >= limit or used + amount > limit then return {0, i, used} end
+  if used >= limit or used + amount > limit then
+    local unleased = used - leased_on(KEYS[2 * i], now)
+    if unleased < limit and unleased + amount <= limit then return {3, i, used} end
+    return {0, i, used}
+  end
+  if not room or limit - used - amount < room then room = limit - used - amount end
 end
 local expires = tonumber(ARGV[4])
 local hold = ARGV[2] .. '|' .. ARGV[4]
@@ -113,7 +140,7 @@ for i = 1, n do
   if not nxt or expires < tonumber(nxt) then redis.call('HSET', key, '${NEXT_FIELD}', ARGV[4]) end
   if redis.call('PTTL', key) < tonumber(ARGV[5]) then redis.call('PEXPIRE', key, ARGV[5]) end
 end
-return {1}
+return {1, room}
 `;
 
 /** The twin of `held_on`: the live holds' total, walking (and pruning) them only when due. */
@@ -137,6 +164,16 @@ function heldOn(data: MemoryData, key: string, now: number): number {
   else {
     data.hset(key, HELD_FIELD, String(sum));
     data.hset(key, NEXT_FIELD, String(earliest));
+  }
+  return sum;
+}
+
+/** The twin of `leased_on`: the live leases' total (a walk; only on the way to a refusal). */
+function leasedOn(data: MemoryData, key: string, now: number): number {
+  let sum = 0;
+  for (const [field, value] of Object.entries(data.hgetall(key))) {
+    const hold = parseHold(value);
+    if (field.startsWith(LEASE_PREFIX) && hold.expiresAt > now) sum += hold.amount;
   }
   return sum;
 }
@@ -165,10 +202,15 @@ function memory(data: MemoryData, keys: string[], args: string[]): unknown {
     spent[i] = Number(v ?? '0');
   }
   if (missing.length > 0) return [2, ...missing];
+  let room: number | null = null;
   for (let i = 1; i <= n; i++) {
     const limit = Number(args[FIXED_ARGS + (i - 1) * PER_LIMIT]);
     const used = (spent[i] as number) + heldOn(data, keys[2 * i - 1] as string, now);
-    if (used >= limit || used + amount > limit) return [0, i, used];
+    if (used >= limit || used + amount > limit) {
+      const unleased = used - leasedOn(data, keys[2 * i - 1] as string, now);
+      return unleased < limit && unleased + amount <= limit ? [3, i, used] : [0, i, used];
+    }
+    room = room === null ? limit - used - amount : Math.min(room, limit - used - amount);
   }
   for (let i = 1; i <= n; i++) {
     const holdsKey = keys[2 * i - 1] as string;
@@ -178,7 +220,7 @@ function memory(data: MemoryData, keys: string[], args: string[]): unknown {
     if (next === null || Number(expiresAt) < Number(next)) data.hset(holdsKey, NEXT_FIELD, expiresAt);
     if (data.pttl(holdsKey) < Number(holdsTtl)) data.pexpire(holdsKey, Number(holdsTtl));
   }
-  return [1];
+  return [1, room];
 }
 
 /** Atomic check-and-hold of one request's estimate against every applicable limit. */
@@ -190,8 +232,8 @@ export const RESERVE: KvScript<ReserveReply> = {
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('budget_reserve: malformed reply');
     const nums = reply.map(Number);
     if (nums.some((x) => !Number.isFinite(x))) throw new Error('budget_reserve: malformed reply');
-    if (nums[0] === 1) return { kind: 'reserved' };
-    if (nums[0] === 0 && nums.length === 3) return { kind: 'refused', index: nums[1] as number, usedNanos: nums[2] as number };
+    if (nums[0] === 1) return { kind: 'reserved', roomNanos: nums[1] ?? 0 };
+    if ((nums[0] === 0 || nums[0] === 3) && nums.length === 3) return { kind: nums[0] === 0 ? 'refused' : 'leased', index: nums[1] as number, usedNanos: nums[2] as number };
     if (nums[0] === 2 && nums.length > 1) return { kind: 'missing', indexes: nums.slice(1) };
     throw new Error('budget_reserve: malformed reply');
   },

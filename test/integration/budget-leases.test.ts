@@ -1,0 +1,96 @@
+/**
+ * Budget leases (src/budgets/leases.ts) over two instances sharing one Redis and one Postgres:
+ * requests are admitted on replica-local leases while a budget has ample room (far fewer reserve
+ * scripts than requests), a burst across both replicas still gets exactly the budget's worth,
+ * and a request kept out only by the other replica's unused lease waits for it instead of being
+ * refused early. Leases here are small (4 requests' worth) so that a test budget has room for them.
+ */
+import request from 'supertest';
+import { DATABASE_URL, REDIS_URL, describeIf } from '../helpers/services';
+import { bearer, createInferenceKey, type TestGateway } from '../helpers/gateway';
+import { startSpendPair, type SpendPair } from './budgets-helpers';
+import type { AppDeps } from '../../src/deps';
+import type { Database } from '../../src/store/db';
+
+const LEASE = { leaseRequests: 4, leaseMs: 200 };
+
+describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, one Postgres', () => {
+  let pair: SpendPair;
+  let db: Database;
+  let gw: TestGateway;
+  let instances: AppDeps[];
+  let urls: string[];
+  let seq = 0;
+
+  beforeAll(async () => {
+    pair = await startSpendPair({ budgets: LEASE });
+    ({ db, gw, instances, urls } = pair);
+  });
+  afterAll(() => pair.close());
+
+  async function spend(instance: number, secret: string, estimate: number): Promise<number> {
+    const res = await fetch(`${urls[instance]}/test/spend`, {
+      method: 'POST',
+      headers: { authorization: bearer(secret), 'content-type': 'application/json' },
+      body: JSON.stringify({ estimate }),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  }
+  async function reservations(result: string): Promise<number> {
+    let n = 0;
+    for (const d of instances) n += (await d.metrics.budgetReservations.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+    return n;
+  }
+  async function recorded(workspaceId: string): Promise<number> {
+    const rows = await db.query<{ s: number }>('SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE workspace_id = $1', [workspaceId]);
+    return Number(rows[0]?.s);
+  }
+  async function workspaceWithBudget(limitUsd: number): Promise<{ id: string; slug: string }> {
+    const slug = `l${++seq}`;
+    const res = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: slug, slug }).expect(201);
+    await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: limitUsd }).expect(200);
+    return { id: res.body.data.id, slug };
+  }
+
+  test('with ample room, most requests are admitted on leases, not by a reserve script each', async () => {
+    const ws = await workspaceWithBudget(1000);
+    const key = await createInferenceKey(gw, { name: 'roomy', workspace_id: ws.slug });
+    const before = { lease: await reservations('lease'), reserved: await reservations('reserved') };
+    for (let i = 0; i < 40; i++) expect(await spend(i % 2, key.secret, 0.01)).toBe(200);
+    const leased = (await reservations('lease')) - before.lease;
+    const reserved = (await reservations('reserved')) - before.reserved;
+    expect(leased + reserved).toBe(40);
+    expect(leased).toBeGreaterThanOrEqual(20);
+    expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
+  });
+
+  test('a burst over both replicas gets exactly the budget\'s worth, leases or not', async () => {
+    const n = 40;
+    const ws = await workspaceWithBudget(n * 0.01);
+    const key = await createInferenceKey(gw, { name: 'burst', workspace_id: ws.slug });
+    const statuses = await Promise.all(Array.from({ length: 3 * n }, (_, i) => spend(i % 2, key.secret, 0.01)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(n);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(2 * n);
+    expect(await recorded(ws.id)).toBeCloseTo(n * 0.01, 9);
+  });
+
+  test("a request kept out only by the other replica's unused lease waits for it and is admitted", async () => {
+    const ws = await workspaceWithBudget(1);
+    const key = await createInferenceKey(gw, { name: 'edge', workspace_id: ws.slug });
+    const before = await reservations('lease');
+    // Replica 0: 0.01 spent, and a lease of 0.04 opened behind it (room 0.99 >= 8 leases).
+    expect(await spend(0, key.secret, 0.01)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await spend(0, key.secret, 0.01)).toBe(200);
+    expect((await reservations('lease')) - before).toBe(1);
+    // Replica 1: 0.9 fits beside the lease; then 0.07 fits only once the lease (0.03 unused) is settled.
+    expect(await spend(1, key.secret, 0.9)).toBe(200);
+    const started = Date.now();
+    expect(await spend(1, key.secret, 0.07)).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(LEASE.leaseMs / 2);
+    // Nothing more fits: 0.99 spent.
+    expect(await spend(1, key.secret, 0.02)).toBe(402);
+    expect(await recorded(ws.id)).toBeCloseTo(0.99, 9);
+  });
+});
