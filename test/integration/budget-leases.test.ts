@@ -11,6 +11,7 @@ import { bearer, createInferenceKey, type TestGateway } from '../helpers/gateway
 import { startSpendPair, type SpendPair } from './budgets-helpers';
 import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';
+import type { RedisKv } from '../../src/kv/redis';
 
 const LEASE = { leaseRequests: 4, leaseMs: 200 };
 
@@ -18,13 +19,14 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   let pair: SpendPair;
   let db: Database;
   let gw: TestGateway;
+  let kv1: RedisKv;
   let instances: AppDeps[];
   let urls: string[];
   let seq = 0;
 
   beforeAll(async () => {
     pair = await startSpendPair({ budgets: LEASE });
-    ({ db, gw, instances, urls } = pair);
+    ({ db, gw, kv1, instances, urls } = pair);
   });
   afterAll(() => pair.close());
 
@@ -92,5 +94,38 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     // Nothing more fits: 0.99 spent.
     expect(await spend(1, key.secret, 0.02)).toBe(402);
     expect(await recorded(ws.id)).toBeCloseTo(0.99, 9);
+  });
+
+  /** Open a lease on replica 0 (one request reserved in Redis, one admitted on the lease): 0.02 spent or held. */
+  async function leaseOnFirst(secret: string): Promise<void> {
+    const before = await reservations('lease');
+    expect(await spend(0, secret, 0.01)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await spend(0, secret, 0.01)).toBe(200);
+    expect((await reservations('lease')) - before).toBe(1);
+  }
+
+  test('a lowered budget is enforced at once: the open lease, granted under the old limit, admits nothing more', async () => {
+    const ws = await workspaceWithBudget(1);
+    const key = await createInferenceKey(gw, { name: 'lowered', workspace_id: ws.slug });
+    await leaseOnFirst(key.secret);
+    await request(gw.app).put(`/api/v1/workspaces/${ws.slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: 0.025 }).expect(200);
+    // 0.02 spent; 0.01 more would pass 0.025 (the old lease still had 0.03 unused).
+    expect(await spend(0, key.secret, 0.01)).toBe(402);
+    expect(await spend(0, key.secret, 0.005)).toBe(200);
+    expect(await recorded(ws.id)).toBeCloseTo(0.025, 9);
+  });
+
+  test('shutdown settles open leases: their spend is in the counters and their holds are gone', async () => {
+    const ws = await workspaceWithBudget(1);
+    const key = await createInferenceKey(gw, { name: 'shutdown', workspace_id: ws.slug });
+    await leaseOnFirst(key.secret);
+    await instances[0]?.spend.close?.();
+    const redis = kv1.client;
+    const [holds] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
+    const [spent] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:spent`);
+    const fields = Object.keys(await redis.hgetall(holds as string));
+    expect(fields.filter((f) => f.startsWith('lease:'))).toEqual([]);
+    expect(await redis.get(spent as string)).toBe(String(20_000_000));
   });
 });
