@@ -308,7 +308,37 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(1);
       });
 
-      test('events recorded concurrently (one pipelined XADD) are all in the stream and all written once', async () => {
+      test('when Redis has lost the XADD script (NOSCRIPT), the events are added by sending it again', async () => {
+        const orgId = randomUUID();
+        const real = client();
+        let evalshas = 0;
+        const forgetful = new Proxy(real, {
+          get(target, prop, receiver) {
+            if (prop === 'evalsha') {
+              return () => {
+                evalshas++;
+                return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+              };
+            }
+            const value = Reflect.get(target, prop, receiver) as unknown;
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        const metrics = new Metrics();
+        const r = new StreamOutbox(forgetful, kv.prefix, { db, metrics, logger }, {
+          batchSize: 50, flushIntervalMs: 60_000, maxQueued: 100, claimIdleMs: 60_000, retryMaxMs: 50, consumer: 'replica-k',
+        });
+        recorders.push(r);
+        const before = await client().xlen(streamKey());
+        await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, i))));
+        expect(evalshas).toBe(1);
+        expect(await client().xlen(streamKey())).toBe(before + 5);
+        expect(await metrics.registry.metrics()).not.toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} [1-9]/);
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(5);
+      });
+
+      test('events recorded concurrently (one XADD script) are all in the stream and all written once', async () => {
         const orgId = randomUUID();
         const r = outbox(db, { consumer: 'replica-g', batchSize: 50 });
         const before = await client().xlen(streamKey());
@@ -354,14 +384,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const real = client();
         const refusing = new Proxy(real, {
           get(target, prop, receiver) {
-            // One event per turn is a plain XADD, several are one pipeline: refuse both.
-            if (prop === 'xadd') return () => Promise.reject(new Error('Connection is closed.'));
-            if (prop === 'pipeline') {
-              return () => {
-                const p = { xadd: () => p, exec: () => Promise.reject(new Error('Connection is closed.')) };
-                return p;
-              };
-            }
+            // One event per turn is a plain XADD, several are one script: refuse both.
+            if (prop === 'xadd' || prop === 'evalsha' || prop === 'eval') return () => Promise.reject(new Error('Connection is closed.'));
             const value = Reflect.get(target, prop, receiver) as unknown;
             return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
           },
