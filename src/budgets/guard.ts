@@ -105,7 +105,8 @@ export class BudgetGuard implements SpendGuard {
       return leased;
     }
     const keys = counters.flatMap((c) => [c.spentKey, c.holdsKey]);
-    const id = `${requestId}:${randomUUID()}`;
+    // `r:` first: a client's X-Request-Id (which may read `lease:…`) never passes for a lease.
+    const id = `r:${requestId}:${randomUUID()}`;
     const rebuild = new Map<number, string>();
     let waits = 0;
     for (let round = 0; round < MAX_ROUNDS; ) {

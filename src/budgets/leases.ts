@@ -7,8 +7,8 @@
  * Why this stays exact across replicas:
  * - A lease is an ordinary hold (id `lease:…`) in every counter the request's limits use, so the
  *   reserve script counts it like any in-flight request: nothing is ever admitted past a limit.
- * - Leases are granted only while the tightest limit keeps `HEADROOM_LEASES` more leases' worth
- *   of room after the grant, so near a limit every request is decided one by one, as before.
+ * - Leases are granted only while the tightest limit has at least `HEADROOM_LEASES` leases' worth
+ *   of room left, so near a limit every request is decided one by one, as before.
  * - A request that would fit except for other replicas' unused lease capacity is not refused:
  *   the script answers `leased` and the caller waits for leases to close (each closes for new
  *   requests after `ms`, and is settled to its real spend once its last request finishes).
@@ -24,7 +24,7 @@
 import type { Reservation } from './types';
 import { toNanos } from './limits';
 
-/** Leases keep this many more leases' worth of room under every limit when granted. */
+/** A lease is granted only while every limit has at least this many leases' worth of room left. */
 export const HEADROOM_LEASES = 8;
 
 /** Settles a closed lease: replaces its hold with `spentNanos` of spend (see SETTLE). */

@@ -128,4 +128,17 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(fields.filter((f) => f.startsWith('lease:'))).toEqual([]);
     expect(await redis.get(spent as string)).toBe(String(20_000_000));
   });
+
+  test("a client's request id never makes its hold pass for a lease", async () => {
+    const ws = await workspaceWithBudget(1);
+    const key = await createInferenceKey(gw, { name: 'spoof', workspace_id: ws.slug });
+    const record = await gw.deps.keyCache.get(key.hash);
+    const reservation = await gw.deps.spend.reserve(record as NonNullable<typeof record>, 0.01, 'lease:spoofed');
+    const [holds] = await kv1.client.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
+    const fields = Object.keys(await kv1.client.hgetall(holds as string)).filter((f) => !f.startsWith('#'));
+    // The request's hold, plus the lease it may have opened (ids of our own making).
+    expect(fields.filter((f) => f.includes('spoofed'))).toEqual([expect.stringMatching(/^r:lease:spoofed:/)]);
+    expect(fields.filter((f) => f.startsWith('lease:') && f.includes('spoofed'))).toEqual([]);
+    await reservation.release();
+  });
 });
