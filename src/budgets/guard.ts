@@ -173,12 +173,15 @@ export class BudgetGuard implements SpendGuard {
     }
   }
 
-  private async settleHold(id: string, keys: string[], nanos: number, what: string): Promise<void> {
+  /** Settle hold `id` to `nanos` of spend; false (logged, counted) when Redis could not be reached. */
+  private async settleHold(id: string, keys: string[], nanos: number, what: string): Promise<boolean> {
     try {
       await this.o.kv.run(SETTLE, keys, [id, nanos]);
+      return true;
     } catch (err) {
       this.o.metrics.budgetStoreErrors.inc({ operation: what });
-      this.o.logger.warn('budget settle failed; the hold will expire', { reservation: id, err: (err as Error).message });
+      this.o.logger.warn(`budget ${what} failed; ${what === 'lease' ? 'retrying' : 'the hold will expire'}`, { reservation: id, err: (err as Error).message });
+      return false;
     }
   }
 

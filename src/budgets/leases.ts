@@ -17,8 +17,9 @@
  *
  * What a crash costs: the spend of requests finished on a lease not yet settled (at most one
  * lease's worth per key) is missing from the Redis counter until the period ends — the same kind
- * of loss as an in-flight request's settle today, bounded by the lease size. The usage table
- * (the durable truth) has every record either way.
+ * of loss as an in-flight request's settle today, bounded by the lease size. A settle that fails
+ * while the replica lives is retried (SETTLE_RETRY_MS). The usage table (the durable truth) has
+ * every record either way.
  * @module
  */
 import type { Reservation } from './types';
@@ -27,8 +28,16 @@ import { toNanos } from './limits';
 /** A lease is granted only while every limit has at least this many leases' worth of room left. */
 export const HEADROOM_LEASES = 8;
 
-/** Settles a closed lease: replaces its hold with `spentNanos` of spend (see SETTLE). */
-export type SettleLease = (leaseId: string, keys: string[], spentNanos: number) => Promise<void>;
+/** Settles a closed lease: replaces its hold with `spentNanos` of spend (see SETTLE); false when Redis could not be reached. */
+export type SettleLease = (leaseId: string, keys: string[], spentNanos: number) => Promise<boolean>;
+
+/**
+ * Delays before the retries of a lease settle that failed (Redis unreachable): a lease carries up
+ * to 64 requests' spend, which the counters would otherwise miss. Retrying is safe: a settle whose
+ * hold has expired meanwhile still adds the spend; one that did run although its reply was lost
+ * adds it twice, which only refuses early.
+ */
+export const SETTLE_RETRY_MS: readonly number[] = [250, 1000, 4000, 15000];
 
 /** One lease: its hold in Redis and what this replica has admitted against it. */
 interface Lease {
@@ -60,6 +69,8 @@ export class LeaseBook {
   /** Signatures whose lease is being asked for (one request at a time per signature). */
   private readonly pending = new Set<string>();
   private readonly settling = new Set<Promise<void>>();
+  /** Set by {@link closeAll}: shutdown makes one last attempt per lease and no timed retries. */
+  private closing = false;
 
   constructor(private readonly o: LeaseBookOptions) {}
 
@@ -121,6 +132,7 @@ export class LeaseBook {
 
   /** Close every lease and wait for their settles (shutdown). */
   async closeAll(): Promise<void> {
+    this.closing = true;
     for (const lease of [...this.open.values()]) this.close(lease);
     await Promise.allSettled([...this.settling]);
   }
@@ -136,7 +148,15 @@ export class LeaseBook {
   private finishIfDone(lease: Lease): void {
     if (!lease.closed || lease.running > 0 || lease.settled) return;
     lease.settled = true;
-    const p = this.o.settle(lease.id, lease.keys, lease.spent);
+    this.attemptSettle(lease, 0);
+  }
+
+  private attemptSettle(lease: Lease, attempt: number): void {
+    const p = this.o.settle(lease.id, lease.keys, lease.spent).then((ok) => {
+      const delay = SETTLE_RETRY_MS[attempt];
+      if (ok || this.closing || delay === undefined) return;
+      setTimeout(() => this.attemptSettle(lease, attempt + 1), delay).unref();
+    });
     this.settling.add(p);
     void p.finally(() => this.settling.delete(p));
   }
