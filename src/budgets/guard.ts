@@ -99,7 +99,7 @@ export class BudgetGuard implements SpendGuard {
     if (counters.length === 0) return NOOP;
     const estimate = toNanos(Math.max(0, estimatedUsd), 'up');
     const signature = this.leases.enabled ? signatureOf(counters) : '';
-    const leased = this.leases.enabled ? this.leases.take(signature, estimate) : null;
+    const leased = this.leases.take(signature, estimate);
     if (leased) {
       this.o.metrics.budgetReservations.inc({ result: 'lease' });
       return leased;
@@ -120,7 +120,7 @@ export class BudgetGuard implements SpendGuard {
       }
       if (reply.kind === 'leased' && waits < MAX_LEASE_WAITS) {
         waits++;
-        await new Promise((resolve) => setTimeout(resolve, (this.o.lease?.ms ?? 0) + 10));
+        await new Promise((resolve) => setTimeout(resolve, this.leases.closeWaitMs));
         continue;
       }
       if (reply.kind !== 'missing') {
@@ -173,14 +173,17 @@ export class BudgetGuard implements SpendGuard {
     }
   }
 
-  /** Settle hold `id` to `nanos` of spend; false (logged, counted) when Redis could not be reached. */
+  /**
+   * Settle hold `id` to `nanos` of spend; false (logged, counted) when Redis could not be reached.
+   * A request's hold then expires; a lease's settle is retried (leases.ts).
+   */
   private async settleHold(id: string, keys: string[], nanos: number, what: string): Promise<boolean> {
     try {
       await this.o.kv.run(SETTLE, keys, [id, nanos]);
       return true;
     } catch (err) {
       this.o.metrics.budgetStoreErrors.inc({ operation: what });
-      this.o.logger.warn(`budget ${what} failed; ${what === 'lease' ? 'retrying' : 'the hold will expire'}`, { reservation: id, err: (err as Error).message });
+      this.o.logger.warn(`budget ${what} failed`, { reservation: id, err: (err as Error).message });
       return false;
     }
   }

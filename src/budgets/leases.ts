@@ -78,6 +78,11 @@ export class LeaseBook {
     return this.o.requests > 0;
   }
 
+  /** How long a request kept out by live leases waits before asking again: they close within `ms`. */
+  get closeWaitMs(): number {
+    return this.o.ms + 10;
+  }
+
   /**
    * The lease amount to ask for after a request of `estimateNanos` left `roomNanos` of room, or
    * 0 (leases off, one open or being asked for, or too little room). A non-zero answer must be

@@ -12,6 +12,27 @@ import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
 import { SelfHealingRedisStore } from './redis-rate-limit-store';
 import { coalesceWrites } from './coalesce-writes';
 
+/** SHA1 of each Lua body run so far (EVALSHA's name for it). */
+const SHAS = new Map<string, string>();
+
+/**
+ * Run `lua` by EVALSHA, sending the body (EVAL, which also caches it in Redis) only when Redis
+ * answers NOSCRIPT (first use, or after a restart or SCRIPT FLUSH). `keys` are full key names.
+ */
+export async function evalScript(client: Redis, lua: string, keys: string[], argv: string[]): Promise<unknown> {
+  let sha = SHAS.get(lua);
+  if (!sha) {
+    sha = createHash('sha1').update(lua).digest('hex');
+    SHAS.set(lua, sha);
+  }
+  try {
+    return await client.evalsha(sha, keys.length, ...keys, ...argv);
+  } catch (err) {
+    if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
+    return client.eval(lua, keys.length, ...keys, ...argv);
+  }
+}
+
 /** Options for {@link RedisKv.connect}. */
 export interface RedisKvOptions {
   url: string;
@@ -25,7 +46,6 @@ export class RedisKv implements Kv {
   private subscriber: Redis | undefined;
   private readonly handlers = new Map<string, MessageHandler[]>();
   private readonly missedHandlers: Array<() => void> = [];
-  private readonly shas = new Map<string, string>();
 
   private constructor(
     readonly client: Redis,
@@ -60,19 +80,7 @@ export class RedisKv implements Kv {
   }
 
   async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
-    const fullKeys = keys.map((k) => this.prefix + k);
-    const argv = args.map(String);
-    let sha = this.shas.get(script.name);
-    if (!sha) {
-      sha = createHash('sha1').update(script.lua).digest('hex');
-      this.shas.set(script.name, sha);
-    }
-    try {
-      return script.parse(await this.client.evalsha(sha, fullKeys.length, ...fullKeys, ...argv));
-    } catch (err) {
-      if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
-      return script.parse(await this.client.eval(script.lua, fullKeys.length, ...fullKeys, ...argv));
-    }
+    return script.parse(await evalScript(this.client, script.lua, keys.map((k) => this.prefix + k), args.map(String)));
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -8,9 +8,10 @@
  * kept in a bounded in-process buffer and written straight to Postgres by the next drain.
  * @module
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { evalScript } from '../kv/redis';
 import { BoundedQueue } from './bounded-queue';
 import { decodeUsageEvent, encodeUsageEvent } from './event-codec';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
@@ -44,7 +45,6 @@ return removed`;
 const XADD_ALL = `local ids = {}
 for i = 1, #ARGV do ids[i] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
 return ids`;
-const XADD_ALL_SHA = createHash('sha1').update(XADD_ALL).digest('hex');
 
 /** Stream entries per XRANGE page when listing pending events. */
 const PENDING_PAGE = 1000;
@@ -97,7 +97,7 @@ export class StreamOutbox extends OutboxRecorder {
   private sinceKick = 0;
   /** Drains so far; paces the dead-consumer cleanup. */
   private drains = 0;
-  /** Events waiting for the next pipelined XADD. */
+  /** Events waiting for the next XADD (one per event-loop turn). */
   private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
   private readonly consume: boolean;
   private readonly onBatchQueued: (() => void) | undefined;
@@ -138,13 +138,13 @@ export class StreamOutbox extends OutboxRecorder {
     });
   }
 
-  /** Pipeline the waiting XADDs; events Redis refused go to the direct-to-database buffer. */
+  /** Add the waiting events to the stream; if Redis refused them, to the direct-to-database buffer. */
   private async sendAdds(): Promise<void> {
     const batch = this.adds.splice(0);
     if (batch.length === 0) return;
-    const results = await this.xadds(batch.map(({ event }) => encodeUsageEvent(event)));
-    for (const [i, { event, resolve }] of batch.entries()) {
-      if (!results || results[i]?.[0]) {
+    const added = await this.xadds(batch.map(({ event }) => encodeUsageEvent(event)));
+    for (const { event, resolve } of batch) {
+      if (!added) {
         this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' });
         await this.fallback.push(event);
       }
@@ -161,27 +161,18 @@ export class StreamOutbox extends OutboxRecorder {
 
   /**
    * XADD each encoded event: one command when there is one (at low load, most turns), else one
-   * script that adds them all. `[error, reply]` per event, or null when nothing was added for
-   * sure. (A pipeline of N XADDs cost the request thread N commands' worth of objects, promises
-   * and replies: the script measured −7 % CPU per request and a lower p99 at 32 connections.)
-   * A script that fails midway has added some entries: all are then also written directly, and
-   * the insert is idempotent on the generation id.
+   * script that adds them all; false when Redis refused. (A pipeline of N XADDs cost the request
+   * thread N commands' worth of objects, promises and replies: the script measured −7 % CPU per
+   * request and a lower p99 at 32 connections.) A script that fails midway has added some
+   * entries: all are then also written directly, and the insert is idempotent on the generation id.
    */
-  private async xadds(encoded: string[]): Promise<Array<[Error | null, unknown]> | null> {
-    if (encoded.length === 1) {
-      return this.client.xadd(this.key, '*', 'e', encoded[0] as string).then(
-        (id): Array<[Error | null, unknown]> => [[null, id]],
-        (err: Error): Array<[Error | null, unknown]> => [[err, null]],
-      );
-    }
+  private async xadds(encoded: string[]): Promise<boolean> {
     try {
-      const ids = (await this.client.evalsha(XADD_ALL_SHA, 1, this.key, ...encoded).catch((err: Error) => {
-        if (!err.message.includes('NOSCRIPT')) throw err;
-        return this.client.eval(XADD_ALL, 1, this.key, ...encoded);
-      })) as unknown[];
-      return ids.map((id): [Error | null, unknown] => [null, id]);
+      if (encoded.length === 1) await this.client.xadd(this.key, '*', 'e', encoded[0] as string);
+      else await evalScript(this.client, XADD_ALL, [this.key], encoded);
+      return true;
     } catch {
-      return null;
+      return false;
     }
   }
 

@@ -11,6 +11,7 @@ import { testConfig } from '../helpers/gateway';
 import type { Database, Queryable } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import type { RedisKv } from '../../src/kv/redis';
+import type { Redis } from 'ioredis';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
 import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder';
@@ -100,13 +101,14 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       await kv.close();
     });
 
-    function outbox(q: Queryable, opts: Partial<OutboxOptions> & { consumer?: string } = {}, metrics = new Metrics()): OutboxRecorder {
+    /** An outbox of this kind; with Redis, over `redis` (default: the Kv's own client). */
+    function outbox(q: Queryable, opts: Partial<OutboxOptions> & { consumer?: string } = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
       const options: OutboxOptions = {
         batchSize: 5, flushIntervalMs: 60_000, maxQueued: 1000, claimIdleMs: 60_000, retryMaxMs: 50, retryInitialMs: 5,
         flushTimeoutMs: 5000, ...opts,
       };
       const deps = { db: q, metrics, logger };
-      const r = kv.kind === 'redis' ? new StreamOutbox((kv as RedisKv).client, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
+      const r = kv.kind === 'redis' ? new StreamOutbox(redis ?? (kv as RedisKv).client, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
       recorders.push(r);
       return r;
     }
@@ -264,6 +266,15 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     if (kvKind.name === 'redis') {
       const client = () => (kv as RedisKv).client;
       const streamKey = () => kv.prefix + USAGE_STREAM_KEY;
+      /** The Kv's client with `replaced` methods (faults); every other member is the real one. */
+      const clientWith = (replaced: Record<string, (...args: unknown[]) => unknown>): Redis =>
+        new Proxy(client(), {
+          get(target, prop, receiver) {
+            if (typeof prop === 'string' && prop in replaced) return replaced[prop];
+            const value = Reflect.get(target, prop, receiver) as unknown;
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
       const pendingCount = async () => {
         const info = (await client().xpending(streamKey(), USAGE_CONSUMER_GROUP)) as [number, ...unknown[]];
         return Number(info[0]);
@@ -310,25 +321,15 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
 
       test('when Redis has lost the XADD script (NOSCRIPT), the events are added by sending it again', async () => {
         const orgId = randomUUID();
-        const real = client();
         let evalshas = 0;
-        const forgetful = new Proxy(real, {
-          get(target, prop, receiver) {
-            if (prop === 'evalsha') {
-              return () => {
-                evalshas++;
-                return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
-              };
-            }
-            const value = Reflect.get(target, prop, receiver) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        const forgetful = clientWith({
+          evalsha: () => {
+            evalshas++;
+            return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
           },
         });
         const metrics = new Metrics();
-        const r = new StreamOutbox(forgetful, kv.prefix, { db, metrics, logger }, {
-          batchSize: 50, flushIntervalMs: 60_000, maxQueued: 100, claimIdleMs: 60_000, retryMaxMs: 50, consumer: 'replica-k',
-        });
-        recorders.push(r);
+        const r = outbox(db, { consumer: 'replica-k', batchSize: 50 }, metrics, forgetful);
         const before = await client().xlen(streamKey());
         await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, i))));
         expect(evalshas).toBe(1);
@@ -381,20 +382,11 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
 
       test('when Redis refuses the XADD, the event is buffered and written straight to the database', async () => {
         const orgId = randomUUID();
-        const real = client();
-        const refusing = new Proxy(real, {
-          get(target, prop, receiver) {
-            // One event per turn is a plain XADD, several are one script: refuse both.
-            if (prop === 'xadd' || prop === 'evalsha' || prop === 'eval') return () => Promise.reject(new Error('Connection is closed.'));
-            const value = Reflect.get(target, prop, receiver) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          },
-        });
+        const refuse = () => Promise.reject(new Error('Connection is closed.'));
+        // One event per turn is a plain XADD, several are one script: refuse both.
+        const refusing = clientWith({ xadd: refuse, evalsha: refuse, eval: refuse });
         const metrics = new Metrics();
-        const r = new StreamOutbox(refusing, kv.prefix, { db, metrics, logger }, {
-          batchSize: 5, flushIntervalMs: 60_000, maxQueued: 100, claimIdleMs: 60_000, retryMaxMs: 50, consumer: 'replica-f',
-        });
-        recorders.push(r);
+        const r = outbox(db, { consumer: 'replica-f' }, metrics, refusing);
         await r.record(usageEvent(orgId, 1));
         await r.record(usageEvent(orgId, 2));
         await Promise.all([r.record(usageEvent(orgId, 3)), r.record(usageEvent(orgId, 4))]);

@@ -53,7 +53,15 @@ export function parseHold(value: string): { amount: number; expiresAt: number } 
   return { amount: Number(amount), expiresAt: Number(expiresAt) };
 }
 
-const LUA = `
+/** Lua: a hold's value (`amount|expiresAtMs`) as two numbers; shared by the reserve and settle scripts. */
+export const LUA_HOLD_PARTS = `
+local function hold_parts(v)
+  local sep = string.find(v, '|', 1, true)
+  return tonumber(string.sub(v, 1, sep - 1)), tonumber(string.sub(v, sep + 1))
+end
+`;
+
+const LUA = `${LUA_HOLD_PARTS}
 local function held_on(key, now)
   local total = redis.call('HGET', key, '${HELD_FIELD}')
   local nxt = redis.call('HGET', key, '${NEXT_FIELD}')
@@ -64,12 +72,11 @@ local function held_on(key, now)
   for j = 1, #all, 2 do
     local f, v = all[j], all[j + 1]
     if string.byte(f, 1) ~= 35 then
-      local sep = string.find(v, '|', 1, true)
-      local e = tonumber(string.sub(v, sep + 1))
+      local amount, e = hold_parts(v)
       if e <= now then
         redis.call('HDEL', key, f)
       else
-        sum = sum + tonumber(string.sub(v, 1, sep - 1))
+        sum = sum + amount
         if not earliest or e < earliest then earliest = e end
       end
     end
@@ -87,9 +94,8 @@ local function leased_on(key, now)
   local all = redis.call('HGETALL', key)
   for j = 1, #all, 2 do
     if string.sub(all[j], 1, ${LEASE_PREFIX.length}) == '${LEASE_PREFIX}' then
-      local v = all[j + 1]
-      local sep = string.find(v, '|', 1, true)
-      if tonumber(string.sub(v, sep + 1)) > now then sum = sum + tonumber(string.sub(v, 1, sep - 1)) end
+      local amount, e = hold_parts(all[j + 1])
+      if e > now then sum = sum + amount end
     end
   end
   return sum

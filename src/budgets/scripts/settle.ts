@@ -11,12 +11,12 @@
  * @module
  */
 import type { KvScript } from '../../kv/kv';
-import { HELD_FIELD, parseHold } from './reserve';
+import { HELD_FIELD, LUA_HOLD_PARTS, parseHold } from './reserve';
 
 /** Atomic settle (or release, with 0) of one reservation. */
 export const SETTLE: KvScript<number> = {
   name: 'budget_settle',
-  lua: `
+  lua: `${LUA_HOLD_PARTS}
 local added = 0
 for i = 1, #KEYS / 2 do
   local hold = redis.call('HGET', KEYS[2 * i], ARGV[1])
@@ -24,7 +24,7 @@ for i = 1, #KEYS / 2 do
     redis.call('HDEL', KEYS[2 * i], ARGV[1])
     local total = redis.call('HGET', KEYS[2 * i], '${HELD_FIELD}')
     if total then
-      local left = tonumber(total) - tonumber(string.sub(hold, 1, string.find(hold, '|', 1, true) - 1))
+      local left = tonumber(total) - hold_parts(hold)
       redis.call('HSET', KEYS[2 * i], '${HELD_FIELD}', string.format('%d', math.max(0, left)))
     end
   end
