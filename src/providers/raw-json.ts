@@ -47,25 +47,36 @@ function fourDigits(w: number): boolean {
   return ((w - 0x30303030) & 0x80808080) === 0 && ((w + 0x46464646) & 0x80808080) === 0;
 }
 
+/** Whether any of the eight bytes of `w1` then `w2` is not an ASCII digit ({@link fourDigits} on both at once). */
+function eightDigits(w1: number, w2: number): boolean {
+  return (((w1 - 0x30303030) | (w1 + 0x46464646) | (w2 - 0x30303030) | (w2 + 0x46464646)) & 0x80808080) === 0;
+}
+
 /**
  * If a non-empty JSON array of numbers (and nothing else) starts at `start` (`b[start]` is `[`),
  * the index just past its `]`; else -1. Strict RFC 8259 numbers, so the slice is always valid
  * JSON to splice into our own body: no strings, objects, `NaN` or leading zeros can get through.
  *
  * This runs over every byte of every vector (about 32 kB per 1536 floats), so it is one loop
- * carrying the current byte, and the long fraction digit runs are skipped four bytes at a time
- * ({@link fourDigits}): about half the time of the same grammar checked a byte per call.
+ * carrying the current byte, ordered for the common case (`-0.0123…,` with no whitespace: the
+ * comma is tested before the exponent and whitespace, and whitespace only where no sign came),
+ * and the long fraction digit runs are skipped eight bytes at a time ({@link eightDigits}),
+ * then four, then one: about 0.55 ns a byte against 0.85 with four at a time.
  * Reads past the end yield `undefined`, which no test below accepts.
  */
 export function numberArrayEnd(b: Buffer, start: number): number {
   const words = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const lastWord = b.length - 4;
+  const lastWords = b.length - 8;
   let i = start + 1;
   let c: number | undefined;
   for (;;) {
     c = b[i];
-    while (isSpace(c)) c = b[++i];
     if (c === 0x2d) c = b[++i]; // -
+    else if (c !== undefined && c < 0x30) {
+      // whitespace (all below '0'), allowed before the sign, not after it
+      while (isSpace(c)) c = b[++i];
+      if (c === 0x2d) c = b[++i];
+    }
     if (c === 0x30) c = b[++i]; // a lone 0 (no leading zeros)
     else if (isDigit(c)) {
       do c = b[++i];
@@ -75,9 +86,20 @@ export function numberArrayEnd(b: Buffer, start: number): number {
       // . then at least one digit
       if (!isDigit(b[++i])) return -1;
       i++;
-      while (i <= lastWord && fourDigits(words.getUint32(i, true))) i += 4;
+      while (i <= lastWords) {
+        const w1 = words.getUint32(i, true);
+        if (!eightDigits(w1, words.getUint32(i + 4, true))) {
+          if (fourDigits(w1)) i += 4;
+          break;
+        }
+        i += 8;
+      }
       c = b[i];
       while (isDigit(c)) c = b[++i];
+    }
+    if (c === 0x2c) {
+      i++;
+      continue;
     }
     if (c === 0x65 || c === 0x45) {
       // e/E, an optional sign, at least one digit

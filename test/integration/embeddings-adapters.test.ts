@@ -123,7 +123,7 @@ describe('raw vector pass-through', () => {
       '{"embedding":[1,"a"]}', '{"embedding":[[1]]}', '{"embedding":[]}', '{"embedding":[NaN]}', '{"embedding":[1]', '{"embedding":[1] x}',
       // numbers JSON does not allow: a client's JSON.parse of our response would fail on them
       '{"embedding":[01]}', '{"embedding":[1.]}', '{"embedding":[.5]}', '{"embedding":[1e]}', '{"embedding":[+1]}', '{"embedding":[-]}',
-      '{"embedding":[1,]}', '{"embedding":[1 2]}', '{"embedding":[Infinity]}', '{"embedding":[1e+]}', '{"embedding":[1', '{"embedding":[',
+      '{"embedding":[1,]}', '{"embedding":[1 2]}', '{"embedding":[- 1]}', '{"embedding":[--1]}', '{"embedding":[1.2.3]}', '{"embedding":[Infinity]}', '{"embedding":[1e+]}', '{"embedding":[1', '{"embedding":[',
     ];
     for (const text of bad) {
       expect(parseLiftingArrays(Buffer.from(text), 'embedding')).toBeUndefined();
@@ -131,20 +131,26 @@ describe('raw vector pass-through', () => {
   });
 
   test('numberArrayEnd agrees with JSON.parse on 20,000 generated arrays, valid and corrupted', () => {
-    // Long fraction runs exercise the four-bytes-at-a-time digit skip; corruptions include
+    // Long fraction runs exercise the eight- and four-bytes-at-a-time digit skips; corruptions include
     // non-ASCII bytes. Reference: the prefix up to the first ']' must parse as a non-empty
     // array of numbers (a number array has no inner ']').
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
+      return Math.floor((seed / 2147483648) * n); // the high bits: the low bits of this generator repeat with short periods
     };
     let accepted = 0;
     for (let n = 0; n < 20_000; n++) {
       const bytes = [0x5b];
       for (let k = 0, items = 1 + rand(4); k < items; k++) {
-        if (rand(3) === 0) bytes.push(0x2d);
+        const space = () => [0x20, 0x0a, 0x0d, 0x09][rand(4)]!;
+        if (rand(8) === 0) bytes.push(space()); // allowed before a number
+        if (rand(3) === 0) {
+          bytes.push(0x2d);
+          if (rand(16) === 0) bytes.push(space()); // not allowed after its sign
+        }
         bytes.push([0x30, 0x31, 0x39][rand(3)]!);
+        for (let j = 0, d = rand(4) === 0 ? rand(4) : 0; j < d; j++) bytes.push(0x30 + rand(10)); // integer digits (leading zeros refused)
         if (rand(5) !== 0) {
           bytes.push(0x2e);
           for (let j = 0, d = rand(22); j < d; j++) bytes.push(0x30 + rand(10));
@@ -154,7 +160,7 @@ describe('raw vector pass-through', () => {
           if (rand(2)) bytes.push(rand(2) ? 0x2b : 0x2d);
           for (let j = 0, d = rand(3); j < d; j++) bytes.push(0x30 + rand(10));
         }
-        if (rand(8) === 0) bytes.push([0x20, 0x0a, 0x0d, 0x09][rand(4)]!);
+        if (rand(8) === 0) bytes.push(space());
         if (k < items - 1) bytes.push(0x2c);
       }
       bytes.push(0x5d);
