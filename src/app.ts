@@ -34,7 +34,7 @@ export function createApp(deps: AppDeps): Express {
 
   const context = compose(requestContext(), accessLog(deps.logger, deps.metrics));
   const auth = authenticate(deps.keyCache, deps.metrics, deps.clock);
-  const rateLimit = perKeyRateLimit(deps.kv, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit });
+  const rateLimit = perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit });
   const jsonBody = express.json({ limit: deps.config.server.bodyLimitBytes, strict: false });
   const errors = errorHandler(deps.logger);
   const createEmbeddings = createEmbeddingsHandlers(deps);

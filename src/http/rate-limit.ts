@@ -1,11 +1,13 @@
 /**
- * Per-key rate limiting with express-rate-limit: a RedisStore (rate-limit-redis) when Redis is
- * configured, so every replica counts against the same window, else the in-process MemoryStore.
+ * Per-key rate limiting with express-rate-limit over the Kv store of `ratelimit/store.ts`: Redis
+ * when configured, so every replica counts against the same window (with hit leases), else the
+ * in-process twin.
  *
  * When the store fails (Redis unreachable) the policy is configurable: `open` lets the request
  * through (availability over strictness: the default, since budgets still fail closed), `closed`
- * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it, and the store
- * recovers by itself once Redis is back (see `kv/redis-rate-limit-store.ts`).
+ * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it, the first failure
+ * after a success is logged, and limits apply again as soon as Redis answers (every script is
+ * sent by EVALSHA with the body on NOSCRIPT, so nothing has to be loaded first).
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -19,7 +21,6 @@ import {
   type Store,
 } from 'express-rate-limit';
 import { RateLimitError, ServiceUnavailableError } from '../errors';
-import type { Kv } from '../kv/kv';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
@@ -34,14 +35,16 @@ export interface RateLimitOptions {
 }
 
 /** Wrap a store so its failures follow the configured policy instead of erroring the request. */
-function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics): Store {
+function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, logger: Logger): Store {
+  let failing = false;
   const onError = (err: unknown): IncrementResponse => {
+    if (!failing) logger.warn('rate limit store unavailable', { limiter: opts.name, fail_mode: opts.failMode, error: errorFields(err) });
+    failing = true;
     if (opts.failMode === 'closed') {
       metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_closed' });
       throw new ServiceUnavailableError({ reason: 'rate_limit_store_unavailable' }, 1);
     }
     metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_open' });
-    void err;
     // Counted as this window's first hit: express-rate-limit requires totalHits >= 1 and a
     // resetTime for the draft-7 headers (else it logs ERR_ERL_INVALID_HITS / _HEADERS_NO_RESET).
     return { totalHits: 1, resetTime: new Date(Date.now() + opts.windowMs) };
@@ -52,7 +55,9 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics): S
     init: (o: Options) => inner.init?.(o),
     increment: async (key: string) => {
       try {
-        return await inner.increment(key);
+        const counted = await inner.increment(key);
+        failing = false;
+        return counted;
       } catch (err) {
         return onError(err);
       }
@@ -91,14 +96,14 @@ function rateLimitLogger(logger: Logger, name: string): RateLimitLogger {
  * `RateLimit-Policy` headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After` and
  * the hosted service's `X-RateLimit-*` headers, mirrored in `error.metadata.headers`.
  */
-export function perKeyRateLimit(kv: Kv, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
+export function perKeyRateLimit(store: Store, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
   if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
   const limiter = rateLimit({
     windowMs: opts.windowMs,
     limit: opts.limit,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    store: guardedStore(kv.rateLimitStore(opts.name, opts.windowMs), opts, metrics),
+    store: guardedStore(store, opts, metrics, logger),
     keyGenerator: (req: Request) => req.ctx.key?.hash ?? 'anonymous',
     passOnStoreError: false,
     logger: rateLimitLogger(logger, opts.name),

@@ -5,7 +5,6 @@
  * runs it without interleaving). Nothing reads-then-writes across round trips.
  * @module
  */
-import type { Store } from 'express-rate-limit';
 import type { MemoryData } from './memory-data';
 
 /** An argument passed to a script; numbers travel as decimal strings, as in Redis. */
@@ -45,8 +44,6 @@ export interface Kv {
    * so caches that rely on invalidation messages can flush themselves.
    */
   onMessagesMissed(handler: () => void): void;
-  /** A fresh express-rate-limit store for one limiter, with its own key prefix. */
-  rateLimitStore(name: string, windowMs: number): Store;
   /** Throws when the backing service is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -5,7 +5,6 @@
  * @module
  */
 import { EventEmitter } from 'node:events';
-import { MemoryStore } from 'express-rate-limit';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
 import { MemoryData } from './memory-data';
 
@@ -45,10 +44,6 @@ export class MemoryKv implements Kv {
 
   onMessagesMissed(): void {
     // An in-process bus never drops messages.
-  }
-
-  rateLimitStore(): MemoryStore {
-    return new MemoryStore();
   }
 
   async ping(): Promise<void> {}

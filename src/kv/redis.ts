@@ -7,9 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { RedisReply } from 'rate-limit-redis';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
-import { SelfHealingRedisStore } from './redis-rate-limit-store';
 import { coalesceWrites } from './coalesce-writes';
 
 /** SHA1 of each Lua body run so far (EVALSHA's name for it). */
@@ -100,14 +98,6 @@ export class RedisKv implements Kv {
 
   onMessagesMissed(handler: () => void): void {
     this.missedHandlers.push(handler);
-  }
-
-  /** A rate-limit store that survives Redis being down at boot (see {@link SelfHealingRedisStore}). */
-  rateLimitStore(name: string): SelfHealingRedisStore {
-    return new SelfHealingRedisStore({
-      prefix: `${this.prefix}rl:${name}:`,
-      sendCommand: (command: string, ...args: string[]) => this.client.call(command, ...args) as Promise<RedisReply>,
-    });
   }
 
   async ping(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * The Kv contract, run against the in-process twin and real Redis alike: atomic scripts with
  * prefixed keys and expiry, script reload after a flush, reply checking, pub/sub between two
- * handles on the same prefix (and isolation between prefixes), and the rate-limit store.
+ * handles on the same prefix (and isolation between prefixes). The rate-limit store has its own
+ * contract (rate-limit-store.test.ts).
  */
 import { Redis } from 'ioredis';
 import type { Socket } from 'node:net';
@@ -102,16 +103,6 @@ describe.each(KVS)('Kv contract: $name', (kind) => {
       if (peer !== kv) await peer.close();
       await stranger.close();
     }
-  });
-
-  test('rate-limit store counts per key within a window', async () => {
-    const store = kv.rateLimitStore('contract', 60000);
-    store.init?.({ windowMs: 60000 } as never);
-    expect((await store.increment('k1')).totalHits).toBe(1);
-    expect((await store.increment('k1')).totalHits).toBe(2);
-    expect((await store.increment('k2')).totalHits).toBe(1);
-    await store.resetKey('k1');
-    expect((await store.increment('k1')).totalHits).toBe(1);
   });
 });
 

@@ -90,6 +90,33 @@ describeIf(REDIS_URL)('shared Redis store', () => {
   });
 });
 
+describeIf(REDIS_URL)('hit leases across replicas', () => {
+  test('two app instances leasing hits from one Redis allow exactly the configured number of requests', async () => {
+    const prefix = `t:${uniqueId()}:`;
+    const kvA = await openTestRedisKv(prefix);
+    const kvB = await openTestRedisKv(prefix);
+    try {
+      const limit = 150; // leases of 8 while 64 hits of room are left, then one by one
+      const rateLimit = { limit, windowMs: 60000, leaseHits: 8, leaseMs: 50 };
+      const a = await createTestGateway(db, kvA, { rateLimit });
+      const b = await gatewayApp(db, kvB, { rateLimit });
+      const { secret } = await createInferenceKey(a);
+      const statuses: number[] = [];
+      for (let round = 0; round < 20; round++) {
+        const calls = Array.from({ length: 10 }, (_, i) => request(i % 3 === 0 ? b.app : a.app).get('/api/v1/key').set('Authorization', bearer(secret)));
+        statuses.push(...(await Promise.all(calls)).map((r) => r.status));
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(200 - limit);
+      const leases = await a.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limit_leases_total');
+      expect(leases).toMatch(/switchyard_rate_limit_leases_total\{limiter="api",event="granted"\} [1-9]/);
+    } finally {
+      await kvA.close();
+      await kvB.close();
+    }
+  });
+});
+
 describe('when the rate-limit store is unreachable', () => {
   let dead: RedisKv;
   beforeAll(async () => {
@@ -140,8 +167,10 @@ test('fail open logs through the gateway logger as JSON, never to the console, w
     expect(consoleError).not.toHaveBeenCalled();
     expect(consoleWarn).not.toHaveBeenCalled();
     expect(JSON.stringify(lines)).not.toMatch(/ERR_ERL_/);
-    const initFailure = lines.find((l) => String(l.message).startsWith('express-rate-limit'));
-    expect(initFailure).toMatchObject({ level: 'error', limiter: 'api', error: { message: expect.any(String) } });
+    // The outage is logged once (not per request), with the policy applied.
+    const outage = lines.filter((l) => l.message === 'rate limit store unavailable');
+    expect(outage).toHaveLength(1);
+    expect(outage[0]).toMatchObject({ level: 'warn', limiter: 'api', fail_mode: 'open', error: { message: expect.any(String) } });
   } finally {
     consoleError.mockRestore();
     consoleWarn.mockRestore();
