@@ -22,11 +22,21 @@ export interface NormalisedInput {
   modalityLabel: string;
   /**
    * Upper bound of the prompt tokens (see {@link textTokenBound}; exact for token ids), or null
-   * for multimodal input, which has none. Computed once: the reservation and the charge use it.
+   * for multimodal input, whose bound depends on the endpoint ({@link tokenBoundOn}).
    */
   tokenBound: number | null;
-  /** Tokens the budget reservation holds: `tokenBound`, or for multimodal input the bound of its text parts. */
+  /** `tokenBound`, or for multimodal input the bound of its text parts alone. */
   heldTokens: number;
+}
+
+/**
+ * The prompt tokens `norm` can count on an endpoint of `contextLength`: the reservation holds this
+ * much and the charge is capped to it. Multimodal input has no bound of its own (providers count
+ * an image as anything from a flat price to hundreds of tokens), so each image is bounded by the
+ * endpoint's context length, which no input can exceed; its text parts by their own bound.
+ */
+export function tokenBoundOn(norm: NormalisedInput, contextLength: number): number {
+  return norm.tokenBound ?? norm.heldTokens + norm.images * contextLength;
 }
 
 const PART_MODALITY: Record<ContentPart['type'], Modality> = {

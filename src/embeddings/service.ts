@@ -18,7 +18,7 @@ import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
 import { generationId } from './ids';
-import { chargedTokens, normaliseInput, textsToCount, tokenIdCount, type NormalisedInput } from './input';
+import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsBody } from './types';
@@ -67,7 +67,7 @@ export class EmbeddingsService {
     const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates();
 
-    const estimate = Math.max(...candidates.map((e) => costOf(e, norm.heldTokens, norm.images)));
+    const estimate = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
     const reservation = await spend.reserve(ctx.key, estimate, ctx.requestId);
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
 
@@ -93,7 +93,7 @@ export class EmbeddingsService {
     }
 
     const { value: parsed, endpoint } = run;
-    const tokens = chargedTokens(parsed.promptTokens, norm.tokenBound, () => this.countTokens(norm));
+    const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
     const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
     const id = generationId(this.deps.clock());
     const json = embeddingsResponseBody({

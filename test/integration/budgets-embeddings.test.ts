@@ -143,6 +143,35 @@ describeIf(REDIS_URL && DATABASE_URL)('spend limits on POST /embeddings: two ins
     expect(spent).toBeCloseTo(2 * bound * PRICE, 12);
   });
 
+  test('multimodal input: an upstream claiming any number of tokens for an image cannot push spend past the limit', async () => {
+    // Each image is bounded by the endpoint's context length (128,000 tokens for cohere/embed-v4.0),
+    // its text parts by their bytes: 'a cat' → 5 + 4 markers.
+    const input = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+    const bound = (5 + 4 + 128_000) * (0.12 / 1e6) + 0.00047;
+    const limit = 2.5 * bound; // room for two requests at their upper bound
+    const ws = await workspace(limit);
+    fleet.fakes.cohere!.setSticky({
+      status: 200,
+      body: { id: 'c1', embeddings: { float: [[0.5, 0.25]] }, meta: { billed_units: { input_tokens: 10_000_000, images: 1 } } },
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const res = await fetch(urls[i % 2] as string, {
+          method: 'POST',
+          headers: { authorization: bearer(ws.secret), 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'cohere/embed-v4.0', input }),
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(count(statuses, 200)).toBe(2);
+    expect(count(statuses, 402)).toBe(18);
+    const spent = await recordedSpend(ws.id);
+    expect(spent).toBeLessThanOrEqual(limit);
+    expect(spent).toBeCloseTo(2 * bound, 9);
+  });
+
   test('counters lost while usage is still in the outbox are rebuilt from the table plus the backlog: no overspend', async () => {
     const ws = await workspace(N * COST);
     for (let i = 0; i < 3; i++) expect((await burst(ws.secret, 1, tokenInput()))[0]).toBe(200);
