@@ -22,6 +22,7 @@ import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
+import { MAX_LEASE_WAITS } from '../kv/lease-policy';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
 
@@ -49,8 +50,6 @@ export interface BudgetGuardOptions {
 const COUNTER_GRACE_MS = 2 * 86_400_000;
 /** Rebuild rounds before giving up (each round rebuilds every counter missing at that moment). */
 const MAX_ROUNDS = 3;
-/** Waits for other replicas' leases to close before a request that only they keep out is refused. */
-const MAX_LEASE_WAITS = 3;
 
 /** What identifies a lease's limits: the counters (so the period) and each limit's value. */
 function signatureOf(counters: readonly LimitCounter[]): string {

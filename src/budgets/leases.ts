@@ -24,9 +24,7 @@
  */
 import type { Reservation } from './types';
 import { toNanos } from './limits';
-
-/** A lease is granted only while every limit has at least this many leases' worth of room left. */
-export const HEADROOM_LEASES = 8;
+import { HEADROOM_LEASES, leaseCloseWaitMs } from '../kv/lease-policy';
 
 /** Settles a closed lease: replaces its hold with `spentNanos` of spend (see SETTLE); false when Redis could not be reached. */
 export type SettleLease = (leaseId: string, keys: string[], spentNanos: number) => Promise<boolean>;
@@ -80,7 +78,7 @@ export class LeaseBook {
 
   /** How long a request kept out by live leases waits before asking again: they close within `ms`. */
   get closeWaitMs(): number {
-    return this.o.ms + 10;
+    return leaseCloseWaitMs(this.o.ms);
   }
 
   /**

@@ -21,12 +21,10 @@ export interface NormalisedInput {
   /** `text`, `tokens`, or the modalities joined with `+` (usage records). */
   modalityLabel: string;
   /**
-   * Upper bound of the prompt tokens (see {@link textTokenBound}; exact for token ids), or null
-   * for multimodal input, whose bound depends on the endpoint ({@link tokenBoundOn}).
+   * Upper bound of the prompt tokens of the text (see {@link textTokenBound}; exact for token
+   * ids; the text parts of multimodal input). Images add to it per endpoint ({@link tokenBoundOn}).
    */
-  tokenBound: number | null;
-  /** `tokenBound`, or for multimodal input the bound of its text parts alone. */
-  heldTokens: number;
+  textBound: number;
 }
 
 /**
@@ -36,7 +34,7 @@ export interface NormalisedInput {
  * endpoint's context length, which no input can exceed; its text parts by their own bound.
  */
 export function tokenBoundOn(norm: NormalisedInput, contextLength: number): number {
-  return norm.tokenBound ?? norm.heldTokens + norm.images * contextLength;
+  return norm.textBound + norm.images * contextLength;
 }
 
 const PART_MODALITY: Record<ContentPart['type'], Modality> = {
@@ -68,21 +66,19 @@ export function normaliseInput(raw: RawInput): NormalisedInput {
   }
   const label = (['text', 'image', 'audio', 'video', 'file'] as Modality[]).filter((m) => modalities.has(m)).join('+');
   const input: EmbeddingInput = { kind: 'multimodal', items };
-  // Image parts are priced per image on top; an upstream's own image tokens can exceed this,
-  // the one case where a limit may be overrun by the difference.
-  const heldTokens = textTokenBound(textsToCount(input), items.length);
-  return { input, count: items.length, modalities, images, modalityLabel: label, tokenBound: null, heldTokens };
+  const textBound = textTokenBound(textsToCount(input), items.length);
+  return { input, count: items.length, modalities, images, modalityLabel: label, textBound };
 }
 
 function textInput(texts: string[]): NormalisedInput {
-  const bound = textTokenBound(texts, texts.length);
-  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text', tokenBound: bound, heldTokens: bound };
+  const textBound = textTokenBound(texts, texts.length);
+  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text', textBound };
 }
 
 function tokenInput(tokens: number[][]): NormalisedInput {
   const input: EmbeddingInput = { kind: 'tokens', tokens };
   const exact = tokenIdCount(input);
-  return { input, count: tokens.length, modalities: NO_MODALITY, images: 0, modalityLabel: 'tokens', tokenBound: exact, heldTokens: exact };
+  return { input, count: tokens.length, modalities: NO_MODALITY, images: 0, modalityLabel: 'tokens', textBound: exact };
 }
 
 /** The texts to count with the tokenizer (text parts of multimodal items included). */
@@ -116,10 +112,9 @@ function textTokenBound(texts: readonly string[], inputs: number): number {
 /**
  * The prompt tokens to charge: the upstream's figure when it is plausible, else our own count.
  * A missing or zero figure for a non-empty input is never taken (cost is never a silent 0), and
- * one above `bound` ({@link NormalisedInput.tokenBound}) is capped to it (the reservation already
+ * one above `bound` ({@link tokenBoundOn}) is capped to it (the reservation already
  * holds that much).
  */
-export function chargedTokens(reported: number | null, bound: number | null, count: () => number): number {
-  if (reported === null || reported === 0) return bound === null ? Math.max(1, count()) : Math.min(bound, Math.max(1, count()));
-  return bound === null ? reported : Math.min(reported, bound);
+export function chargedTokens(reported: number | null, bound: number, count: () => number): number {
+  return Math.min(bound, reported === null || reported === 0 ? Math.max(1, count()) : reported);
 }

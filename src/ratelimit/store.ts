@@ -2,9 +2,8 @@
  * The per-key rate limit's express-rate-limit store, over the Kv (Redis shared by every replica,
  * or the in-process twin), with hit leases.
  *
- * Counting every request with its own Redis script cost the benchmark's hot path about a tenth
- * of its throughput (one more round trip before the upstream call). So while a key's window has
- * ample room, the hit that finds it also leases a batch of hits (`hits`, e.g. 64) for this
+ * Counting every request with its own script is one Redis round trip per request for every
+ * replica, all on the one shared Redis. So while a key's window has ample room, the hit that finds it also leases a batch of hits (`hits`, e.g. 64) for this
  * replica, which admits the key's next requests in memory. Why this stays exact across replicas:
  * - Leased hits are counted in the shared counter when leased, so other replicas see them.
  * - A lease is granted only while the window has `HEADROOM_LEASES` leases' worth of room left,
@@ -22,12 +21,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientRateLimitInfo, IncrementResponse, Store } from 'express-rate-limit';
 import type { Kv } from '../kv/kv';
+import { HEADROOM_LEASES, MAX_LEASE_WAITS, leaseCloseWaitMs } from '../kv/lease-policy';
 import { HIT, PEEK, RELEASE, RESET, UNCOUNT, type HitReply } from './scripts';
 
-/** A lease is granted only while the window has at least this many leases' worth of room. */
-export const HEADROOM_LEASES = 8;
-/** Times a hit kept out only by other replicas' leases waits for them before it is refused. */
-const MAX_LEASE_WAITS = 3;
 /** How far a window's pttl may drift from the lease's expectation and still be its window. */
 const RELEASE_TOLERANCE_MS = 250;
 /** Delays before retrying a release that failed (Redis unreachable); then the window's end cleans up. */
@@ -93,7 +89,7 @@ export class KvRateLimitStore implements Store {
       if (reply.kind === 'counted') return { totalHits: reply.total, resetTime };
       if (waits === MAX_LEASE_WAITS) return { totalHits: this.o.limit + 1, resetTime };
       this.o.onLease?.('waited');
-      await sleep(this.o.lease.ms + 10);
+      await sleep(leaseCloseWaitMs(this.o.lease.ms));
     }
   }
 

@@ -8,7 +8,8 @@
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { REDIS_URL, deleteRedisPrefix, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp, testConfig } from '../helpers/gateway';
+import { bearer, createInferenceKey, createTestGateway, gatewayApp, testConfig, type TestGateway } from '../helpers/gateway';
+import type { ConfigOverrides } from '../../src/config';
 import { tcpProxy } from '../helpers/tcp-proxy';
 import type { Database } from '../../src/store/db';
 import { MemoryKv } from '../../src/kv/memory';
@@ -67,40 +68,41 @@ describe('embedded (memory store)', () => {
   });
 });
 
+/** Two app instances (replicas) on one Redis prefix, an inference key, and `run`; then both closed. */
+async function withTwoReplicas(
+  rateLimit: ConfigOverrides['rateLimit'],
+  run: (r: { a: TestGateway; b: Awaited<ReturnType<typeof gatewayApp>>; secret: string }) => Promise<void>,
+): Promise<void> {
+  const prefix = `t:${uniqueId()}:`;
+  const kvA = await openTestRedisKv(prefix);
+  const kvB = await openTestRedisKv(prefix);
+  try {
+    const a = await createTestGateway(db, kvA, { rateLimit });
+    const b = await gatewayApp(db, kvB, { rateLimit });
+    const { secret } = await createInferenceKey(a); // 1 request counted for the management key only
+    await run({ a, b, secret });
+  } finally {
+    await kvA.close();
+    await kvB.close();
+  }
+}
+
 describeIf(REDIS_URL)('shared Redis store', () => {
   test('two app instances sharing one Redis allow exactly the configured number of requests', async () => {
-    const prefix = `t:${uniqueId()}:`;
-    const kvA = await openTestRedisKv(prefix);
-    const kvB = await openTestRedisKv(prefix);
-    try {
-      const limit = 10;
-      const a = await createTestGateway(db, kvA, { rateLimit: { limit, windowMs: 60000 } });
-      const b = await gatewayApp(db, kvB, { rateLimit: { limit, windowMs: 60000 } });
-      const { secret } = await createInferenceKey(a); // 1 request counted for the management key only
+    const limit = 10;
+    await withTwoReplicas({ limit, windowMs: 60000 }, async ({ a, b, secret }) => {
       const calls = Array.from({ length: 3 * limit }, (_, i) =>
         request(i % 2 === 0 ? a.app : b.app).get('/api/v1/key').set('Authorization', bearer(secret)),
       );
       const statuses = (await Promise.all(calls)).map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
       expect(statuses.filter((s) => s === 429)).toHaveLength(2 * limit);
-    } finally {
-      await kvA.close();
-      await kvB.close();
-    }
+    });
   });
-});
 
-describeIf(REDIS_URL)('hit leases across replicas', () => {
   test('two app instances leasing hits from one Redis allow exactly the configured number of requests', async () => {
-    const prefix = `t:${uniqueId()}:`;
-    const kvA = await openTestRedisKv(prefix);
-    const kvB = await openTestRedisKv(prefix);
-    try {
-      const limit = 150; // leases of 8 while 64 hits of room are left, then one by one
-      const rateLimit = { limit, windowMs: 60000, leaseHits: 8, leaseMs: 50 };
-      const a = await createTestGateway(db, kvA, { rateLimit });
-      const b = await gatewayApp(db, kvB, { rateLimit });
-      const { secret } = await createInferenceKey(a);
+    const limit = 150; // leases of 8 while 64 hits of room are left, then one by one
+    await withTwoReplicas({ limit, windowMs: 60000, leaseHits: 8, leaseMs: 50 }, async ({ a, b, secret }) => {
       const statuses: number[] = [];
       for (let round = 0; round < 20; round++) {
         const calls = Array.from({ length: 10 }, (_, i) => request(i % 3 === 0 ? b.app : a.app).get('/api/v1/key').set('Authorization', bearer(secret)));
@@ -110,10 +112,7 @@ describeIf(REDIS_URL)('hit leases across replicas', () => {
       expect(statuses.filter((s) => s === 429)).toHaveLength(200 - limit);
       const leases = await a.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limit_leases_total');
       expect(leases).toMatch(/switchyard_rate_limit_leases_total\{limiter="api",event="granted"\} [1-9]/);
-    } finally {
-      await kvA.close();
-      await kvB.close();
-    }
+    });
   });
 });
 

@@ -3,7 +3,8 @@
  * admits, when it closes, and that its settle is retried while Redis is unreachable (and not
  * retried at shutdown). The two-replica behaviour over Redis is in budget-leases.test.ts.
  */
-import { HEADROOM_LEASES, LeaseBook, SETTLE_RETRY_MS } from '../../src/budgets/leases';
+import { LeaseBook, SETTLE_RETRY_MS } from '../../src/budgets/leases';
+import { HEADROOM_LEASES } from '../../src/kv/lease-policy';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
