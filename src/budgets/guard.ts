@@ -22,7 +22,7 @@ import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
-import { MAX_LEASE_WAITS } from '../kv/lease-policy';
+import { HEADROOM_LEASES, MAX_LEASE_WAITS } from '../kv/lease-policy';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
 
@@ -56,6 +56,11 @@ function signatureOf(counters: readonly LimitCounter[]): string {
   let s = '';
   for (const c of counters) s += `${c.spentKey}=${c.limitUsd};`;
   return s;
+}
+
+/** The Redis keys a request's hold touches: each counter's spend and holds. */
+function holdKeys(counters: readonly LimitCounter[]): string[] {
+  return counters.flatMap((c) => [c.spentKey, c.holdsKey]);
 }
 
 const NOOP: Reservation = { settle: async () => undefined, release: async () => undefined };
@@ -101,9 +106,11 @@ export class BudgetGuard implements SpendGuard {
     const leased = this.leases.take(signature, estimate);
     if (leased) {
       this.o.metrics.budgetReservations.inc({ result: 'lease' });
+      const renewal = this.leases.renewal(signature);
+      if (renewal > 0) void this.openLease(signature, holdKeys(counters), counters, renewal, true);
       return leased;
     }
-    const keys = counters.flatMap((c) => [c.spentKey, c.holdsKey]);
+    const keys = holdKeys(counters);
     // `r:` first: a client's X-Request-Id (which may read `lease:…`) never passes for a lease.
     const id = `r:${requestId}:${randomUUID()}`;
     const rebuild = new Map<number, string>();
@@ -159,12 +166,20 @@ export class BudgetGuard implements SpendGuard {
   }
 
   /** Ask for a lease in the background; the request that prompted it has its own hold already. */
-  private async openLease(signature: string, keys: string[], counters: readonly LimitCounter[], amount: number): Promise<void> {
+  /**
+   * Reserve a lease's hold. A renewal has no request of its own whose room was checked, so it
+   * checks the room rule itself: it keeps the lease only if `HEADROOM_LEASES` leases fitted
+   * before it, and otherwise gives the hold straight back.
+   */
+  private async openLease(signature: string, keys: string[], counters: readonly LimitCounter[], amount: number, renewal = false): Promise<void> {
     const id = `${LEASE_PREFIX}${randomUUID()}`;
     try {
       const reply = await this.o.kv.run(RESERVE, keys, this.reserveArgs(id, amount, this.o.clock(), counters, new Map()));
-      if (reply.kind === 'reserved') this.leases.add(signature, id, keys, amount);
-      else this.leases.abandon(signature);
+      if (reply.kind === 'reserved' && (!renewal || reply.roomNanos >= amount * (HEADROOM_LEASES - 1))) this.leases.add(signature, id, keys, amount);
+      else {
+        this.leases.abandon(signature);
+        if (reply.kind === 'reserved') await this.settleHold(id, keys, 0, 'lease');
+      }
     } catch (err) {
       this.leases.abandon(signature);
       this.o.metrics.budgetStoreErrors.inc({ operation: 'lease' });

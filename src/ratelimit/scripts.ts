@@ -6,9 +6,12 @@
  * second counter of the hits replicas have leased (see `store.ts`) in that window, with the
  * same expiry. Both keys carry the API key hash as a Redis Cluster hash tag.
  *
- * HIT — KEYS: counter, leased. ARGV: windowMs, limit, hits to lease (0 = none), headroom (leases).
+ * HIT — KEYS: counter, leased. ARGV: windowMs, limit, hits to lease (0 = none), headroom (leases),
+ * and optionally `1` for a renewal (see below).
  * Counts one hit and answers `{total, pttl, granted}`; `granted` > 0 when it also leased that many
- * hits (only while `limit - total` is at least `headroom` leases). Answers `{-1, pttl, 0}`, counting
+ * hits (only while `limit - total` is at least `headroom` leases). A renewal (a store asking for
+ * its next lease before the current one runs out, with no request of its own) counts no hit: it
+ * leases under the same rule, only in a live window, and answers the count before the lease. Answers `{-1, pttl, 0}`, counting
  * nothing, when the hit would exceed the limit only because of hits leased and not yet returned:
  * the caller waits for leases to close and asks again, so leases never refuse a request that an
  * exact count would admit. Refused hits are counted, as every store of express-rate-limit does.
@@ -35,6 +38,17 @@ export const HIT: KvScript<HitReply> = {
   lua: `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[2])
+if ARGV[5] == '1' then
+  local pttl = redis.call('PTTL', KEYS[1])
+  local ask = tonumber(ARGV[3])
+  if pttl > 0 and ask > 0 and limit - count >= ask * tonumber(ARGV[4]) then
+    redis.call('INCRBY', KEYS[1], ask)
+    redis.call('INCRBY', KEYS[2], ask)
+    redis.call('PEXPIRE', KEYS[2], pttl)
+    return {count, pttl, ask}
+  end
+  return {count, pttl, 0}
+end
 if count >= limit then
   local leased = tonumber(redis.call('GET', KEYS[2]) or '0')
   if leased > 0 and count - leased < limit then
@@ -55,11 +69,22 @@ if ask > 0 and limit - total >= ask * tonumber(ARGV[4]) then
   return {total, pttl, ask}
 end
 return {total, pttl, 0}`,
-  memory(data, [counter, leased], [windowMs, limitArg, askArg, headroom]) {
+  memory(data, [counter, leased], [windowMs, limitArg, askArg, headroom, renewal]) {
     const c = counter as string;
     const l = leased as string;
     const limit = Number(limitArg);
     const count = num(data, c);
+    if (renewal === '1') {
+      const pttl = data.pttl(c);
+      const ask = Number(askArg);
+      if (pttl > 0 && ask > 0 && limit - count >= ask * Number(headroom)) {
+        data.incrBy(c, ask);
+        data.incrBy(l, ask);
+        data.pexpire(l, pttl);
+        return [count, pttl, ask];
+      }
+      return [count, pttl, 0];
+    }
     if (count >= limit) {
       const held = num(data, l);
       if (held > 0 && count - held < limit) return [-1, data.pttl(c), 0];

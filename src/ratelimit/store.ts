@@ -14,6 +14,12 @@
  * - A lease belongs to the window it was taken in: it never admits past that window's reset,
  *   and its unused hits are returned only to that window (RELEASE checks the window's pttl).
  *
+ * Renewal: once a lease is three quarters used or three quarters through its time, the store
+ * asks for the next one in the background (HIT as a renewal: the same room rule, no hit counted)
+ * and switches to it when granted, returning the old one's rest. So steady traffic on a key
+ * never waits for a Redis round trip; a request only waits when a lease ran out before its
+ * successor arrived, or when the window has too little room to lease.
+ *
  * A crash loses nothing but strictness: the unused hits of a live lease stay counted until the
  * window ends (at most one lease per key), so the key may be refused a few requests early.
  * @module
@@ -52,8 +58,13 @@ interface Lease {
   /** The window's pttl when granted, and when (performance.now()), to recognise the window later. */
   pttlMs: number;
   grantedAt: number;
+  /** Whether its successor has been asked for (see {@link RENEW_AT}). */
+  renewing: boolean;
   timer: NodeJS.Timeout;
 }
+
+/** Share of a lease (hits used, or time gone) after which its successor is asked for. */
+const RENEW_AT = 0.75;
 
 /** express-rate-limit's Store over {@link Kv} scripts, leasing hits while a window has room. */
 export class KvRateLimitStore implements Store {
@@ -128,8 +139,13 @@ export class KvRateLimitStore implements Store {
   private admit(key: string): IncrementResponse | undefined {
     const lease = this.leases.get(key);
     if (!lease) return undefined;
-    if (lease.used < lease.size && performance.now() < lease.closesAt) {
+    const now = performance.now();
+    if (lease.used < lease.size && now < lease.closesAt) {
       lease.used++;
+      if (!lease.renewing && (lease.used >= lease.size * RENEW_AT || now >= lease.grantedAt + (lease.closesAt - lease.grantedAt) * RENEW_AT)) {
+        lease.renewing = true;
+        this.renew(key);
+      }
       if (lease.used === lease.size) this.close(key, lease);
       return { totalHits: lease.base + lease.used, resetTime: lease.resetTime };
     }
@@ -155,6 +171,19 @@ export class KvRateLimitStore implements Store {
     return reply;
   }
 
+  /** Ask for `key`'s next lease in the background; hits arriving meanwhile without a lease wait for it. */
+  private renew(key: string): void {
+    if (this.closed || this.asking.has(key)) return;
+    const asked = this.kv
+      .run(HIT, this.keys(key), [this.o.windowMs, this.o.limit, this.o.lease.hits, HEADROOM_LEASES, 1])
+      .then((r) => {
+        if (r.kind === 'counted' && r.granted > 0) this.open(key, r, new Date(Date.now() + r.pttlMs));
+      })
+      .catch(() => undefined); // a Kv outage shows on the next hit that needs the Kv
+    this.asking.set(key, asked);
+    void asked.then(() => this.asking.delete(key));
+  }
+
   private open(key: string, reply: Extract<HitReply, { kind: 'counted' }>, resetTime: Date): void {
     const previous = this.leases.get(key);
     if (previous) this.close(key, previous);
@@ -169,6 +198,7 @@ export class KvRateLimitStore implements Store {
       closesAt: now + admitMs,
       pttlMs: reply.pttlMs,
       grantedAt: now,
+      renewing: false,
       timer: setTimeout(() => this.close(key, lease), admitMs),
     };
     lease.timer.unref();

@@ -67,6 +67,31 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
   });
 
+  test('steady traffic on one replica renews its lease ahead: after the first request, none reserves on its own', async () => {
+    const ws = await workspaceWithBudget(1000);
+    const key = await createInferenceKey(gw, { name: 'steady', workspace_id: ws.slug });
+    const before = { lease: await reservations('lease'), reserved: await reservations('reserved') };
+    for (let i = 0; i < 40; i++) expect(await spend(0, key.secret, 0.01)).toBe(200);
+    const leased = (await reservations('lease')) - before.lease;
+    const reserved = (await reservations('reserved')) - before.reserved;
+    expect(reserved).toBe(1); // without renewal: one in every five (4-request leases)
+    expect(leased).toBe(39);
+    expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
+  });
+
+  test('a renewal without 8 leases of room is given back: near a limit requests are decided one by one', async () => {
+    // Leases of 4 × 0.01 need 8 × 0.04 = 0.32 of room. The first request leaves 0.34: it opens a
+    // lease (room 0.30). Its renewal then finds 0.30 < 0.32 and gives its hold straight back.
+    const ws = await workspaceWithBudget(0.35);
+    const key = await createInferenceKey(gw, { name: 'tight', workspace_id: ws.slug });
+    const before = await reservations('reserved');
+    for (let i = 0; i < 10; i++) expect(await spend(0, key.secret, 0.01)).toBe(200);
+    expect((await reservations('reserved')) - before).toBe(6); // the first, 4 on the lease, then 5 one by one
+    const statuses = await Promise.all(Array.from({ length: 40 }, () => spend(0, key.secret, 0.01)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(25); // no hold left behind by the refused renewal
+    expect(await recorded(ws.id)).toBeCloseTo(0.35, 9);
+  });
+
   test('a burst over both replicas gets exactly the budget\'s worth, leases or not', async () => {
     const n = 40;
     const ws = await workspaceWithBudget(n * 0.01);

@@ -81,9 +81,41 @@ describe.each(KVS)('rate-limit store: $name', (kind) => {
 
   test('hits arriving while a lease is asked for wait for it instead of each going to the Kv', async () => {
     const s = store({ hits: 8 });
-    const burst = await Promise.all(Array.from({ length: 6 }, () => s.increment('k')));
-    expect(burst.map((r) => r.totalHits).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(await counted(s, 'k')).toBe(9); // one Kv hit and its lease; the other five on the lease
+    const burst = await Promise.all(Array.from({ length: 5 }, () => s.increment('k')));
+    expect(burst.map((r) => r.totalHits).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5]);
+    expect(await counted(s, 'k')).toBe(9); // one Kv hit and its lease; the other four on the lease (below the renewal mark)
+  });
+
+  test('steady traffic renews leases ahead: after the first hit no hit goes to the Kv itself, and the count stays exact', async () => {
+    const asks = { request: 0, renewal: 0 };
+    const counting: Kv = Object.create(kv) as Kv;
+    counting.run = (script, keys, args) => {
+      if (script.name === 'rate_limit_hit') asks[args[4] === 1 ? 'renewal' : 'request'] += 1;
+      return kv.run(script, keys, args);
+    };
+    const s = new KvRateLimitStore(counting, { prefix: 'rl:t:', windowMs: 60000, limit: 1000, lease: { hits: 8, ms: 5000 } });
+    stores.push(s);
+    const totals: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      totals.push((await s.increment('k')).totalHits);
+      await sleep(2); // the renewal's round trip lands between requests, as under steady traffic
+    }
+    expect(asks.request).toBe(1);
+    expect(asks.renewal).toBeGreaterThanOrEqual(4);
+    expect(new Set(totals).size).toBe(40); // every hit has its own count
+    await s.shutdown();
+    expect(await counted(s, 'k')).toBe(40); // the leases' unused hits all returned
+  });
+
+  test('a renewal without 8 leases of room leases nothing and counts nothing', async () => {
+    const s = store({ hits: 8, limit: 70, ms: 5000 }); // first hit: room 69 >= 64, leased; then 70 - 9 = 61 < 64
+    for (let i = 0; i < 7; i++) await s.increment('k'); // the first in the Kv, 6 of the 8 leased: the renewal is asked for
+    await sleep(20);
+    expect(await counted(s, 'k')).toBe(9);
+    expect((await s.increment('k')).totalHits).toBe(8); // still on the first lease
+    expect((await s.increment('k')).totalHits).toBe(9);
+    expect((await s.increment('k')).totalHits).toBe(10); // counted in the Kv, one by one
+    expect(await counted(s, 'k')).toBe(10);
   });
 
   test('leases are granted only with 8 leases of room left', async () => {
