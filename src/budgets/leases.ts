@@ -114,6 +114,10 @@ export class LeaseBook {
   add(signature: string, id: string, keys: string[], amountNanos: number): void {
     this.pending.delete(signature);
     const lease: Lease = { signature, id, keys, amountNanos, committed: 0, spent: 0, running: 0, closed: false, settled: false, openedAt: performance.now(), renewing: false, timer: null };
+    if (this.closing) {
+      this.close(lease); // granted after shutdown began: give the hold back at once
+      return;
+    }
     const previous = this.open.get(signature);
     if (previous) this.close(previous);
     this.open.set(signature, lease);
