@@ -67,15 +67,17 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
   });
 
-  test('steady traffic on one replica renews its lease ahead: after the first request, none reserves on its own', async () => {
+  test('steady traffic on one replica renews its lease ahead: at most 3 of 40 requests reserve on their own (8 without renewal)', async () => {
     const ws = await workspaceWithBudget(1000);
     const key = await createInferenceKey(gw, { name: 'steady', workspace_id: ws.slug });
     const before = { lease: await reservations('lease'), reserved: await reservations('reserved') };
     for (let i = 0; i < 40; i++) expect(await spend(0, key.secret, 0.01)).toBe(200);
     const leased = (await reservations('lease')) - before.lease;
     const reserved = (await reservations('reserved')) - before.reserved;
-    expect(reserved).toBe(1); // without renewal: one in every five (4-request leases)
-    expect(leased).toBe(39);
+    // Without renewal: one in every five (4-request leases). A renewal has one request's time to
+    // land before its lease runs out; on a slow machine it may miss once or twice.
+    expect(reserved).toBeLessThanOrEqual(3);
+    expect(leased + reserved).toBe(40);
     expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
   });
 
