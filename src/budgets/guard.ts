@@ -22,7 +22,7 @@ import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
-import { HEADROOM_LEASES, MAX_LEASE_WAITS } from '../kv/lease-policy';
+import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
 
@@ -165,17 +165,16 @@ export class BudgetGuard implements SpendGuard {
     return args;
   }
 
-  /** Ask for a lease in the background; the request that prompted it has its own hold already. */
   /**
-   * Reserve a lease's hold. A renewal has no request of its own whose room was checked, so it
-   * checks the room rule itself: it keeps the lease only if `HEADROOM_LEASES` leases fitted
-   * before it, and otherwise gives the hold straight back.
+   * Ask for a lease in the background; the request that prompted it has its own hold already. A
+   * renewal has no request whose room {@link LeaseBook.begin} checked, so the room rule is checked
+   * on the lease's own reply, and a hold that should not have been granted is given straight back.
    */
   private async openLease(signature: string, keys: string[], counters: readonly LimitCounter[], amount: number, renewal = false): Promise<void> {
     const id = `${LEASE_PREFIX}${randomUUID()}`;
     try {
       const reply = await this.o.kv.run(RESERVE, keys, this.reserveArgs(id, amount, this.o.clock(), counters, new Map()));
-      if (reply.kind === 'reserved' && (!renewal || reply.roomNanos >= amount * (HEADROOM_LEASES - 1))) this.leases.add(signature, id, keys, amount);
+      if (reply.kind === 'reserved' && (!renewal || leaseFits(amount, reply.roomNanos + amount))) this.leases.add(signature, id, keys, amount);
       else {
         this.leases.abandon(signature);
         if (reply.kind === 'reserved') await this.settleHold(id, keys, 0, 'lease');

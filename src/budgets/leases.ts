@@ -29,7 +29,7 @@
  */
 import type { Reservation } from './types';
 import { toNanos } from './limits';
-import { HEADROOM_LEASES, leaseCloseWaitMs } from '../kv/lease-policy';
+import { leaseCloseWaitMs, leaseFits } from '../kv/lease-policy';
 
 /** Settles a closed lease: replaces its hold with `spentNanos` of spend (see SETTLE); false when Redis could not be reached. */
 export type SettleLease = (leaseId: string, keys: string[], spentNanos: number) => Promise<boolean>;
@@ -100,7 +100,7 @@ export class LeaseBook {
   begin(signature: string, estimateNanos: number, roomNanos: number): number {
     if (!this.enabled || estimateNanos <= 0 || this.open.has(signature) || this.pending.has(signature)) return 0;
     const amount = estimateNanos * this.o.requests;
-    if (roomNanos < amount * HEADROOM_LEASES) return 0;
+    if (!leaseFits(amount, roomNanos)) return 0;
     this.pending.add(signature);
     return amount;
   }

@@ -8,6 +8,11 @@
 /** A lease is granted only while the limit has at least this many leases' worth of room left. */
 export const HEADROOM_LEASES = 8;
 
+/** Whether a lease of `amount` may be granted where `roomBefore` is left under the limit (before the lease). */
+export function leaseFits(amount: number, roomBefore: number): boolean {
+  return roomBefore >= amount * HEADROOM_LEASES;
+}
+
 /** Times a request kept out only by other replicas' live leases waits for them before it is refused. */
 export const MAX_LEASE_WAITS = 3;
 

@@ -38,28 +38,24 @@ export const HIT: KvScript<HitReply> = {
   lua: `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[2])
+local total, pttl
 if ARGV[5] == '1' then
-  local pttl = redis.call('PTTL', KEYS[1])
-  local ask = tonumber(ARGV[3])
-  if pttl > 0 and ask > 0 and limit - count >= ask * tonumber(ARGV[4]) then
-    redis.call('INCRBY', KEYS[1], ask)
-    redis.call('INCRBY', KEYS[2], ask)
-    redis.call('PEXPIRE', KEYS[2], pttl)
-    return {count, pttl, ask}
+  total = count
+  pttl = redis.call('PTTL', KEYS[1])
+  if pttl <= 0 then return {total, pttl, 0} end
+else
+  if count >= limit then
+    local leased = tonumber(redis.call('GET', KEYS[2]) or '0')
+    if leased > 0 and count - leased < limit then
+      return {-1, redis.call('PTTL', KEYS[1]), 0}
+    end
   end
-  return {count, pttl, 0}
-end
-if count >= limit then
-  local leased = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if leased > 0 and count - leased < limit then
-    return {-1, redis.call('PTTL', KEYS[1]), 0}
+  total = redis.call('INCR', KEYS[1])
+  pttl = redis.call('PTTL', KEYS[1])
+  if pttl <= 0 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    pttl = tonumber(ARGV[1])
   end
-end
-local total = redis.call('INCR', KEYS[1])
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl <= 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  pttl = tonumber(ARGV[1])
 end
 local ask = tonumber(ARGV[3])
 if ask > 0 and limit - total >= ask * tonumber(ARGV[4]) then
@@ -74,26 +70,22 @@ return {total, pttl, 0}`,
     const l = leased as string;
     const limit = Number(limitArg);
     const count = num(data, c);
-    if (renewal === '1') {
-      const pttl = data.pttl(c);
-      const ask = Number(askArg);
-      if (pttl > 0 && ask > 0 && limit - count >= ask * Number(headroom)) {
-        data.incrBy(c, ask);
-        data.incrBy(l, ask);
-        data.pexpire(l, pttl);
-        return [count, pttl, ask];
-      }
-      return [count, pttl, 0];
-    }
-    if (count >= limit) {
-      const held = num(data, l);
-      if (held > 0 && count - held < limit) return [-1, data.pttl(c), 0];
-    }
-    const total = data.incrBy(c, 1);
+    let total: number;
     let pttl = data.pttl(c);
-    if (pttl <= 0) {
-      data.pexpire(c, Number(windowMs));
-      pttl = Number(windowMs);
+    if (renewal === '1') {
+      total = count;
+      if (pttl <= 0) return [total, pttl, 0];
+    } else {
+      if (count >= limit) {
+        const held = num(data, l);
+        if (held > 0 && count - held < limit) return [-1, pttl, 0];
+      }
+      total = data.incrBy(c, 1);
+      pttl = data.pttl(c);
+      if (pttl <= 0) {
+        data.pexpire(c, Number(windowMs));
+        pttl = Number(windowMs);
+      }
     }
     const ask = Number(askArg);
     if (ask > 0 && limit - total >= ask * Number(headroom)) {

@@ -156,7 +156,18 @@ export class KvRateLimitStore implements Store {
   /** Count one hit in the Kv, asking for a lease unless one is being asked for; a granted lease is open when this resolves. */
   private hit(key: string): Promise<HitReply> {
     const ask = this.o.lease.hits > 0 && !this.closed && !this.asking.has(key) ? this.o.lease.hits : 0;
-    const reply = this.kv.run(HIT, this.keys(key), [this.o.windowMs, this.o.limit, ask, HEADROOM_LEASES]).then((r) => {
+    return this.runHit(key, ask, false);
+  }
+
+  /** Ask for `key`'s next lease in the background, counting no hit; hits arriving meanwhile without a lease wait for it. */
+  private renew(key: string): void {
+    if (this.closed || this.asking.has(key)) return;
+    this.runHit(key, this.o.lease.hits, true).catch(() => undefined); // a Kv outage shows on the next hit that needs the Kv
+  }
+
+  /** Run HIT and open the lease it grants; while it asks for one, `asking` holds it for hits to wait on. */
+  private runHit(key: string, ask: number, renewal: boolean): Promise<HitReply> {
+    const reply = this.kv.run(HIT, this.keys(key), [this.o.windowMs, this.o.limit, ask, HEADROOM_LEASES, renewal ? 1 : 0]).then((r) => {
       if (r.kind === 'counted' && r.granted > 0) this.open(key, r, new Date(Date.now() + r.pttlMs));
       return r;
     });
@@ -169,19 +180,6 @@ export class KvRateLimitStore implements Store {
       void settled.then(() => this.asking.delete(key));
     }
     return reply;
-  }
-
-  /** Ask for `key`'s next lease in the background; hits arriving meanwhile without a lease wait for it. */
-  private renew(key: string): void {
-    if (this.closed || this.asking.has(key)) return;
-    const asked = this.kv
-      .run(HIT, this.keys(key), [this.o.windowMs, this.o.limit, this.o.lease.hits, HEADROOM_LEASES, 1])
-      .then((r) => {
-        if (r.kind === 'counted' && r.granted > 0) this.open(key, r, new Date(Date.now() + r.pttlMs));
-      })
-      .catch(() => undefined); // a Kv outage shows on the next hit that needs the Kv
-    this.asking.set(key, asked);
-    void asked.then(() => this.asking.delete(key));
   }
 
   private open(key: string, reply: Extract<HitReply, { kind: 'counted' }>, resetTime: Date): void {
