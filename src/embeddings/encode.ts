@@ -7,14 +7,23 @@ import { endianness } from 'node:os';
 
 const LITTLE_ENDIAN = endianness() === 'LE';
 
+/**
+ * Scratch space for the float32 bytes, reused by every call (the encoding is synchronous, so no
+ * two calls share it at once). A fresh Float32Array per vector is an allocation outside V8's heap
+ * (6 kB for 1536 floats), and such external memory makes V8 collect garbage far more often.
+ */
+let scratch = new Float32Array(4096);
+
 /** Encode one vector. */
 export function toBase64Float32(vector: readonly number[]): string {
-  const floats = Float32Array.from(vector);
-  if (!LITTLE_ENDIAN) {
-    const view = new DataView(floats.buffer);
-    for (let i = 0; i < floats.length; i++) view.setFloat32(i * 4, vector[i] as number, true);
+  if (scratch.length < vector.length) scratch = new Float32Array(Math.max(vector.length, scratch.length * 2));
+  const n = vector.length;
+  if (LITTLE_ENDIAN) scratch.set(vector);
+  else {
+    const view = new DataView(scratch.buffer);
+    for (let i = 0; i < n; i++) view.setFloat32(i * 4, vector[i] as number, true);
   }
-  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+  return Buffer.from(scratch.buffer, 0, n * 4).toString('base64');
 }
 
 /** Decode (tests and tools): base64 little-endian float32 → numbers. */

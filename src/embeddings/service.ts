@@ -19,7 +19,7 @@ import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
 import { generationId } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
-import { embeddingsResponseBody } from './response';
+import { embeddingsResponseBody, type ChunkedBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsBody } from './types';
 
@@ -54,10 +54,10 @@ export class EmbeddingsService {
   }
 
   /**
-   * POST /embeddings; resolves to the serialised response body (send it at once: the spend settle
-   * and usage record may still be under way, see {@link drain}) or throws a GatewayError.
+   * POST /embeddings; resolves to the serialised response body as chunks (send it at once: the
+   * spend settle and usage record may still be under way, see {@link drain}) or throws a GatewayError.
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<Buffer> {
+  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<ChunkedBody> {
     const { config, metrics, spend } = this.deps;
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);

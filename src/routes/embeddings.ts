@@ -35,7 +35,10 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
       },
       req.valid.body as EmbeddingsBody,
     );
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }).end(body);
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    // Written in the same tick, the chunks leave in one writev (Node corks the socket until then).
+    for (const chunk of body.chunks) res.write(chunk);
+    res.end();
   }];
 }
 

@@ -11,7 +11,7 @@ import { ADAPTERS, adapterFor } from '../../src/providers/registry';
 import type { EmbeddingJob, Vector } from '../../src/providers/types';
 import { numberArrayEnd, parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
 import { embeddingsResponseBody } from '../../src/embeddings/response';
-import { fromBase64Float32 } from '../../src/embeddings/encode';
+import { fromBase64Float32, toBase64Float32 } from '../../src/embeddings/encode';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
 import { fakeVector } from '../fakes/wires';
 
@@ -189,16 +189,32 @@ describe('raw vector pass-through', () => {
     expect(parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values()).toEqual([0, -0, 0.5, -0.125, 1e5, 1e-5, 2e3, -1.5e-300, 123456789, 1, 2]);
   });
 
+  test('base64 encodes each vector on its own: a long one, then shorter ones (its scratch space is reused)', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => Math.sin(i) / 7);
+    const short = [0.5, -2, 1e-3];
+    const encodedLong = toBase64Float32(long);
+    const encodedShort = toBase64Float32(short);
+    expect(fromBase64Float32(encodedShort)).toEqual(short.map(Math.fround));
+    expect(fromBase64Float32(encodedLong)).toEqual(long.map(Math.fround));
+    expect(fromBase64Float32(toBase64Float32([]))).toEqual([]);
+  });
+
   test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
     const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'));
-    const json = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
+    const body = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
+    // The upstream's bytes are passed on as they are (the same memory, not a copy), and the
+    // declared length is the chunks' total.
+    expect(body.chunks).toContain(raw.bytes);
+    const json = Buffer.concat(body.chunks);
+    expect(body.length).toBe(json.length);
     expect(json.toString()).toContain('[1e-05,\n -0.25, 3]');
     expect(JSON.parse(json.toString())).toEqual({
       id: 'gen-emb-1-x', object: 'list', model: 'm/"q"', provider: 'P',
       data: [{ object: 'embedding', index: 0, embedding: [1e-5, -0.25, 3] }, { object: 'embedding', index: 1, embedding: [0.5] }],
       usage: { prompt_tokens: 2, total_tokens: 2, cost: 1e-7, is_byok: false },
     });
-    const b64 = JSON.parse(embeddingsResponseBody({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 }).toString());
+    const b64Body = embeddingsResponseBody({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 });
+    const b64 = JSON.parse(Buffer.concat(b64Body.chunks).toString());
     expect(fromBase64Float32(b64.data[0].embedding)).toEqual([Math.fround(1e-5), -0.25, 3]);
   });
 });
