@@ -9,8 +9,7 @@
  * `kubectl` is installed, its kustomize build is compared with the emulated one.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -33,6 +32,7 @@ import { loadCatalog } from '../../src/catalog/load';
 import { ADAPTERS } from '../../src/providers/registry';
 import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
+import { tempDir } from '../helpers/temp-dir';
 
 const SECRET_TEMPLATE = 'secret.example.yaml';
 const kustomization = readKustomization();
@@ -138,7 +138,7 @@ function gatewayEnvironment(edit: ConfigMapEdit = (_name, data) => data): NodeJS
       env[e.name] = e.value;
     }
   }
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'sy-k8s-'));
+  const tmp = tempDir('sy-k8s-');
   for (const [name, value] of Object.entries(env)) {
     if (!value?.startsWith('/')) continue;
     const mounted = mountedFile(value);

@@ -3,9 +3,6 @@
  * Postgres database of its own: organizations, users, keys (whose printed secrets then work
  * through HTTP), migrate, usage errors (exit 2), and the PGlite data-dir lock (exit 1).
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DATABASE_URL, uniqueId } from '../helpers/services';
@@ -15,6 +12,7 @@ import { openPglite } from '../../src/store/pglite';
 import { openPostgres } from '../../src/store/postgres';
 import { MemoryKv } from '../../src/kv/memory';
 import type { Database } from '../../src/store/db';
+import { tempDir } from '../helpers/temp-dir';
 
 async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const out: string[] = [];
@@ -33,7 +31,7 @@ interface Target {
 const targets: Target[] = [
   {
     name: 'embedded data dir',
-    env: async () => ({ SWITCHYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'sy-cli-')) }),
+    env: async () => ({ SWITCHYARD_DATA_DIR: tempDir('sy-cli-') }),
     open: (env) => openPglite({ dataDir: env.SWITCHYARD_DATA_DIR }),
     cleanup: async () => undefined,
   },
@@ -171,7 +169,7 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
 });
 
 test('usage errors exit 2 at once, before the database is opened, even while the gateway holds the data dir', async () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-cli-usage-'));
+  const dataDir = tempDir('sy-cli-usage-');
   const held = await openPglite({ dataDir });
   try {
     for (const argv of [
@@ -196,7 +194,7 @@ test('usage errors exit 2 at once, before the database is opened, even while the
 });
 
 test('the CLI refuses a data dir the gateway holds, and leaves it intact', async () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sy-cli-lock-'));
+  const dataDir = tempDir('sy-cli-lock-');
   const held = await openPglite({ dataDir });
   try {
     const res = await cli({ SWITCHYARD_DATA_DIR: dataDir }, 'orgs', 'create', 'Intruder');

@@ -2,10 +2,10 @@
  * Configuration: defaults, environment overrides with type coercion, `_FILE` secrets, a YAML
  * override file, and one error listing every problem.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { tempDir } from '../helpers/temp-dir';
 
 describe('loadConfig', () => {
   test('defaults from config/default.yaml', () => {
@@ -53,14 +53,14 @@ describe('loadConfig', () => {
   });
 
   test('secrets can come from <NAME>_FILE', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const dir = tempDir('sy-cfg-');
     writeFileSync(path.join(dir, 'db'), 'postgres://secret@h/db\n');
     expect(loadConfig({ DATABASE_URL_FILE: path.join(dir, 'db') }).database.url).toBe('postgres://secret@h/db');
     expect(() => loadConfig({ REDIS_URL_FILE: path.join(dir, 'missing') })).toThrow(/REDIS_URL_FILE: cannot read/);
   });
 
   test('SWITCHYARD_CONFIG names a YAML file layered over the defaults, below the environment', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const dir = tempDir('sy-cfg-');
     const file = path.join(dir, 'site.yaml');
     writeFileSync(file, 'server:\n  port: 7000\nrateLimit:\n  limit: 7\n');
     const c = loadConfig({ SWITCHYARD_CONFIG: file, RATE_LIMIT_MAX: '8' });
@@ -99,7 +99,7 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toContain('(LOG_LEVEL)');
     expect(problems.join('\n')).toMatch(/\(METRICS_PORT\) must differ from .*\(PORT\): both are 9100/);
     // The same clash from a YAML file layered under the environment.
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const dir = tempDir('sy-cfg-');
     const file = path.join(dir, 'site.yaml');
     writeFileSync(file, 'server:\n  metricsPort: 8080\n');
     expect(() => loadConfig({ SWITCHYARD_CONFIG: file })).toThrow(/must differ/);
@@ -108,7 +108,7 @@ describe('loadConfig', () => {
   });
 
   test('a malformed YAML override is reported, not thrown raw', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sy-cfg-'));
+    const dir = tempDir('sy-cfg-');
     const file = path.join(dir, 'bad.yaml');
     writeFileSync(file, 'server: [unclosed\n');
     expect(() => loadConfig({ SWITCHYARD_CONFIG: file })).toThrow(ConfigError);
