@@ -59,13 +59,12 @@ class FakeUpstream {
 }
 
 /** A port on 127.0.0.1 with nothing listening. */
-async function deadPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
+/**
+ * Nothing listens on port 1 (a privileged port no test binds), so connecting is refused. A port
+ * found free and released again is not safe here: another server of the run, even supertest's own
+ * server for the gateway under test, can be given it meanwhile and answer instead (seen in CI: 404).
+ */
+const DEAD_UPSTREAM = 'http://127.0.0.1:1/v1';
 
 describe('passthrough', () => {
   let db: Database;
@@ -217,7 +216,7 @@ describe('passthrough', () => {
   });
 
   test('an unreachable upstream → 502 envelope', async () => {
-    const dead = await createTestGateway(db, kv, { passthrough: { baseUrl: `http://127.0.0.1:${await deadPort()}/v1`, apiKey: UPSTREAM_KEY } });
+    const dead = await createTestGateway(db, kv, { passthrough: { baseUrl: DEAD_UPSTREAM, apiKey: UPSTREAM_KEY } });
     const k = (await createInferenceKey(dead)).secret;
     const res = await request(dead.app).post('/api/v1/chat/completions').set('Authorization', bearer(k)).send({ model: 'x', messages: [] });
     expect(res.status).toBe(502);
