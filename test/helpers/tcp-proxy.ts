@@ -3,6 +3,7 @@
  * service being unreachable (nothing listens on the proxy's port) and coming back, without
  * touching the shared service itself or starting processes.
  */
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
 /** A switchable proxy on a fixed loopback port. */
@@ -14,8 +15,41 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** A free loopback port (bound and released at once). */
-async function freePort(): Promise<number> {
+/** Whether `port` on 127.0.0.1 can be listened on now (checked by binding and releasing it). */
+async function canListen(port: number): Promise<boolean> {
+  const probe = net.createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (ok) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return ok;
+}
+
+/** The lowest port the kernel hands out for `listen(0)` (Linux), or null where unknown. */
+function ephemeralLow(): number | null {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A loopback port for the proxy that stays free while the proxy is closed: chosen below the
+ * kernel's ephemeral range, which `listen(0)` never hands out, so no other server of a parallel
+ * test run can take it between a close and the next open. (A port found with `listen(0)` and
+ * released can be given to the next server that asks, and `open()` then fails.)
+ */
+async function stablePort(): Promise<number> {
+  const low = ephemeralLow();
+  if (low !== null) {
+    for (let tries = 0; tries < 50; tries++) {
+      const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+      if (await canListen(port)) return port;
+    }
+  }
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as net.AddressInfo;
@@ -25,7 +59,7 @@ async function freePort(): Promise<number> {
 
 /** A proxy to `targetHost:targetPort`, initially closed. */
 export async function tcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
-  const port = await freePort();
+  const port = await stablePort();
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
   const track = (s: net.Socket) => {
