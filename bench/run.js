@@ -24,10 +24,9 @@ const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
-const { spawnGateway } = require('./lib/gateway');
+const { startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
-const { prepareServices } = require('./lib/services');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 /** Rounds of the 32-connection and paced scenarios, the targets interleaved (see measureAll). */
@@ -37,33 +36,6 @@ const CONNECTIONS = 32;
 const FIXED_RATE = 500;
 const MODEL = 'openai/text-embedding-3-small';
 const INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
-
-/** Start the gateway from dist/ against the fake upstream and mint an inference key with a budget. */
-async function startGateway(upstreamPort, mode) {
-  const services = mode === 'services' ? await prepareServices() : null;
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
-  const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }) };
-  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs }).catch(async (err) => {
-    if (services) await services.cleanup();
-    throw err;
-  });
-  const { handle, base, api } = gateway;
-  handle.cleanup = async () => {
-    await gateway.stop();
-    if (services) await services.cleanup();
-  };
-  try {
-    const workspaces = await api('GET', '/workspaces');
-    await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
-    const created = await api('POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
-    handle.url = `${base}/embeddings`;
-    handle.headers = { authorization: `Bearer ${created.key}` };
-    return handle;
-  } catch (err) {
-    await handle.cleanup();
-    throw err;
-  }
-}
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(name, url, headers, body) {
@@ -174,7 +146,8 @@ function report(mode, rows) {
 }
 
 async function benchMode(mode, upstream, proxy, body) {
-  const gateway = await startGateway(upstream.port, mode);
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+  const gateway = await startBenchGateway(upstream.port, mode, nodeArgs);
   try {
     const gatewayBody = JSON.stringify({ model: MODEL, input: INPUT, encoding_format: 'float' });
     const targets = [

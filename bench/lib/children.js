@@ -86,20 +86,26 @@ function peakRssMb(pid) {
   }
 }
 
+/** User and system CPU seconds a live process has used so far (Linux /proc; null elsewhere). */
+function cpuTimes(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ", field 3 is state; utime and stime are fields 14 and 15 (1-based) of the whole line.
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU seconds (user + system) a live process has used so far (Linux /proc; null elsewhere).
  * Divided by the requests served it gives CPU per request, which the other engineers' load on a
  * shared machine distorts far less than requests/s.
  */
 function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After "pid (comm) ", field 3 is state; utime and stime are fields 14 and 15 (1-based) of the whole line.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
+  const t = cpuTimes(pid);
+  return t === null ? null : t.user + t.system;
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
@@ -117,4 +123,4 @@ function stopChild(handle) {
   });
 }
 
-module.exports = { freePort, startChild, peakRssMb, cpuSeconds, stopChild };
+module.exports = { freePort, startChild, peakRssMb, cpuTimes, cpuSeconds, stopChild };

@@ -10,6 +10,7 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const { fetch } = require('undici');
 const { freePort, startChild, stopChild } = require('./children');
+const { prepareServices } = require('./services');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Node's flags from `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
@@ -60,4 +61,39 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [] }) {
   return { handle, base, api, stop };
 }
 
-module.exports = { spawnGateway };
+/**
+ * The benchmark's gateway: `mode` `services` (a throw-away Postgres database and Redis prefix,
+ * see services.js) or `embedded`, a monthly workspace budget and an inference key with its own
+ * limit, so every request passes both spend checks. Resolves to the child's handle with `url`
+ * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
+ * @param {number|string} upstreamPort
+ * @param {'services'|'embedded'} mode
+ * @param {string[]} [nodeArgs] - before the script, e.g. `--cpu-prof`
+ * @param {object} [extraEnv] - added to the gateway's environment
+ */
+async function startBenchGateway(upstreamPort, mode, nodeArgs = [], extraEnv = {}) {
+  const services = mode === 'services' ? await prepareServices() : null;
+  const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
+  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs }).catch(async (err) => {
+    if (services) await services.cleanup();
+    throw err;
+  });
+  const { handle, base, api } = gateway;
+  handle.cleanup = async () => {
+    await gateway.stop();
+    if (services) await services.cleanup();
+  };
+  try {
+    const workspaces = await api('GET', '/workspaces');
+    await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
+    const created = await api('POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+    handle.url = `${base}/embeddings`;
+    handle.headers = { authorization: `Bearer ${created.key}` };
+    return handle;
+  } catch (err) {
+    await handle.cleanup();
+    throw err;
+  }
+}
+
+module.exports = { spawnGateway, startBenchGateway };

@@ -1,0 +1,78 @@
+/**
+ * Summaries of the profiles `window-probe.js` writes: where a CPU profile's samples fall (self
+ * time per function and per file or package, idle excluded from the shares) and what an
+ * allocation profile allocates per request (self size per function).
+ */
+'use strict';
+
+/** `…/node_modules/undici/lib/x.js` → `undici/lib/x.js`, `…/dist/src/a/b.js` → `src/a/b.js`. */
+function shortUrl(url) {
+  const at = url.lastIndexOf('node_modules/');
+  if (at !== -1) return url.slice(at + 'node_modules/'.length);
+  if (url.startsWith('wasm://')) return 'wasm';
+  return url.replace(/^file:\/\//, '').replace(/.*\/dist\//, '');
+}
+
+/** The package (`undici`, `@scope/name`) or our source file a frame belongs to; builtins as named. */
+function unitOf(frame) {
+  const url = shortUrl(frame.url);
+  if (!url) return frame.functionName || '(native)';
+  if (url.startsWith('src/') || url.startsWith('node:')) return url;
+  return url.split('/').slice(0, url.startsWith('@') ? 2 : 1).join('/');
+}
+
+function top(map, total, n, unit) {
+  return [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${unit(v, total).padStart(8)}  ${k}`)
+    .join('\n');
+}
+
+/** Self time by function and by file/package, as % of the non-idle samples. */
+function summariseCpu(profile, n = 30) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const fn = new Map();
+  const unit = new Map();
+  let busy = 0;
+  let idle = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    const frame = byId.get(id).callFrame;
+    if (frame.functionName === '(idle)') {
+      idle += dt;
+      return;
+    }
+    busy += dt;
+    const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    fn.set(key, (fn.get(key) ?? 0) + dt);
+    const u = unitOf(frame);
+    unit.set(u, (unit.get(u) ?? 0) + dt);
+  });
+  const pct = (v, total) => `${((100 * v) / total).toFixed(1)} %`;
+  return [
+    `busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s; shares of busy time`,
+    '-- by file or package',
+    top(unit, busy, n, pct),
+    '-- by function (self time)',
+    top(fn, busy, n, pct),
+  ].join('\n');
+}
+
+/** Bytes allocated (sampled) per request, by function. */
+function summariseHeap(profile, requests, n = 30) {
+  const fn = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const frame = node.callFrame;
+    const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    fn.set(key, (fn.get(key) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const perRequest = (v) => `${(v / 1024 / requests).toFixed(2)} kB`;
+  return [`${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`, top(fn, total, n, perRequest)].join('\n');
+}
+
+module.exports = { summariseCpu, summariseHeap };

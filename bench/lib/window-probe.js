@@ -1,0 +1,59 @@
+/**
+ * Preloaded into the gateway by `bench/profile.js` (`node -r`): the first SIGUSR2 starts a V8 CPU
+ * profile (or, with PROBE_HEAP=1, allocation sampling) and counts garbage collections; the second
+ * stops both and writes them to PROBE_OUT (`<out>.cpuprofile` or `<out>.heapprofile`, and
+ * `<out>.gc.json`). So the profile covers the measured load window only, not start-up and
+ * warm-up, which `--cpu-prof` includes. Benchmark tooling; never loaded by the gateway itself.
+ */
+'use strict';
+const inspector = require('node:inspector');
+const { writeFileSync } = require('node:fs');
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+
+const OUT = process.env.PROBE_OUT;
+const HEAP = process.env.PROBE_HEAP === '1';
+const KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
+};
+
+let session = null;
+let gc = null;
+new PerformanceObserver((list) => {
+  if (!gc) return;
+  for (const entry of list.getEntries()) {
+    const kind = KINDS[entry.detail.kind] ?? String(entry.detail.kind);
+    const s = (gc[kind] ??= { count: 0, ms: 0 });
+    s.count += 1;
+    s.ms += entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+function start() {
+  gc = {};
+  session = new inspector.Session();
+  session.connect();
+  if (HEAP) {
+    session.post('HeapProfiler.enable', () =>
+      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
+  } else {
+    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')));
+  }
+}
+
+function stop() {
+  const s = session;
+  session = null;
+  const done = (err, result) => {
+    if (!err) writeFileSync(`${OUT}.${HEAP ? 'heapprofile' : 'cpuprofile'}`, JSON.stringify(result.profile));
+    writeFileSync(`${OUT}.gc.json`, JSON.stringify(gc));
+    gc = null;
+    s.disconnect();
+  };
+  if (HEAP) s.post('HeapProfiler.stopSampling', done);
+  else s.post('Profiler.stop', done);
+}
+
+if (OUT) process.on('SIGUSR2', () => (session ? stop() : start()));

@@ -1,0 +1,88 @@
+/**
+ * `npm run bench:profile`: where the gateway's time goes at 32 connections, measured over the
+ * load window only. Starts the fake upstream and the benchmark's gateway (as `npm run bench`:
+ * auth, validation, rate limit, budget and key limit, usage recording), warms up, then runs
+ * PROFILE_ROUNDS windows of BENCH_DURATION seconds and reports, per window: requests/s, the
+ * gateway's user and system CPU per request, Redis's and Postgres's CPU per request (services
+ * mode), and its garbage collections. The first window is also profiled (a V8 CPU profile, or
+ * with PROFILE_HEAP=1 allocation sampling) through bench/lib/window-probe.js, so start-up and
+ * warm-up are not in it; the profile is written to bench/profiles/ and summarised.
+ *
+ * Settings: BENCH_MODE (`services`, the default here, or `embedded`), BENCH_DURATION (10),
+ * PROFILE_ROUNDS (2), PROFILE_HEAP (0), PROFILE_NODE_ARGS (extra Node flags for the gateway,
+ * e.g. `--no-single-threaded-gc`), PROFILE_TOP (30 rows). Loopback only, bounded, stops by itself.
+ */
+'use strict';
+const path = require('node:path');
+const { mkdirSync, readFileSync, existsSync } = require('node:fs');
+const { setTimeout } = require('node:timers/promises');
+const { startChild, stopChild, cpuTimes } = require('./lib/children');
+const { startBenchGateway } = require('./lib/gateway');
+const { runLoad } = require('./lib/load');
+const { serviceCpuSeconds } = require('./lib/service-cpu');
+const { summariseCpu, summariseHeap } = require('./lib/profile-summary');
+
+const MODE = process.env.BENCH_MODE || 'services';
+const DURATION = Number(process.env.BENCH_DURATION || 10);
+const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
+const HEAP = process.env.PROFILE_HEAP === '1';
+const TOP = Number(process.env.PROFILE_TOP || 30);
+const BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog, then files a quarterly report.', encoding_format: 'float' });
+
+const perRequest = (seconds, requests) => ((seconds * 1000) / requests).toFixed(3);
+
+/** One 32-connection window with CPU accounting; `probe` toggles the profile around it. */
+async function measureWindow(gateway, probe) {
+  const pid = gateway.child.pid;
+  if (probe) process.kill(pid, 'SIGUSR2');
+  const before = { own: cpuTimes(pid), services: serviceCpuSeconds() };
+  const result = await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: DURATION });
+  const after = { own: cpuTimes(pid), services: serviceCpuSeconds() };
+  if (probe) process.kill(pid, 'SIGUSR2');
+  const n = result.requests;
+  console.log(
+    `${String(result.rps).padStart(8)} req/s  gateway CPU ms/req: user ${perRequest(after.own.user - before.own.user, n)}, ` +
+      `system ${perRequest(after.own.system - before.own.system, n)}; Redis ${perRequest(after.services.redis - before.services.redis, n)}, ` +
+      `Postgres ${perRequest(after.services.postgres - before.services.postgres, n)}; errors ${result.errors + result.non2xx}`,
+  );
+  return result;
+}
+
+/** Wait for the probe's files (written asynchronously after the second signal). */
+async function probeFiles(out) {
+  const profile = `${out}.${HEAP ? 'heapprofile' : 'cpuprofile'}`;
+  for (let i = 0; i < 100 && !existsSync(`${out}.gc.json`); i++) await setTimeout(100);
+  return { profile: JSON.parse(readFileSync(profile, 'utf8')), gc: JSON.parse(readFileSync(`${out}.gc.json`, 'utf8')), file: profile };
+}
+
+async function main() {
+  const dir = path.join(__dirname, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, `window-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const nodeArgs = ['-r', path.join(__dirname, 'lib/window-probe.js'), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
+  let gateway;
+  try {
+    gateway = await startBenchGateway(upstream.value, MODE, nodeArgs, { PROBE_OUT: out, PROBE_HEAP: HEAP ? '1' : '0' });
+    console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s at 32 connections (the first profiled)`);
+    await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
+    let profiled;
+    for (let round = 0; round < ROUNDS; round++) {
+      const result = await measureWindow(gateway, round === 0);
+      if (round === 0) profiled = result;
+    }
+    const { profile, gc, file } = await probeFiles(out);
+    const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
+    console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
+    console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : summariseCpu(profile, TOP));
+    console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);
+  } finally {
+    if (gateway) await gateway.cleanup();
+    await stopChild(upstream);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
