@@ -86,16 +86,25 @@ function peakRssMb(pid) {
   }
 }
 
-/** User and system CPU seconds a live process has used so far (Linux /proc; null elsewhere). */
-function cpuTimes(pid) {
+/**
+ * A live process's command name and the user and system CPU seconds it has used so far (Linux
+ * /proc; null elsewhere or once it has exited).
+ */
+function procStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // After "pid (comm) ", field 3 is state; utime and stime are fields 14 and 15 (1-based) of the whole line.
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
     return null;
   }
+}
+
+/** User and system CPU seconds a live process has used so far (null elsewhere). */
+function cpuTimes(pid) {
+  const s = procStat(pid);
+  return s === null ? null : { user: s.user, system: s.system };
 }
 
 /**
@@ -123,4 +132,4 @@ function stopChild(handle) {
   });
 }
 
-module.exports = { freePort, startChild, peakRssMb, cpuTimes, cpuSeconds, stopChild };
+module.exports = { freePort, startChild, peakRssMb, procStat, cpuTimes, cpuSeconds, stopChild };

@@ -13,6 +13,11 @@ function shortUrl(url) {
   return url.replace(/^file:\/\//, '').replace(/.*\/dist\//, '');
 }
 
+/** `function file:line` for a call frame. */
+function frameKey(frame) {
+  return `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+}
+
 /** The package (`undici`, `@scope/name`) or our source file a frame belongs to; builtins as named. */
 function unitOf(frame) {
   const url = shortUrl(frame.url);
@@ -44,7 +49,7 @@ function summariseCpu(profile, n = 30) {
       return;
     }
     busy += dt;
-    const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    const key = frameKey(frame);
     fn.set(key, (fn.get(key) ?? 0) + dt);
     const u = unitOf(frame);
     unit.set(u, (unit.get(u) ?? 0) + dt);
@@ -64,8 +69,7 @@ function summariseHeap(profile, requests, n = 30) {
   const fn = new Map();
   let total = 0;
   const walk = (node) => {
-    const frame = node.callFrame;
-    const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    const key = frameKey(node.callFrame);
     fn.set(key, (fn.get(key) ?? 0) + node.selfSize);
     total += node.selfSize;
     for (const child of node.children) walk(child);

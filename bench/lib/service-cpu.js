@@ -4,23 +4,16 @@
  * gateway CPU by moving it into Redis or Postgres shows here.
  */
 'use strict';
-const { readdirSync, readFileSync } = require('node:fs');
+const { readdirSync } = require('node:fs');
+const { procStat } = require('./children');
 
 function serviceCpuSeconds() {
   const out = { redis: 0, postgres: 0 };
   for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
-    if (name.startsWith('redis')) out.redis += seconds;
-    else if (name.startsWith('postgres')) out.postgres += seconds;
+    const s = /^\d+$/.test(pid) ? procStat(pid) : null;
+    if (s === null) continue; // not a process, or exited meanwhile
+    if (s.name.startsWith('redis')) out.redis += s.user + s.system;
+    else if (s.name.startsWith('postgres')) out.postgres += s.user + s.system;
   }
   return out;
 }

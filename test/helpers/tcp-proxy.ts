@@ -15,15 +15,20 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** Whether `port` on 127.0.0.1 can be listened on now (checked by binding and releasing it). */
-async function canListen(port: number): Promise<boolean> {
+/**
+ * Listen on `port` of 127.0.0.1 (0: any the kernel picks) and release it at once; the port that
+ * was bound, or null when it was taken.
+ */
+async function probePort(port: number): Promise<number | null> {
   const probe = net.createServer();
-  const ok = await new Promise<boolean>((resolve) => {
+  const bound = await new Promise<boolean>((resolve) => {
     probe.once('error', () => resolve(false));
     probe.listen(port, '127.0.0.1', () => resolve(true));
   });
-  if (ok) await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return ok;
+  if (!bound) return null;
+  const actual = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return actual;
 }
 
 /** The lowest port the kernel hands out for `listen(0)` (Linux), or null where unknown. */
@@ -46,15 +51,11 @@ async function stablePort(): Promise<number> {
   const low = ephemeralLow();
   if (low !== null) {
     for (let tries = 0; tries < 50; tries++) {
-      const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
-      if (await canListen(port)) return port;
+      const port = await probePort(10_000 + Math.floor(Math.random() * (low - 10_000)));
+      if (port !== null) return port;
     }
   }
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  return (await probePort(0)) as number;
 }
 
 /** A proxy to `targetHost:targetPort`, initially closed. */

@@ -58,7 +58,6 @@ class FakeUpstream {
   }
 }
 
-/** A port on 127.0.0.1 with nothing listening. */
 /**
  * Nothing listens on port 1 (a privileged port no test binds), so connecting is refused. A port
  * found free and released again is not safe here: another server of the run, even supertest's own
