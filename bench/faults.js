@@ -15,13 +15,13 @@
  * bounded (FAULT_RATE requests/s, default 200, for 25 s), stops by itself.
  */
 'use strict';
-const net = require('node:net');
 const { URL } = require('node:url');
 const { setTimeout } = require('node:timers');
 const path = require('node:path');
 const { Client } = require('pg');
 const { fetch } = require('undici');
-const { freePort, startChild, stopChild } = require('./lib/children');
+const { startChild, stopChild } = require('./lib/children');
+const { tcpProxy } = require('./lib/tcp-proxy');
 const { spawnGateway } = require('./lib/gateway');
 const { prepareServices } = require('./lib/services');
 
@@ -34,36 +34,11 @@ const PHASES = [
 ];
 const DURATION = 25;
 
-/** A TCP proxy to `port` on loopback that can be cut (every connection destroyed) and restored. */
+/** A TCP proxy to `port` on loopback, open, with `set(on)` to cut (every connection destroyed) and restore it. */
 async function switchable(port) {
-  const listenPort = await freePort();
-  const sockets = new Set();
-  let server = null;
-  const track = (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => s.destroy());
-  };
-  const up = () =>
-    new Promise((resolve) => {
-      server = net.createServer((client) => {
-        const target = net.connect(port, '127.0.0.1');
-        track(client);
-        track(target);
-        client.pipe(target).pipe(client);
-      });
-      server.listen(listenPort, '127.0.0.1', resolve);
-    });
-  const down = () =>
-    new Promise((resolve) => {
-      const s = server;
-      server = null;
-      for (const socket of sockets) socket.destroy();
-      if (s) s.close(() => resolve());
-      else resolve();
-    });
-  await up();
-  return { port: listenPort, set: (on) => (on ? (server ? Promise.resolve() : up()) : down()) };
+  const proxy = await tcpProxy('127.0.0.1', port);
+  await proxy.open();
+  return { port: proxy.port, set: (on) => (on ? proxy.open() : proxy.close()) };
 }
 
 async function main() {

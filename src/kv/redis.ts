@@ -69,6 +69,9 @@ export class RedisKv implements Kv {
       commandTimeout: options.commandTimeoutMs,
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
       retryStrategy: (times) => Math.min(times * 200, 2000),
+      // How long close() lets a socket end gracefully before destroying it (ioredis: 2 s). A
+      // healthy Redis closes at once; a dead or half-open socket would hold shutdown that long.
+      disconnectTimeout: 500,
     });
     client.on('error', () => undefined); // reported through command failures and readiness
     coalesceWrites(client);

@@ -160,4 +160,19 @@ describeIf(REDIS_URL)('RedisKv specifics', () => {
       await kv.close();
     }
   });
+
+  test('close() of a handle whose Redis is unreachable leaves no timer behind after a second', async () => {
+    // ioredis lets a closing socket end gracefully for disconnectTimeout (2 s by default) and a
+    // dead one never does, so shutdown would wait that long; ours bounds it at 500 ms.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const kv = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
+    await kv.subscribe('channel', () => undefined);
+    await expect(kv.ping()).rejects.toThrow();
+    // Both connections between retries: their sockets have closed, so ending them never completes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await kv.close();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
 });

@@ -1,0 +1,97 @@
+/**
+ * A TCP proxy in front of a real service that can be switched off and on, to make the service
+ * unreachable (nothing listens on the proxy's port, every forwarded connection is cut) and bring
+ * it back, without touching the shared service or starting processes. Used by the fault run
+ * (bench/faults.js) and, through test/helpers/tcp-proxy.ts, by the fault tests. Plain
+ * JavaScript so the benchmark runs it without a build.
+ */
+'use strict';
+const { readFileSync } = require('node:fs');
+const net = require('node:net');
+
+/**
+ * Listen on `port` of 127.0.0.1 (0: any the kernel picks) and release it at once.
+ * @param {number} port
+ * @returns {Promise<number | null>} the port that was bound, or null when it was taken
+ */
+async function probePort(port) {
+  const probe = net.createServer();
+  const bound = await new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (!bound) return null;
+  const actual = probe.address().port;
+  await new Promise((resolve) => probe.close(() => resolve()));
+  return actual;
+}
+
+/** The lowest port the kernel hands out for `listen(0)` (Linux), or null where unknown. */
+function ephemeralLow() {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A loopback port that stays free while the proxy is closed: chosen below the kernel's
+ * ephemeral range, which `listen(0)` never hands out, so no other server of a parallel run can
+ * take it between a close and the next open. (A port found with `listen(0)` and released can be
+ * given to the next server that asks, and `open()` then fails.)
+ */
+async function stablePort() {
+  const low = ephemeralLow();
+  if (low !== null) {
+    for (let tries = 0; tries < 50; tries++) {
+      const port = await probePort(10_000 + Math.floor(Math.random() * (low - 10_000)));
+      if (port !== null) return port;
+    }
+  }
+  return /** @type {number} */ (await probePort(0));
+}
+
+/**
+ * A proxy on a fixed loopback port to `targetHost:targetPort`, initially closed.
+ * @param {string} targetHost
+ * @param {number} targetPort
+ */
+async function tcpProxy(targetHost, targetPort) {
+  const port = await stablePort();
+  const sockets = new Set();
+  let server;
+  const track = (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+  };
+  return {
+    port,
+    async open() {
+      if (server) return;
+      server = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        track(client);
+        track(upstream);
+        client.pipe(upstream).pipe(client);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      });
+      const s = server;
+      await new Promise((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(port, '127.0.0.1', () => resolve());
+      });
+    },
+    async close() {
+      const s = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      if (s) await new Promise((resolve) => s.close(() => resolve()));
+    },
+  };
+}
+
+module.exports = { tcpProxy };
