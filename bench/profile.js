@@ -63,7 +63,7 @@ async function main() {
   const nodeArgs = ['-r', path.join(__dirname, 'lib/window-probe.js'), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {
-    gateway = await startBenchGateway(upstream.value, MODE, nodeArgs, { PROBE_OUT: out, PROBE_HEAP: HEAP ? '1' : '0' });
+    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP: HEAP ? '1' : '0' } });
     console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s at 32 connections (the first profiled)`);
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
     let profiled;

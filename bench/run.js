@@ -147,7 +147,7 @@ function report(mode, rows) {
 
 async function benchMode(mode, upstream, proxy, body) {
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
-  const gateway = await startBenchGateway(upstream.port, mode, nodeArgs);
+  const gateway = await startBenchGateway(upstream.port, mode, { nodeArgs });
   try {
     const gatewayBody = JSON.stringify({ model: MODEL, input: INPUT, encoding_format: 'float' });
     const targets = [

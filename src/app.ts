@@ -16,6 +16,7 @@ import { perKeyRateLimit } from './http/rate-limit';
 import { errorHandler, notFound } from './http/error-handler';
 import { API_PREFIX, apiRouter, labelAs } from './http/router';
 import { serveHotRoute } from './http/hot-route';
+import { hotJsonBody } from './http/json-body';
 import { healthRouter } from './routes/health';
 import { registerKeyRoutes } from './routes/keys';
 import { registerFileRoutes } from './routes/files';
@@ -73,12 +74,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(errors);
 
   // The same chain and handlers for the hot path, minus the steps that cannot apply to it
-  // (health, management paths, passthrough), without Express's router (see hot-route.ts).
+  // (health, management paths, passthrough), without Express's router (see hot-route.ts), and
+  // plain JSON bodies read without body-parser (see json-body.ts).
   const embeddingsPath = `${API_PREFIX}/embeddings`;
   serveHotRoute(app, {
     method: 'POST',
     path: embeddingsPath,
-    chain: compose(context, labelAs(embeddingsPath), auth, rateLimit, jsonBody, ...createEmbeddings),
+    chain: compose(context, labelAs(embeddingsPath), auth, rateLimit, hotJsonBody(deps.config.server.bodyLimitBytes, jsonBody), ...createEmbeddings),
     onError: errors,
   });
   return app;

@@ -71,6 +71,16 @@ export class ValidationError extends GatewayError {
   }
 }
 
+/** 400 for a request body that is not JSON (body-parser's `entity.parse.failed`, or the hot route's reader). */
+export function invalidJsonBody(): ValidationError {
+  return new ValidationError([{ path: 'body', message: 'is not valid JSON' }]);
+}
+
+/** 400 for a request body that could not be read to its end (the client went away, a wrong length). */
+export function unreadableBody(): ValidationError {
+  return new ValidationError([{ path: 'body', message: 'could not be read' }]);
+}
+
 /** 401: no, unknown, disabled or expired credentials. */
 export class AuthenticationError extends GatewayError {
   constructor(message = STATUS_MESSAGES[401]) {

@@ -13,21 +13,22 @@ const { freePort, startChild, stopChild } = require('./children');
 const { prepareServices } = require('./services');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** Node's flags from `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
-const START_FLAGS = require('../../package.json').scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+/** Node's flags from a checkout's `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
+const startFlags = (root) => require(path.join(root, 'package.json')).scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
 
 /**
  * Start the gateway; `env` is added to (and overrides) the defaults below, `nodeArgs` go before
- * the script (e.g. `--cpu-prof`). Resolves once `/healthz` answers. `stop()` sends SIGTERM and
- * removes the data dir.
- * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[]}} opts
+ * the script (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an
+ * A/B: bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data
+ * dir.
+ * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string}} opts
  */
-async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [] }) {
+async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const handle = await startChild('gateway', [...START_FLAGS, ...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, path.join(root, 'dist/src/main.js')], {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -68,13 +69,13 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [] }) {
  * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
  * @param {number|string} upstreamPort
  * @param {'services'|'embedded'} mode
- * @param {string[]} [nodeArgs] - before the script, e.g. `--cpu-prof`
- * @param {object} [extraEnv] - added to the gateway's environment
+ * @param {{nodeArgs?: string[], env?: object, root?: string}} [opts] - `nodeArgs` before the script
+ *   (e.g. `--cpu-prof`), `env` added to the gateway's environment, `root` as in spawnGateway
  */
-async function startBenchGateway(upstreamPort, mode, nodeArgs = [], extraEnv = {}) {
+async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, root = ROOT } = {}) {
   const services = mode === 'services' ? await prepareServices() : null;
   const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
-  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs }).catch(async (err) => {
+  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs, root }).catch(async (err) => {
     if (services) await services.cleanup();
     throw err;
   });

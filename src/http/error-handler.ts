@@ -6,7 +6,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError } from '../errors';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError, invalidJsonBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
 import { errorFields } from '../observability/error-fields';
 
@@ -21,7 +21,7 @@ function fromFramework(err: unknown): GatewayError | null {
   const e = err as BodyParserError;
   switch (e?.type) {
     case 'entity.parse.failed':
-      return new ValidationError([{ path: 'body', message: 'is not valid JSON' }]);
+      return invalidJsonBody();
     case 'entity.too.large':
       return new PayloadTooLargeError(e.limit);
     case 'encoding.unsupported':
@@ -30,7 +30,7 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new ValidationError([{ path: 'body', message: 'could not be read' }]);
+      return unreadableBody();
     default:
       // Other http-errors raised by express itself (e.g. a malformed %-escape in a path → 400).
       if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {

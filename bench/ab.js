@@ -1,0 +1,66 @@
+/**
+ * `npm run bench:ab`: this checkout's gateway against another checkout's build (`AB_BASE`, a path
+ * to a built clone or `git worktree` of the commit to compare with), both the benchmark's gateway
+ * (auth, validation, rate limit, budget and key limit, usage recording) over one fake upstream.
+ * The machine drifts by tens of percent within minutes, so the two run in alternating 32-connection
+ * windows (A B, B A, A B, …) and the verdict is the median of each round's ratio, with every round
+ * printed: an A/B difference is believable only when the rounds agree on its sign.
+ *
+ * Settings: AB_BASE (required), AB_ROUNDS (4), BENCH_DURATION (8 seconds per window), BENCH_MODE
+ * (`services`, the default, or `embedded`). Loopback only, bounded, stops by itself.
+ */
+'use strict';
+const path = require('node:path');
+const { existsSync } = require('node:fs');
+const { startChild, stopChild, cpuTimes } = require('./lib/children');
+const { startBenchGateway } = require('./lib/gateway');
+const { runLoad } = require('./lib/load');
+
+const BASE = process.env.AB_BASE ? path.resolve(process.env.AB_BASE) : '';
+const ROUNDS = Math.max(1, Number(process.env.AB_ROUNDS || 4));
+const DURATION = Number(process.env.BENCH_DURATION || 8);
+const MODE = process.env.BENCH_MODE || 'services';
+const BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog, then files a quarterly report.', encoding_format: 'float' });
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/** One window: requests/s and the gateway's CPU (user + system) per request in ms. */
+async function measure(gateway) {
+  const before = cpuTimes(gateway.child.pid);
+  const r = await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: DURATION });
+  const after = cpuTimes(gateway.child.pid);
+  if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} failed requests in a window`);
+  return { rps: r.rps, cpu: ((after.user - before.user + after.system - before.system) * 1000) / r.requests };
+}
+
+async function main() {
+  if (!BASE || !existsSync(path.join(BASE, 'dist/src/main.js'))) throw new Error('AB_BASE must name a checkout with a build (dist/src/main.js)');
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const gateways = [];
+  try {
+    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE }));
+    gateways.push(await startBenchGateway(upstream.value, MODE));
+    for (const g of gateways) await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
+    console.log(`mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE}, B = this checkout`);
+    const rpsRatios = [];
+    const cpuRatios = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const got = [];
+      for (const i of order) got[i] = await measure(gateways[i]);
+      const [a, b] = got;
+      rpsRatios.push(b.rps / a.rps);
+      cpuRatios.push(b.cpu / a.cpu);
+      console.log(`round ${round + 1}: A ${a.rps} req/s ${a.cpu.toFixed(3)} ms/req | B ${b.rps} req/s ${b.cpu.toFixed(3)} ms/req | B/A req/s ${(b.rps / a.rps).toFixed(3)}, CPU ${(b.cpu / a.cpu).toFixed(3)}`);
+    }
+    console.log(`median B/A: requests/s ${median(rpsRatios).toFixed(3)}, CPU per request ${median(cpuRatios).toFixed(3)}`);
+  } finally {
+    for (const g of gateways) await g.cleanup();
+    await stopChild(upstream);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
