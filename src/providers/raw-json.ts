@@ -145,7 +145,8 @@ export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; 
   const raws: RawVector[] = [];
   let skeleton = '';
   let from = 0;
-  for (let at = body.indexOf(needle); at !== -1; at = body.indexOf(needle, at + needle.length)) {
+  // The next key is searched for after the vector just lifted (`from`), not inside its bytes again.
+  for (let at = body.indexOf(needle); at !== -1; at = body.indexOf(needle, Math.max(at + needle.length, from))) {
     let i = at + needle.length;
     while (isSpace(body[i])) i++;
     if (body[i] !== COLON) continue;
