@@ -9,21 +9,21 @@
  * windows (A B, B A, A B, …) and the verdict is the median of each round's ratio, with every round
  * printed: an A/B difference is believable only when the rounds agree on its sign.
  *
- * Settings: AB_BASE, AB_ENV_A/B, AB_NODE_ARGS_A/B, AB_ROUNDS (4), BENCH_DURATION (8 seconds per window), BENCH_MODE
- * (`services`, the default, or `embedded`). Loopback only, bounded, stops by itself.
+ * Settings: AB_BASE, AB_ENV_A/B, AB_NODE_ARGS_A/B, AB_ROUNDS (4), BENCH_DURATION (8 seconds per
+ * window), BENCH_MODE (`services`, the default, or `embedded`). Loopback only, bounded, stops by
+ * itself.
  */
 'use strict';
 const path = require('node:path');
 const { existsSync } = require('node:fs');
 const { startChild, stopChild, cpuTimes, peakRssMb } = require('./lib/children');
-const { startBenchGateway } = require('./lib/gateway');
+const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 
 const BASE = path.resolve(process.env.AB_BASE || path.join(__dirname, '..'));
 const ROUNDS = Math.max(1, Number(process.env.AB_ROUNDS || 4));
 const DURATION = Number(process.env.BENCH_DURATION || 8);
 const MODE = process.env.BENCH_MODE || 'services';
-const BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog, then files a quarterly report.', encoding_format: 'float' });
 
 /** `NAME=value NAME2=value2` as an environment object. */
 const envOf = (text = '') => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));

@@ -17,7 +17,7 @@ const path = require('node:path');
 const { mkdirSync, readFileSync, existsSync } = require('node:fs');
 const { setTimeout } = require('node:timers/promises');
 const { startChild, stopChild, cpuTimes } = require('./lib/children');
-const { startBenchGateway } = require('./lib/gateway');
+const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
 const { summariseCpu, summariseHeap } = require('./lib/profile-summary');
@@ -27,7 +27,6 @@ const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
 const HEAP = process.env.PROFILE_HEAP === '1';
 const TOP = Number(process.env.PROFILE_TOP || 30);
-const BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog, then files a quarterly report.', encoding_format: 'float' });
 
 const perRequest = (seconds, requests) => ((seconds * 1000) / requests).toFixed(3);
 

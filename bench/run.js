@@ -24,7 +24,7 @@ const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
-const { startBenchGateway } = require('./lib/gateway');
+const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
 
@@ -34,8 +34,6 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const CONNECTIONS = 32;
 const FIXED_RATE = 500;
-const MODEL = 'openai/text-embedding-3-small';
-const INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(name, url, headers, body) {
@@ -149,11 +147,10 @@ async function benchMode(mode, upstream, proxy, body) {
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
   const gateway = await startBenchGateway(upstream.port, mode, { nodeArgs });
   try {
-    const gatewayBody = JSON.stringify({ model: MODEL, input: INPUT, encoding_format: 'float' });
     const targets = [
       { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/embeddings`, headers: {}, body },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body },
-      { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: gatewayBody },
+      { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     const rows = await measureAll(targets);
     for (const [i, t] of targets.entries()) {

@@ -13,6 +13,10 @@ const { freePort, startChild, stopChild } = require('./children');
 const { prepareServices } = require('./services');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The benchmark's input text: one short sentence, so the response (1536 floats) is the bulk of each exchange. */
+const BENCH_INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
+/** The request every benchmark sends to the gateway's POST /embeddings. */
+const GATEWAY_BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: BENCH_INPUT, encoding_format: 'float' });
 /** Node's flags from a checkout's `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
 const startFlags = (root) => require(path.join(root, 'package.json')).scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
 
@@ -97,4 +101,4 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   }
 }
 
-module.exports = { spawnGateway, startBenchGateway };
+module.exports = { BENCH_INPUT, GATEWAY_BODY, spawnGateway, startBenchGateway };

@@ -1,7 +1,7 @@
 /**
- * The hot route's JSON body reader. body-parser (`express.json`) costs the embeddings route about
- * as much as its whole vector check: a content-type match (type-is), a charset lookup, raw-body's
- * stream plumbing, an iconv decoder and a dozen `debug` calls, each allocating, per request.
+ * The hot route's JSON body reader. body-parser (`express.json`) runs a content-type match
+ * (type-is), a charset lookup, raw-body's stream plumbing, an iconv decoder and a dozen `debug`
+ * calls per request; reading the plain case here measured 1.6 % less CPU per request (bench:ab).
  * Nearly every client (both SDKs included) sends the one plain case: `Content-Type:
  * application/json` (with `charset=utf-8` or none), a `Content-Length` within the limit, no
  * `Content-Encoding`. That case is read here with a few listeners and one `JSON.parse`; anything
