@@ -8,9 +8,15 @@
  * with PROFILE_HEAP=1 allocation sampling) through bench/lib/window-probe.js, so start-up and
  * warm-up are not in it; the profile is written to bench/profiles/ and summarised.
  *
+ * With PROFILE_RATE set (e.g. 500) the windows are an evenly paced load at that rate instead
+ * (bench/lib/paced.js, as the benchmark's latency scenario): each prints p50/p99, and the profile
+ * is also read for the event loop's long busy stretches, which a steady load's tail waits behind.
+ *
  * Settings: BENCH_MODE (`services`, the default here, or `embedded`), BENCH_DURATION (10),
- * PROFILE_ROUNDS (2), PROFILE_HEAP (0), PROFILE_NODE_ARGS (extra Node flags for the gateway,
- * e.g. `--no-single-threaded-gc`), PROFILE_TOP (30 rows). Loopback only, bounded, stops by itself.
+ * PROFILE_ROUNDS (2), PROFILE_HEAP (0), PROFILE_RATE (unset: 32 connections), PROFILE_LONG_MS (2:
+ * the shortest busy stretch counted as long), PROFILE_NODE_ARGS
+ * (extra Node flags for the gateway, e.g. `--no-single-threaded-gc`), PROFILE_TOP (30 rows).
+ * Loopback only, bounded, stops by itself.
  */
 'use strict';
 const path = require('node:path');
@@ -19,30 +25,35 @@ const { setTimeout } = require('node:timers/promises');
 const { startChild, stopChild, cpuTimes } = require('./lib/children');
 const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
+const { runPaced } = require('./lib/paced');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
-const { summariseCpu, summariseHeap } = require('./lib/profile-summary');
+const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summary');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
 const HEAP = process.env.PROFILE_HEAP === '1';
 const TOP = Number(process.env.PROFILE_TOP || 30);
+const RATE = Number(process.env.PROFILE_RATE || 0);
+const LONG_MS = Number(process.env.PROFILE_LONG_MS || 2);
 
 const perRequest = (seconds, requests) => ((seconds * 1000) / requests).toFixed(3);
 
-/** One 32-connection window with CPU accounting; `probe` toggles the profile around it. */
+/** One window (32 connections, or paced at PROFILE_RATE) with CPU accounting; `probe` toggles the profile around it. */
 async function measureWindow(gateway, probe) {
   const pid = gateway.child.pid;
   if (probe) process.kill(pid, 'SIGUSR2');
   const before = { own: cpuTimes(pid), services: serviceCpuSeconds() };
-  const result = await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: DURATION });
+  const load = { url: gateway.url, headers: gateway.headers, body: BODY, duration: DURATION };
+  const result = RATE > 0 ? await runPaced({ ...load, rate: RATE }) : await runLoad({ ...load, connections: 32 });
   const after = { own: cpuTimes(pid), services: serviceCpuSeconds() };
   if (probe) process.kill(pid, 'SIGUSR2');
   const n = result.requests;
   console.log(
     `${String(result.rps).padStart(8)} req/s  gateway CPU ms/req: user ${perRequest(after.own.user - before.own.user, n)}, ` +
       `system ${perRequest(after.own.system - before.own.system, n)}; Redis ${perRequest(after.services.redis - before.services.redis, n)}, ` +
-      `Postgres ${perRequest(after.services.postgres - before.services.postgres, n)}; errors ${result.errors + result.non2xx}`,
+      `Postgres ${perRequest(after.services.postgres - before.services.postgres, n)}; errors ${result.errors + result.non2xx}` +
+      (RATE > 0 ? `; p50 ${result.p50} ms, p99 ${result.p99} ms` : ''),
   );
   return result;
 }
@@ -63,7 +74,8 @@ async function main() {
   let gateway;
   try {
     gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP: HEAP ? '1' : '0' } });
-    console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s at 32 connections (the first profiled)`);
+    const shape = RATE > 0 ? `paced at ${RATE} req/s` : 'at 32 connections';
+    console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`);
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
     let profiled;
     for (let round = 0; round < ROUNDS; round++) {
@@ -74,6 +86,7 @@ async function main() {
     const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
     console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
     console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : summariseCpu(profile, TOP));
+    if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));
     console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);
   } finally {
     if (gateway) await gateway.cleanup();

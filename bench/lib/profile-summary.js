@@ -64,6 +64,69 @@ function summariseCpu(profile, n = 30) {
   ].join('\n');
 }
 
+/**
+ * What a sample was doing, for {@link longTasks}: the outermost frame of our code (`src/…`), else
+ * the outermost package frame, else the sampled frame itself (`(garbage collector)`, `(program)`).
+ */
+function culprit(node, parentOf) {
+  let ours = null;
+  let pkg = null;
+  for (let n = node; n; n = parentOf.get(n.id)) {
+    const url = shortUrl(n.callFrame.url);
+    if (url.startsWith('src/')) ours = n;
+    else if (url && !url.startsWith('node:') && url !== 'wasm') pkg = n;
+  }
+  const at = ours ?? pkg;
+  return at ? `${at.callFrame.functionName || '(anonymous)'} ${unitOf(at.callFrame)}` : node.callFrame.functionName;
+}
+
+/**
+ * The event loop's long busy stretches (runs of non-idle samples of at least `minMs`), which are
+ * what a steady load's tail latency waits behind: how many, how long in all, and what each was
+ * mostly doing (by {@link culprit}).
+ */
+function longTasks(profile, minMs = 1, n = 15) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const stretches = [];
+  let current = null;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    const node = byId.get(id);
+    if (node.callFrame.functionName === '(idle)') {
+      if (current) stretches.push(current);
+      current = null;
+      return;
+    }
+    current ??= { us: 0, by: new Map() };
+    current.us += dt;
+    const key = culprit(node, parentOf);
+    current.by.set(key, (current.by.get(key) ?? 0) + dt);
+  });
+  if (current) stretches.push(current);
+  const long = stretches.filter((s) => s.us >= minMs * 1000);
+  const byCulprit = new Map();
+  for (const s of long) {
+    const [main] = [...s.by].sort((a, b) => b[1] - a[1])[0];
+    const agg = byCulprit.get(main) ?? { count: 0, us: 0, max: 0 };
+    agg.count += 1;
+    agg.us += s.us;
+    agg.max = Math.max(agg.max, s.us);
+    byCulprit.set(main, agg);
+  }
+  const seconds = profile.samples.length ? (profile.endTime - profile.startTime) / 1e6 : 0;
+  const rows = [...byCulprit]
+    .sort((a, b) => b[1].us - a[1].us)
+    .slice(0, n)
+    .map(([k, a]) => `${String(a.count).padStart(6)} ${(a.us / 1000).toFixed(0).padStart(7)} ms ${(a.max / 1000).toFixed(1).padStart(6)} ms  ${k}`);
+  return [
+    `busy stretches of ${minMs} ms or more: ${long.length} in ${seconds.toFixed(1)} s (${(long.reduce((t, s) => t + s.us, 0) / 1000).toFixed(0)} ms), by what most of each was doing`,
+    ' count   total ms   longest  mostly',
+    ...rows,
+  ].join('\n');
+}
+
 /** Bytes allocated (sampled) per request, by function. */
 function summariseHeap(profile, requests, n = 30) {
   const fn = new Map();
@@ -79,4 +142,4 @@ function summariseHeap(profile, requests, n = 30) {
   return [`${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`, top(fn, total, n, perRequest)].join('\n');
 }
 
-module.exports = { summariseCpu, summariseHeap };
+module.exports = { summariseCpu, summariseHeap, longTasks };
