@@ -15,7 +15,6 @@ import { FileService } from './files/service';
 import { PostgresChunkStorage } from './files/pg-storage';
 import type { ApiKeyRecord, KeyUsage } from './keys/types';
 import { openPostgres } from './store/postgres';
-import { openPglite } from './store/pglite';
 import { migrate } from './store/migrate';
 import { MemoryKv } from './kv/memory';
 import { RedisKv } from './kv/redis';
@@ -134,11 +133,20 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   });
 }
 
+/**
+ * The embedded database's module, required on first use: a replica on Postgres never loads
+ * PGlite's code (about 5 MB of RSS). The type import keeps it checked.
+ */
+function loadPglite(): typeof import('./store/pglite') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./store/pglite') as typeof import('./store/pglite');
+}
+
 /** Open the database the config names (Postgres or embedded PGlite) and, by default, migrate it. */
 export async function openDatabase(config: Config, runMigrations = true): Promise<Database> {
   const db = config.database.url
     ? await openPostgres({ url: config.database.url, poolSize: config.database.poolSize })
-    : await openPglite({ dataDir: config.database.dataDir });
+    : await loadPglite().openPglite({ dataDir: config.database.dataDir });
   try {
     if (runMigrations) await migrate(db);
   } catch (err) {

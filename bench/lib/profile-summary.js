@@ -80,12 +80,19 @@ function culprit(node, parentOf) {
   return at ? `${at.callFrame.functionName || '(anonymous)'} ${unitOf(at.callFrame)}` : node.callFrame.functionName;
 }
 
+/** A gap between two samples of at least this many µs (5× the 200 µs interval) is a stall, not work. */
+const STALL_US = 1000;
+
 /**
  * The event loop's long busy stretches (runs of non-idle samples of at least `minMs`), which are
  * what a steady load's tail latency waits behind: how many, how long in all, and what each was
- * mostly doing (by {@link culprit}).
+ * mostly doing (by {@link culprit}). A stretch's time also holds the gaps between its samples;
+ * a gap of {@link STALL_US} or more means the thread was not running at all (descheduled by the
+ * kernel or the host), so such gaps are counted apart ("stalled"): time no change to the code
+ * can take back.
  */
 function longTasks(profile, minMs = 1, n = 15) {
+  const ms = (us) => (us / 1000).toFixed(0);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
@@ -99,8 +106,9 @@ function longTasks(profile, minMs = 1, n = 15) {
       current = null;
       return;
     }
-    current ??= { us: 0, by: new Map() };
+    current ??= { us: 0, stalledUs: 0, by: new Map() };
     current.us += dt;
+    if (dt >= STALL_US) current.stalledUs += dt;
     const key = culprit(node, parentOf);
     current.by.set(key, (current.by.get(key) ?? 0) + dt);
   });
@@ -109,9 +117,10 @@ function longTasks(profile, minMs = 1, n = 15) {
   const byCulprit = new Map();
   for (const s of long) {
     const [main] = [...s.by].sort((a, b) => b[1] - a[1])[0];
-    const agg = byCulprit.get(main) ?? { count: 0, us: 0, max: 0 };
+    const agg = byCulprit.get(main) ?? { count: 0, us: 0, stalledUs: 0, max: 0 };
     agg.count += 1;
     agg.us += s.us;
+    agg.stalledUs += s.stalledUs;
     agg.max = Math.max(agg.max, s.us);
     byCulprit.set(main, agg);
   }
@@ -119,10 +128,12 @@ function longTasks(profile, minMs = 1, n = 15) {
   const rows = [...byCulprit]
     .sort((a, b) => b[1].us - a[1].us)
     .slice(0, n)
-    .map(([k, a]) => `${String(a.count).padStart(6)} ${(a.us / 1000).toFixed(0).padStart(7)} ms ${(a.max / 1000).toFixed(1).padStart(6)} ms  ${k}`);
+    .map(([k, a]) => `${String(a.count).padStart(6)} ${ms(a.us).padStart(7)} ms ${ms(a.stalledUs).padStart(7)} ms ${(a.max / 1000).toFixed(1).padStart(6)} ms  ${k}`);
+  const stalled = long.filter((s) => s.stalledUs > 0);
   return [
-    `busy stretches of ${minMs} ms or more: ${long.length} in ${seconds.toFixed(1)} s (${(long.reduce((t, s) => t + s.us, 0) / 1000).toFixed(0)} ms), by what most of each was doing`,
-    ' count   total ms   longest  mostly',
+    `busy stretches of ${minMs} ms or more: ${long.length} in ${seconds.toFixed(1)} s (${ms(long.reduce((t, s) => t + s.us, 0))} ms), by what most of each was doing`,
+    `  ${stalled.length} of them hold a gap of ${STALL_US / 1000} ms or more between samples (the thread was not running): ${ms(stalled.reduce((t, s) => t + s.stalledUs, 0))} ms stalled`,
+    ' count   total ms  stalled   longest  mostly',
     ...rows,
   ].join('\n');
 }

@@ -1,0 +1,16 @@
+/** Types of profile-summary.js (summaries of V8 CPU and allocation profiles; see there). */
+
+/** A V8 CPU profile as the inspector's `Profiler.stop` returns it (the fields read here). */
+export interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Self time by function and by file or package, as text. */
+export function summariseCpu(profile: CpuProfile, n?: number): string;
+
+/** The event loop's busy stretches of at least `minMs`, grouped by what each was mostly doing, as text. */
+export function longTasks(profile: CpuProfile, minMs?: number, n?: number): string;
