@@ -34,7 +34,16 @@ const INSERT =
 /** Insert a batch of events in one statement; already-present ids are skipped (idempotent). */
 export async function insertUsageEvents(q: Queryable, events: UsageEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await q.query(INSERT, [JSON.stringify(events)]);
+  await insertUsageJson(q, JSON.stringify(events));
+}
+
+/**
+ * Insert a batch given as the JSON text of an array of events (what `JSON.stringify(events)`
+ * gives), for callers that hold the events already encoded: Postgres's column types check each
+ * field, and a malformed batch is refused with a data exception (SQLSTATE class 22 or 23).
+ */
+export async function insertUsageJson(q: Queryable, json: string): Promise<void> {
+  await q.query(INSERT, [json]);
 }
 
 /** Recorder that writes each event straight to the database. */

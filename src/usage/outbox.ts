@@ -8,7 +8,7 @@
 import type { Queryable } from '../store/db';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { insertUsageEvents } from './direct-recorder';
+import { insertUsageEvents, insertUsageJson } from './direct-recorder';
 import { Backoff } from './backoff';
 import type { UsageEvent, UsageRecorder } from './types';
 
@@ -87,16 +87,24 @@ export abstract class OutboxRecorder implements UsageRecorder {
    */
   protected async write(events: UsageEvent[]): Promise<void> {
     if (events.length === 0) return;
+    await this.writeJson(JSON.stringify(events), events.length, () => events);
+  }
+
+  /**
+   * {@link write} for a batch already encoded as a JSON array of `count` events; `decode` gives
+   * the events themselves, needed only when the batch is refused for its data.
+   */
+  protected async writeJson(json: string, count: number, decode: () => UsageEvent[]): Promise<void> {
     try {
-      await insertUsageEvents(this.deps.db, events);
+      await insertUsageJson(this.deps.db, json);
     } catch (err) {
       this.deps.metrics.usageWriteFailures.inc({ stage: 'insert' });
       if (!isDataError(err)) throw err;
-      await this.writeOneByOne(events);
+      await this.writeOneByOne(decode());
       return;
     }
     this.deps.metrics.usageBatchesWritten.inc();
-    this.deps.metrics.usageEventsWritten.inc(events.length);
+    this.deps.metrics.usageEventsWritten.inc(count);
   }
 
   private async writeOneByOne(events: UsageEvent[]): Promise<void> {

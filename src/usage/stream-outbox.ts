@@ -223,11 +223,30 @@ export class StreamOutbox extends OutboxRecorder {
     return this.process(await this.read('>'));
   }
 
+  /** The entries' events; an entry that is not one is logged and dead-lettered as it is. */
+  private decodeOrSetAside(entries: Entry[]): UsageEvent[] {
+    const events: UsageEvent[] = [];
+    for (const entry of entries) {
+      if (entry.raw === null) continue;
+      const event = decodeUsageEvent(entry.raw);
+      if (event) {
+        events.push(event);
+        continue;
+      }
+      this.deps.logger.error('usage outbox: undecodable stream entry moved to the dead-letter stream', { entry_id: entry.id });
+      this.deps.metrics.usageWriteFailures.inc({ stage: 'rejected' });
+      void this.deadLetter(entry.raw, 'not a usage event');
+    }
+    return events;
+  }
+
+  private deadLetter(encoded: string, error: string): Promise<unknown> {
+    return this.client.xadd(this.deadLetterKey, 'MAXLEN', '~', DEAD_LETTER_MAX, '*', 'e', encoded, 'error', error.slice(0, 500)).catch(() => undefined);
+  }
+
   protected override async rejected(event: UsageEvent, err: Error): Promise<void> {
     await super.rejected(event, err);
-    await this.client
-      .xadd(this.deadLetterKey, 'MAXLEN', '~', DEAD_LETTER_MAX, '*', 'e', encodeUsageEvent(event), 'error', err.message.slice(0, 500))
-      .catch(() => undefined);
+    await this.deadLetter(encodeUsageEvent(event), err.message);
   }
 
   private async ensureGroup(): Promise<void> {
@@ -273,16 +292,18 @@ export class StreamOutbox extends OutboxRecorder {
     return toEntries(reply[1]);
   }
 
-  /** Insert the decodable entries, then XACK + XDEL them all (after the insert committed). */
+  /**
+   * Insert the entries, then XACK + XDEL them all (after the insert committed). An entry is the
+   * event's JSON (`encodeUsageEvent`), so the batch is the entries joined into an array, not
+   * decoded and encoded again (about 4 µs an event on the event loop). An entry that is not an
+   * event makes Postgres refuse the batch as data; then they are decoded and written one by one,
+   * and an undecodable one is logged and kept in the dead-letter stream instead of blocking the rest.
+   */
   private async process(entries: Entry[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const events: UsageEvent[] = [];
-    for (const entry of entries) {
-      const event = entry.raw === null ? null : decodeUsageEvent(entry.raw);
-      if (event) events.push(event);
-      else if (entry.raw !== null) this.deps.logger.error('usage outbox: dropping undecodable stream entry', { entry_id: entry.id });
-    }
-    await this.write(events);
+    const raws: string[] = [];
+    for (const entry of entries) if (entry.raw !== null) raws.push(entry.raw);
+    if (raws.length > 0) await this.writeJson(`[${raws.join(',')}]`, raws.length, () => this.decodeOrSetAside(entries));
     const ids = entries.map((e) => e.id);
     try {
       await this.client.multi().xack(this.key, USAGE_CONSUMER_GROUP, ...ids).xdel(this.key, ...ids).exec();

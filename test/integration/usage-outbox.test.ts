@@ -232,6 +232,38 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       }
     });
 
+    if (kvKind.name === 'redis') {
+      test('stream entries that are not usage events are set aside; the records around them land as recorded', async () => {
+        const orgId = randomUUID();
+        const metrics = new Metrics();
+        const r = outbox(db, { batchSize: 10 }, metrics);
+        const tricky: UsageEvent = {
+          ...usageEvent(orgId, 1),
+          createdAt: new Date(Date.UTC(2026, 10, 24, 8, 0, 7, 123)),
+          endUser: 'he said "hi", then {left}\\ \\"x',
+          userAgent: 'ünïcødé 🐑 , ; \' tab\there',
+        };
+        await r.record(usageEvent(orgId, 0));
+        await r.record(tricky);
+        const client = (kv as RedisKv).client;
+        const foreign = ['not json', '{"hello":1}', '{"id":"gen-emb-cut","createdAt":"2026-'];
+        for (const raw of foreign) await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'e', raw);
+        await r.record(usageEvent(orgId, 2));
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(3);
+        expect(await r.depth()).toBe(0);
+        const row = (await db.query<{ end_user: string; user_agent: string; created_at: Date }>(
+          'SELECT end_user, user_agent, created_at FROM generations WHERE id = $1', [tricky.id]))[0]!;
+        expect(row.end_user).toBe(tricky.endUser);
+        expect(row.user_agent).toBe(tricky.userAgent);
+        expect(new Date(row.created_at).toISOString()).toBe('2026-11-24T08:00:07.123Z');
+        const dead = (await client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
+        const setAside = dead.map(([, fields]) => fields).filter((f) => f[3] === 'not a usage event').map((f) => f[1]);
+        expect(setAside).toEqual(expect.arrayContaining(foreign));
+        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 3/);
+      });
+    }
+
     test('the timer writes a partial batch by itself once the database is back', async () => {
       const orgId = randomUUID();
       const r = outbox(db, { batchSize: 100, flushIntervalMs: 20 });
@@ -354,8 +386,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const r = outbox(db, { consumer: 'replica-h' }) as StreamOutbox;
         await r.flush(); // creates the group
         await client().xgroup('CREATECONSUMER', streamKey(), USAGE_CONSUMER_GROUP, 'ghost');
-        const holder = outbox(new FlakyDb(db), { consumer: 'holder', flushTimeoutMs: 50 });
-        (holder as unknown as { write: () => Promise<void> }).write = () => Promise.reject(new Error('down'));
+        const down = new FlakyDb(db);
+        down.failing = true;
+        const holder = outbox(down, { consumer: 'holder', flushTimeoutMs: 50 });
         await holder.record(usageEvent(orgId, 1));
         await expect(holder.flush()).rejects.toThrow();
         await holder.close();
