@@ -167,8 +167,11 @@ export class KvRateLimitStore implements Store {
 
   /** Run HIT and open the lease it grants; while it asks for one, `asking` holds it for hits to wait on. */
   private runHit(key: string, ask: number, renewal: boolean): Promise<HitReply> {
+    // A renewal runs while the key's lease still admits: the count it answers holds that lease's
+    // hits not yet used, which go back when it closes (see open).
+    const predecessor = renewal ? this.leases.get(key) : undefined;
     const reply = this.kv.run(HIT, this.keys(key), [this.o.windowMs, this.o.limit, ask, HEADROOM_LEASES, renewal ? 1 : 0]).then((r) => {
-      if (r.kind === 'counted' && r.granted > 0) this.open(key, r, new Date(Date.now() + r.pttlMs));
+      if (r.kind === 'counted' && r.granted > 0) this.open(key, r, new Date(Date.now() + r.pttlMs), predecessor);
       return r;
     });
     if (ask > 0) {
@@ -182,14 +185,24 @@ export class KvRateLimitStore implements Store {
     return reply;
   }
 
-  private open(key: string, reply: Extract<HitReply, { kind: 'counted' }>, resetTime: Date): void {
+  /**
+   * Open the lease `reply` granted, closing the key's current one. After a renewal, the new
+   * lease's totals start from the count minus what `predecessor` (the lease the renewal ran
+   * beside, now closed) did not use, so the totals handed out stay the exact running count on
+   * one replica instead of jumping by those hits and falling back once they are returned (what
+   * `RateLimit-Remaining` shows). Only within the same window: a new window's count never held them.
+   */
+  private open(key: string, reply: Extract<HitReply, { kind: 'counted' }>, resetTime: Date, predecessor?: Lease): void {
     const previous = this.leases.get(key);
     if (previous) this.close(key, previous);
     const now = performance.now();
+    const unreturned = predecessor && Math.abs(predecessor.pttlMs - (now - predecessor.grantedAt) - reply.pttlMs) <= RELEASE_TOLERANCE_MS
+      ? predecessor.size - predecessor.used
+      : 0;
     // Never past the window: a lease admits only into the window it was counted in.
     const admitMs = Math.max(0, Math.min(this.o.lease.ms, reply.pttlMs - 5));
     const lease: Lease = {
-      base: reply.total,
+      base: reply.total - unreturned,
       size: reply.granted,
       used: 0,
       resetTime,
