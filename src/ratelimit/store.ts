@@ -63,6 +63,14 @@ interface Lease {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * The pttl `lease`'s window should have at `now` (performance.now()): how a lease recognises its
+ * window later, when returning hits (RELEASE checks it within {@link RELEASE_TOLERANCE_MS}).
+ */
+function pttlNow(lease: Lease, now: number): number {
+  return lease.pttlMs - (now - lease.grantedAt);
+}
+
 /** Share of a lease (hits used, or time gone) after which its successor is asked for. */
 const RENEW_AT = 0.75;
 
@@ -196,7 +204,7 @@ export class KvRateLimitStore implements Store {
     const previous = this.leases.get(key);
     if (previous) this.close(key, previous);
     const now = performance.now();
-    const unreturned = predecessor && Math.abs(predecessor.pttlMs - (now - predecessor.grantedAt) - reply.pttlMs) <= RELEASE_TOLERANCE_MS
+    const unreturned = predecessor && Math.abs(pttlNow(predecessor, now) - reply.pttlMs) <= RELEASE_TOLERANCE_MS
       ? predecessor.size - predecessor.used
       : 0;
     // Never past the window: a lease admits only into the window it was counted in.
@@ -227,7 +235,7 @@ export class KvRateLimitStore implements Store {
 
   private async release(key: string, lease: Lease, retries: readonly number[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const expected = lease.pttlMs - (performance.now() - lease.grantedAt);
+      const expected = pttlNow(lease, performance.now());
       try {
         await this.kv.run(RELEASE, this.keys(key), [lease.size - lease.used, lease.size, Math.round(expected), RELEASE_TOLERANCE_MS]);
         return;
