@@ -11,7 +11,9 @@
  * (latency; evenly paced by bench/lib/paced.js), in BENCH_ROUNDS rounds (default 3) with the
  * targets interleaved, after a short warm-up; then once with autocannon's `overallRate` (which
  * sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
- * and the gateway's added latency, prints a table and writes bench/results.json. Loopback only,
+ * and the gateway's added latency, plus what the gateway's own histograms saw at the fixed rate
+ * (its time minus the upstream call, and the upstream call), prints a table and writes
+ * bench/results.json. Loopback only,
  * bounded (BENCH_DURATION seconds per scenario and round, default 10), stops by itself.
  *
  * BENCH_MODE: `embedded` (default: PGlite + in-process Kv, no services needed), `services`
@@ -24,9 +26,10 @@ const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
-const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway } = require('./lib/gateway');
+const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
+const { histogramDelta, mergeDeltas, quantileBound } = require('./lib/histogram');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 /** Rounds of the 32-connection and paced scenarios, the targets interleaved (see measureAll). */
@@ -34,6 +37,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const CONNECTIONS = 32;
 const FIXED_RATE = 500;
+/** Also measure bench/floor.js (the cheapest validating gateway), between the proxy and the gateway. */
+const FLOOR = process.env.BENCH_FLOOR === '1';
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(name, url, headers, body) {
@@ -58,7 +63,7 @@ async function measureAll(targets) {
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
-    for (const t of targets) t.rounds.fixed.push(await withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION })));
+    for (const t of targets) t.rounds.fixed.push(await withOwnTime(t.handle, () => withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION }))));
   }
   return targets.map((t) => ({
     name: t.name,
@@ -75,6 +80,7 @@ function medianRun(runs) {
   const out = {};
   for (const key of Object.keys(runs[0])) {
     const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number');
+    if (values.length === 0 && runs.some((r) => r[key] !== null && typeof r[key] === 'object')) continue;
     out[key] = key === 'errors' || key === 'non2xx' || key === 'requests' ? values.reduce((a, b) => a + b, 0) : median(values);
   }
   return out;
@@ -98,12 +104,58 @@ async function withCpu(handle, load) {
   return result;
 }
 
+/** The gateway's histograms of its own time and of its upstream calls (see lib/histogram.js). */
+const OWN_TIME = { overhead: 'switchyard_gateway_overhead_seconds', upstream: 'switchyard_upstream_request_duration_seconds' };
+
+/**
+ * Run `load`; for a target with a metrics endpoint (the gateway), add what its own histograms
+ * saw meanwhile (`ownTime`), to tell its code's share of a latency figure from the hops around it.
+ */
+async function withOwnTime(handle, load) {
+  if (!handle.metricsUrl) return load();
+  const scrape = async () => (await fetch(handle.metricsUrl)).text();
+  const before = await scrape();
+  const result = await load();
+  const after = await scrape();
+  result.ownTime = Object.fromEntries(Object.entries(OWN_TIME).map(([k, name]) => [k, histogramDelta(before, after, name)]));
+  return result;
+}
+
+/**
+ * The gateway's own time over every paced round: per histogram, how many observations, the
+ * share at or under each bound up to 5 ms, and the bucket bound of the p99 (ms).
+ * Takes the rounds' raw deltas off them (they hold `Infinity` bounds, which JSON cannot).
+ */
+function ownTimeSummary(rounds) {
+  const summary = {};
+  for (const k of Object.keys(OWN_TIME)) {
+    const merged = mergeDeltas(rounds.filter((r) => r.ownTime).map((r) => r.ownTime[k]));
+    const p99 = quantileBound(merged, 0.99);
+    summary[k] = {
+      observations: merged.total,
+      atOrUnder: merged.shares.filter((x) => x.le <= 0.005).map((x) => ({ ms: x.le * 1000, share: Math.round(x.share * 10000) / 10000 })),
+      p99AtOrUnderMs: p99 === null ? null : p99 === Infinity ? 'inf' : p99 * 1000,
+    };
+  }
+  for (const r of rounds) delete r.ownTime;
+  return summary;
+}
+
+function ownTimeLine(summary) {
+  const part = (label, s) => {
+    const shares = s.atOrUnder.map(({ ms, share }) => `<=${ms} ms ${(share * 100).toFixed(2)} %`).join(', ');
+    return `${label} p99 <= ${s.p99AtOrUnderMs ?? '-'} ms (${shares})`;
+  };
+  return `gateway's own histograms @500/s (${summary.overhead.observations} requests): ${part('own overhead', summary.overhead)}; ${part('upstream call', summary.upstream)}`;
+}
+
 function fmt(v, digits = 2) {
   return v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v);
 }
 
 function report(mode, rows) {
-  const [direct, proxy, gateway] = rows;
+  const row = (name) => rows.find((r) => r.name === name);
+  const [direct, proxy, gateway, floor] = [row('direct'), row('proxy'), row('gateway'), row('floor')];
   // Per-round comparisons (each round's targets ran back to back), then their median.
   const perRound = (f) => median(gateway.rounds.max.map((_, i) => f(i)));
   const added = {
@@ -137,19 +189,27 @@ function report(mode, rows) {
   console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}  [rounds: ${each(shares.map((x) => x * 100), 1)} %]`);
   console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}` +
     `  [rounds p50: ${each(gateway.rounds.fixed.map((g, i) => g.p50 - direct.rounds.fixed[i].p50), 3)}; p99: ${each(gateway.rounds.fixed.map((g, i) => g.p99 - direct.rounds.fixed[i].p99), 3)}]`);
+  const floorShares = floor ? floor.rounds.max.map((f, i) => ({ ofProxy: f.rps / proxy.rounds.max[i].rps, gatewayOfFloor: gateway.rounds.max[i].rps / f.rps })) : null;
+  if (floorShares) {
+    console.log(`floor (bench/floor.js) = ${(median(floorShares.map((x) => x.ofProxy)) * 100).toFixed(1)} % of the proxy; gateway = ${(median(floorShares.map((x) => x.gatewayOfFloor)) * 100).toFixed(1)} % of the floor` +
+      `  [rounds: ${each(floorShares.map((x) => x.ofProxy * 100), 1)} %; ${each(floorShares.map((x) => x.gatewayOfFloor * 100), 1)} %]`);
+  }
+  const ownTime = ownTimeSummary(gateway.rounds.fixed);
+  console.log(ownTimeLine(ownTime));
   const load = os.loadavg()[0];
   console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
   console.log(`gateway peak RSS ${fmt(gateway.peakRssMb, 1)} MB (<= 150) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`);
-  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, targets, loadAverage1m: os.loadavg()[0] };
+  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, gatewayOwnTimeAtFixedRate: ownTime, floorShares, targets, loadAverage1m: os.loadavg()[0] };
 }
 
-async function benchMode(mode, upstream, proxy, body) {
+async function benchMode(mode, upstream, proxy, floor, body) {
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
   const gateway = await startBenchGateway(upstream.port, mode, { nodeArgs });
   try {
     const targets = [
       { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/embeddings`, headers: {}, body },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body },
+      ...(floor ? [{ name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY }] : []),
       { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     const rows = await measureAll(targets);
@@ -172,10 +232,15 @@ async function main() {
   const upstream = { handle: upstreamHandle, port: Number(upstreamHandle.value) };
   const proxyHandle = await startChild('proxy', [path.join(__dirname, 'proxy.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
   const proxy = { handle: proxyHandle, port: Number(proxyHandle.value) };
+  const floorHandle = FLOOR
+    ? await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] })
+    : null;
+  const floor = floorHandle ? { handle: floorHandle, port: Number(floorHandle.value) } : null;
   const results = [];
   try {
-    for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, body));
+    for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, floor, body));
   } finally {
+    if (floorHandle) await stopChild(floorHandle);
     await stopChild(proxyHandle);
     await stopChild(upstreamHandle);
   }

@@ -24,11 +24,12 @@ const startFlags = (root) => require(path.join(root, 'package.json')).scripts.st
  * Start the gateway; `env` is added to (and overrides) the defaults below, `nodeArgs` go before
  * the script (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an
  * A/B: bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data
- * dir.
+ * dir. The handle's `metricsUrl` is the gateway's Prometheus endpoint.
  * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string}} opts
  */
 async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT }) {
   const port = await freePort();
+  const metricsPort = await freePort();
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
@@ -36,7 +37,7 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
-    METRICS_PORT: String(await freePort()),
+    METRICS_PORT: String(metricsPort),
     SWITCHYARD_DATA_DIR: dataDir,
     SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
     OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
@@ -48,6 +49,7 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
     throw err;
   });
   const base = `http://127.0.0.1:${port}/api/v1`;
+  handle.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   /** Call the API (default: with the management key); throws on a non-2xx answer. */
   const api = async (method, route, body, key = bootstrapKey) => {
     const res = await fetch(base + route, {
@@ -101,4 +103,4 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   }
 }
 
-module.exports = { BENCH_INPUT, GATEWAY_BODY, spawnGateway, startBenchGateway };
+module.exports = { BENCH_INPUT, GATEWAY_BODY, spawnGateway, startBenchGateway, startFlags };
