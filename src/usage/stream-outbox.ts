@@ -84,6 +84,11 @@ export interface StreamOutboxOptions extends OutboxOptions {
   consume?: boolean;
   /** Called each time another batch's worth of events has been added (to wake that consumer). */
   onBatchQueued?: () => void;
+  /**
+   * How long a recorded event may wait for others to share its XADD (config `usage.addLingerMs`);
+   * 0 = until the end of the event-loop turn. A full batch (`batchSize`) is sent at once.
+   */
+  addLingerMs?: number;
 }
 
 /** Redis Stream usage outbox. */
@@ -97,8 +102,11 @@ export class StreamOutbox extends OutboxRecorder {
   private sinceKick = 0;
   /** Drains so far; paces the dead-consumer cleanup. */
   private drains = 0;
-  /** Events waiting for the next XADD (one per event-loop turn). */
+  /** Events waiting for the next XADD (see {@link record}). */
   private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
+  /** The linger timer of the waiting events, while one is set. */
+  private addTimer: NodeJS.Timeout | null = null;
+  private readonly addLingerMs: number;
   private readonly consume: boolean;
   private readonly onBatchQueued: (() => void) | undefined;
 
@@ -119,6 +127,7 @@ export class StreamOutbox extends OutboxRecorder {
     this.fallback = new BoundedQueue(options.maxQueued);
     this.consume = options.consume ?? true;
     this.onBatchQueued = options.onBatchQueued;
+    this.addLingerMs = options.addLingerMs ?? 0;
   }
 
   /** Start a drain now (unless one is running or a retry backoff says wait). */
@@ -128,14 +137,34 @@ export class StreamOutbox extends OutboxRecorder {
 
   /**
    * XADD the event; durable in Redis once this resolves (else buffered and written directly).
-   * Events recorded in the same turn of the event loop share one pipelined round trip, so under
-   * load the request path pays one Redis write per loop turn instead of one per request.
+   * Events recorded within `addLingerMs` of the first one waiting (or, with 0, in the same turn of
+   * the event loop) share one round trip, and a full batch leaves at once: under load a few dozen
+   * requests pay for one Redis command, its reply and its promise, instead of each turn's two or
+   * three (A/B at 32 connections, 5 ms against per turn: −4 % to −18 % CPU per request, by the
+   * machine's state; see bench/README.md). The answer does not wait for this, so the linger is also how much
+   * longer an answered request's record sits in memory only, if the process is killed.
    */
   record(event: UsageEvent): Promise<void> {
     return new Promise<void>((resolve) => {
       this.adds.push({ event, resolve });
-      if (this.adds.length === 1) setImmediate(() => void this.sendAdds());
+      if (this.adds.length >= this.options.batchSize) this.sendAddsNow();
+      else if (this.adds.length === 1) {
+        const linger = this.addLingerMs;
+        if (linger > 0) this.addTimer = setTimeout(this.sendAddsNow, linger);
+        else setImmediate(this.sendAddsNow);
+      }
     });
+  }
+
+  /** Send the waiting events now, and forget their linger timer. */
+  private readonly sendAddsNow = (): void => {
+    this.clearLinger();
+    void this.sendAdds();
+  };
+
+  private clearLinger(): void {
+    if (this.addTimer) clearTimeout(this.addTimer);
+    this.addTimer = null;
   }
 
   /** Add the waiting events to the stream; if Redis refused them, to the direct-to-database buffer. */
@@ -199,6 +228,7 @@ export class StreamOutbox extends OutboxRecorder {
 
   /** Send events still waiting for their XADD first, so a shutdown flush includes them. */
   override async flush(): Promise<void> {
+    this.clearLinger();
     await this.sendAdds();
     await super.flush();
   }

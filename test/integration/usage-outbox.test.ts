@@ -16,7 +16,7 @@ import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
 import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder';
 import { MemoryOutbox } from '../../src/usage/memory-outbox';
-import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
+import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY, type StreamOutboxOptions } from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
@@ -102,7 +102,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     });
 
     /** An outbox of this kind; with Redis, over `redis` (default: the Kv's own client). */
-    function outbox(q: Queryable, opts: Partial<OutboxOptions> & { consumer?: string } = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
+    function outbox(q: Queryable, opts: Partial<StreamOutboxOptions> = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
       const options: OutboxOptions = {
         batchSize: 5, flushIntervalMs: 60_000, maxQueued: 1000, claimIdleMs: 60_000, retryMaxMs: 50, retryInitialMs: 5,
         flushTimeoutMs: 5000, ...opts,
@@ -411,6 +411,65 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await r.flush();
         await Promise.all(recorded);
         expect(await rowsOf(orgId)).toBe(2);
+      });
+
+      /** The Kv's client counting the commands that add usage entries (XADD, the XADD script). */
+      const countingAdds = () => {
+        const counted = { adds: 0 };
+        const real = client();
+        const count = (name: 'xadd' | 'evalsha') => (...args: unknown[]) => {
+          counted.adds++;
+          return (real[name] as (...a: unknown[]) => unknown).apply(real, args);
+        };
+        return { counted, client: clientWith({ xadd: count('xadd'), evalsha: count('evalsha') }) };
+      };
+      const settledWithin = (p: Promise<unknown>, ms: number) =>
+        Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+      test('with a linger, events recorded apart share one XADD, sent once the linger is over', async () => {
+        const orgId = randomUUID();
+        const { counted, client: counting } = countingAdds();
+        const r = outbox(db, { consumer: 'replica-l', batchSize: 50, addLingerMs: 150 }, new Metrics(), counting);
+        const before = await client().xlen(streamKey());
+        const first = r.record(usageEvent(orgId, 1));
+        await new Promise((resolve) => setTimeout(resolve, 20)); // later turns of the event loop
+        const second = r.record(usageEvent(orgId, 2));
+        expect(await settledWithin(first, 20)).toBe(false);
+        expect(await client().xlen(streamKey())).toBe(before);
+        await Promise.all([first, second]);
+        expect(counted.adds).toBe(1);
+        expect(await client().xlen(streamKey())).toBe(before + 2);
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(2);
+      });
+
+      test('with a linger, a full batch is sent at once without waiting for it', async () => {
+        const orgId = randomUUID();
+        const { counted, client: counting } = countingAdds();
+        const r = outbox(db, { consumer: 'replica-m', batchSize: 4, addLingerMs: 60_000 }, new Metrics(), counting);
+        const before = await client().xlen(streamKey());
+        const full = Promise.all(Array.from({ length: 4 }, (_, i) => r.record(usageEvent(orgId, i))));
+        expect(await settledWithin(full, 5000)).toBe(true);
+        expect(counted.adds).toBe(1);
+        expect(await client().xlen(streamKey())).toBe(before + 4);
+        // The fifth starts a new linger; a flush (shutdown) sends it without waiting for that.
+        const fifth = r.record(usageEvent(orgId, 4));
+        await r.flush();
+        expect(await settledWithin(fifth, 1000)).toBe(true);
+        expect(counted.adds).toBe(2);
+        expect(await rowsOf(orgId)).toBe(5);
+      });
+
+      test('without a linger, the events of one turn share one XADD and later turns send their own', async () => {
+        const orgId = randomUUID();
+        const { counted, client: counting } = countingAdds();
+        const r = outbox(db, { consumer: 'replica-n', batchSize: 50, addLingerMs: 0 }, new Metrics(), counting);
+        await Promise.all([r.record(usageEvent(orgId, 1)), r.record(usageEvent(orgId, 2)), r.record(usageEvent(orgId, 3))]);
+        expect(counted.adds).toBe(1);
+        await r.record(usageEvent(orgId, 4));
+        expect(counted.adds).toBe(2);
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(4);
       });
 
       test('when Redis refuses the XADD, the event is buffered and written straight to the database', async () => {
