@@ -1,24 +1,28 @@
 /**
- * Benchmark reference (`BENCH_FLOOR=1`): the cheapest gateway that still does what the spec makes
- * every embeddings response need — the client's JSON read, a new upstream request, the upstream's
- * vectors checked number by number (a malformed body must become a 502, never a broken answer)
- * and a new body around them — with the gateway's own code for the last two
- * (`dist/src/providers/raw-json.js`, `dist/src/embeddings/response.js`), undici upstream and
- * nothing else: no authentication, limits, budgets, usage, metrics or log. The gap between it and
- * the proxy is the price of validating; the gap between it and the gateway is the features'.
- * Forwards to UPSTREAM; prints `READY <port>`. Expects a build (`npm run bench` makes one).
+ * Benchmark reference (`BENCH_FLOOR=1`): the cheapest gateway that still does what the spec
+ * makes every embeddings response need — the client's JSON read, a new upstream request, the
+ * upstream's vectors checked number by number (a malformed body must become a 502, never a
+ * broken answer) and a new body around them — with the gateway's own code for the last three
+ * (the OpenAI adapter, its upstream client `UpstreamHttp` and
+ * `dist/src/embeddings/response.js`) and nothing else: no authentication, limits, budgets,
+ * usage, metrics or log. The gap between it and the proxy is the price of validating; the gap
+ * between it and the gateway is the features'. Forwards to UPSTREAM; prints `READY <port>`.
+ * Expects a build (`npm run bench` makes one).
  */
 'use strict';
 const { Buffer } = require('node:buffer');
 const http = require('node:http');
-const { URL } = require('node:url');
-const { Agent } = require('undici');
-const { parseLiftingArrays } = require('../dist/src/providers/raw-json');
+const { UpstreamHttp } = require('../dist/src/providers/http');
+const { openaiAdapter } = require('../dist/src/providers/openai');
 const { embeddingsResponseBody } = require('../dist/src/embeddings/response');
 
-const upstream = new URL(process.env.UPSTREAM);
-const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000, pipelining: 1 });
-const upstreamHeaders = { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' };
+/** The one endpoint it serves, with what the adapter reads of a catalog endpoint. */
+const endpoint = {
+  upstreamModel: 'text-embedding-3-small',
+  parameters: new Set(),
+  provider: { baseUrl: `${process.env.UPSTREAM.replace(/\/$/, '')}/v1`, apiKey: 'sk-bench-upstream', base64Passthrough: false },
+};
+const upstream = new UpstreamHttp({ connectionsPerOrigin: 64, keepAliveTimeoutMs: 60_000 });
 let served = 0;
 
 function reply(res, status, body) {
@@ -45,34 +49,20 @@ const server = http.createServer((req, res) => {
       fail(res, 400, 'bad json');
       return;
     }
-    const parts = [];
-    let size = 0;
-    const body = JSON.stringify({ model: 'text-embedding-3-small', input, encoding_format: 'float' });
-    agent.dispatch({ origin: upstream.origin, path: `${upstream.pathname.replace(/\/$/, '')}/v1/embeddings`, method: 'POST', headers: upstreamHeaders, body }, {
-      onRequestStart() {},
-      onResponseStart() {},
-      onResponseData(_c, chunk) {
-        parts.push(chunk);
-        size += chunk.length;
-      },
-      onResponseEnd() {
-        const parsed = parseLiftingArrays(parts.length === 1 ? parts[0] : Buffer.concat(parts, size), 'embedding');
-        const tokens = parsed?.body?.usage?.prompt_tokens;
-        if (!parsed || parsed.raws.length !== 1 || typeof tokens !== 'number') return fail(res, 502, 'invalid upstream body');
-        served += 1;
-        reply(res, 200, embeddingsResponseBody({
-          id: `gen-emb-${served}`,
-          model: 'openai/text-embedding-3-small',
-          providerName: 'OpenAI',
-          vectors: parsed.raws,
-          encoding: 'float',
-          promptTokens: tokens,
-          cost: tokens * 2e-8,
-        }));
-      },
-      onResponseError() {
-        fail(res, 502, 'upstream unreachable');
-      },
+    const job = { input: { kind: 'text', texts: [input] }, dimensions: undefined, inputType: undefined, user: undefined, encoding: 'float' };
+    void upstream.post(openaiAdapter.buildRequest(job, endpoint), openaiAdapter, 30_000).then((result) => {
+      const parsed = result.outcome === 'ok' ? openaiAdapter.parseResponse(result.body, job) : null;
+      if (!parsed || parsed.vectors.length !== 1 || parsed.promptTokens === null) return fail(res, 502, 'invalid upstream answer');
+      served += 1;
+      reply(res, 200, embeddingsResponseBody({
+        id: `gen-emb-${served}`,
+        model: 'openai/text-embedding-3-small',
+        providerName: 'OpenAI',
+        vectors: parsed.vectors,
+        encoding: 'float',
+        promptTokens: parsed.promptTokens,
+        cost: parsed.promptTokens * 2e-8,
+      }));
     });
   });
 });

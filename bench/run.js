@@ -60,16 +60,18 @@ async function measureAll(targets) {
     await check(t.name, t.url, t.headers, t.body);
     await runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: WARMUP });
     t.rounds = { max: [], fixed: [] };
+    t.ownTime = [];
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
-    for (const t of targets) t.rounds.fixed.push(await withOwnTime(t.handle, () => withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION }))));
+    for (const t of targets) t.rounds.fixed.push(await withOwnTime(t, () => withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION }))));
   }
   return targets.map((t) => ({
     name: t.name,
     max: medianRun(t.rounds.max),
     fixed: medianRun(t.rounds.fixed),
     rounds: t.rounds,
+    ownTimeAtFixedRate: t.ownTime.length > 0 ? ownTimeSummary(t.ownTime) : undefined,
     burst: null,
     peakRssMb: null,
   }));
@@ -80,7 +82,6 @@ function medianRun(runs) {
   const out = {};
   for (const key of Object.keys(runs[0])) {
     const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number');
-    if (values.length === 0 && runs.some((r) => r[key] !== null && typeof r[key] === 'object')) continue;
     out[key] = key === 'errors' || key === 'non2xx' || key === 'requests' ? values.reduce((a, b) => a + b, 0) : median(values);
   }
   return out;
@@ -108,28 +109,29 @@ async function withCpu(handle, load) {
 const OWN_TIME = { overhead: 'switchyard_gateway_overhead_seconds', upstream: 'switchyard_upstream_request_duration_seconds' };
 
 /**
- * Run `load`; for a target with a metrics endpoint (the gateway), add what its own histograms
- * saw meanwhile (`ownTime`), to tell its code's share of a latency figure from the hops around it.
+ * Run `load`; for a target with a metrics endpoint (the gateway), add to `target.ownTime` what its
+ * own histograms saw meanwhile, to tell its code's share of a latency figure from the hops around it.
  */
-async function withOwnTime(handle, load) {
-  if (!handle.metricsUrl) return load();
-  const scrape = async () => (await fetch(handle.metricsUrl)).text();
+async function withOwnTime(target, load) {
+  const url = target.handle.metricsUrl;
+  if (!url) return load();
+  const scrape = async () => (await fetch(url)).text();
   const before = await scrape();
   const result = await load();
   const after = await scrape();
-  result.ownTime = Object.fromEntries(Object.entries(OWN_TIME).map(([k, name]) => [k, histogramDelta(before, after, name)]));
+  target.ownTime.push(Object.fromEntries(Object.entries(OWN_TIME).map(([k, name]) => [k, histogramDelta(before, after, name)])));
   return result;
 }
 
 /**
- * The gateway's own time over every paced round: per histogram, how many observations, the
- * share at or under each bound up to 5 ms, and the bucket bound of the p99 (ms).
- * Takes the rounds' raw deltas off them (they hold `Infinity` bounds, which JSON cannot).
+ * The gateway's own time over its paced rounds (one delta per round and histogram): per histogram,
+ * how many observations, the share at or under each bound up to 5 ms, and the bucket bound of the
+ * p99 (ms).
  */
 function ownTimeSummary(rounds) {
   const summary = {};
   for (const k of Object.keys(OWN_TIME)) {
-    const merged = mergeDeltas(rounds.filter((r) => r.ownTime).map((r) => r.ownTime[k]));
+    const merged = mergeDeltas(rounds.map((r) => r[k]));
     const p99 = quantileBound(merged, 0.99);
     summary[k] = {
       observations: merged.total,
@@ -137,7 +139,6 @@ function ownTimeSummary(rounds) {
       p99AtOrUnderMs: p99 === null ? null : p99 === Infinity ? 'inf' : p99 * 1000,
     };
   }
-  for (const r of rounds) delete r.ownTime;
   return summary;
 }
 
@@ -194,12 +195,11 @@ function report(mode, rows) {
     console.log(`floor (bench/floor.js) = ${(median(floorShares.map((x) => x.ofProxy)) * 100).toFixed(1)} % of the proxy; gateway = ${(median(floorShares.map((x) => x.gatewayOfFloor)) * 100).toFixed(1)} % of the floor` +
       `  [rounds: ${each(floorShares.map((x) => x.ofProxy * 100), 1)} %; ${each(floorShares.map((x) => x.gatewayOfFloor * 100), 1)} %]`);
   }
-  const ownTime = ownTimeSummary(gateway.rounds.fixed);
-  console.log(ownTimeLine(ownTime));
+  if (gateway.ownTimeAtFixedRate) console.log(ownTimeLine(gateway.ownTimeAtFixedRate));
   const load = os.loadavg()[0];
   console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
   console.log(`gateway peak RSS ${fmt(gateway.peakRssMb, 1)} MB (<= 150) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`);
-  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, gatewayOwnTimeAtFixedRate: ownTime, floorShares, targets, loadAverage1m: os.loadavg()[0] };
+  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, floorShares, targets, loadAverage1m: os.loadavg()[0] };
 }
 
 async function benchMode(mode, upstream, proxy, floor, body) {

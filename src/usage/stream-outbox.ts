@@ -141,8 +141,8 @@ export class StreamOutbox extends OutboxRecorder {
    * the event loop) share one round trip, and a full batch leaves at once: under load a few dozen
    * requests pay for one Redis command, its reply and its promise, instead of each turn's two or
    * three (A/B at 32 connections, 5 ms against per turn: −4 % to −18 % CPU per request, by the
-   * machine's state; see bench/README.md). The answer does not wait for this, so the linger is also how much
-   * longer an answered request's record sits in memory only, if the process is killed.
+   * machine's state; see bench/README.md). The answer does not wait for this, so the linger is
+   * also how much longer an answered request's record sits in memory only, if the process is killed.
    */
   record(event: UsageEvent): Promise<void> {
     return new Promise<void>((resolve) => {
