@@ -176,7 +176,7 @@ describe('Dockerfile', () => {
     const cmd = execForm(argsOf(only(runtime, 'CMD').pop() as Instruction));
     // The same V8 flags as `npm start` (see the README's "Node flags and memory"), so image and npm start alike.
     const startFlags = (pkg.scripts.start ?? '').split(/\s+/).filter((a: string) => a.startsWith('--'));
-    expect(startFlags).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50', '--single-threaded-gc']);
+    expect(startFlags).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50', '--single-threaded-gc', '--liftoff-only']);
     expect(cmd).toEqual(['node', ...startFlags, pkg.main]);
     expect(pkg.scripts.start).toBe(['node', ...startFlags, pkg.main].join(' '));
     expect(pkg.main).toBe('dist/src/main.js');
