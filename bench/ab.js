@@ -16,7 +16,7 @@
 'use strict';
 const path = require('node:path');
 const { existsSync } = require('node:fs');
-const { startChild, stopChild, cpuTimes, peakRssMb } = require('./lib/children');
+const { readyPort, startChild, stopChild, cpuTimes, peakRssMb } = require('./lib/children');
 const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 
@@ -45,7 +45,7 @@ async function measure(gateway) {
 
 async function main() {
   if (!existsSync(path.join(BASE, 'dist/src/main.js'))) throw new Error(`AB_BASE ${BASE} has no build (dist/src/main.js)`);
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
   const gateways = [];
   try {
     gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A }));

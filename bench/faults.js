@@ -20,7 +20,7 @@ const { setTimeout } = require('node:timers');
 const path = require('node:path');
 const { Client } = require('pg');
 const { fetch } = require('undici');
-const { startChild, stopChild } = require('./lib/children');
+const { readyPort, startChild, stopChild } = require('./lib/children');
 const { tcpProxy } = require('./lib/tcp-proxy');
 const { spawnGateway } = require('./lib/gateway');
 const { prepareServices } = require('./lib/services');
@@ -52,7 +52,7 @@ async function main() {
   const viaRedis = new URL(redisUrl);
   viaRedis.port = String(redisProxy.port);
 
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
   const gateway = await spawnGateway({
     upstreamPort: upstream.value,
     env: {

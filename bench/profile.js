@@ -22,7 +22,7 @@
 const path = require('node:path');
 const { mkdirSync, readFileSync, existsSync } = require('node:fs');
 const { setTimeout } = require('node:timers/promises');
-const { startChild, stopChild, cpuTimes } = require('./lib/children');
+const { readyPort, startChild, stopChild, cpuTimes } = require('./lib/children');
 const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
@@ -69,7 +69,7 @@ async function main() {
   const dir = path.join(__dirname, 'profiles');
   mkdirSync(dir, { recursive: true });
   const out = path.join(dir, `window-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
   const nodeArgs = ['-r', path.join(__dirname, 'lib/window-probe.js'), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {

@@ -25,7 +25,7 @@ const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
 const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced } = require('./lib/paced');
@@ -228,12 +228,12 @@ async function main() {
   const modeArg = process.env.BENCH_MODE || 'embedded';
   const modes = modeArg === 'all' ? ['embedded', 'services'] : [modeArg];
   const body = JSON.stringify({ model: 'text-embedding-3-small', input: INPUT, encoding_format: 'float' });
-  const upstreamHandle = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const upstreamHandle = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
   const upstream = { handle: upstreamHandle, port: Number(upstreamHandle.value) };
-  const proxyHandle = await startChild('proxy', [path.join(__dirname, 'proxy.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] });
+  const proxyHandle = await startChild('proxy', [path.join(__dirname, 'proxy.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: readyPort });
   const proxy = { handle: proxyHandle, port: Number(proxyHandle.value) };
   const floorHandle = FLOOR
-    ? await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: (l) => (/^READY (\d+)/.exec(l) || [])[1] })
+    ? await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: readyPort })
     : null;
   const floor = floorHandle ? { handle: floorHandle, port: Number(floorHandle.value) } : null;
   const results = [];

@@ -22,6 +22,14 @@ function freePort() {
 }
 
 /**
+ * The port a benchmark server (upstream.js, proxy.js, floor.js) announces on its `READY <port>`
+ * line, else undefined: the `readyLine` of {@link startChild} for those servers.
+ */
+function readyPort(line) {
+  return (/^READY (\d+)/.exec(line) || [])[1];
+}
+
+/**
  * Start `node <args>` with `env` added; resolve once `ready(line)` returns a value for a line of
  * its stdout (or after `readyUrl` answers). Output is kept (last lines) for error reports.
  */
@@ -132,4 +140,4 @@ function stopChild(handle) {
   });
 }
 
-module.exports = { freePort, startChild, peakRssMb, procStat, cpuTimes, cpuSeconds, stopChild };
+module.exports = { freePort, readyPort, startChild, peakRssMb, procStat, cpuTimes, cpuSeconds, stopChild };
