@@ -154,7 +154,13 @@ export class EmbeddingsService {
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }
 
-  private async record(r: {
+  /**
+   * Write the usage record. Not async, and the event is built before it returns: the recorder may
+   * hold it for a while (the Redis outbox lingers to share one XADD among requests), and an async
+   * function suspended there would keep `r` alive, and with it the upstream body and the
+   * response's chunks (32 kB per request) through several scavenges, which copied and promoted them.
+   */
+  private record(r: {
     id: string;
     ctx: CallerContext;
     body: EmbeddingsBody;
@@ -191,12 +197,18 @@ export class EmbeddingsService {
       httpReferer: r.ctx.httpReferer,
       appTitle: r.ctx.appTitle,
     };
+    const { logger, recorder } = this.deps;
+    const requestId = r.ctx.requestId;
+    let written: Promise<void>;
     try {
-      await this.deps.recorder.record(event);
+      written = recorder.record(event);
     } catch (err) {
-      // The client has its embeddings and the upstream has been paid; a lost record is logged loudly.
-      this.deps.logger.error('usage record failed', { request_id: r.ctx.requestId, generation_id: r.id, err });
+      written = Promise.reject(err as Error);
     }
+    return written.catch((err: unknown) => {
+      // The client has its embeddings and the upstream has been paid; a lost record is logged loudly.
+      logger.error('usage record failed', { request_id: requestId, generation_id: event.id, err });
+    });
   }
 
   /** Close the upstream connection pool. */

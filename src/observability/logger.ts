@@ -17,6 +17,13 @@ export type Logger = winston.Logger;
 class LineBuffer {
   private pending = '';
   private scheduled = false;
+  /** The logger level {@link infoEnabled} was computed for. */
+  levelSeen: string | undefined;
+  /** Whether info lines pass at `levelSeen` (winston's check allocates on every call). */
+  infoEnabled = false;
+  /** The last timestamp written and its millisecond: lines of the same millisecond share it. */
+  private stampMs = -1;
+  private stamp = '';
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -30,6 +37,16 @@ class LineBuffer {
     this.scheduled = true;
     unflushed.add(this);
     setImmediate(this.flush);
+  }
+
+  /** `new Date().toISOString()`, computed once per millisecond (many lines share one under load). */
+  timestamp(): string {
+    const now = Date.now();
+    if (now !== this.stampMs) {
+      this.stampMs = now;
+      this.stamp = new Date(now).toISOString();
+    }
+    return this.stamp;
   }
 
   readonly flush = (): void => {
@@ -72,7 +89,9 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
  * of a request's CPU. The caller's object is serialised as it is and the fixed members are
  * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
  * dictionary object that `JSON.stringify` takes ten times longer over. Fields must be plain
- * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
+ * JSON values. Loggers not made by {@link createLogger} take the ordinary path. Whether info is
+ * enabled is recomputed when `logger.level` changes (transports made here have no level of
+ * their own).
  */
 export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {
   const sink = sinks.get(logger);
@@ -80,8 +99,12 @@ export function logInfoLine(logger: Logger, message: string, fields: Record<stri
     logger.info(message, fields);
     return;
   }
-  if (logger.silent || !logger.isInfoEnabled()) return;
+  if (sink.levelSeen !== logger.level) {
+    sink.levelSeen = logger.level;
+    sink.infoEnabled = logger.isInfoEnabled();
+  }
+  if (logger.silent || !sink.infoEnabled) return;
   const own = JSON.stringify(fields);
-  const fixed = `${sink.meta === '' ? '' : `${sink.meta},`}"level":"info","message":${JSON.stringify(message)},"timestamp":"${new Date().toISOString()}"}`;
+  const fixed = `${sink.meta === '' ? '' : `${sink.meta},`}"level":"info","message":${JSON.stringify(message)},"timestamp":"${sink.timestamp()}"}`;
   sink.write(own === '{}' ? `{${fixed}` : `${own.slice(0, -1)},${fixed}`);
 }

@@ -177,6 +177,28 @@ describe('POST /embeddings', () => {
     expect(h.events[1]!.sessionId).toBe('header-session');
   });
 
+  test('a recorder that rejects or throws leaves the answer intact and is logged with the ids', async () => {
+    const recorder = h.gw.deps.recorder;
+    const logged: Array<[string, Record<string, unknown>]> = [];
+    const error = jest.spyOn(h.gw.deps.logger, 'error').mockImplementation(((message: string, fields: Record<string, unknown>) => {
+      logged.push([message, fields]);
+      return h.gw.deps.logger;
+    }) as never);
+    try {
+      for (const fail of [async () => Promise.reject(new Error('outbox down')), () => { throw new Error('recorder broken'); }]) {
+        h.gw.deps.recorder = { ...recorder, record: fail };
+        const res = await h.post({ model: SMALL, input: 'hello world' }, { 'X-Request-Id': 'req-record-fails' });
+        expect(res.status).toBe(200);
+        expect(res.body.data[0].embedding).toEqual(fakeVector(11));
+        await h.gw.deps.embeddings.drain();
+        expect(logged.pop()).toEqual(['usage record failed', { request_id: 'req-record-fails', generation_id: res.body.id, err: expect.any(Error) }]);
+      }
+    } finally {
+      h.gw.deps.recorder = recorder;
+      error.mockRestore();
+    }
+  });
+
   test('spend is reserved before the call with an estimate and settled to the real cost', async () => {
     const calls: Array<[string, number]> = [];
     const original = h.gw.deps.spend;

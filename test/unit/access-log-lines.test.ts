@@ -57,3 +57,31 @@ test('no fields, and fields named like the fixed members, still give one valid l
   expect(empty).toMatchObject({ level: 'info', message: 'empty', service: 'switchyard' });
   expect(clash).toMatchObject({ level: 'info', message: 'clash "quoted"', service: 'switchyard', n: 1 });
 });
+
+test('a level changed at run time applies to the next line, both ways', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  logInfoLine(logger, 'request', { request_id: 'before' });
+  logger.level = 'warn';
+  logInfoLine(logger, 'request', { request_id: 'muted' });
+  logger.level = 'debug';
+  logInfoLine(logger, 'request', { request_id: 'after' });
+  await turn();
+  const ids = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+  expect(ids).toEqual(['before', 'after']);
+});
+
+test('each line carries the time it was written (timestamps shared only within a millisecond)', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  const t0 = Date.now();
+  logInfoLine(logger, 'request', { request_id: 'first' });
+  await new Promise((r) => setTimeout(r, 25));
+  const t1 = Date.now();
+  logInfoLine(logger, 'request', { request_id: 'second' });
+  await turn();
+  const stamps = writes.join('').trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
+  expect(stamps[0]).toBeGreaterThanOrEqual(t0);
+  expect(stamps[0]).toBeLessThan(t1);
+  expect(stamps[1]).toBeGreaterThanOrEqual(t1);
+});
