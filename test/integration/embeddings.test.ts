@@ -199,6 +199,33 @@ describe('POST /embeddings', () => {
     }
   });
 
+  test('drain waits for every answered request to settle and record (a failing settle included), not longer', async () => {
+    const original = h.gw.deps.spend;
+    const settles: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+    h.gw.deps.spend = {
+      reserve: async () => ({
+        settle: () => new Promise<void>((resolve, reject) => void settles.push({ resolve, reject })),
+        release: async () => undefined,
+      }),
+    };
+    try {
+      for (let i = 0; i < 2; i++) expect((await h.post({ model: SMALL, input: `x${i}` })).status).toBe(200);
+      expect(settles).toHaveLength(2);
+      let drained = false;
+      const drain = h.gw.deps.embeddings.drain().then(() => void (drained = true));
+      await new Promise((r) => setTimeout(r, 20));
+      settles[0]!.resolve();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(drained).toBe(false);
+      settles[1]!.reject(new Error('settle failed'));
+      await drain;
+      expect(drained).toBe(true);
+      await h.gw.deps.embeddings.drain(); // nothing left: resolves at once
+    } finally {
+      h.gw.deps.spend = original;
+    }
+  });
+
   test('spend is reserved before the call with an estimate and settled to the real cost', async () => {
     const calls: Array<[string, number]> = [];
     const original = h.gw.deps.spend;

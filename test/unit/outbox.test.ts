@@ -65,6 +65,17 @@ describe('usage event codec', () => {
     expect(decodeUsageEvent(encodeUsageEvent(event))).toEqual(event);
   });
 
+  test('encodes exactly as JSON.stringify: every member, in order, with escapes, nulls, non-finite numbers and bad dates', () => {
+    const odd: UsageEvent = {
+      ...event, endUser: 'quote " backslash \\ newline \n tab \t nul \u0000 é 😀 \ud800', sessionId: null, provider: null,
+      userAgent: 'Mozilla/5.0 (X11) "x"', httpReferer: '</script>', appTitle: '', latencyMs: null, generationTimeMs: -0, costUsd: 1e-21,
+    };
+    for (const e of [event, odd, { ...event, costUsd: Number.NaN, tokensPrompt: Number.POSITIVE_INFINITY, createdAt: new Date(Number.NaN) }]) {
+      expect(encodeUsageEvent(e)).toBe(JSON.stringify(e));
+    }
+    expect(Object.keys(JSON.parse(encodeUsageEvent(event)) as object)).toEqual(Object.keys(event));
+  });
+
   test('refuses entries that are not events', () => {
     expect(decodeUsageEvent('not json')).toBeNull();
     expect(decodeUsageEvent('{"id":1}')).toBeNull();
