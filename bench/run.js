@@ -224,25 +224,27 @@ async function benchMode(mode, upstream, proxy, floor, body) {
   }
 }
 
+/** Start one of the benchmark's servers (`bench/<script>`, which prints `READY <port>`); its handle and port. */
+async function startServer(script, env, nodeArgs = []) {
+  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, { readyLine: readyPort });
+  return { handle, port: Number(handle.value) };
+}
+
 async function main() {
   const modeArg = process.env.BENCH_MODE || 'embedded';
   const modes = modeArg === 'all' ? ['embedded', 'services'] : [modeArg];
   const body = JSON.stringify({ model: 'text-embedding-3-small', input: INPUT, encoding_format: 'float' });
-  const upstreamHandle = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
-  const upstream = { handle: upstreamHandle, port: Number(upstreamHandle.value) };
-  const proxyHandle = await startChild('proxy', [path.join(__dirname, 'proxy.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: readyPort });
-  const proxy = { handle: proxyHandle, port: Number(proxyHandle.value) };
-  const floorHandle = FLOOR
-    ? await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], { UPSTREAM: `http://127.0.0.1:${upstream.port}` }, { readyLine: readyPort })
-    : null;
-  const floor = floorHandle ? { handle: floorHandle, port: Number(floorHandle.value) } : null;
+  const upstream = await startServer('upstream.js', {});
+  const forward = { UPSTREAM: `http://127.0.0.1:${upstream.port}` };
+  const proxy = await startServer('proxy.js', forward);
+  const floor = FLOOR ? await startServer('floor.js', forward, startFlags(path.resolve(__dirname, '..'))) : null;
   const results = [];
   try {
     for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, floor, body));
   } finally {
-    if (floorHandle) await stopChild(floorHandle);
-    await stopChild(proxyHandle);
-    await stopChild(upstreamHandle);
+    if (floor) await stopChild(floor.handle);
+    await stopChild(proxy.handle);
+    await stopChild(upstream.handle);
   }
   const out = {
     date: new Date().toISOString(),

@@ -17,10 +17,9 @@ export type Logger = winston.Logger;
 class LineBuffer {
   private pending = '';
   private scheduled = false;
-  /** The logger level {@link infoEnabled} was computed for. */
-  levelSeen: string | undefined;
-  /** Whether info lines pass at `levelSeen` (winston's check allocates on every call). */
-  infoEnabled = false;
+  /** The logger level {@link infoOn} last answered for, and its answer. */
+  private levelSeen: string | undefined;
+  private infoAtLevelSeen = false;
   /** The last timestamp written and its millisecond: lines of the same millisecond share it. */
   private stampMs = -1;
   private stamp = '';
@@ -37,6 +36,19 @@ class LineBuffer {
     this.scheduled = true;
     unflushed.add(this);
     setImmediate(this.flush);
+  }
+
+  /**
+   * Whether `logger` writes info lines: winston's `isInfoEnabled()` allocates on every call, so
+   * its answer is kept until `logger.level` changes (transports made here have no level of their own).
+   */
+  infoOn(logger: Logger): boolean {
+    if (logger.silent) return false;
+    if (this.levelSeen !== logger.level) {
+      this.levelSeen = logger.level;
+      this.infoAtLevelSeen = logger.isInfoEnabled();
+    }
+    return this.infoAtLevelSeen;
   }
 
   /** `new Date().toISOString()`, computed once per millisecond (many lines share one under load). */
@@ -89,9 +101,7 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
  * of a request's CPU. The caller's object is serialised as it is and the fixed members are
  * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
  * dictionary object that `JSON.stringify` takes ten times longer over. Fields must be plain
- * JSON values. Loggers not made by {@link createLogger} take the ordinary path. Whether info is
- * enabled is recomputed when `logger.level` changes (transports made here have no level of
- * their own).
+ * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
  */
 export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {
   const sink = sinks.get(logger);
@@ -99,11 +109,7 @@ export function logInfoLine(logger: Logger, message: string, fields: Record<stri
     logger.info(message, fields);
     return;
   }
-  if (sink.levelSeen !== logger.level) {
-    sink.levelSeen = logger.level;
-    sink.infoEnabled = logger.isInfoEnabled();
-  }
-  if (logger.silent || !sink.infoEnabled) return;
+  if (!sink.infoOn(logger)) return;
   const own = JSON.stringify(fields);
   const fixed = `${sink.meta === '' ? '' : `${sink.meta},`}"level":"info","message":${JSON.stringify(message)},"timestamp":"${sink.timestamp()}"}`;
   sink.write(own === '{}' ? `{${fixed}` : `${own.slice(0, -1)},${fixed}`);
