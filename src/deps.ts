@@ -111,6 +111,10 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     spend: new BudgetGuard({
       db,
       budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
+      budgetsNow: (workspaceId) => {
+        const budgets = budgetCache.peek(workspaceId);
+        return budgets === undefined ? undefined : (budgets ?? []);
+      },
       kv,
       metrics,
       logger,

@@ -8,6 +8,7 @@ import { AuthenticationError, ForbiddenError } from '../errors';
 import { hashSecret } from '../keys/secrets';
 import type { Metrics } from '../observability/metrics';
 import type { KeyCache } from './key-cache';
+import type { ApiKeyRecord } from '../keys/types';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -16,18 +17,8 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * @param now - clock for key expiry (tests inject one)
  */
 export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number = Date.now) {
-  return async function authenticateMiddleware(req: Request, _res: Response, next: NextFunction): Promise<void> {
-    const header = req.headers.authorization;
-    if (!header || header.trim() === '') {
-      metrics.authFailures.inc({ reason: 'missing' });
-      throw new AuthenticationError();
-    }
-    const match = BEARER.exec(header);
-    if (!match?.[1]) {
-      metrics.authFailures.inc({ reason: 'malformed' });
-      throw new AuthenticationError('Invalid Authentication header: expected "Bearer <API key>"');
-    }
-    const key = await keys.get(hashSecret(match[1]));
+  /** Admit `key` (null: unknown) or throw the refusal; shared by the cached and the loaded lookup. */
+  const admit = (req: Request, next: NextFunction, key: ApiKeyRecord | null): void => {
     if (!key) {
       metrics.authFailures.inc({ reason: 'unknown' });
       throw new AuthenticationError('Invalid API key');
@@ -42,6 +33,24 @@ export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number
     }
     req.ctx.key = key;
     next();
+  };
+  // Not async: a key found in the cache (nearly every request) is admitted without a promise;
+  // only a cache miss waits for the load. Refusals are thrown either way (sync or rejected).
+  return function authenticateMiddleware(req: Request, _res: Response, next: NextFunction): void | Promise<void> {
+    const header = req.headers.authorization;
+    if (!header || header.trim() === '') {
+      metrics.authFailures.inc({ reason: 'missing' });
+      throw new AuthenticationError();
+    }
+    const match = BEARER.exec(header);
+    if (!match?.[1]) {
+      metrics.authFailures.inc({ reason: 'malformed' });
+      throw new AuthenticationError('Invalid Authentication header: expected "Bearer <API key>"');
+    }
+    const hash = hashSecret(match[1]);
+    const cached = keys.peek(hash);
+    if (cached !== undefined) return admit(req, next, cached);
+    return keys.get(hash).then((key) => admit(req, next, key));
   };
 }
 

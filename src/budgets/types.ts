@@ -17,6 +17,8 @@ export interface Reservation {
 /** Reserve spend for one request; throws PaymentRequiredError (402) when it does not fit. */
 export interface SpendGuard {
   reserve(key: ApiKeyRecord, estimatedUsd: number, requestId: string): Promise<Reservation>;
+  /** The reservation if it can be made without waiting (no limit, or a live lease), else undefined: call `reserve`. */
+  reserveNow?(key: ApiKeyRecord, estimatedUsd: number): Reservation | undefined;
   /** Settle whatever the guard still holds for finished requests (shutdown, after the last request). */
   close?(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { Endpoint, RoutableParameter } from '../catalog/types';
 import type { AppDeps } from '../deps';
 import { adapterFor } from '../providers/registry';
-import type { UpstreamHttp } from '../providers/http';
+import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
 import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
@@ -73,7 +73,7 @@ export class EmbeddingsService {
     if (candidates.length === 0) throw noCandidates();
 
     const estimate = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
-    const reservation = await spend.reserve(ctx.key, estimate, ctx.requestId);
+    const reservation = spend.reserveNow?.(ctx.key, estimate) ?? (await spend.reserve(ctx.key, estimate, ctx.requestId));
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
 
     let run: FallbackResult<ParsedEmbeddings>;
@@ -82,10 +82,7 @@ export class EmbeddingsService {
         attemptTimeoutMs: config.upstream.attemptTimeoutMs,
         deadlineMs: config.upstream.deadlineMs,
         breaker: this.breaker,
-        onAttempt: (e, outcome, ms) => {
-          metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
-          metrics.upstreamDuration.observe({ provider: e.provider.slug, model: e.modelId }, ms / 1000);
-        },
+        onAttempt: this.onAttempt,
       });
     } catch (err) {
       await reservation.release();
@@ -123,6 +120,13 @@ export class EmbeddingsService {
     return json;
   }
 
+  /** Each attempt's metrics (one function for every request, not a closure per request). */
+  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void => {
+    const { metrics } = this.deps;
+    metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
+    metrics.upstreamDuration.observe({ provider: e.provider.slug, model: e.modelId }, ms / 1000);
+  };
+
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
   async drain(): Promise<void> {
     if (this.unfinished === 0) return;
@@ -141,11 +145,17 @@ export class EmbeddingsService {
     return norm.input.kind === 'tokens' ? tokenIdCount(norm.input) : countTokens(textsToCount(norm.input));
   }
 
-  /** One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch limit. */
-  private async attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
+  /**
+   * One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch
+   * limit. Not async: the usual single call's promise is returned as it is, not wrapped in another.
+   */
+  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
     const adapter = adapterFor(endpoint.provider.adapter);
     const chunks = splitJob(job, adapter.maxBatch);
-    if (chunks.length === 1) return this.call(adapter, endpoint, job, timeoutMs);
+    return chunks.length === 1 ? this.call(adapter, endpoint, job, timeoutMs) : this.attemptInParts(adapter, endpoint, chunks, timeoutMs);
+  }
+
+  private async attemptInParts(adapter: EmbeddingsAdapter, endpoint: Endpoint, chunks: EmbeddingJob[], timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
     const results = await Promise.all(chunks.map((chunk) => this.call(adapter, endpoint, chunk, timeoutMs)));
     const parts: ParsedEmbeddings[] = [];
     let upstreamMs = 0;

@@ -86,6 +86,19 @@ export class CoherentCache<V> {
     });
   }
 
+  /**
+   * The cached value (null: cached as absent) when a fresh entry is at hand, else undefined: then
+   * {@link get} loads it. Synchronous, so the hot path's lookups (every request's key and
+   * budgets) cost no promise when they hit, which nearly all do.
+   */
+  peek(id: string): V | null | undefined {
+    // An expired entry stays in place: get's reload falls back on it if the load fails (stale if error).
+    const entry = this.cache.get(id, { noDeleteOnStaleGet: true });
+    if (entry === undefined) return undefined;
+    this.metrics.cacheLookups.inc({ cache: this.o.name, result: 'hit' });
+    return entry.v === MISSING ? null : entry.v;
+  }
+
   /** The current value, or null when there is none. */
   async get(id: string): Promise<V | null> {
     this.metrics.cacheLookups.inc({ cache: this.o.name, result: this.cache.has(id) ? 'hit' : 'miss' });

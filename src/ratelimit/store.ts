@@ -93,13 +93,13 @@ export class KvRateLimitStore implements Store {
   }
 
   async increment(key: string): Promise<IncrementResponse> {
-    const admitted = this.admit(key);
+    const admitted = this.admitLeased(key);
     if (admitted) return admitted;
     // A lease being asked for: wait for it (the round trip this hit would make anyway), then use it.
     const asking = this.asking.get(key);
     if (asking) {
       await asking;
-      const after = this.admit(key);
+      const after = this.admitLeased(key);
       if (after) return after;
     }
     for (let waits = 0; ; waits++) {
@@ -143,8 +143,13 @@ export class KvRateLimitStore implements Store {
     return [counter, `${counter}:leased`];
   }
 
-  /** The next hit of `key`'s live lease, if it has one left; closes a lease that is used up or over. */
-  private admit(key: string): IncrementResponse | undefined {
+  /**
+   * The next hit of `key`'s live lease, if it has one left (counted, as `increment` would count
+   * it); closes a lease that is used up or over. Synchronous, so the limiter admits a leased hit
+   * without a promise (see `http/rate-limit.ts`). A leased hit is always within the limit: a lease
+   * is granted only while the window has room for it.
+   */
+  admitLeased(key: string): IncrementResponse | undefined {
     const lease = this.leases.get(key);
     if (!lease) return undefined;
     const now = performance.now();

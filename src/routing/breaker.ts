@@ -65,6 +65,15 @@ export class CircuitBreaker {
     this.metrics.circuitState.set({ provider: e.provider.slug, model: e.modelId }, state);
   }
 
+  /**
+   * The permit when this replica knows the circuit healthy (see {@link HEALTHY_CACHE_MS}), else
+   * undefined: then {@link acquire} asks the store. Synchronous: the hot path's usual answer
+   * costs no promise.
+   */
+  acquireNow(endpoint: Endpoint): CircuitPermit | undefined {
+    return (this.healthyUntil.get(endpoint.id) ?? 0) > this.now() ? HEALTHY : undefined;
+  }
+
   /** May `endpoint` be called now? Open circuits answer `Open` and must be skipped. */
   async acquire(endpoint: Endpoint): Promise<CircuitPermit> {
     const now = this.now();
@@ -76,10 +85,18 @@ export class CircuitBreaker {
     return { state, failures };
   }
 
-  /** Report how the permitted attempt went (`healthy` false for timeouts, overloads, 5xx, network errors). */
-  async report(endpoint: Endpoint, permit: CircuitPermit, healthy: boolean): Promise<void> {
+  /**
+   * Report how the permitted attempt went (`healthy` false for timeouts, overloads, 5xx, network
+   * errors). Undefined when there is nothing to record: a success on a circuit with no failures,
+   * the hot path's usual case, returns no promise to wait for.
+   */
+  report(endpoint: Endpoint, permit: CircuitPermit, healthy: boolean): Promise<void> | undefined {
+    if (healthy && permit.state === CircuitState.Closed && permit.failures === 0) return undefined;
+    return this.record(endpoint, permit, healthy);
+  }
+
+  private async record(endpoint: Endpoint, permit: CircuitPermit, healthy: boolean): Promise<void> {
     if (healthy) {
-      if (permit.state === CircuitState.Closed && permit.failures === 0) return;
       await this.safely('success', () => this.kv.run(SUCCESS, [this.key(endpoint)], []), CLOSED);
       this.gauge(endpoint, CircuitState.Closed);
       return;

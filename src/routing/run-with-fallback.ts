@@ -56,7 +56,7 @@ export async function runWithFallback<T>(
   for (const endpoint of candidates) {
     const remaining = opts.deadlineMs - (performance.now() - started);
     if (remaining <= 0) break;
-    const permit = await opts.breaker.acquire(endpoint);
+    const permit = opts.breaker.acquireNow(endpoint) ?? (await opts.breaker.acquire(endpoint));
     if (permit.state === CircuitState.Open) {
       skippedOpen++;
       continue;
@@ -72,7 +72,10 @@ export async function runWithFallback<T>(
     // an answer about the request itself (client) shows the endpoint alive; a 429 does not.
     const probe = permit.state === CircuitState.HalfOpen;
     const healthy = result.outcome === 'ok' || (probe && result.outcome === 'client');
-    if (healthy || probe || UNHEALTHY.has(result.outcome)) await opts.breaker.report(endpoint, permit, healthy);
+    if (healthy || probe || UNHEALTHY.has(result.outcome)) {
+      const reporting = opts.breaker.report(endpoint, permit, healthy);
+      if (reporting) await reporting;
+    }
     if (result.outcome === 'ok') return { ok: true, value: result.value, endpoint, attempts, upstreamMs };
     last = result;
     lastEndpoint = endpoint;

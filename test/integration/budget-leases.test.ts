@@ -12,6 +12,9 @@ import { startSpendPair, type SpendPair } from './budgets-helpers';
 import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';
+import { hashSecret } from '../../src/keys/secrets';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const LEASE = { leaseRequests: 4, leaseMs: 200 };
 
@@ -65,6 +68,27 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(leased + reserved).toBe(40);
     expect(leased).toBeGreaterThanOrEqual(20);
     expect(await recorded(ws.id)).toBeCloseTo(0.4, 9);
+  });
+
+  test('reserveNow admits from a live lease without a round trip, and defers to reserve when it cannot', async () => {
+    const ws = await workspaceWithBudget(1000);
+    const key = await createInferenceKey(gw, { name: 'now', workspace_id: ws.slug });
+    const record = await instances[0]!.keyCache.get(hashSecret(key.secret));
+    expect(record).not.toBeNull();
+    // Budgets not loaded on this replica yet: nothing to decide without a round trip.
+    expect(instances[0]!.spend.reserveNow?.(record!, 0.01)).toBeUndefined();
+    expect(await spend(0, key.secret, 0.01)).toBe(200); // loads the budgets, reserves, opens a lease
+    const before = await reservations('lease');
+    let now = instances[0]!.spend.reserveNow?.(record!, 0.01);
+    for (let i = 0; i < 40 && now === undefined; i++) {
+      await sleep(50); // until the lease's reserve script has landed
+      now = instances[0]!.spend.reserveNow?.(record!, 0.01);
+    }
+    expect(now).toBeDefined();
+    expect((await reservations('lease')) - before).toBe(1);
+    await now!.settle(0.01);
+    // A request larger than the lease's room is not admitted from it.
+    expect(instances[0]!.spend.reserveNow?.(record!, 500)).toBeUndefined();
   });
 
   test('steady traffic on one replica renews its lease ahead: at most 3 of 40 requests reserve on their own (8 without renewal)', async () => {

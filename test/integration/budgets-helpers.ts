@@ -47,7 +47,8 @@ export function spendApp(deps: AppDeps): Express {
     const key = secret ? await deps.keyCache.get(hashSecret(secret)) : null;
     if (!key) throw new AuthenticationError();
     const body = req.body as SpendBody;
-    const reservation = await deps.spend.reserve(key, body.estimate, randomUUID());
+    // As the embeddings service reserves: without waiting when it can (a lease), else the round trip.
+    const reservation = deps.spend.reserveNow?.(key, body.estimate) ?? (await deps.spend.reserve(key, body.estimate, randomUUID()));
     if (body.fail) {
       await reservation.release();
       res.json({ released: true });

@@ -68,3 +68,23 @@ test('an invalidation during the outage drops the entry: a deleted key is not se
   await expect(cache.get('a')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   await kv.close();
 });
+
+test('peek answers from a fresh entry only, and leaves an expired one for the stale-if-error reload', async () => {
+  const { db, cache, kv } = setup();
+  await cache.start();
+  expect(cache.peek('a')).toBeUndefined(); // never loaded: the caller must get()
+  expect(await cache.get('a')).toBe('A1');
+  expect(await cache.get('nope')).toBeNull();
+  const loads = db.loads;
+  expect(cache.peek('a')).toBe('A1');
+  expect(cache.peek('nope')).toBeNull(); // "nothing there" is cached too
+  expect(db.loads).toBe(loads); // peeking never loads
+  db.down = true;
+  await sleep(60); // past the TTL
+  expect(cache.peek('a')).toBeUndefined();
+  expect(await cache.get('a')).toBe('A1'); // the peek did not drop the entry the outage falls back on
+  db.down = false;
+  await cache.invalidate('a');
+  expect(cache.peek('a')).toBeUndefined();
+  await kv.close();
+});

@@ -41,6 +41,19 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
     expect((await breaker.acquire(other)).state).toBe(CircuitState.Closed);
   });
 
+  test('acquireNow answers only for a circuit this replica knows healthy; a routine success reports nothing', async () => {
+    expect(breaker.acquireNow(endpoint)).toBeUndefined(); // never looked at: ask the store
+    const permit = await breaker.acquire(endpoint);
+    expect(breaker.acquireNow(endpoint)).toEqual({ state: CircuitState.Closed, failures: 0 });
+    expect(breaker.report(endpoint, permit, true)).toBeUndefined(); // nothing to record, no promise
+    await breaker.report(endpoint, permit, false);
+    expect(breaker.acquireNow(endpoint)).toBeUndefined(); // a failure seen here is seen at once
+    expect(await breaker.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 1 });
+    expect(breaker.acquireNow(endpoint)).toBeUndefined(); // failures: every call asks the store
+    now += HEALTHY_CACHE_MS;
+    expect(replica.acquireNow(endpoint)).toBeUndefined();
+  });
+
   test('a success resets the consecutive count', async () => {
     await fail();
     await fail();
