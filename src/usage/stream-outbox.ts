@@ -49,6 +49,9 @@ return ids`;
 /** Stream entries per XRANGE page when listing pending events. */
 const PENDING_PAGE = 1000;
 
+/** Idle entries of dead consumers are claimed at most this many times per `claimIdleMs`. */
+const CLAIMS_PER_IDLE_TIME = 4;
+
 /** Dead consumers are looked for once every this many drains. */
 const FORGET_EVERY_DRAINS = 300;
 
@@ -102,6 +105,10 @@ export class StreamOutbox extends OutboxRecorder {
   private sinceKick = 0;
   /** Drains so far; paces the dead-consumer cleanup. */
   private drains = 0;
+  /** Whether this consumer may hold entries read but not acknowledged (see drainBatch). */
+  private mayHavePending = true;
+  /** When dead consumers' idle entries were last claimed (Date.now()). */
+  private claimedAt = -Infinity;
   /** Events waiting for the next XADD (see {@link record}). */
   private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
   /** The linger timer of the waiting events, while one is set. */
@@ -243,14 +250,36 @@ export class StreamOutbox extends OutboxRecorder {
     }
     if (!this.consume) return 0;
     await this.ensureGroup();
-    // 2. Our own pending entries (a previous insert failed), 3. idle ones of dead consumers,
-    // 4. new entries.
-    const pending = await this.read('0');
-    if (pending.length > 0) return this.process(pending);
+    // 2. Our own pending entries (a previous insert or acknowledgement failed): looked for only
+    // while some may be there, since every entry this consumer reads is in its pending list until
+    // acknowledged. Each command is a round trip on the request thread (under load a drain per
+    // batch of 50 made four, where two do).
+    if (this.mayHavePending) {
+      const pending = await this.read('0');
+      if (pending.length > 0) return this.process(pending);
+      this.mayHavePending = false;
+    }
     if (++this.drains % FORGET_EVERY_DRAINS === 0) await this.forgetDeadConsumers();
-    const claimed = await this.claim();
-    if (claimed.length > 0) return this.process(claimed);
-    return this.process(await this.read('>'));
+    // 3. Idle entries of dead consumers: they become claimable only after `claimIdleMs`, so
+    // looking a few times per idle time is enough (again at once after a full claim: more may wait).
+    const now = Date.now();
+    if (now - this.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
+      this.claimedAt = now;
+      const claimed = await this.claim();
+      if (claimed.length >= this.options.batchSize) this.claimedAt = -Infinity;
+      if (claimed.length > 0) return this.processOwn(claimed);
+    }
+    // 4. New entries.
+    return this.processOwn(await this.read('>'));
+  }
+
+  /** {@link process} entries just read: they stay pending (to be read again) if it fails. */
+  private async processOwn(entries: Entry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    this.mayHavePending = true;
+    const n = await this.process(entries);
+    this.mayHavePending = false;
+    return n;
   }
 
   /** The entries' events; an entry that is not one is logged and dead-lettered as it is. */

@@ -460,6 +460,32 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(5);
       });
 
+      test('steady drains read only new entries: own pending entries and idle ones are looked for when they may be there', async () => {
+        const orgId = randomUUID();
+        const real = client();
+        const calls: string[] = [];
+        const counting = clientWith({
+          xreadgroup: (...args: unknown[]) => {
+            calls.push(`xreadgroup ${String(args[args.length - 1])}`);
+            return (real.xreadgroup as (...a: unknown[]) => unknown).apply(real, args);
+          },
+          xautoclaim: (...args: unknown[]) => {
+            calls.push('xautoclaim');
+            return (real.xautoclaim as (...a: unknown[]) => unknown).apply(real, args);
+          },
+        });
+        const r = outbox(db, { consumer: 'replica-t', claimIdleMs: 60_000 }, new Metrics(), counting);
+        for (let round = 0; round < 3; round++) {
+          await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
+          await r.flush();
+        }
+        expect(await rowsOf(orgId)).toBe(15);
+        // The first drain looks for its own pending entries and for idle ones once; later ones only read new entries.
+        expect(calls.filter((c) => c === 'xreadgroup 0')).toHaveLength(1);
+        expect(calls.filter((c) => c === 'xautoclaim')).toHaveLength(1);
+        expect(calls.filter((c) => c === 'xreadgroup >').length).toBeGreaterThanOrEqual(3);
+      });
+
       test('without a linger, the events of one turn share one XADD and later turns send their own', async () => {
         const orgId = randomUUID();
         const { counted, client: counting } = countingAdds();
