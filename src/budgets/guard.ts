@@ -48,6 +48,13 @@ export interface BudgetGuardOptions {
   lease?: { requests: number; ms: number };
 }
 
+/** A request's hold before it is placed: see `BudgetGuard.holdFor`. */
+interface Hold {
+  counters: LimitCounter[];
+  estimate: number;
+  signature: string;
+}
+
 /** Days a period counter outlives its period (kept for inspection, then Redis drops it). */
 const COUNTER_GRACE_MS = 2 * 86_400_000;
 /** Rebuild rounds before giving up (each round rebuilds every counter missing at that moment). */
@@ -107,19 +114,18 @@ export class BudgetGuard implements SpendGuard {
   reserveNow(key: ApiKeyRecord, estimatedUsd: number): Reservation | undefined {
     const budgets = this.o.budgetsNow?.(key.workspaceId);
     if (budgets === undefined) return undefined;
-    const counters = limitsFor(key, budgets, this.o.clock());
-    return counters.length === 0 ? NOOP : this.fromLease(counters, toNanos(Math.max(0, estimatedUsd), 'up'));
+    const hold = this.holdFor(key, budgets, estimatedUsd, this.o.clock());
+    return hold.counters.length === 0 ? NOOP : this.fromLease(hold);
   }
 
   async reserve(key: ApiKeyRecord, estimatedUsd: number, requestId: string): Promise<Reservation> {
     const now = this.o.clock();
     const budgets = await this.unavailableOnError(() => this.o.budgetsOf(key.workspaceId));
-    const counters = limitsFor(key, budgets, now);
-    if (counters.length === 0) return NOOP;
-    const estimate = toNanos(Math.max(0, estimatedUsd), 'up');
-    const leased = this.fromLease(counters, estimate);
+    const hold = this.holdFor(key, budgets, estimatedUsd, now);
+    if (hold.counters.length === 0) return NOOP;
+    const leased = this.fromLease(hold);
     if (leased) return leased;
-    const signature = this.leases.enabled ? signatureOf(counters) : '';
+    const { counters, estimate, signature } = hold;
     const keys = holdKeys(counters);
     // `r:` first: a client's X-Request-Id (which may read `lease:…`) never passes for a lease.
     const id = `r:${requestId}:${randomUUID()}`;
@@ -160,10 +166,16 @@ export class BudgetGuard implements SpendGuard {
     throw new ServiceUnavailableError({ reason: 'budget_counters_unstable' }, 1);
   }
 
-  /** `estimate` nano-USD from the live lease of `counters`' limits, asking for its successor when due; undefined without one. */
-  private fromLease(counters: readonly LimitCounter[], estimate: number): Reservation | undefined {
+  /** What a request of `estimatedUsd` must hold: its limits' counters, the estimate in nano-USD, and their lease signature. */
+  private holdFor(key: ApiKeyRecord, budgets: BudgetRecord[], estimatedUsd: number, now: number): Hold {
+    const counters = limitsFor(key, budgets, now);
+    const signature = this.leases.enabled && counters.length > 0 ? signatureOf(counters) : '';
+    return { counters, estimate: toNanos(Math.max(0, estimatedUsd), 'up'), signature };
+  }
+
+  /** The hold from the live lease of its limits, asking for the lease's successor when due; undefined without one. */
+  private fromLease({ counters, estimate, signature }: Hold): Reservation | undefined {
     if (!this.leases.enabled) return undefined;
-    const signature = signatureOf(counters);
     const leased = this.leases.take(signature, estimate);
     if (!leased) return undefined;
     this.o.metrics.budgetReservations.inc({ result: 'lease' });

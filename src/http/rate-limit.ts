@@ -100,10 +100,14 @@ export interface LeasingStore extends Store {
  * The IETF draft-7 headers for an admitted hit, exactly as express-rate-limit writes them
  * (`setDraft7Headers` with its `getResetSeconds`); a test compares both on one window.
  */
-function setDraft7Headers(res: Response, opts: RateLimitOptions, hit: IncrementResponse): void {
-  const reset = hit.resetTime ? Math.max(0, Math.ceil((hit.resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(opts.windowMs / 1000);
-  res.setHeader('RateLimit-Policy', `${opts.limit};w=${Math.ceil(opts.windowMs / 1000)}`);
-  res.setHeader('RateLimit', `limit=${opts.limit}, remaining=${Math.max(opts.limit - hit.totalHits, 0)}, reset=${reset}`);
+function draft7Headers(opts: RateLimitOptions): (res: Response, hit: IncrementResponse) => void {
+  const windowSeconds = Math.ceil(opts.windowMs / 1000);
+  const policy = `${opts.limit};w=${windowSeconds}`;
+  return (res, hit) => {
+    const reset = hit.resetTime ? Math.max(0, Math.ceil((hit.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+    res.setHeader('RateLimit-Policy', policy);
+    res.setHeader('RateLimit', `limit=${opts.limit}, remaining=${Math.max(opts.limit - hit.totalHits, 0)}, reset=${reset}`);
+  };
 }
 
 /**
@@ -114,6 +118,7 @@ function setDraft7Headers(res: Response, opts: RateLimitOptions, hit: IncrementR
 export function perKeyRateLimit(store: LeasingStore, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
   if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
   const keyOf = (req: Request): string => req.ctx.key?.hash ?? 'anonymous';
+  const setHeaders = draft7Headers(opts);
   const limiter = rateLimit({
     windowMs: opts.windowMs,
     limit: opts.limit,
@@ -146,7 +151,7 @@ export function perKeyRateLimit(store: LeasingStore, metrics: Metrics, logger: L
     // near the limit, the store failing, refusals) takes its path.
     const leased = store.admitLeased?.(keyOf(req));
     if (leased === undefined) return limiter(req, res, next);
-    setDraft7Headers(res, opts, leased);
+    setHeaders(res, leased);
     next();
   };
 }

@@ -76,8 +76,9 @@ export class CircuitBreaker {
 
   /** May `endpoint` be called now? Open circuits answer `Open` and must be skipped. */
   async acquire(endpoint: Endpoint): Promise<CircuitPermit> {
+    const known = this.acquireNow(endpoint);
+    if (known) return known;
     const now = this.now();
-    if ((this.healthyUntil.get(endpoint.id) ?? 0) > now) return HEALTHY;
     const [state, failures] = await this.safely('check', () => this.kv.run(CHECK, [this.key(endpoint)], [now, this.opts.cooldownMs]), CLOSED);
     if (state !== CircuitState.Closed) this.gauge(endpoint, state);
     if (state === CircuitState.Closed && failures === 0) this.healthyUntil.set(endpoint.id, now + HEALTHY_CACHE_MS);

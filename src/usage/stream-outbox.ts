@@ -267,19 +267,10 @@ export class StreamOutbox extends OutboxRecorder {
       this.claimedAt = now;
       const claimed = await this.claim();
       if (claimed.length >= this.options.batchSize) this.claimedAt = -Infinity;
-      if (claimed.length > 0) return this.processOwn(claimed);
+      if (claimed.length > 0) return this.process(claimed);
     }
     // 4. New entries.
-    return this.processOwn(await this.read('>'));
-  }
-
-  /** {@link process} entries just read: they stay pending (to be read again) if it fails. */
-  private async processOwn(entries: Entry[]): Promise<number> {
-    if (entries.length === 0) return 0;
-    this.mayHavePending = true;
-    const n = await this.process(entries);
-    this.mayHavePending = false;
-    return n;
+    return this.process(await this.read('>'));
   }
 
   /** The entries' events; an entry that is not one is logged and dead-lettered as it is. */
@@ -328,6 +319,7 @@ export class StreamOutbox extends OutboxRecorder {
     } catch (err) {
       // The stream or group vanished (FLUSHALL, key deleted): recreate on the next drain.
       if (String((err as Error).message).includes('NOGROUP')) this.groupReady = false;
+      this.mayHavePending = true; // a reply lost after Redis delivered entries leaves them pending here
       throw err;
     }
   }
@@ -360,14 +352,20 @@ export class StreamOutbox extends OutboxRecorder {
    */
   private async process(entries: Entry[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const raws: string[] = [];
-    for (const entry of entries) if (entry.raw !== null) raws.push(entry.raw);
-    if (raws.length > 0) await this.writeJson(`[${raws.join(',')}]`, raws.length, () => this.decodeOrSetAside(entries));
+    try {
+      const raws: string[] = [];
+      for (const entry of entries) if (entry.raw !== null) raws.push(entry.raw);
+      if (raws.length > 0) await this.writeJson(`[${raws.join(',')}]`, raws.length, () => this.decodeOrSetAside(entries));
+    } catch (err) {
+      this.mayHavePending = true; // still pending in this consumer's list: the next drain reads them again
+      throw err;
+    }
     const ids = entries.map((e) => e.id);
     try {
       await this.client.multi().xack(this.key, USAGE_CONSUMER_GROUP, ...ids).xdel(this.key, ...ids).exec();
     } catch (err) {
       // Written but not acknowledged: they will be re-read and re-inserted as no-ops.
+      this.mayHavePending = true;
       this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
       throw err;
     }

@@ -414,14 +414,18 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       });
 
       /** The Kv's client counting the commands that add usage entries (XADD, the XADD script). */
+      /** The Kv's client passing each call of the `names` commands to `seen` (name and arguments) first. */
+      const watching = (names: string[], seen: (name: string, args: unknown[]) => void): Redis => {
+        const real = client();
+        const watch = (name: string) => (...args: unknown[]) => {
+          seen(name, args);
+          return (real[name as keyof Redis] as (...a: unknown[]) => unknown).apply(real, args);
+        };
+        return clientWith(Object.fromEntries(names.map((name) => [name, watch(name)])));
+      };
       const countingAdds = () => {
         const counted = { adds: 0 };
-        const real = client();
-        const count = (name: 'xadd' | 'evalsha') => (...args: unknown[]) => {
-          counted.adds++;
-          return (real[name] as (...a: unknown[]) => unknown).apply(real, args);
-        };
-        return { counted, client: clientWith({ xadd: count('xadd'), evalsha: count('evalsha') }) };
+        return { counted, client: watching(['xadd', 'evalsha'], () => void counted.adds++) };
       };
       const settledWithin = (p: Promise<unknown>, ms: number) =>
         Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
@@ -462,17 +466,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
 
       test('steady drains read only new entries: own pending entries and idle ones are looked for when they may be there', async () => {
         const orgId = randomUUID();
-        const real = client();
         const calls: string[] = [];
-        const counting = clientWith({
-          xreadgroup: (...args: unknown[]) => {
-            calls.push(`xreadgroup ${String(args[args.length - 1])}`);
-            return (real.xreadgroup as (...a: unknown[]) => unknown).apply(real, args);
-          },
-          xautoclaim: (...args: unknown[]) => {
-            calls.push('xautoclaim');
-            return (real.xautoclaim as (...a: unknown[]) => unknown).apply(real, args);
-          },
+        const counting = watching(['xreadgroup', 'xautoclaim'], (name, args) => {
+          calls.push(name === 'xreadgroup' ? `xreadgroup ${String(args[args.length - 1])}` : name);
         });
         const r = outbox(db, { consumer: 'replica-t', claimIdleMs: 60_000 }, new Metrics(), counting);
         for (let round = 0; round < 3; round++) {
