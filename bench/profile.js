@@ -25,7 +25,7 @@ const { setTimeout } = require('node:timers/promises');
 const { readyPort, startChild, stopChild, cpuTimes } = require('./lib/children');
 const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
-const { runPaced } = require('./lib/paced');
+const { runPaced, stopPaced } = require('./lib/paced');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
 const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summary');
 
@@ -89,6 +89,7 @@ async function main() {
     if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));
     console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);
   } finally {
+    await stopPaced();
     if (gateway) await gateway.cleanup();
     await stopChild(upstream);
   }

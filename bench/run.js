@@ -8,8 +8,9 @@
  *            workspace budget and a key limit are set) and usage recording all on
  *
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
- * (latency; evenly paced by bench/lib/paced.js), in BENCH_ROUNDS rounds (default 3) with the
- * targets interleaved, after a short warm-up; then once with autocannon's `overallRate` (which
+ * (latency; evenly paced by bench/lib/paced.js from a client process of its own, in BENCH_SLICES
+ * turns per round, default 5, once the gateway has written the previous load's usage records), in
+ * BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a short warm-up; then once with autocannon's `overallRate` (which
  * sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
  * and the gateway's added latency, plus what the gateway's own histograms saw at the fixed rate
  * (its time minus the upstream call, and the upstream call), prints a table and writes
@@ -23,12 +24,14 @@
 'use strict';
 const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
+const { setTimeout: sleep } = require('node:timers/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
 const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
-const { runPaced } = require('./lib/paced');
+const { runPaced, stopPaced } = require('./lib/paced');
+const { percentile } = require('./lib/percentile');
 const { histogramDelta, mergeDeltas, quantileBound } = require('./lib/histogram');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -37,6 +40,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const CONNECTIONS = 32;
 const FIXED_RATE = 500;
+/** Turns each target's paced time is split into per round (see pacedRound). */
+const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
 /** Also measure bench/floor.js (the cheapest validating gateway), between the proxy and the gateway. */
 const FLOOR = process.env.BENCH_FLOOR === '1';
 
@@ -64,7 +69,8 @@ async function measureAll(targets) {
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
-    for (const t of targets) t.rounds.fixed.push(await withOwnTime(t, () => withCpu(t.handle, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION }))));
+    await settle(targets);
+    await pacedRound(targets);
   }
   return targets.map((t) => ({
     name: t.name,
@@ -75,6 +81,56 @@ async function measureAll(targets) {
     burst: null,
     peakRssMb: null,
   }));
+}
+
+/**
+ * Wait (at most 30 s) until the gateway has written the usage records of the 32-connection windows
+ * just run (its `switchyard_usage_queue_depth` is 0): that backlog drains for some seconds after
+ * the load stops, and would otherwise load the machine under whichever paced windows come next.
+ */
+async function settle(targets) {
+  const url = targets.find((t) => t.handle.metricsUrl)?.handle.metricsUrl;
+  if (!url) return;
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(url)).text());
+    if (depth === null || Number(depth[1]) === 0) break;
+  }
+  await sleep(1000);
+}
+
+/**
+ * One paced round: each target gets DURATION seconds at FIXED_RATE, in SLICES turns (the order
+ * reversed every other turn), its latencies pooled. A 10 s window per target one after another let
+ * the machine's state move between the direct window and the gateway's; in turns of 2 s every
+ * target samples the same 40 s.
+ */
+async function pacedRound(targets) {
+  const pooled = new Map(targets.map((t) => [t, { latencies: [], requests: 0, errors: 0, non2xx: 0, clientStalls: 0, cpuSeconds: 0, seconds: 0 }]));
+  for (let turn = 0; turn < SLICES; turn++) {
+    for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
+      const p = pooled.get(t);
+      const before = cpuSeconds(t.handle.child.pid);
+      const r = await withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION / SLICES, keepLatencies: true }));
+      p.seconds += r.rps > 0 ? r.requests / r.rps : 0;
+      p.cpuSeconds += cpuSeconds(t.handle.child.pid) - before;
+      p.latencies.push(...r.latencies);
+      for (const k of ['requests', 'errors', 'non2xx', 'clientStalls']) p[k] += r[k];
+    }
+  }
+  for (const t of targets) {
+    const p = pooled.get(t);
+    const sorted = p.latencies.sort((a, b) => a - b);
+    t.rounds.fixed.push({
+      requests: p.requests,
+      rps: Math.round((p.requests / p.seconds) * 10) / 10,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      errors: p.errors,
+      non2xx: p.non2xx,
+      cpuMsPerRequest: p.requests === 0 ? null : Math.round(((p.cpuSeconds * 1000) / p.requests) * 1000) / 1000,
+      clientStalls: p.clientStalls,
+    });
+  }
 }
 
 /** Median of each numeric field over rounds (errors are summed). */
@@ -190,6 +246,7 @@ function report(mode, rows) {
   console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= 50 %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}  [rounds: ${each(shares.map((x) => x * 100), 1)} %]`);
   console.log(`gateway added latency @500/s vs direct: p50 ${fmt(added.p50, 3)} ms (<= 1) ${targets.addedP50Ms.pass ? 'PASS' : 'MISS'}, p99 ${fmt(added.p99, 3)} ms (<= 3) ${targets.addedP99Ms.pass ? 'PASS' : 'MISS'}` +
     `  [rounds p50: ${each(gateway.rounds.fixed.map((g, i) => g.p50 - direct.rounds.fixed[i].p50), 3)}; p99: ${each(gateway.rounds.fixed.map((g, i) => g.p99 - direct.rounds.fixed[i].p99), 3)}]`);
+  console.log(`paced client stalls (its 1 ms timer over 2 ms late: the machine held it up) per round: ${rows.map((r) => `${r.name} ${r.rounds.fixed.map((x) => x.clientStalls).join('/')}`).join(', ')}`);
   const floorShares = floor ? floor.rounds.max.map((f, i) => ({ ofProxy: f.rps / proxy.rounds.max[i].rps, gatewayOfFloor: gateway.rounds.max[i].rps / f.rps })) : null;
   if (floorShares) {
     console.log(`floor (bench/floor.js) = ${(median(floorShares.map((x) => x.ofProxy)) * 100).toFixed(1)} % of the proxy; gateway = ${(median(floorShares.map((x) => x.gatewayOfFloor)) * 100).toFixed(1)} % of the floor` +
@@ -242,6 +299,7 @@ async function main() {
   try {
     for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, floor, body));
   } finally {
+    await stopPaced();
     if (floor) await stopChild(floor.handle);
     await stopChild(proxy.handle);
     await stopChild(upstream.handle);

@@ -4,13 +4,9 @@
  * response time (a float in ms from its 'response' event) is also kept and sorted here.
  */
 'use strict';
+const { percentile } = require('./percentile');
 const autocannon = require('autocannon');
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  const at = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return Math.round(sorted[Math.max(0, at)] * 1000) / 1000;
-}
 
 /**
  * Run autocannon against `url`.

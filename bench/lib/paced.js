@@ -4,77 +4,59 @@
  * lets each connection send its whole per-second quota back to back at the start of every
  * second, so its latencies at "500 req/s" are those of a 500-request burst; this generator
  * measures the latency a steady 500 req/s actually sees.
+ *
+ * The client runs in a child process of its own (bench/lib/paced-worker.js, which says why),
+ * started on first use and kept for the benchmark's life; {@link stopPaced} ends it.
  */
 'use strict';
-const http = require('node:http');
-const { setTimeout } = require('node:timers');
-const { URL } = require('node:url');
-const { Buffer } = require('node:buffer');
+const path = require('node:path');
+const { fork } = require('node:child_process');
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  const at = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return Math.round(sorted[Math.max(0, at)] * 1000) / 1000;
+let worker = null;
+let pending = null;
+
+function start() {
+  worker = fork(path.join(__dirname, 'paced-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  worker.on('message', (msg) => {
+    const p = pending;
+    pending = null;
+    if (p) p.resolve(msg.result);
+  });
+  worker.on('exit', (code) => {
+    worker = null;
+    const p = pending;
+    pending = null;
+    if (p) p.reject(new Error(`paced load client exited with ${code}`));
+  });
 }
 
 /**
- * @param {{url: string, headers?: object, body: string, rate: number, duration: number, maxSockets?: number}} opts
+ * One paced run against `url`. Resolves to requests, rps, p50 and p99 (ms), errors, non2xx, and
+ * `clientStalls`: how often the client's own 1 ms timer ran more than 2 ms late (the machine,
+ * not the target, held it up). With `keepLatencies` it also returns every latency (ms, sorted).
+ * One run at a time.
+ * @param {{url: string, headers?: object, body: string, rate: number, duration: number, maxSockets?: number, keepLatencies?: boolean}} opts
  */
-async function runPaced(opts) {
-  const url = new URL(opts.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets || 32 });
-  const body = Buffer.from(opts.body);
-  const headers = { 'content-type': 'application/json', 'content-length': body.length, ...(opts.headers || {}) };
-  const latencies = [];
-  let errors = 0;
-  let non2xx = 0;
-  let inFlight = 0;
-  const one = () =>
-    new Promise((resolve) => {
-      const started = process.hrtime.bigint();
-      inFlight += 1;
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent }, (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => {
-          inFlight -= 1;
-          if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-          else non2xx += 1;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        inFlight -= 1;
-        errors += 1;
-        resolve();
-      });
-      req.end(body);
-    });
-  const pending = [];
-  const start = process.hrtime.bigint();
-  const total = Math.round(opts.rate * opts.duration);
-  let sent = 0;
-  while (sent < total) {
-    const elapsedS = Number(process.hrtime.bigint() - start) / 1e9;
-    const due = Math.min(total, Math.floor(elapsedS * opts.rate) + 1);
-    while (sent < due) {
-      pending.push(one());
-      sent += 1;
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(pending);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  void inFlight;
-  return {
-    requests: latencies.length + non2xx,
-    rps: Math.round(((latencies.length + non2xx) / seconds) * 10) / 10,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-    non2xx,
-  };
+function runPaced({ keepLatencies = false, ...opts }) {
+  if (pending) return Promise.reject(new Error('one paced run at a time'));
+  if (worker === null) start();
+  return new Promise((resolve, reject) => {
+    pending = { resolve, reject };
+    worker.send({ run: { headers: {}, ...opts } });
+  }).then((result) => {
+    if (!keepLatencies) delete result.latencies;
+    return result;
+  });
 }
 
-module.exports = { runPaced };
+/** End the client process (its keep-alive sockets close with it). */
+function stopPaced() {
+  if (worker === null) return Promise.resolve();
+  const w = worker;
+  return new Promise((resolve) => {
+    w.once('exit', () => resolve());
+    w.send({ close: true });
+  });
+}
+
+module.exports = { runPaced, stopPaced };
