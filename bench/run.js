@@ -9,9 +9,9 @@
  *
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
  * (latency; evenly paced by bench/lib/paced.js from a client process of its own, in BENCH_SLICES
- * turns per round, default 5, once the gateway has written the previous load's usage records), in
- * BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a short warm-up; then once with autocannon's `overallRate` (which
- * sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
+ * turns per round, default 5, once the gateway has written the previous load's usage records),
+ * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a short warm-up; then
+ * once with autocannon's `overallRate` (which sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
  * and the gateway's added latency, plus what the gateway's own histograms saw at the fixed rate
  * (its time minus the upstream call, and the upstream call), prints a table and writes
  * bench/results.json. Loopback only,
@@ -109,10 +109,10 @@ async function pacedRound(targets) {
   for (let turn = 0; turn < SLICES; turn++) {
     for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
       const p = pooled.get(t);
-      const before = cpuSeconds(t.handle.child.pid);
-      const r = await withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION / SLICES, keepLatencies: true }));
+      const { result: r, seconds } = await cpuDuring(t.handle, () =>
+        withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION / SLICES, keepLatencies: true })));
       p.seconds += r.rps > 0 ? r.requests / r.rps : 0;
-      p.cpuSeconds += cpuSeconds(t.handle.child.pid) - before;
+      p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
       p.latencies.push(...r.latencies);
       for (const k of ['requests', 'errors', 'non2xx', 'clientStalls']) p[k] += r[k];
     }
@@ -127,7 +127,7 @@ async function pacedRound(targets) {
       p99: percentile(sorted, 99),
       errors: p.errors,
       non2xx: p.non2xx,
-      cpuMsPerRequest: p.requests === 0 ? null : Math.round(((p.cpuSeconds * 1000) / p.requests) * 1000) / 1000,
+      cpuMsPerRequest: cpuMsPerRequest(p.cpuSeconds, p.requests),
       clientStalls: p.clientStalls,
     });
   }
@@ -150,14 +150,23 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Run `load` and add the target's CPU milliseconds per request (user + system, from /proc). */
-async function withCpu(handle, load) {
+/** CPU milliseconds per request, to the microsecond (null without a figure or requests). */
+function cpuMsPerRequest(seconds, requests) {
+  return seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000;
+}
+
+/** CPU seconds the target used during `load` (user + system, from /proc; null where there is no /proc), and load's result. */
+async function cpuDuring(handle, load) {
   const before = cpuSeconds(handle.child.pid);
   const result = await load();
   const after = cpuSeconds(handle.child.pid);
-  result.cpuMsPerRequest = before === null || after === null || result.requests === 0
-    ? null
-    : Math.round(((after - before) * 1000 / result.requests) * 1000) / 1000;
+  return { result, seconds: before === null || after === null ? null : after - before };
+}
+
+/** Run `load` and add the target's CPU milliseconds per request. */
+async function withCpu(handle, load) {
+  const { result, seconds } = await cpuDuring(handle, load);
+  result.cpuMsPerRequest = cpuMsPerRequest(seconds, result.requests);
   return result;
 }
 

@@ -7,7 +7,6 @@
 const { percentile } = require('./percentile');
 const autocannon = require('autocannon');
 
-
 /**
  * Run autocannon against `url`.
  * @param {{url: string, headers?: object, body?: string, connections: number, duration: number, overallRate?: number}} opts

@@ -10,7 +10,7 @@
  * preallocated array, so it allocates almost nothing per request. It still counts the times its
  * timer ran late, so a report can tell the machine's stalls from the target's.
  *
- * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets} }` → `{ result }`;
+ * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets, keepLatencies} }` → `{ result }`;
  * `{ close: true }` ends the process. Sockets are kept alive per target across runs.
  */
 'use strict';
@@ -36,7 +36,7 @@ class Conn {
     this.ends = 0; // how many bytes of "\r\n\r\n" the header text ends with so far
     this.remaining = -1; // body bytes still to come; -1 while reading the header
     this.status = 0;
-    this.started = 0;
+    this.started = 0n;
     this.socket = net.connect({
       host: pool.host,
       port: pool.port,
@@ -146,16 +146,16 @@ const pools = new Map();
 
 
 /** One paced run: `rate` requests per second for `duration` seconds, on a schedule, whatever the responses do. */
-function paced({ url, headers, body, rate, duration, maxSockets = 32 }) {
+function paced({ url, headers, body, rate, duration, maxSockets = 32, keepLatencies = false }) {
   const key = `${url} ${JSON.stringify(headers)} ${body}`;
   let pool = pools.get(key);
   if (pool === undefined) pools.set(key, (pool = new Pool(url, headers, body, maxSockets)));
   const total = Math.round(rate * duration);
+  const run = { total, sent: 0, finished: 0, ok: 0, non2xx: 0, errors: 0, late: 0, latencies: new Float64Array(total), resolve: null };
+  pool.run = run;
+  const start = process.hrtime.bigint();
   return new Promise((resolve) => {
-    const run = { total, sent: 0, finished: 0, ok: 0, non2xx: 0, errors: 0, latencies: new Float64Array(total), resolve, late: 0 };
-    pool.run = run;
-    const start = process.hrtime.bigint();
-    run.startedAt = start;
+    run.resolve = resolve;
     let last = start;
     const tick = () => {
       const now = process.hrtime.bigint();
@@ -170,8 +170,7 @@ function paced({ url, headers, body, rate, duration, maxSockets = 32 }) {
     };
     tick();
   }).then(() => {
-    const run = pool.run;
-    const seconds = Number(process.hrtime.bigint() - run.startedAt) / 1e9;
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const sorted = Array.from(run.latencies.subarray(0, run.ok)).sort((a, b) => a - b);
     return {
       requests: run.ok + run.non2xx,
@@ -181,7 +180,7 @@ function paced({ url, headers, body, rate, duration, maxSockets = 32 }) {
       errors: run.errors,
       non2xx: run.non2xx,
       clientStalls: run.late,
-      latencies: sorted,
+      ...(keepLatencies ? { latencies: sorted } : {}),
     };
   });
 }

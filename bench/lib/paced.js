@@ -37,15 +37,12 @@ function start() {
  * One run at a time.
  * @param {{url: string, headers?: object, body: string, rate: number, duration: number, maxSockets?: number, keepLatencies?: boolean}} opts
  */
-function runPaced({ keepLatencies = false, ...opts }) {
+function runPaced(opts) {
   if (pending) return Promise.reject(new Error('one paced run at a time'));
   if (worker === null) start();
   return new Promise((resolve, reject) => {
     pending = { resolve, reject };
     worker.send({ run: { headers: {}, ...opts } });
-  }).then((result) => {
-    if (!keepLatencies) delete result.latencies;
-    return result;
   });
 }
 
