@@ -5,8 +5,9 @@
  * PROFILE_ROUNDS windows of BENCH_DURATION seconds and reports, per window: requests/s, the
  * gateway's user and system CPU per request, Redis's and Postgres's CPU per request (services
  * mode), and its garbage collections. The first window is also profiled (a V8 CPU profile, or
- * with PROFILE_HEAP=1 allocation sampling) through bench/lib/window-probe.js, so start-up and
- * warm-up are not in it; the profile is written to bench/profiles/ and summarised.
+ * with PROFILE_HEAP=1 allocation sampling, PROFILE_HEAP=promoted only the allocations that outlived
+ * a scavenge) through bench/lib/window-probe.js, so start-up and warm-up are not in it; the profile
+ * is written to bench/profiles/ and summarised.
  *
  * With PROFILE_RATE set (e.g. 500) the windows are an evenly paced load at that rate instead
  * (bench/lib/paced.js, as the benchmark's latency scenario): each prints p50/p99, and the profile
@@ -32,7 +33,9 @@ const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summar
 const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
-const HEAP = process.env.PROFILE_HEAP === '1';
+const HEAP = process.env.PROFILE_HEAP === '1' || process.env.PROFILE_HEAP === 'promoted';
+/** `PROFILE_HEAP=promoted`: sample only allocations that outlived a scavenge (see window-probe.js). */
+const PROBE_HEAP = process.env.PROFILE_HEAP === 'promoted' ? 'promoted' : HEAP ? '1' : '0';
 const TOP = Number(process.env.PROFILE_TOP || 30);
 const RATE = Number(process.env.PROFILE_RATE || 0);
 const LONG_MS = Number(process.env.PROFILE_LONG_MS || 2);
@@ -73,7 +76,7 @@ async function main() {
   const nodeArgs = ['-r', path.join(__dirname, 'lib/window-probe.js'), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {
-    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP: HEAP ? '1' : '0' } });
+    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP } });
     const shape = RATE > 0 ? `paced at ${RATE} req/s` : 'at 32 connections';
     console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`);
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
@@ -85,6 +88,7 @@ async function main() {
     const { profile, gc, file } = await probeFiles(out);
     const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
     console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
+    if (PROBE_HEAP === 'promoted') console.log('promoted only: the sampled allocations that outlived a scavenge');
     console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : summariseCpu(profile, TOP));
     if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));
     console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);

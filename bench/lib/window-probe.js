@@ -1,9 +1,10 @@
 /**
  * Preloaded into the gateway by `bench/profile.js` (`node -r`): the first SIGUSR2 starts a V8 CPU
- * profile (or, with PROBE_HEAP=1, allocation sampling) and counts garbage collections; the second
- * stops both and writes them to PROBE_OUT (`<out>.cpuprofile` or `<out>.heapprofile`, and
- * `<out>.gc.json`). So the profile covers the measured load window only, not start-up and
- * warm-up, which `--cpu-prof` includes. Benchmark tooling; never loaded by the gateway itself.
+ * profile (or, with PROBE_HEAP=1, allocation sampling; with PROBE_HEAP=promoted, sampling of only
+ * the allocations that outlived a scavenge) and counts garbage collections; the second stops both
+ * and writes them to PROBE_OUT (`<out>.cpuprofile` or `<out>.heapprofile`, and `<out>.gc.json`).
+ * So the profile covers the measured load window only, not start-up and warm-up, which
+ * `--cpu-prof` includes. Benchmark tooling; never loaded by the gateway itself.
  */
 'use strict';
 const inspector = require('node:inspector');
@@ -11,7 +12,9 @@ const { writeFileSync } = require('node:fs');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
 
 const OUT = process.env.PROBE_OUT;
-const HEAP = process.env.PROBE_HEAP === '1';
+const HEAP = process.env.PROBE_HEAP === '1' || process.env.PROBE_HEAP === 'promoted';
+/** Sample only objects that outlived a scavenge (promoted to the old generation): what full collections must trace. */
+const PROMOTED = process.env.PROBE_HEAP === 'promoted';
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
@@ -37,7 +40,7 @@ function start() {
   session.connect();
   if (HEAP) {
     session.post('HeapProfiler.enable', () =>
-      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
+      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !PROMOTED }));
   } else {
     session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')));
   }
