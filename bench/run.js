@@ -10,7 +10,7 @@
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
  * (latency; evenly paced by bench/lib/paced.js from a client process of its own, in BENCH_SLICES
  * turns per round, default 5, once the gateway has written the previous load's usage records),
- * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a short warm-up; then
+ * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a warm-up (BENCH_WARMUP, 10 s each); then
  * once with autocannon's `overallRate` (which sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
  * and the gateway's added latency, plus what the gateway's own histograms saw at the fixed rate
  * (its time minus the upstream call, and the upstream call), prints a table and writes
@@ -37,7 +37,13 @@ const { histogramDelta, mergeDeltas, quantileBound } = require('./lib/histogram'
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 /** Rounds of the 32-connection and paced scenarios, the targets interleaved (see measureAll). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
-const WARMUP = Number(process.env.BENCH_WARMUP || 3);
+/**
+ * Seconds of 32-connection load each target gets before the rounds. The gateway's CPU per request
+ * falls for 10–25 s of load after start (0.25–0.30 ms in its first 2 s, 0.17–0.19 after 20 s: the
+ * JIT and the heap settling), against about a second for the proxy; 3 s left round 1 measuring
+ * that transient. Ten measure the steady state a long-running replica serves, for every target alike.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const CONNECTIONS = 32;
 const FIXED_RATE = 500;
 /** Turns each target's paced time is split into per round (see pacedRound). */
