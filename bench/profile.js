@@ -33,9 +33,9 @@ const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summar
 const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
-const HEAP = process.env.PROFILE_HEAP === '1' || process.env.PROFILE_HEAP === 'promoted';
-/** `PROFILE_HEAP=promoted`: sample only allocations that outlived a scavenge (see window-probe.js). */
-const PROBE_HEAP = process.env.PROFILE_HEAP === 'promoted' ? 'promoted' : HEAP ? '1' : '0';
+/** window-probe.js's PROBE_HEAP: `1` all allocations, `promoted` only those that outlived a scavenge, `0` a CPU profile. */
+const PROBE_HEAP = ['1', 'promoted'].includes(process.env.PROFILE_HEAP) ? process.env.PROFILE_HEAP : '0';
+const HEAP = PROBE_HEAP !== '0';
 const TOP = Number(process.env.PROFILE_TOP || 30);
 const RATE = Number(process.env.PROFILE_RATE || 0);
 const LONG_MS = Number(process.env.PROFILE_LONG_MS || 2);

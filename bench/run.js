@@ -10,12 +10,12 @@
  * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
  * (latency; evenly paced by bench/lib/paced.js from a client process of its own, in BENCH_SLICES
  * turns per round, default 5, once the gateway has written the previous load's usage records),
- * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a warm-up (BENCH_WARMUP, 10 s each); then
- * once with autocannon's `overallRate` (which sends each second's quota in one burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM)
- * and the gateway's added latency, plus what the gateway's own histograms saw at the fixed rate
- * (its time minus the upstream call, and the upstream call), prints a table and writes
- * bench/results.json. Loopback only,
- * bounded (BENCH_DURATION seconds per scenario and round, default 10), stops by itself.
+ * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a warm-up (BENCH_WARMUP,
+ * 10 s each); then once with autocannon's `overallRate` (which sends each second's quota in one
+ * burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and the gateway's added latency,
+ * plus what the gateway's own histograms saw at the fixed rate (its time minus the upstream call,
+ * and the upstream call), prints a table and writes bench/results.json. Loopback only, bounded
+ * (BENCH_DURATION seconds per scenario and round, default 10), stops by itself.
  *
  * BENCH_MODE: `embedded` (default: PGlite + in-process Kv, no services needed), `services`
  * (Postgres + Redis: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, in
@@ -117,7 +117,7 @@ async function pacedRound(targets) {
       const p = pooled.get(t);
       const { result: r, seconds } = await cpuDuring(t.handle, () =>
         withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION / SLICES, keepLatencies: true })));
-      p.seconds += r.rps > 0 ? r.requests / r.rps : 0;
+      p.seconds += r.seconds;
       p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
       p.latencies.push(...r.latencies);
       for (const k of ['requests', 'errors', 'non2xx', 'clientStalls']) p[k] += r[k];

@@ -144,7 +144,6 @@ class Pool {
 
 const pools = new Map();
 
-
 /** One paced run: `rate` requests per second for `duration` seconds, on a schedule, whatever the responses do. */
 function paced({ url, headers, body, rate, duration, maxSockets = 32, keepLatencies = false }) {
   const key = `${url} ${JSON.stringify(headers)} ${body}`;
@@ -175,6 +174,7 @@ function paced({ url, headers, body, rate, duration, maxSockets = 32, keepLatenc
     return {
       requests: run.ok + run.non2xx,
       rps: Math.round(((run.ok + run.non2xx) / seconds) * 10) / 10,
+      seconds,
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
       errors: run.errors,

@@ -4,6 +4,8 @@
 export interface PacedResult {
   requests: number;
   rps: number;
+  /** How long the run took, first request sent to last answer (s). */
+  seconds: number;
   p50: number | null;
   p99: number | null;
   errors: number;

@@ -31,7 +31,7 @@ function start() {
 }
 
 /**
- * One paced run against `url`. Resolves to requests, rps, p50 and p99 (ms), errors, non2xx, and
+ * One paced run against `url`. Resolves to requests, rps, seconds, p50 and p99 (ms), errors, non2xx, and
  * `clientStalls`: how often the client's own 1 ms timer ran more than 2 ms late (the machine,
  * not the target, held it up). With `keepLatencies` it also returns every latency (ms, sorted).
  * One run at a time.

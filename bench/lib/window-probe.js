@@ -12,9 +12,9 @@ const { writeFileSync } = require('node:fs');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
 
 const OUT = process.env.PROBE_OUT;
-const HEAP = process.env.PROBE_HEAP === '1' || process.env.PROBE_HEAP === 'promoted';
 /** Sample only objects that outlived a scavenge (promoted to the old generation): what full collections must trace. */
 const PROMOTED = process.env.PROBE_HEAP === 'promoted';
+const HEAP = PROMOTED || process.env.PROBE_HEAP === '1';
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
