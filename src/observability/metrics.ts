@@ -136,7 +136,7 @@ export class Metrics {
 
   readonly usageQueueDepth = new Gauge({
     name: 'switchyard_usage_queue_depth',
-    help: 'Usage events accepted but not yet written to the database (Redis Stream or in-process queue)',
+    help: 'Usage not yet written to the database: Redis Stream entries (one XADD of up to usage.batchSize events each) plus events buffered in process; embedded, queued events',
     registers: [this.registry],
     collect: async () => {
       const depth = await this.usageDepthSource?.().catch(() => undefined);

@@ -35,18 +35,48 @@ export function encodeUsageEvent(e: UsageEvent): string {
   );
 }
 
+/** An event parsed from JSON, or null when the value is not one. */
+function revive(parsed: unknown): UsageEvent | null {
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const p = parsed as Record<string, unknown>;
+  if (typeof p.id !== 'string' || typeof p.createdAt !== 'string' || typeof p.orgId !== 'string') return null;
+  const createdAt = new Date(p.createdAt);
+  if (Number.isNaN(createdAt.getTime())) return null;
+  return { ...(p as unknown as UsageEvent), createdAt };
+}
+
 /**
- * Parse a stream entry back into an event; null when it is not one (a corrupt or foreign entry
- * is acknowledged and logged rather than blocking the queue forever).
+ * Parse one encoded event back; null when it is not one (a corrupt or foreign entry is set aside
+ * and logged rather than blocking the queue forever).
  */
 export function decodeUsageEvent(raw: string): UsageEvent | null {
   try {
-    const parsed = JSON.parse(raw) as Record<string, unknown>;
-    if (typeof parsed.id !== 'string' || typeof parsed.createdAt !== 'string' || typeof parsed.orgId !== 'string') return null;
-    const createdAt = new Date(parsed.createdAt);
-    if (Number.isNaN(createdAt.getTime())) return null;
-    return { ...(parsed as unknown as UsageEvent), createdAt };
+    return revive(JSON.parse(raw));
   } catch {
     return null;
   }
+}
+
+/**
+ * A stream entry's events. An entry holds the events of one XADD as their encodings joined by
+ * commas (the inside of a JSON array, so batches are spliced together without decoding); an
+ * entry of one event is the old one-event format. `foreign` are the parts that are not events:
+ * the whole entry when it is not such a list, else each member that is not an event (re-encoded).
+ */
+export function decodeUsageEntry(raw: string): { events: UsageEvent[]; foreign: string[] } {
+  let list: unknown;
+  try {
+    list = JSON.parse(`[${raw}]`);
+  } catch {
+    return { events: [], foreign: [raw] };
+  }
+  if ((list as unknown[]).length === 0) return { events: [], foreign: [raw] };
+  const events: UsageEvent[] = [];
+  const foreign: string[] = [];
+  for (const member of list as unknown[]) {
+    const event = revive(member);
+    if (event) events.push(event);
+    else foreign.push(JSON.stringify(member));
+  }
+  return { events, foreign };
 }

@@ -70,14 +70,15 @@ export abstract class OutboxRecorder implements UsageRecorder {
   /** Events accepted but not yet written. */
   abstract depth(): Promise<number>;
 
-  /**
-   * Write at most one batch; resolve to how many entries it took care of (0 = nothing left to
-   * do), reject if the write failed (the entries stay pending and are retried).
-   */
   /** Events accepted but perhaps not yet written (see {@link UsageRecorder.pending}). */
   abstract pending(): Promise<UsageEvent[]>;
 
-  protected abstract drainBatch(): Promise<number>;
+  /**
+   * Write at most one batch; resolve to how many events it took care of (0 = nothing left to
+   * do), reject if the write failed (the events stay pending and are retried). `flushing`: a
+   * flush is emptying the outbox, so work that is otherwise paced (a sweep) is due now.
+   */
+  protected abstract drainBatch(flushing: boolean): Promise<number>;
 
   /**
    * Insert a batch into `generations` (idempotent on id) and count it. A batch the database
@@ -154,7 +155,7 @@ export abstract class OutboxRecorder implements UsageRecorder {
   private async drainAll(untilEmpty: boolean): Promise<boolean> {
     const enough = untilEmpty ? 1 : this.options.batchSize;
     try {
-      while ((await this.drainBatch()) >= enough) {
+      while ((await this.drainBatch(untilEmpty)) >= enough) {
         // keep going: another batch may be waiting
       }
       this.backoff.succeed();

@@ -1,19 +1,23 @@
 /**
  * The production outbox: a Redis Stream is the durable queue between the request path and
- * Postgres. `record` is one XADD (durable once it resolves). Every replica reads the same
- * consumer group, inserts batches (idempotent on generation id) and XACKs + XDELs only after
- * the insert committed. Entries a crashed replica read but never acknowledged are reclaimed
- * with XAUTOCLAIM once idle for `claimIdleMs`; re-inserting them is harmless (ON CONFLICT DO
- * NOTHING), so redelivery never double counts. If Redis itself refuses the XADD, the event is
- * kept in a bounded in-process buffer and written straight to Postgres by the next drain.
+ * Postgres. Events recorded close together share one XADD: one entry holds them all, durable
+ * once `record` resolves. The replica that added an entry inserts it from memory (it still holds
+ * the encoded events and the entry id) and XDELs it once the insert committed, so its own
+ * entries are never read back. The stream is read (a consumer group shared by every replica)
+ * only for what no live replica holds: a crashed replica's entries and those a replica let go of
+ * during a long database outage. That read, the sweep, runs every `claimIdleMs / 4` and on
+ * flush; entries a replica read but never acknowledged are reclaimed with XAUTOCLAIM once idle
+ * for `claimIdleMs`. A sweep may read an entry its replica is still inserting: inserting it
+ * twice is harmless (ON CONFLICT DO NOTHING on the generation id), so nothing is double counted.
+ * If Redis itself refuses the XADD, the events are kept in a bounded in-process buffer and
+ * written straight to Postgres by the next drain.
  * @module
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { evalScript } from '../kv/redis';
 import { BoundedQueue } from './bounded-queue';
-import { decodeUsageEvent, encodeUsageEvent } from './event-codec';
+import { decodeUsageEntry, encodeUsageEvent } from './event-codec';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
 import type { UsageEvent } from './types';
 
@@ -41,24 +45,26 @@ for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[3])) do
 end
 return removed`;
 
-/** XADD every ARGV as one entry (field `e`) of KEYS[1]; the entry ids, in order. */
-const XADD_ALL = `local ids = {}
-for i = 1, #ARGV do ids[i] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
-return ids`;
-
 /** Stream entries per XRANGE page when listing pending events. */
 const PENDING_PAGE = 1000;
 
-/** Idle entries of dead consumers are claimed at most this many times per `claimIdleMs`. */
+/** Idle entries of dead consumers are claimed at most this many times per `claimIdleMs`; sweeps run as often. */
 const CLAIMS_PER_IDLE_TIME = 4;
 
-/** Dead consumers are looked for once every this many drains. */
-const FORGET_EVERY_DRAINS = 300;
+/** Dead consumers are looked for at most this often. */
+const FORGET_INTERVAL_MS = 5 * 60_000;
 
-/** One stream entry: its id and the `e` field (null when the entry was deleted meanwhile). */
+/**
+ * Entries a replica keeps in memory to insert itself, in batches of `batchSize` events. Beyond
+ * that (a long database outage) the oldest are let go of: they stay in the stream for a sweep.
+ */
+const OWN_MAX_BATCHES = 20;
+
+/** One stream entry: its id, the `e` field (null when the entry was deleted meanwhile), and its event count (`n`). */
 interface Entry {
   id: string;
   raw: string | null;
+  count: number;
 }
 
 /** Parse XREADGROUP/XAUTOCLAIM entry lists: `[[id, [field, value, …] | null], …]`. */
@@ -67,12 +73,33 @@ function toEntries(list: unknown): Entry[] {
   return list.map((item) => {
     const [id, fields] = item as [string, string[] | null];
     let raw: string | null = null;
-    if (Array.isArray(fields)) {
-      const at = fields.indexOf('e');
-      raw = at >= 0 ? (fields[at + 1] ?? null) : null;
+    let count = 1;
+    for (let i = 0; Array.isArray(fields) && i + 1 < fields.length; i += 2) {
+      if (fields[i] === 'e') raw = fields[i + 1] ?? null;
+      else if (fields[i] === 'n') count = Math.max(1, Math.trunc(Number(fields[i + 1])) || 1);
     }
-    return { id: String(id), raw };
+    return { id: String(id), raw, count };
   });
+}
+
+/**
+ * An entry this replica added, held to insert itself. Its events' JSON is kept as UTF-8 bytes
+ * (what the XADD sent) rather than a string: a 10–25 kB string on V8's heap that lives until the
+ * insert is copied by every scavenge it survives and often promoted, and in A/B runs that raised
+ * the peak RSS by several MB; bytes outside the heap are never copied.
+ */
+interface OwnEntry {
+  id: string;
+  bytes: Buffer;
+  count: number;
+}
+
+/** The longest run of `entries` from the start holding at most `max` events (at least one entry). */
+function firstBatch<T extends { count: number }>(entries: readonly T[], max: number): { batch: T[]; events: number } {
+  let events = 0;
+  let i = 0;
+  while (i < entries.length && (i === 0 || events + (entries[i] as T).count <= max)) events += (entries[i++] as T).count;
+  return { batch: entries.slice(0, i), events };
 }
 
 /** Options of {@link StreamOutbox} beyond the shared ones. */
@@ -80,11 +107,17 @@ export interface StreamOutboxOptions extends OutboxOptions {
   /** Consumer name; default `<hostname>-<pid>-<random>` (unique per process). */
   consumer?: string;
   /**
-   * Read the stream into Postgres here (default), or leave that to another consumer: the usage
-   * writer thread (`writer-thread.ts`), which keeps the reads and inserts off the request thread.
-   * Either way events Redis refused are written from here, where they are buffered.
+   * Insert this outbox's entries into Postgres and sweep the stream (default), or leave that to
+   * another consumer: the usage writer thread (`writer-thread.ts`), which keeps the reads and
+   * inserts off the request thread. Either way events Redis refused are written from here, where
+   * they are buffered.
    */
   consume?: boolean;
+  /**
+   * How often the stream is swept for entries no live replica holds; default `claimIdleMs / 4`.
+   * 0 = on every drain: the writer thread, whose events all come from the stream.
+   */
+  sweepIntervalMs?: number;
   /** Called each time another batch's worth of events has been added (to wake that consumer). */
   onBatchQueued?: () => void;
   /**
@@ -103,18 +136,22 @@ export class StreamOutbox extends OutboxRecorder {
   private groupReady = false;
   /** Events added since the last drain was kicked; a full batch kicks one early. */
   private sinceKick = 0;
-  /** Drains so far; paces the dead-consumer cleanup. */
-  private drains = 0;
-  /** Whether this consumer may hold entries read but not acknowledged (see drainBatch). */
+  /** Whether this consumer may hold entries read but not acknowledged (see sweep). */
   private mayHavePending = true;
-  /** When dead consumers' idle entries were last claimed (Date.now()). */
+  /** When the stream was last swept, dead consumers' idle entries claimed, dead consumers forgotten (Date.now()). */
+  private sweptAt = -Infinity;
   private claimedAt = -Infinity;
+  private forgotAt = -Infinity;
+  /** Entries this replica added and has yet to insert, oldest first, and their events. */
+  private readonly own: OwnEntry[] = [];
+  private ownEvents = 0;
   /** Events waiting for the next XADD (see {@link record}). */
   private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
   /** The linger timer of the waiting events, while one is set. */
   private addTimer: NodeJS.Timeout | null = null;
   private readonly addLingerMs: number;
   private readonly consume: boolean;
+  private readonly sweepIntervalMs: number;
   private readonly onBatchQueued: (() => void) | undefined;
 
   /**
@@ -133,6 +170,7 @@ export class StreamOutbox extends OutboxRecorder {
     this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.fallback = new BoundedQueue(options.maxQueued);
     this.consume = options.consume ?? true;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? options.claimIdleMs / CLAIMS_PER_IDLE_TIME;
     this.onBatchQueued = options.onBatchQueued;
     this.addLingerMs = options.addLingerMs ?? 0;
   }
@@ -145,11 +183,12 @@ export class StreamOutbox extends OutboxRecorder {
   /**
    * XADD the event; durable in Redis once this resolves (else buffered and written directly).
    * Events recorded within `addLingerMs` of the first one waiting (or, with 0, in the same turn of
-   * the event loop) share one round trip, and a full batch leaves at once: under load a few dozen
-   * requests pay for one Redis command, its reply and its promise, instead of each turn's two or
-   * three (A/B at 32 connections, 5 ms against per turn: −4 % to −18 % CPU per request, by the
-   * machine's state; see bench/README.md). The answer does not wait for this, so the linger is
-   * also how much longer an answered request's record sits in memory only, if the process is killed.
+   * the event loop) share one round trip and one entry, and a full batch leaves at once: under
+   * load a few dozen requests pay for one Redis command, its reply and its promise, instead of
+   * each turn's two or three (A/B at 32 connections, 5 ms against per turn: −4 % to −18 % CPU per
+   * request, by the machine's state; see bench/README.md). The answer does not wait for this, so
+   * the linger is also how much longer an answered request's record sits in memory only, if the
+   * process is killed.
    */
   record(event: UsageEvent): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -174,13 +213,18 @@ export class StreamOutbox extends OutboxRecorder {
     this.addTimer = null;
   }
 
-  /** Add the waiting events to the stream; if Redis refused them, to the direct-to-database buffer. */
+  /**
+   * Add the waiting events to the stream as one entry (kept to insert from here); if Redis
+   * refused it, to the direct-to-database buffer.
+   */
   private async sendAdds(): Promise<void> {
     const batch = this.adds.splice(0);
     if (batch.length === 0) return;
-    const added = await this.xadds(batch.map(({ event }) => encodeUsageEvent(event)));
+    const bytes = Buffer.from(batch.map(({ event }) => encodeUsageEvent(event)).join(','));
+    const id = await this.xadd(bytes, batch.length);
+    if (id !== null && this.consume) this.keep({ id, bytes, count: batch.length });
     for (const { event, resolve } of batch) {
-      if (!added) {
+      if (id === null) {
         this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' });
         await this.fallback.push(event);
       }
@@ -196,19 +240,24 @@ export class StreamOutbox extends OutboxRecorder {
   }
 
   /**
-   * XADD each encoded event: one command when there is one (at low load, most turns), else one
-   * script that adds them all; false when Redis refused. (A pipeline of N XADDs cost the request
-   * thread N commands' worth of objects, promises and replies: the script measured −7 % CPU per
-   * request and a lower p99 at 32 connections.) A script that fails midway has added some
-   * entries: all are then also written directly, and the insert is idempotent on the generation id.
+   * XADD the encoded events as one entry (`e`: the encodings joined by commas, `n`: how many);
+   * its id, or null when Redis refused. One command whatever the count: a script adding an entry
+   * per event cost Redis about 8 µs of CPU per request at 32 connections, this about 2.
    */
-  private async xadds(encoded: string[]): Promise<boolean> {
+  private async xadd(bytes: Buffer, count: number): Promise<string | null> {
     try {
-      if (encoded.length === 1) await this.client.xadd(this.key, '*', 'e', encoded[0] as string);
-      else await evalScript(this.client, XADD_ALL, [this.key], encoded);
-      return true;
+      return await this.client.xadd(this.key, '*', 'e', bytes, 'n', String(count));
     } catch {
-      return false;
+      return null;
+    }
+  }
+
+  /** Hold an entry this replica added, to insert it itself; beyond the bound the oldest are left to a sweep. */
+  private keep(entry: OwnEntry): void {
+    this.own.push(entry);
+    this.ownEvents += entry.count;
+    while (this.ownEvents > OWN_MAX_BATCHES * this.options.batchSize && this.own.length > 1) {
+      this.ownEvents -= (this.own.shift() as OwnEntry).count;
     }
   }
 
@@ -220,15 +269,16 @@ export class StreamOutbox extends OutboxRecorder {
     const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.map((a) => a.event)];
     for (let from = '-'; ; ) {
       const page = toEntries(await this.client.xrange(this.key, from, '+', 'COUNT', PENDING_PAGE));
-      for (const entry of page) {
-        const event = entry.raw === null ? null : decodeUsageEvent(entry.raw);
-        if (event) events.push(event);
-      }
+      for (const entry of page) if (entry.raw !== null) events.push(...decodeUsageEntry(entry.raw).events);
       if (page.length < PENDING_PAGE) return events;
       from = `(${(page[page.length - 1] as Entry).id}`;
     }
   }
 
+  /**
+   * Stream entries (each holds the events of one XADD, up to `batchSize`) plus events buffered
+   * in this process: what waits to be written, counted without reading the stream.
+   */
   async depth(): Promise<number> {
     return (await this.client.xlen(this.key)) + this.fallback.length + this.adds.length;
   }
@@ -240,7 +290,7 @@ export class StreamOutbox extends OutboxRecorder {
     await super.flush();
   }
 
-  protected async drainBatch(): Promise<number> {
+  protected async drainBatch(flushing: boolean): Promise<number> {
     // 1. Events Redis refused: straight to Postgres.
     const direct = this.fallback.peek(this.options.batchSize);
     if (direct.length > 0) {
@@ -249,43 +299,85 @@ export class StreamOutbox extends OutboxRecorder {
       return direct.length;
     }
     if (!this.consume) return 0;
+    // 2. Entries this replica added, from memory; 3. the stream, for what no live replica holds,
+    // once per sweep interval even while the replica is busy with its own (and again at once
+    // after a full read: more may wait). A flush writes its own first, then sweeps until empty.
+    const now = Date.now();
+    const sweepDue = flushing || now - this.sweptAt >= this.sweepIntervalMs;
+    if (this.own.length > 0 && (flushing || !sweepDue)) return this.insertOwn();
+    if (!sweepDue) return 0;
+    this.sweptAt = now;
+    const { events, more } = await this.sweep(now);
+    if (more) this.sweptAt = -Infinity;
+    return events > 0 || this.own.length === 0 ? events : this.insertOwn();
+  }
+
+  /** Insert the oldest batch of this replica's own entries, then XDEL them (after the insert committed). */
+  private async insertOwn(): Promise<number> {
+    const { batch, events } = firstBatch(this.own, this.options.batchSize);
+    const json = `[${batch.map((e) => e.bytes.toString('utf8')).join(',')}]`;
+    const asRead = () => batch.map(({ id, bytes, count }) => ({ id, raw: bytes.toString('utf8'), count }));
+    await this.writeJson(json, events, () => this.decodeOrSetAside(asRead()));
+    const ids = batch.map((e) => e.id);
+    this.forgetOwn(new Set(ids));
+    try {
+      await this.client.xdel(this.key, ...ids);
+    } catch (err) {
+      // Written but still in the stream: a sweep inserts them again as no-ops and deletes them.
+      this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
+      throw err;
+    }
+    return events;
+  }
+
+  /** Stop holding the entries `ids` (written, by this replica or by a sweep that read them). */
+  private forgetOwn(ids: ReadonlySet<string>): void {
+    let kept = 0;
+    for (const entry of this.own) {
+      if (ids.has(entry.id)) this.ownEvents -= entry.count;
+      else this.own[kept++] = entry;
+    }
+    this.own.length = kept;
+  }
+
+  /**
+   * One read of the shared stream: this consumer's unacknowledged entries (only while there may
+   * be some: every entry it reads stays pending until acknowledged), else dead consumers' idle
+   * ones (a few times per idle time), else entries never delivered. `more` when the read was full.
+   */
+  private async sweep(now: number): Promise<{ events: number; more: boolean }> {
     await this.ensureGroup();
-    // 2. Our own pending entries (a previous insert or acknowledgement failed): looked for only
-    // while some may be there, since every entry this consumer reads is in its pending list until
-    // acknowledged. Each command is a round trip on the request thread (under load a drain per
-    // batch of 50 made four, where two do).
     if (this.mayHavePending) {
       const pending = await this.read('0');
-      if (pending.length > 0) return this.process(pending);
+      if (pending.length > 0) return { events: await this.process(pending), more: true };
       this.mayHavePending = false;
     }
-    if (++this.drains % FORGET_EVERY_DRAINS === 0) await this.forgetDeadConsumers();
-    // 3. Idle entries of dead consumers: they become claimable only after `claimIdleMs`, so
-    // looking a few times per idle time is enough (again at once after a full claim: more may wait).
-    const now = Date.now();
+    if (now - this.forgotAt >= FORGET_INTERVAL_MS) {
+      this.forgotAt = now;
+      await this.forgetDeadConsumers();
+    }
     if (now - this.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
       this.claimedAt = now;
       const claimed = await this.claim();
       if (claimed.length >= this.options.batchSize) this.claimedAt = -Infinity;
-      if (claimed.length > 0) return this.process(claimed);
+      if (claimed.length > 0) return { events: await this.process(claimed), more: true };
     }
-    // 4. New entries.
-    return this.process(await this.read('>'));
+    const fresh = await this.read('>');
+    return { events: await this.process(fresh), more: fresh.length >= this.options.batchSize };
   }
 
-  /** The entries' events; an entry that is not one is logged and dead-lettered as it is. */
-  private decodeOrSetAside(entries: Entry[]): UsageEvent[] {
+  /** The entries' events; what is not an event is logged and dead-lettered as it is. */
+  private decodeOrSetAside(entries: readonly Entry[]): UsageEvent[] {
     const events: UsageEvent[] = [];
     for (const entry of entries) {
       if (entry.raw === null) continue;
-      const event = decodeUsageEvent(entry.raw);
-      if (event) {
-        events.push(event);
-        continue;
+      const decoded = decodeUsageEntry(entry.raw);
+      events.push(...decoded.events);
+      for (const foreign of decoded.foreign) {
+        this.deps.logger.error('usage outbox: undecodable stream entry moved to the dead-letter stream', { entry_id: entry.id });
+        this.deps.metrics.usageWriteFailures.inc({ stage: 'rejected' });
+        void this.deadLetter(foreign, 'not a usage event');
       }
-      this.deps.logger.error('usage outbox: undecodable stream entry moved to the dead-letter stream', { entry_id: entry.id });
-      this.deps.metrics.usageWriteFailures.inc({ stage: 'rejected' });
-      void this.deadLetter(entry.raw, 'not a usage event');
     }
     return events;
   }
@@ -344,23 +436,29 @@ export class StreamOutbox extends OutboxRecorder {
   }
 
   /**
-   * Insert the entries, then XACK + XDEL them all (after the insert committed). An entry is the
-   * event's JSON (`encodeUsageEvent`), so the batch is the entries joined into an array, not
-   * decoded and encoded again (about 4 µs an event on the event loop). An entry that is not an
-   * event makes Postgres refuse the batch as data; then they are decoded and written one by one,
-   * and an undecodable one is logged and kept in the dead-letter stream instead of blocking the rest.
+   * Insert the entries' events in batches of at most `batchSize` (an entry is never split), then
+   * XACK + XDEL them all (after the inserts committed). An entry is the events' JSON joined by
+   * commas, so a batch is the entries joined into an array, not decoded and encoded again. An
+   * entry that is not events makes Postgres refuse the batch as data; then they are decoded and
+   * written one by one, and what is not an event is logged and kept in the dead-letter stream
+   * instead of blocking the rest.
    */
   private async process(entries: Entry[]): Promise<number> {
     if (entries.length === 0) return 0;
+    let written = 0;
     try {
-      const raws: string[] = [];
-      for (const entry of entries) if (entry.raw !== null) raws.push(entry.raw);
-      if (raws.length > 0) await this.writeJson(`[${raws.join(',')}]`, raws.length, () => this.decodeOrSetAside(entries));
+      for (let rest = entries.filter((e) => e.raw !== null); rest.length > 0; ) {
+        const { batch, events } = firstBatch(rest, this.options.batchSize);
+        await this.writeJson(`[${batch.map((e) => e.raw).join(',')}]`, events, () => this.decodeOrSetAside(batch));
+        written += events;
+        rest = rest.slice(batch.length);
+      }
     } catch (err) {
-      this.mayHavePending = true; // still pending in this consumer's list: the next drain reads them again
+      this.mayHavePending = true; // still pending in this consumer's list: the next sweep reads them again
       throw err;
     }
     const ids = entries.map((e) => e.id);
+    this.forgetOwn(new Set(ids)); // a sweep may have read entries this replica was about to insert
     try {
       await this.client.multi().xack(this.key, USAGE_CONSUMER_GROUP, ...ids).xdel(this.key, ...ids).exec();
     } catch (err) {
@@ -369,6 +467,7 @@ export class StreamOutbox extends OutboxRecorder {
       this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
       throw err;
     }
-    return entries.length;
+    // Entries deleted meanwhile count too: a read that found only those still took care of something.
+    return Math.max(written, entries.length);
   }
 }

@@ -30,7 +30,7 @@ async function run(data: WriterData): Promise<void> {
   const metrics = new Metrics();
   const kv = await RedisKv.connect(data.redis);
   const db = await openPostgres({ ...data.postgres, poolSize: 2 });
-  const outbox = new StreamOutbox(kv.client, data.redis.prefix, { db, metrics, logger }, data.usage);
+  const outbox = new StreamOutbox(kv.client, data.redis.prefix, { db, metrics, logger }, { ...data.usage, sweepIntervalMs: 0 });
   const report = setInterval(() => void counters(metrics).then((c) => post({ type: 'counters', counters: c })), data.usage.flushIntervalMs);
   report.unref();
   const close = async () => {

@@ -21,6 +21,7 @@ import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
+import { encodeUsageEvent } from '../../src/usage/event-codec';
 
 /** A Queryable over the real database whose writes can be made to fail, or to "crash" after committing. */
 class FlakyDb implements Queryable {
@@ -246,11 +247,13 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await r.record(usageEvent(orgId, 0));
         await r.record(tricky);
         const client = (kv as RedisKv).client;
-        const foreign = ['not json', '{"hello":1}', '{"id":"gen-emb-cut","createdAt":"2026-'];
+        const foreign = ['not json', '{"hello":1}', '{"id":"gen-emb-cut","createdAt":"2026-', ''];
         for (const raw of foreign) await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'e', raw);
+        // An entry of one event without a count (as every entry was before events shared entries) lands too.
+        await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'e', encodeUsageEvent(usageEvent(orgId, 3)));
         await r.record(usageEvent(orgId, 2));
         await r.flush();
-        expect(await rowsOf(orgId)).toBe(3);
+        expect(await rowsOf(orgId)).toBe(4);
         expect(await r.depth()).toBe(0);
         const row = (await db.query<{ end_user: string; user_agent: string; created_at: Date }>(
           'SELECT end_user, user_agent, created_at FROM generations WHERE id = $1', [tricky.id]))[0]!;
@@ -260,7 +263,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const dead = (await client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
         const setAside = dead.map(([, fields]) => fields).filter((f) => f[3] === 'not a usage event').map((f) => f[1]);
         expect(setAside).toEqual(expect.arrayContaining(foreign));
-        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 3/);
+        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 4/);
       });
     }
 
@@ -312,7 +315,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         return Number(info[0]);
       };
 
-      test('a replica that dies after the insert but before XACK: another reclaims, nothing is double counted', async () => {
+      test('a replica that dies after inserting its own entries but before deleting them: a sweep writes them again as no-ops', async () => {
         await outbox(db).flush(); // drain leftovers of earlier tests so the stream starts empty
         const orgId = randomUUID();
         const crashing = new FlakyDb(db);
@@ -320,17 +323,38 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const a = outbox(crashing, { consumer: 'replica-a', flushTimeoutMs: 50, batchSize: 10 });
         for (let i = 0; i < 6; i++) await a.record(usageEvent(orgId, i));
         await expect(a.flush()).rejects.toThrow();
-        await a.close(); // the "crash": a never acknowledges
+        await a.close(); // the "crash": a never deletes its entries
+        expect(await rowsOf(orgId)).toBe(6);
+        expect(await client().xlen(streamKey())).toBe(6);
+        expect(await pendingCount()).toBe(0); // a inserted from memory: it never read them
+
+        const b = outbox(db, { consumer: 'replica-b' });
+        await b.flush();
+        expect(await client().xlen(streamKey())).toBe(0);
+        expect(await rowsOf(orgId)).toBe(6);
+      });
+
+      test('a sweeper that dies after the insert but before XACK: another reclaims once idle, nothing is double counted', async () => {
+        await outbox(db).flush();
+        const orgId = randomUUID();
+        // The events come from a replica that leaves the stream to others (as with the writer thread).
+        const adder = outbox(db, { consumer: 'replica-o', consume: false });
+        for (let i = 0; i < 6; i++) await adder.record(usageEvent(orgId, i));
+        const crashing = new FlakyDb(db);
+        crashing.crashAfterCommit = true;
+        const a = outbox(crashing, { consumer: 'replica-p', flushTimeoutMs: 50, batchSize: 10 });
+        await expect(a.flush()).rejects.toThrow();
+        await a.close(); // the "crash": a never acknowledges what it read
         expect(await rowsOf(orgId)).toBe(6);
         expect(await pendingCount()).toBe(6);
 
         // A live replica with the normal idle time leaves a's in-flight entries alone…
-        const patient = outbox(db, { consumer: 'replica-b', claimIdleMs: 60_000 });
+        const patient = outbox(db, { consumer: 'replica-q', claimIdleMs: 60_000 });
         await patient.flush();
         expect(await pendingCount()).toBe(6);
 
         // …and one whose idle threshold has passed reclaims and acknowledges them.
-        const rescuer = outbox(db, { consumer: 'replica-c', claimIdleMs: 0 });
+        const rescuer = outbox(db, { consumer: 'replica-r', claimIdleMs: 0 });
         await rescuer.flush();
         expect(await pendingCount()).toBe(0);
         expect(await client().xlen(streamKey())).toBe(0);
@@ -351,32 +375,15 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(1);
       });
 
-      test('when Redis has lost the XADD script (NOSCRIPT), the events are added by sending it again', async () => {
-        const orgId = randomUUID();
-        let evalshas = 0;
-        const forgetful = clientWith({
-          evalsha: () => {
-            evalshas++;
-            return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
-          },
-        });
-        const metrics = new Metrics();
-        const r = outbox(db, { consumer: 'replica-k', batchSize: 50 }, metrics, forgetful);
-        const before = await client().xlen(streamKey());
-        await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, i))));
-        expect(evalshas).toBe(1);
-        expect(await client().xlen(streamKey())).toBe(before + 5);
-        expect(await metrics.registry.metrics()).not.toMatch(/switchyard_usage_write_failures_total\{stage="enqueue"\} [1-9]/);
-        await r.flush();
-        expect(await rowsOf(orgId)).toBe(5);
-      });
-
-      test('events recorded concurrently (one XADD script) are all in the stream and all written once', async () => {
+      test('events recorded concurrently share one stream entry, are all in it, and are all written once', async () => {
         const orgId = randomUUID();
         const r = outbox(db, { consumer: 'replica-g', batchSize: 50 });
         const before = await client().xlen(streamKey());
-        await Promise.all(Array.from({ length: 20 }, (_, i) => r.record(usageEvent(orgId, i))));
-        expect(await client().xlen(streamKey())).toBe(before + 20);
+        const events = Array.from({ length: 20 }, (_, i) => usageEvent(orgId, i));
+        await Promise.all(events.map((e) => r.record(e)));
+        expect(await client().xlen(streamKey())).toBe(before + 1);
+        const pending = await r.pending();
+        expect(events.every((e) => pending.some((p) => p.id === e.id))).toBe(true);
         await r.flush();
         expect(await rowsOf(orgId)).toBe(20);
       });
@@ -388,8 +395,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await client().xgroup('CREATECONSUMER', streamKey(), USAGE_CONSUMER_GROUP, 'ghost');
         const down = new FlakyDb(db);
         down.failing = true;
+        await outbox(db, { consumer: 'adder', consume: false }).record(usageEvent(orgId, 1));
         const holder = outbox(down, { consumer: 'holder', flushTimeoutMs: 50 });
-        await holder.record(usageEvent(orgId, 1));
         await expect(holder.flush()).rejects.toThrow();
         await holder.close();
         const names = async () =>
@@ -413,7 +420,6 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(2);
       });
 
-      /** The Kv's client counting the commands that add usage entries (XADD, the XADD script). */
       /** The Kv's client passing each call of the `names` commands to `seen` (name and arguments) first. */
       const watching = (names: string[], seen: (name: string, args: unknown[]) => void): Redis => {
         const real = client();
@@ -423,9 +429,10 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         };
         return clientWith(Object.fromEntries(names.map((name) => [name, watch(name)])));
       };
+      /** The Kv's client counting the commands that add usage entries. */
       const countingAdds = () => {
         const counted = { adds: 0 };
-        return { counted, client: watching(['xadd', 'evalsha'], () => void counted.adds++) };
+        return { counted, client: watching(['xadd'], () => void counted.adds++) };
       };
       const settledWithin = (p: Promise<unknown>, ms: number) =>
         Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
@@ -442,7 +449,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await client().xlen(streamKey())).toBe(before);
         await Promise.all([first, second]);
         expect(counted.adds).toBe(1);
-        expect(await client().xlen(streamKey())).toBe(before + 2);
+        expect(await client().xlen(streamKey())).toBe(before + 1);
         await r.flush();
         expect(await rowsOf(orgId)).toBe(2);
       });
@@ -455,7 +462,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const full = Promise.all(Array.from({ length: 4 }, (_, i) => r.record(usageEvent(orgId, i))));
         expect(await settledWithin(full, 5000)).toBe(true);
         expect(counted.adds).toBe(1);
-        expect(await client().xlen(streamKey())).toBe(before + 4);
+        expect(await client().xlen(streamKey())).toBe(before + 1);
         // The fifth starts a new linger; a flush (shutdown) sends it without waiting for that.
         const fifth = r.record(usageEvent(orgId, 4));
         await r.flush();
@@ -464,22 +471,58 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(5);
       });
 
-      test('steady drains read only new entries: own pending entries and idle ones are looked for when they may be there', async () => {
+      test('a replica inserts the entries it added from memory: between sweeps it never reads the stream', async () => {
+        await outbox(db).flush(); // drain leftovers of earlier tests so the first sweep finds nothing
         const orgId = randomUUID();
         const calls: string[] = [];
-        const counting = watching(['xreadgroup', 'xautoclaim'], (name, args) => {
+        const counting = watching(['xreadgroup', 'xautoclaim', 'xrange'], (name, args) => {
           calls.push(name === 'xreadgroup' ? `xreadgroup ${String(args[args.length - 1])}` : name);
         });
         const r = outbox(db, { consumer: 'replica-t', claimIdleMs: 60_000 }, new Metrics(), counting);
-        for (let round = 0; round < 3; round++) {
-          await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
-          await r.flush();
-        }
+        await r.flush(); // the first sweep: own pending entries, idle ones, new ones
+        expect(calls).toEqual(['xreadgroup 0', 'xautoclaim', 'xreadgroup >']);
+        calls.length = 0;
+        // Full batches (5) are written as they fill, by the drain they kick, not by a flush.
+        for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
+        for (let i = 0; i < 200 && (await rowsOf(orgId)) < 15; i++) await new Promise((res) => setTimeout(res, 10));
         expect(await rowsOf(orgId)).toBe(15);
-        // The first drain looks for its own pending entries and for idle ones once; later ones only read new entries.
-        expect(calls.filter((c) => c === 'xreadgroup 0')).toHaveLength(1);
-        expect(calls.filter((c) => c === 'xautoclaim')).toHaveLength(1);
-        expect(calls.filter((c) => c === 'xreadgroup >').length).toBeGreaterThanOrEqual(3);
+        expect(calls).toEqual([]);
+        // Deleted once written.
+        for (let i = 0; i < 100 && (await r.depth()) > 0; i++) await new Promise((res) => setTimeout(res, 10));
+        expect(await r.depth()).toBe(0);
+      });
+
+      test('entries a replica let go of in a long outage (beyond its memory bound) are written by a sweep', async () => {
+        await outbox(db).flush();
+        const orgId = randomUUID();
+        const flaky = new FlakyDb(db);
+        flaky.failing = true;
+        // Keeps 20 batches of 2 events in memory; 60 events are 30 entries (awaited one by one).
+        const r = outbox(flaky, { consumer: 'replica-u', batchSize: 2, flushTimeoutMs: 50 });
+        for (let i = 0; i < 60; i++) await r.record(usageEvent(orgId, i));
+        await expect(r.flush()).rejects.toThrow(/pending/);
+        expect(await client().xlen(streamKey())).toBe(60);
+        flaky.failing = false;
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(60);
+        expect(await client().xlen(streamKey())).toBe(0);
+      });
+
+      test('a replica busy with its own entries still sweeps: a dead replica\'s entry lands without a flush', async () => {
+        await outbox(db).flush();
+        const orgId = randomUUID();
+        const orphan = usageEvent(orgId, 999);
+        await client().xadd(streamKey(), '*', 'e', encodeUsageEvent(orphan), 'n', '1'); // added by a replica that then died
+        // Sweeps every 10 ms (claimIdleMs / 4); full batches of 5 keep its own entries coming meanwhile.
+        const r = outbox(db, { consumer: 'replica-v', batchSize: 5, claimIdleMs: 40 });
+        for (let round = 0; round < 40 && (await rowsOf(orgId)) < 1; round++) {
+          await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
+          await new Promise((res) => setTimeout(res, 5));
+        }
+        for (let i = 0; i < 100 && !(await db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id])).length; i++) {
+          await new Promise((res) => setTimeout(res, 10));
+        }
+        expect(await db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id])).toHaveLength(1);
       });
 
       test('without a linger, the events of one turn share one XADD and later turns send their own', async () => {
@@ -497,8 +540,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       test('when Redis refuses the XADD, the event is buffered and written straight to the database', async () => {
         const orgId = randomUUID();
         const refuse = () => Promise.reject(new Error('Connection is closed.'));
-        // One event per turn is a plain XADD, several are one script: refuse both.
-        const refusing = clientWith({ xadd: refuse, evalsha: refuse, eval: refuse });
+        const refusing = clientWith({ xadd: refuse });
         const metrics = new Metrics();
         const r = outbox(db, { consumer: 'replica-f' }, metrics, refusing);
         await r.record(usageEvent(orgId, 1));

@@ -4,7 +4,7 @@
  */
 import { BoundedQueue } from '../../src/usage/bounded-queue';
 import { Backoff } from '../../src/usage/backoff';
-import { decodeUsageEvent, encodeUsageEvent } from '../../src/usage/event-codec';
+import { decodeUsageEntry, decodeUsageEvent, encodeUsageEvent } from '../../src/usage/event-codec';
 import { isDataError } from '../../src/usage/outbox';
 import type { UsageEvent } from '../../src/usage/types';
 
@@ -80,6 +80,17 @@ describe('usage event codec', () => {
     expect(decodeUsageEvent('not json')).toBeNull();
     expect(decodeUsageEvent('{"id":1}')).toBeNull();
     expect(decodeUsageEvent(JSON.stringify({ ...event, createdAt: 'yesterday' }))).toBeNull();
+  });
+
+  test('a stream entry holds the events of one XADD joined by commas; one event alone is an entry too', () => {
+    const second = { ...event, id: 'gen-emb-2-def', endUser: 'a, "b"], [c' };
+    expect(decodeUsageEntry([event, second].map(encodeUsageEvent).join(','))).toEqual({ events: [event, second], foreign: [] });
+    expect(decodeUsageEntry(encodeUsageEvent(event))).toEqual({ events: [event], foreign: [] });
+  });
+
+  test('what is not an event is handed back as foreign: the whole entry if it is not a list, else each member', () => {
+    for (const raw of ['not json', '', '1],[2', `${encodeUsageEvent(event)},`]) expect(decodeUsageEntry(raw)).toEqual({ events: [], foreign: [raw] });
+    expect(decodeUsageEntry(`${encodeUsageEvent(event)},{"hello":1},7`)).toEqual({ events: [event], foreign: ['{"hello":1}', '7'] });
   });
 });
 
