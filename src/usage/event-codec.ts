@@ -35,7 +35,10 @@ export function encodeUsageEvent(e: UsageEvent): string {
   );
 }
 
-/** An event parsed from JSON, or null when the value is not one. */
+/**
+ * An event parsed from JSON, or null when the value is not one (a corrupt or foreign entry is set
+ * aside and logged rather than blocking the queue forever).
+ */
 function revive(parsed: unknown): UsageEvent | null {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
   const p = parsed as Record<string, unknown>;
@@ -43,18 +46,6 @@ function revive(parsed: unknown): UsageEvent | null {
   const createdAt = new Date(p.createdAt);
   if (Number.isNaN(createdAt.getTime())) return null;
   return { ...(p as unknown as UsageEvent), createdAt };
-}
-
-/**
- * Parse one encoded event back; null when it is not one (a corrupt or foreign entry is set aside
- * and logged rather than blocking the queue forever).
- */
-export function decodeUsageEvent(raw: string): UsageEvent | null {
-  try {
-    return revive(JSON.parse(raw));
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -18,6 +18,8 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { BoundedQueue } from './bounded-queue';
 import { decodeUsageEntry, encodeUsageEvent } from './event-codec';
+import { batchJson, firstBatch, toEntries, type Entry, type OwnEntry } from './stream-entries';
+import { ConsumerGroup } from './stream-group';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
 import type { UsageEvent } from './types';
 
@@ -27,23 +29,6 @@ export const USAGE_CONSUMER_GROUP = 'usage-writers';
 /** Events the database refused for their content, kept for an operator (capped, newest kept). */
 export const USAGE_DEAD_LETTER_KEY = 'usage:rejected';
 const DEAD_LETTER_MAX = 10_000;
-
-/**
- * Forget consumers that hold no pending entries and have been idle longer than ARGV[2] ms (dead
- * replicas: every live one reads each flush interval), never ARGV[1] itself. Atomic, so a consumer
- * cannot pick up entries between the check and the delete. Returns how many were removed.
- */
-const FORGET_DEAD_CONSUMERS = `
-local removed = 0
-for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[3])) do
-  local info = {}
-  for i = 1, #c, 2 do info[c[i]] = c[i + 1] end
-  if info['name'] ~= ARGV[1] and tonumber(info['pending']) == 0 and tonumber(info['idle']) > tonumber(ARGV[2]) then
-    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[3], info['name'])
-    removed = removed + 1
-  end
-end
-return removed`;
 
 /** Stream entries per XRANGE page when listing pending events. */
 const PENDING_PAGE = 1000;
@@ -59,48 +44,6 @@ const FORGET_INTERVAL_MS = 5 * 60_000;
  * that (a long database outage) the oldest are let go of: they stay in the stream for a sweep.
  */
 const OWN_MAX_BATCHES = 20;
-
-/** One stream entry: its id, the `e` field (null when the entry was deleted meanwhile), and its event count (`n`). */
-interface Entry {
-  id: string;
-  raw: string | null;
-  count: number;
-}
-
-/** Parse XREADGROUP/XAUTOCLAIM entry lists: `[[id, [field, value, …] | null], …]`. */
-function toEntries(list: unknown): Entry[] {
-  if (!Array.isArray(list)) return [];
-  return list.map((item) => {
-    const [id, fields] = item as [string, string[] | null];
-    let raw: string | null = null;
-    let count = 1;
-    for (let i = 0; Array.isArray(fields) && i + 1 < fields.length; i += 2) {
-      if (fields[i] === 'e') raw = fields[i + 1] ?? null;
-      else if (fields[i] === 'n') count = Math.max(1, Math.trunc(Number(fields[i + 1])) || 1);
-    }
-    return { id: String(id), raw, count };
-  });
-}
-
-/**
- * An entry this replica added, held to insert itself. Its events' JSON is kept as UTF-8 bytes
- * (what the XADD sent) rather than a string: a 10–25 kB string on V8's heap that lives until the
- * insert is copied by every scavenge it survives and often promoted, and in A/B runs that raised
- * the peak RSS by several MB; bytes outside the heap are never copied.
- */
-interface OwnEntry {
-  id: string;
-  bytes: Buffer;
-  count: number;
-}
-
-/** The longest run of `entries` from the start holding at most `max` events (at least one entry). */
-function firstBatch<T extends { count: number }>(entries: readonly T[], max: number): { batch: T[]; events: number } {
-  let events = 0;
-  let i = 0;
-  while (i < entries.length && (i === 0 || events + (entries[i] as T).count <= max)) events += (entries[i++] as T).count;
-  return { batch: entries.slice(0, i), events };
-}
 
 /** Options of {@link StreamOutbox} beyond the shared ones. */
 export interface StreamOutboxOptions extends OutboxOptions {
@@ -131,9 +74,8 @@ export interface StreamOutboxOptions extends OutboxOptions {
 export class StreamOutbox extends OutboxRecorder {
   private readonly key: string;
   private readonly deadLetterKey: string;
-  private readonly consumer: string;
   private readonly fallback: BoundedQueue<UsageEvent>;
-  private groupReady = false;
+  private readonly group: ConsumerGroup;
   /** Events added since the last drain was kicked; a full batch kicks one early. */
   private sinceKick = 0;
   /** Whether this consumer may hold entries read but not acknowledged (see sweep). */
@@ -167,7 +109,8 @@ export class StreamOutbox extends OutboxRecorder {
     super(deps, options);
     this.key = prefix + USAGE_STREAM_KEY;
     this.deadLetterKey = prefix + USAGE_DEAD_LETTER_KEY;
-    this.consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.group = new ConsumerGroup(client, this.key, USAGE_CONSUMER_GROUP, consumer, options.batchSize);
     this.fallback = new BoundedQueue(options.maxQueued);
     this.consume = options.consume ?? true;
     this.sweepIntervalMs = options.sweepIntervalMs ?? options.claimIdleMs / CLAIMS_PER_IDLE_TIME;
@@ -315,9 +258,7 @@ export class StreamOutbox extends OutboxRecorder {
   /** Insert the oldest batch of this replica's own entries, then XDEL them (after the insert committed). */
   private async insertOwn(): Promise<number> {
     const { batch, events } = firstBatch(this.own, this.options.batchSize);
-    const json = `[${batch.map((e) => e.bytes.toString('utf8')).join(',')}]`;
-    const asRead = () => batch.map(({ id, bytes, count }) => ({ id, raw: bytes.toString('utf8'), count }));
-    await this.writeJson(json, events, () => this.decodeOrSetAside(asRead()));
+    await this.writeEntries(batch.map(({ id, bytes, count }) => ({ id, raw: bytes.toString('utf8'), count })), events);
     const ids = batch.map((e) => e.id);
     this.forgetOwn(new Set(ids));
     try {
@@ -346,7 +287,7 @@ export class StreamOutbox extends OutboxRecorder {
    * ones (a few times per idle time), else entries never delivered. `more` when the read was full.
    */
   private async sweep(now: number): Promise<{ events: number; more: boolean }> {
-    await this.ensureGroup();
+    await this.group.ensure();
     if (this.mayHavePending) {
       const pending = await this.read('0');
       if (pending.length > 0) return { events: await this.process(pending), more: true };
@@ -358,12 +299,20 @@ export class StreamOutbox extends OutboxRecorder {
     }
     if (now - this.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
       this.claimedAt = now;
-      const claimed = await this.claim();
+      const claimed = await this.group.claim(this.options.claimIdleMs);
       if (claimed.length >= this.options.batchSize) this.claimedAt = -Infinity;
       if (claimed.length > 0) return { events: await this.process(claimed), more: true };
     }
     const fresh = await this.read('>');
     return { events: await this.process(fresh), more: fresh.length >= this.options.batchSize };
+  }
+
+  /**
+   * Insert the entries' `events` events as one batch: their JSON spliced into one array, decoded
+   * only if Postgres refuses the batch for its data (see `writeJson`).
+   */
+  private writeEntries(entries: readonly Entry[], events: number): Promise<void> {
+    return this.writeJson(batchJson(entries), events, () => this.decodeOrSetAside(entries));
   }
 
   /** The entries' events; what is not an event is logged and dead-lettered as it is. */
@@ -391,26 +340,10 @@ export class StreamOutbox extends OutboxRecorder {
     await this.deadLetter(encodeUsageEvent(event), err.message);
   }
 
-  private async ensureGroup(): Promise<void> {
-    if (this.groupReady) return;
-    try {
-      // From 0: entries added before the group existed are consumed too.
-      await this.client.xgroup('CREATE', this.key, USAGE_CONSUMER_GROUP, '0', 'MKSTREAM');
-    } catch (err) {
-      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
-    }
-    this.groupReady = true;
-  }
-
   private async read(from: '0' | '>'): Promise<Entry[]> {
     try {
-      const reply = (await this.client.xreadgroup(
-        'GROUP', USAGE_CONSUMER_GROUP, this.consumer, 'COUNT', this.options.batchSize, 'STREAMS', this.key, from,
-      )) as Array<[string, unknown]> | null;
-      return toEntries(reply?.[0]?.[1]);
+      return await this.group.read(from);
     } catch (err) {
-      // The stream or group vanished (FLUSHALL, key deleted): recreate on the next drain.
-      if (String((err as Error).message).includes('NOGROUP')) this.groupReady = false;
       this.mayHavePending = true; // a reply lost after Redis delivered entries leaves them pending here
       throw err;
     }
@@ -421,18 +354,8 @@ export class StreamOutbox extends OutboxRecorder {
    * consumers without pending entries idle longer than `idleMs` (default: an hour, or ten claim
    * idle times if longer).
    */
-  async forgetDeadConsumers(idleMs = Math.max(this.options.claimIdleMs * 10, 3_600_000)): Promise<number> {
-    const removed = await this.client
-      .eval(FORGET_DEAD_CONSUMERS, 1, this.key, this.consumer, idleMs, USAGE_CONSUMER_GROUP)
-      .catch(() => 0);
-    return Number(removed);
-  }
-
-  private async claim(): Promise<Entry[]> {
-    const reply = (await this.client.xautoclaim(
-      this.key, USAGE_CONSUMER_GROUP, this.consumer, this.options.claimIdleMs, '0-0', 'COUNT', this.options.batchSize,
-    )) as [string, unknown, unknown?];
-    return toEntries(reply[1]);
+  forgetDeadConsumers(idleMs = Math.max(this.options.claimIdleMs * 10, 3_600_000)): Promise<number> {
+    return this.group.forgetDead(idleMs);
   }
 
   /**
@@ -449,7 +372,7 @@ export class StreamOutbox extends OutboxRecorder {
     try {
       for (let rest = entries.filter((e) => e.raw !== null); rest.length > 0; ) {
         const { batch, events } = firstBatch(rest, this.options.batchSize);
-        await this.writeJson(`[${batch.map((e) => e.raw).join(',')}]`, events, () => this.decodeOrSetAside(batch));
+        await this.writeEntries(batch, events);
         written += events;
         rest = rest.slice(batch.length);
       }
@@ -460,7 +383,7 @@ export class StreamOutbox extends OutboxRecorder {
     const ids = entries.map((e) => e.id);
     this.forgetOwn(new Set(ids)); // a sweep may have read entries this replica was about to insert
     try {
-      await this.client.multi().xack(this.key, USAGE_CONSUMER_GROUP, ...ids).xdel(this.key, ...ids).exec();
+      await this.group.ackAndDelete(ids);
     } catch (err) {
       // Written but not acknowledged: they will be re-read and re-inserted as no-ops.
       this.mayHavePending = true;

@@ -4,7 +4,7 @@
  */
 import { BoundedQueue } from '../../src/usage/bounded-queue';
 import { Backoff } from '../../src/usage/backoff';
-import { decodeUsageEntry, decodeUsageEvent, encodeUsageEvent } from '../../src/usage/event-codec';
+import { decodeUsageEntry, encodeUsageEvent } from '../../src/usage/event-codec';
 import { isDataError } from '../../src/usage/outbox';
 import type { UsageEvent } from '../../src/usage/types';
 
@@ -62,7 +62,7 @@ describe('usage event codec', () => {
   };
 
   test('round-trips an event including its Date', () => {
-    expect(decodeUsageEvent(encodeUsageEvent(event))).toEqual(event);
+    expect(decodeUsageEntry(encodeUsageEvent(event)).events).toEqual([event]);
   });
 
   test('encodes exactly as JSON.stringify: every member, in order, with escapes, nulls, non-finite numbers and bad dates', () => {
@@ -77,9 +77,9 @@ describe('usage event codec', () => {
   });
 
   test('refuses entries that are not events', () => {
-    expect(decodeUsageEvent('not json')).toBeNull();
-    expect(decodeUsageEvent('{"id":1}')).toBeNull();
-    expect(decodeUsageEvent(JSON.stringify({ ...event, createdAt: 'yesterday' }))).toBeNull();
+    expect(decodeUsageEntry('not json').events).toEqual([]);
+    expect(decodeUsageEntry('{"id":1}').events).toEqual([]);
+    expect(decodeUsageEntry(JSON.stringify({ ...event, createdAt: 'yesterday' })).events).toEqual([]);
   });
 
   test('a stream entry holds the events of one XADD joined by commas; one event alone is an entry too', () => {
