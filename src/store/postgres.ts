@@ -3,7 +3,8 @@
  * @module
  */
 import { Pool, type PoolClient } from 'pg';
-import type { Database, Queryable } from './db';
+import { from as copyFrom } from 'pg-copy-streams';
+import { copyStatement, type Database, type Queryable } from './db';
 
 /** Options for {@link openPostgres}. */
 export interface PostgresOptions {
@@ -49,6 +50,25 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     connection: { url: options.url, ...(options.schema ? { schema: options.schema } : {}) },
     async query<T>(sql: string, params?: readonly unknown[]) {
       return (await pool.query(sql, params as unknown[])).rows as T[];
+    },
+    async copyIn(table, columns, chunks) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const stream = client.query(copyFrom(copyStatement(table, columns, 'STDIN')));
+          stream.on('error', reject);
+          stream.on('finish', resolve);
+          for (const chunk of chunks) stream.write(chunk);
+          stream.end();
+        });
+      } catch (err) {
+        // The server refusing the rows (an error with a SQLSTATE) leaves the connection usable; anything else may not.
+        if (typeof (err as { code?: unknown }).code !== 'string') broken = err as Error;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
     },
     async exec(sql) {
       await pool.query(sql);

@@ -3,20 +3,9 @@
  * it on the hot path; this one remains for the CLI and as the outbox's final write step.
  * @module
  */
-import type { Queryable } from '../store/db';
+import type { Database, Queryable } from '../store/db';
 import type { UsageEvent, UsageRecorder } from './types';
-
-/** Each column of `generations`, the event field it holds and its Postgres type. */
-const COLUMNS: ReadonlyArray<[column: string, field: keyof UsageEvent, type: string]> = [
-  ['id', 'id', 'text'], ['created_at', 'createdAt', 'timestamptz'], ['org_id', 'orgId', 'uuid'],
-  ['workspace_id', 'workspaceId', 'uuid'], ['key_hash', 'keyHash', 'text'], ['end_user', 'endUser', 'text'],
-  ['session_id', 'sessionId', 'text'], ['api_type', 'apiType', 'text'], ['model', 'model', 'text'],
-  ['provider', 'provider', 'text'], ['upstream_id', 'upstreamId', 'text'], ['tokens_prompt', 'tokensPrompt', 'int4'],
-  ['tokens_completion', 'tokensCompletion', 'int4'], ['cost_usd', 'costUsd', 'float8'], ['latency_ms', 'latencyMs', 'int4'],
-  ['generation_time_ms', 'generationTimeMs', 'int4'], ['attempts', 'attempts', 'int4'], ['status', 'status', 'text'],
-  ['input_modality', 'inputModality', 'text'], ['user_agent', 'userAgent', 'text'], ['http_referer', 'httpReferer', 'text'],
-  ['app_title', 'appTitle', 'text'],
-];
+import { USAGE_COLUMNS as COLUMNS } from './columns';
 
 /**
  * One statement for any batch size, with one parameter: the events as a JSON array, turned back
@@ -44,6 +33,17 @@ export async function insertUsageEvents(q: Queryable, events: UsageEvent[]): Pro
  */
 export async function insertUsageJson(q: Queryable, json: string): Promise<void> {
   await q.query(INSERT, [json]);
+}
+
+const COLUMN_NAMES = COLUMNS.map(([column]) => column);
+
+/**
+ * Load rows made by `encodeUsageRow` (row-codec.ts) with one COPY: all or none, and not
+ * idempotent: a batch holding an id already in the table is refused whole (SQLSTATE 23505), and
+ * the caller falls back to {@link insertUsageEvents}.
+ */
+export async function copyUsageRows(db: Pick<Database, 'copyIn'>, rows: ReadonlyArray<Buffer | string>): Promise<void> {
+  await db.copyIn('generations', COLUMN_NAMES, rows);
 }
 
 /** Recorder that writes each event straight to the database. */

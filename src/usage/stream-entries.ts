@@ -1,15 +1,17 @@
 /**
- * The usage stream's entry format. An entry holds the events of one XADD: field `e` is their
- * JSON joined by commas (the inside of a JSON array), field `n` how many; an entry of one event
- * without `n` is the format before events shared entries. Batches for the insert are entries
- * spliced into one array, never decoded and encoded again.
+ * The usage stream's entry format. An entry holds the events of one XADD: field `r` is their COPY
+ * rows (row-codec.ts, concatenated), field `n` how many. Entries written before held JSON instead,
+ * field `e`: the events' JSON joined by commas (the inside of a JSON array), or a single event
+ * without `n`; they are still read. Batches for the database are entries spliced together (rows
+ * concatenated, JSON joined into one array), never decoded and encoded again.
  * @module
  */
 
-/** One stream entry: its id, the `e` field (null when the entry was deleted meanwhile), and its event count (`n`). */
+/** One stream entry: its id, its events (null when the entry was deleted meanwhile) in their format, and its event count (`n`). */
 export interface Entry {
   id: string;
-  raw: string | null;
+  raw: string | Buffer | null;
+  format: 'rows' | 'json';
   count: number;
 }
 
@@ -19,17 +21,21 @@ export function toEntries(list: unknown): Entry[] {
   return list.map((item) => {
     const [id, fields] = item as [string, string[] | null];
     let raw: string | null = null;
+    let format: Entry['format'] = 'json';
     let count = 1;
     for (let i = 0; Array.isArray(fields) && i + 1 < fields.length; i += 2) {
-      if (fields[i] === 'e') raw = fields[i + 1] ?? null;
-      else if (fields[i] === 'n') count = Math.max(1, Math.trunc(Number(fields[i + 1])) || 1);
+      const field = fields[i];
+      if (field === 'r' || field === 'e') {
+        raw = fields[i + 1] ?? null;
+        format = field === 'r' ? 'rows' : 'json';
+      } else if (field === 'n') count = Math.max(1, Math.trunc(Number(fields[i + 1])) || 1);
     }
-    return { id: String(id), raw, count };
+    return { id: String(id), raw, format, count };
   });
 }
 
 /**
- * An entry this replica added, held to insert itself. Its events' JSON is kept as UTF-8 bytes
+ * An entry this replica added, held to insert itself. Its events' rows are kept as UTF-8 bytes
  * (what the XADD sent) rather than a string: a 10–25 kB string on V8's heap that lives until the
  * insert is copied by every scavenge it survives and often promoted, and in A/B runs that raised
  * the peak RSS by several MB; bytes outside the heap are never copied.
@@ -48,9 +54,16 @@ export function firstBatch<T extends { count: number }>(entries: readonly T[], m
   return { batch: entries.slice(0, i), events };
 }
 
-/** The entries' events as one JSON array (entries deleted meanwhile, `raw` null, left out). */
+/** The entries' events as one JSON array (`json` entries; those deleted meanwhile, `raw` null, left out). */
 export function batchJson(entries: readonly Entry[]): string {
   const raws: string[] = [];
-  for (const e of entries) if (e.raw !== null) raws.push(e.raw);
+  for (const e of entries) if (e.raw !== null) raws.push(e.raw.toString());
   return `[${raws.join(',')}]`;
+}
+
+/** How many events `entries` hold. */
+export function eventCount(entries: readonly Entry[]): number {
+  let n = 0;
+  for (const e of entries) n += e.count;
+  return n;
 }

@@ -1,5 +1,5 @@
 /**
- * A valid usage event for outbox tests: organization `orgId`, the `n`th of a series (distinct id,
+ * Usage events for outbox tests. A valid one for organization `orgId`, the `n`th of a series (distinct id,
  * tokens and cost per `n`), everything else fixed.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,3 +15,11 @@ export function usageEvent(orgId: string, n: number): UsageEvent {
     userAgent: 'jest', httpReferer: null, appTitle: null,
   };
 }
+
+/** A fixed event with short values, some null, for codec tests that compare encodings exactly. */
+export const SAMPLE_USAGE_EVENT: UsageEvent = {
+  id: 'gen-emb-1-abc', createdAt: new Date('2026-11-22T08:00:00.123Z'), orgId: 'o', workspaceId: 'w', keyHash: 'h',
+  endUser: null, sessionId: 's', apiType: 'embeddings', model: 'm', provider: 'p', upstreamId: null, tokensPrompt: 3,
+  tokensCompletion: 0, costUsd: 1.5e-7, latencyMs: 12, generationTimeMs: 10, attempts: 1, status: 'ok',
+  inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
+};

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { usageEvent } from '../helpers/usage-events';
 import { DATABASES, KVS, TS_LOADER } from '../helpers/services';
 import { testConfig } from '../helpers/gateway';
-import type { Database, Queryable } from '../../src/store/db';
+import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import type { RedisKv } from '../../src/kv/redis';
 import type { Redis } from 'ioredis';
@@ -20,16 +20,24 @@ import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
-import { insertUsageEvents } from '../../src/usage/direct-recorder';
+import { copyUsageRows, insertUsageEvents } from '../../src/usage/direct-recorder';
 import { encodeUsageEvent } from '../../src/usage/event-codec';
+import { encodeUsageRow } from '../../src/usage/row-codec';
 
-/** A Queryable over the real database whose writes can be made to fail, or to "crash" after committing. */
-class FlakyDb implements Queryable {
+/** What an outbox writes through. */
+type UsageDb = Pick<Database, 'query' | 'copyIn'>;
+
+/**
+ * The real database, whose writes (INSERTs and COPYs) can be made to fail, or to "crash" after
+ * committing, and are counted: rows per write in `inserts`, and which kind in `writes`.
+ */
+class FlakyDb implements UsageDb {
   failing = false;
   crashAfterCommit = false;
   inserts: number[] = [];
+  writes: Array<'insert' | 'copy'> = [];
   constructor(
-    private readonly inner: Queryable,
+    private readonly inner: UsageDb,
     /** Poses as this kind of database (createUsageRecorder sizes batches by it). */
     readonly kind?: Database['kind'],
   ) {}
@@ -37,9 +45,19 @@ class FlakyDb implements Queryable {
     if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
     const rows = await this.inner.query<T>(sql, params);
     // Rows per INSERT: its one parameter is the batch as a JSON array.
-    if (sql.startsWith('INSERT INTO generations')) this.inserts.push((JSON.parse(String(params?.[0])) as unknown[]).length);
-    if (this.crashAfterCommit) throw new Error('process died after commit, before XACK');
+    if (sql.startsWith('INSERT INTO generations')) this.wrote('insert', (JSON.parse(String(params?.[0])) as unknown[]).length);
     return rows;
+  }
+  async copyIn(table: string, columns: readonly string[], chunks: ReadonlyArray<Buffer | string>): Promise<void> {
+    if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    await this.inner.copyIn(table, columns, chunks);
+    // Rows per COPY: one line each.
+    this.wrote('copy', chunks.join('').split('\n').length - 1);
+  }
+  private wrote(kind: 'insert' | 'copy', rows: number): void {
+    this.inserts.push(rows);
+    this.writes.push(kind);
+    if (this.crashAfterCommit) throw new Error('process died after commit, before XACK');
   }
 }
 
@@ -87,6 +105,36 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     });
   });
 
+  test('a COPY of encoded rows writes every column exactly as the JSON insert does; a row already present fails the whole COPY', async () => {
+    const orgId = randomUUID();
+    const tricky: UsageEvent = {
+      ...usageEvent(orgId, 9),
+      createdAt: new Date(Date.UTC(2026, 10, 25, 8, 0, 7, 456)),
+      endUser: 'tab\there, newline\nthere, cr\rthere, backslash \\ and \\N',
+      sessionId: '\\N',
+      userAgent: 'ünïcødé 🐑 "q" , ;',
+      httpReferer: '',
+      appTitle: '\\.',
+      costUsd: 1.5e-300,
+      tokensPrompt: 2147483647,
+      latencyMs: null,
+    };
+    const viaCopy = { ...tricky, id: `${tricky.id}-copy` };
+    await insertUsageEvents(db, [tricky]);
+    await copyUsageRows(db, [Buffer.from(encodeUsageRow(viaCopy)), encodeUsageRow(usageEvent(orgId, 10))]);
+    const rows = await db.query<Record<string, unknown>>('SELECT * FROM generations WHERE org_id = $1 ORDER BY id', [orgId]);
+    expect(rows).toHaveLength(3);
+    const byId = (id: string): Record<string, unknown> => ({ ...rows.find((r) => r.id === id)!, id: undefined });
+    expect(byId(viaCopy.id)).toEqual(byId(tricky.id));
+    expect(byId(viaCopy.id).end_user).toBe(tricky.endUser);
+    expect(byId(viaCopy.id).session_id).toBe('\\N');
+    expect(byId(viaCopy.id).latency_ms).toBeNull();
+    // All or nothing: the new row is not written either.
+    const fresh = usageEvent(orgId, 11);
+    await expect(copyUsageRows(db, [encodeUsageRow(fresh) + encodeUsageRow(viaCopy)])).rejects.toMatchObject({ code: '23505' });
+    expect(await rowsOf(orgId)).toBe(3);
+  });
+
   describe.each(KVS)('with $name kv', (kvKind) => {
     let kv: Kv;
     const recorders: UsageRecorder[] = [];
@@ -103,7 +151,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     });
 
     /** An outbox of this kind; with Redis, over `redis` (default: the Kv's own client). */
-    function outbox(q: Queryable, opts: Partial<StreamOutboxOptions> = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
+    function outbox(q: UsageDb, opts: Partial<StreamOutboxOptions> = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
       const options: OutboxOptions = {
         batchSize: 5, flushIntervalMs: 60_000, maxQueued: 1000, claimIdleMs: 60_000, retryMaxMs: 50, retryInitialMs: 5,
         flushTimeoutMs: 5000, ...opts,
@@ -145,15 +193,21 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       let arrived = 0;
       const late: { r?: OutboxRecorder } = {};
       // Three more events arrive while each insert runs (at most 30): a steady trickle.
-      const trickle: Queryable = {
+      const arrive = async () => {
+        if (arrived >= 30) return;
+        const next = [0, 1, 2].map((i) => usageEvent(orgId, 100 + arrived + i));
+        arrived += 3;
+        await Promise.all(next.map((e) => late.r!.record(e)));
+      };
+      const trickle: UsageDb = {
         async query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]) {
           const rows = await db.query<T>(sql, params);
-          if (sql.startsWith('INSERT INTO generations') && arrived < 30) {
-            const next = [0, 1, 2].map((i) => usageEvent(orgId, 100 + arrived + i));
-            arrived += 3;
-            await Promise.all(next.map((e) => late.r!.record(e)));
-          }
+          if (sql.startsWith('INSERT INTO generations')) await arrive();
           return rows;
+        },
+        async copyIn(table, columns, chunks) {
+          await db.copyIn(table, columns, chunks);
+          await arrive();
         },
       };
       const counting = new FlakyDb(trickle);
@@ -181,6 +235,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       expect(Math.max(...flaky.inserts)).toBeLessThanOrEqual(5);
       expect(flaky.inserts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(12);
       expect(flaky.inserts.length).toBeLessThan(12);
+      // With Redis, entries hold COPY rows and are loaded as such; in process, events are inserted as JSON.
+      expect(new Set(flaky.writes)).toEqual(new Set([kv.kind === 'redis' ? 'copy' : 'insert']));
       expect(await r.depth()).toBe(0);
       const text = await metrics.registry.metrics();
       expect(text).toMatch(new RegExp(`switchyard_usage_events_recorded_total\\{outbox="${kv.kind}"\\} 12`));
@@ -251,9 +307,14 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         for (const raw of foreign) await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'e', raw);
         // An entry of one event without a count (as every entry was before events shared entries) lands too.
         await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'e', encodeUsageEvent(usageEvent(orgId, 3)));
+        // Rows entries that are not (all) events: COPY's end-of-data marker must not cut off the rows after it.
+        const foreignRows = ['garbage', '\\.'];
+        await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'r', `\\.\n${encodeUsageRow(usageEvent(orgId, 4))}`, 'n', '2');
+        await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'r', 'garbage\n', 'n', '1');
+        await client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', 'r', encodeUsageRow(usageEvent(orgId, 5)), 'n', '1');
         await r.record(usageEvent(orgId, 2));
         await r.flush();
-        expect(await rowsOf(orgId)).toBe(4);
+        expect(await rowsOf(orgId)).toBe(6);
         expect(await r.depth()).toBe(0);
         const row = (await db.query<{ end_user: string; user_agent: string; created_at: Date }>(
           'SELECT end_user, user_agent, created_at FROM generations WHERE id = $1', [tricky.id]))[0]!;
@@ -262,8 +323,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(new Date(row.created_at).toISOString()).toBe('2026-11-24T08:00:07.123Z');
         const dead = (await client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
         const setAside = dead.map(([, fields]) => fields).filter((f) => f[3] === 'not a usage event').map((f) => f[1]);
-        expect(setAside).toEqual(expect.arrayContaining(foreign));
-        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 4/);
+        expect(setAside).toEqual(expect.arrayContaining([...foreign, ...foreignRows]));
+        expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 6/);
       });
     }
 
@@ -328,10 +389,15 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await client().xlen(streamKey())).toBe(6);
         expect(await pendingCount()).toBe(0); // a inserted from memory: it never read them
 
-        const b = outbox(db, { consumer: 'replica-b' });
+        // b's COPY of them is refused (the rows exist), so it inserts them with ON CONFLICT DO NOTHING: not a failure.
+        const watched = new FlakyDb(db);
+        const metrics = new Metrics();
+        const b = outbox(watched, { consumer: 'replica-b' }, metrics);
         await b.flush();
         expect(await client().xlen(streamKey())).toBe(0);
         expect(await rowsOf(orgId)).toBe(6);
+        expect(new Set(watched.writes)).toEqual(new Set(['insert']));
+        expect(await metrics.registry.metrics()).not.toMatch(/switchyard_usage_write_failures_total\{stage="insert"\} [1-9]/);
       });
 
       test('a sweeper that dies after the insert but before XACK: another reclaims once idle, nothing is double counted', async () => {

@@ -9,20 +9,24 @@ import { randomUUID } from 'node:crypto';
 import { usageEvent } from '../helpers/usage-events';
 import { PassThrough } from 'node:stream';
 import { DATABASE_URL, REDIS_URL, TS_LOADER, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
-import type { Database, Queryable } from '../../src/store/db';
+import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger, type Logger } from '../../src/observability/logger';
 import type { StreamOutboxOptions } from '../../src/usage/stream-outbox';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
 
-/** Counts the inserts made through it (the request thread's own database handle). */
-class CountingDb implements Queryable {
+/** Counts the inserts and COPYs made through it (the request thread's own database handle). */
+class CountingDb implements Pick<Database, 'query' | 'copyIn'> {
   inserts = 0;
-  constructor(private readonly inner: Queryable) {}
+  constructor(private readonly inner: Database) {}
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
     if (sql.startsWith('INSERT INTO generations')) this.inserts++;
     return this.inner.query<T>(sql, params);
+  }
+  copyIn(table: string, columns: readonly string[], chunks: ReadonlyArray<Buffer | string>): Promise<void> {
+    this.inserts++;
+    return this.inner.copyIn(table, columns, chunks);
   }
 }
 

@@ -7,6 +7,7 @@ import { Backoff } from '../../src/usage/backoff';
 import { decodeUsageEntry, encodeUsageEvent } from '../../src/usage/event-codec';
 import { isDataError } from '../../src/usage/outbox';
 import type { UsageEvent } from '../../src/usage/types';
+import { SAMPLE_USAGE_EVENT } from '../helpers/usage-events';
 
 describe('BoundedQueue', () => {
   test('push waits while full and resumes when items are removed, keeping FIFO order', async () => {
@@ -54,12 +55,7 @@ describe('Backoff', () => {
 });
 
 describe('usage event codec', () => {
-  const event: UsageEvent = {
-    id: 'gen-emb-1-abc', createdAt: new Date('2026-11-22T08:00:00.123Z'), orgId: 'o', workspaceId: 'w', keyHash: 'h',
-    endUser: null, sessionId: 's', apiType: 'embeddings', model: 'm', provider: 'p', upstreamId: null, tokensPrompt: 3,
-    tokensCompletion: 0, costUsd: 1.5e-7, latencyMs: 12, generationTimeMs: 10, attempts: 1, status: 'ok',
-    inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
-  };
+  const event = SAMPLE_USAGE_EVENT;
 
   test('round-trips an event including its Date', () => {
     expect(decodeUsageEntry(encodeUsageEvent(event)).events).toEqual([event]);

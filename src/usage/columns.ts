@@ -1,0 +1,18 @@
+/**
+ * The `generations` columns a usage event fills, in one order shared by the JSON insert and the
+ * COPY rows, so the two write paths cannot drift apart.
+ * @module
+ */
+import type { UsageEvent } from './types';
+
+/** Each column of `generations`, the event field it holds and its Postgres type. */
+export const USAGE_COLUMNS: ReadonlyArray<readonly [column: string, field: keyof UsageEvent, type: 'text' | 'timestamptz' | 'uuid' | 'int4' | 'float8']> = [
+  ['id', 'id', 'text'], ['created_at', 'createdAt', 'timestamptz'], ['org_id', 'orgId', 'uuid'],
+  ['workspace_id', 'workspaceId', 'uuid'], ['key_hash', 'keyHash', 'text'], ['end_user', 'endUser', 'text'],
+  ['session_id', 'sessionId', 'text'], ['api_type', 'apiType', 'text'], ['model', 'model', 'text'],
+  ['provider', 'provider', 'text'], ['upstream_id', 'upstreamId', 'text'], ['tokens_prompt', 'tokensPrompt', 'int4'],
+  ['tokens_completion', 'tokensCompletion', 'int4'], ['cost_usd', 'costUsd', 'float8'], ['latency_ms', 'latencyMs', 'int4'],
+  ['generation_time_ms', 'generationTimeMs', 'int4'], ['attempts', 'attempts', 'int4'], ['status', 'status', 'text'],
+  ['input_modality', 'inputModality', 'text'], ['user_agent', 'userAgent', 'text'], ['http_referer', 'httpReferer', 'text'],
+  ['app_title', 'appTitle', 'text'],
+];
