@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { copyUsageRows, insertUsageEvents, insertUsageJson } from './direct-recorder';
 import { Backoff } from './backoff';
+import { encodeUsageRow } from './row-codec';
 import type { UsageEvent, UsageRecorder } from './types';
 
 /** Tuning of an outbox; the first five come from config `usage.*`. */
@@ -131,6 +132,11 @@ export abstract class OutboxRecorder implements UsageRecorder {
     }
     this.deps.metrics.usageBatchesWritten.inc();
     this.deps.metrics.usageEventsWritten.inc(count);
+  }
+
+  /** {@link writeRows} for events held in memory, encoded as COPY rows here. */
+  protected copyEvents(events: UsageEvent[]): Promise<void> {
+    return this.writeRows(events.map(encodeUsageRow), events.length, () => events);
   }
 
   private async writeOneByOne(events: UsageEvent[]): Promise<void> {

@@ -254,7 +254,7 @@ export class StreamOutbox extends OutboxRecorder {
     // 1. Events Redis refused: straight to Postgres.
     const direct = this.fallback.peek(this.options.batchSize);
     if (direct.length > 0) {
-      await this.write(direct);
+      await this.copyEvents(direct);
       this.fallback.remove(direct.length);
       return direct.length;
     }
