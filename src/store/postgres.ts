@@ -3,7 +3,7 @@
  * @module
  */
 import { Pool, type PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { CopyInQuery } from './copy-in';
 import { copyStatement, type Database, type Queryable } from './db';
 
 /** Options for {@link openPostgres}. */
@@ -55,13 +55,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        await new Promise<void>((resolve, reject) => {
-          const stream = client.query(copyFrom(copyStatement(table, columns, 'STDIN')));
-          stream.on('error', reject);
-          stream.on('finish', resolve);
-          for (const chunk of chunks) stream.write(chunk);
-          stream.end();
-        });
+        await client.query(new CopyInQuery(copyStatement(table, columns, 'STDIN'), chunks)).done;
       } catch (err) {
         // The server refusing the rows (an error with a SQLSTATE) leaves the connection usable; anything else may not.
         if (typeof (err as { code?: unknown }).code !== 'string') broken = err as Error;
