@@ -49,11 +49,15 @@ describe('bench paced client', () => {
     const server = await rawServer((socket, n) => {
       const text = response(200, body);
       if (n % 2 === 0) return void socket.write(text);
-      // header cut inside "\r\n\r\n", body in two later writes
+      // header cut inside "\r\n\r\n", body in two later writes. The third is scheduled by the
+      // second: timers of different durations may run out of order on a loaded machine (Node
+      // keeps a list per duration), which wrote the body's end before its start.
       const cut = text.indexOf('\r\n\r\n') + 2;
       socket.write(text.slice(0, cut));
-      setTimeout(() => socket.write(text.slice(cut, cut + 1000)), 2);
-      setTimeout(() => socket.write(text.slice(cut + 1000)), 4);
+      setTimeout(() => {
+        socket.write(text.slice(cut, cut + 1000));
+        setTimeout(() => socket.write(text.slice(cut + 1000)), 2);
+      }, 2);
     });
     try {
       const r = await runPaced({ url: server.url, body: '{"input":"a"}', rate: 200, duration: 0.3, keepLatencies: true });
