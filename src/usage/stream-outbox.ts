@@ -12,7 +12,8 @@
  * written is refused whole, and that batch is then inserted with ON CONFLICT DO NOTHING on the
  * generation id, so nothing is double counted.
  * If Redis itself refuses the XADD, the events are kept in a bounded in-process buffer and
- * written straight to Postgres by the next drain.
+ * written straight to Postgres by the next drain. The stream of earlier builds (JSON entries, under
+ * another key, so their replicas never sweep an entry they cannot read) is swept too.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -22,13 +23,23 @@ import { BoundedQueue } from './bounded-queue';
 import { decodeUsageEntry, encodeUsageEvent } from './event-codec';
 import { decodeUsageRows, encodeUsageRow } from './row-codec';
 import { batchJson, eventCount, firstBatch, toEntries, type Entry, type OwnEntry } from './stream-entries';
-import { ConsumerGroup } from './stream-group';
+import { ConsumerGroup, SweptStream } from './stream-group';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
 import type { UsageEvent } from './types';
 
-/** Stream key (under the Kv prefix) and consumer group shared by every replica. */
-export const USAGE_STREAM_KEY = 'usage:outbox';
+/**
+ * Stream key (under the Kv prefix) and consumer group shared by every replica. The stream of COPY
+ * rows has a key of its own: replicas of earlier builds sweep `usage:outbox` and would acknowledge
+ * and delete entries of a format they cannot read, so during a rolling upgrade they must never
+ * see one.
+ */
+export const USAGE_STREAM_KEY = 'usage:rows';
 export const USAGE_CONSUMER_GROUP = 'usage-writers';
+/**
+ * The stream of earlier builds (JSON entries, field `e`): still swept, so what their replicas
+ * added (during a rolling upgrade, or left behind by one that died) is written too.
+ */
+export const LEGACY_USAGE_STREAM_KEY = 'usage:outbox';
 /** Events the database refused for their content, kept for an operator (capped, newest kept). */
 export const USAGE_DEAD_LETTER_KEY = 'usage:rejected';
 const DEAD_LETTER_MAX = 10_000;
@@ -89,17 +100,16 @@ function decodeEntry(entry: Entry): { events: UsageEvent[]; foreign: string[] } 
 
 /** Redis Stream usage outbox. */
 export class StreamOutbox extends OutboxRecorder {
-  private readonly key: string;
+  /** The stream this replica adds to, and the earlier builds' one it only sweeps. */
+  private readonly current: SweptStream;
+  private readonly legacy: SweptStream;
   private readonly deadLetterKey: string;
   private readonly fallback: BoundedQueue<UsageEvent>;
-  private readonly group: ConsumerGroup;
   /** Events added since the last drain was kicked; a full batch kicks one early. */
   private sinceKick = 0;
-  /** Whether this consumer may hold entries read but not acknowledged (see sweep). */
-  private mayHavePending = true;
-  /** When the stream was last swept, dead consumers' idle entries claimed, dead consumers forgotten (Date.now()). */
+  /** When the streams were last swept, the earlier builds' stream looked at, dead consumers forgotten (Date.now()). */
   private sweptAt = -Infinity;
-  private claimedAt = -Infinity;
+  private legacyCheckedAt = -Infinity;
   private forgotAt = -Infinity;
   /** Entries this replica added and has yet to insert, oldest first, and their events. */
   private readonly own: OwnEntry[] = [];
@@ -124,10 +134,12 @@ export class StreamOutbox extends OutboxRecorder {
     options: StreamOutboxOptions,
   ) {
     super(deps, options);
-    this.key = prefix + USAGE_STREAM_KEY;
+
     this.deadLetterKey = prefix + USAGE_DEAD_LETTER_KEY;
     const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    this.group = new ConsumerGroup(client, this.key, USAGE_CONSUMER_GROUP, consumer, options.batchSize);
+    const swept = (key: string) => new SweptStream(key, new ConsumerGroup(client, key, USAGE_CONSUMER_GROUP, consumer, options.batchSize));
+    this.current = swept(prefix + USAGE_STREAM_KEY);
+    this.legacy = swept(prefix + LEGACY_USAGE_STREAM_KEY);
     this.fallback = new BoundedQueue(options.maxQueued);
     this.consume = options.consume ?? true;
     this.sweepIntervalMs = options.sweepIntervalMs ?? options.claimIdleMs / CLAIMS_PER_IDLE_TIME;
@@ -206,7 +218,7 @@ export class StreamOutbox extends OutboxRecorder {
    */
   private async xadd(bytes: Buffer, count: number): Promise<string | null> {
     try {
-      return await this.client.xadd(this.key, '*', 'r', bytes, 'n', String(count));
+      return await this.client.xadd(this.current.key, '*', 'r', bytes, 'n', String(count));
     } catch {
       return null;
     }
@@ -227,12 +239,15 @@ export class StreamOutbox extends OutboxRecorder {
    */
   async pending(): Promise<UsageEvent[]> {
     const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.map((a) => a.event)];
-    for (let from = '-'; ; ) {
-      const page = toEntries(await this.client.xrange(this.key, from, '+', 'COUNT', PENDING_PAGE));
-      for (const entry of page) events.push(...decodeEntry(entry).events);
-      if (page.length < PENDING_PAGE) return events;
-      from = `(${(page[page.length - 1] as Entry).id}`;
+    for (const { key } of [this.current, this.legacy]) {
+      for (let from = '-'; ; ) {
+        const page = toEntries(await this.client.xrange(key, from, '+', 'COUNT', PENDING_PAGE));
+        for (const entry of page) events.push(...decodeEntry(entry).events);
+        if (page.length < PENDING_PAGE) break;
+        from = `(${(page[page.length - 1] as Entry).id}`;
+      }
     }
+    return events;
   }
 
   /**
@@ -240,7 +255,8 @@ export class StreamOutbox extends OutboxRecorder {
    * in this process: what waits to be written, counted without reading the stream.
    */
   async depth(): Promise<number> {
-    return (await this.client.xlen(this.key)) + this.fallback.length + this.adds.length;
+    const [current, legacy] = await Promise.all([this.client.xlen(this.current.key), this.client.xlen(this.legacy.key)]);
+    return current + legacy + this.fallback.length + this.adds.length;
   }
 
   /** Send events still waiting for their XADD first, so a shutdown flush includes them. */
@@ -267,7 +283,7 @@ export class StreamOutbox extends OutboxRecorder {
     if (this.own.length > 0 && (flushing || !sweepDue)) return this.insertOwn();
     if (!sweepDue) return 0;
     this.sweptAt = now;
-    const { events, more } = await this.sweep(now);
+    const { events, more } = await this.sweep(now, flushing);
     if (more) this.sweptAt = -Infinity;
     return events > 0 || this.own.length === 0 ? events : this.insertOwn();
   }
@@ -279,7 +295,7 @@ export class StreamOutbox extends OutboxRecorder {
     const ids = batch.map((e) => e.id);
     this.forgetOwn(new Set(ids));
     try {
-      await this.client.xdel(this.key, ...ids);
+      await this.client.xdel(this.current.key, ...ids);
     } catch (err) {
       // Written but still in the stream: a sweep inserts them again as no-ops and deletes them.
       this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
@@ -299,29 +315,43 @@ export class StreamOutbox extends OutboxRecorder {
   }
 
   /**
-   * One read of the shared stream: this consumer's unacknowledged entries (only while there may
-   * be some: every entry it reads stays pending until acknowledged), else dead consumers' idle
-   * ones (a few times per idle time), else entries never delivered. `more` when the read was full.
+   * One sweep: of this build's stream, and when that has nothing (a few times per idle time, and
+   * on flush), of the earlier builds' stream if it holds anything. `more` when a read was full.
    */
-  private async sweep(now: number): Promise<{ events: number; more: boolean }> {
-    await this.group.ensure();
-    if (this.mayHavePending) {
-      const pending = await this.read('0');
-      if (pending.length > 0) return { events: await this.process(pending), more: true };
-      this.mayHavePending = false;
-    }
+  private async sweep(now: number, flushing: boolean): Promise<{ events: number; more: boolean }> {
     if (now - this.forgotAt >= FORGET_INTERVAL_MS) {
       this.forgotAt = now;
+      await this.current.group.ensure();
       await this.forgetDeadConsumers();
     }
-    if (now - this.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
-      this.claimedAt = now;
-      const claimed = await this.group.claim(this.options.claimIdleMs);
-      if (claimed.length >= this.options.batchSize) this.claimedAt = -Infinity;
-      if (claimed.length > 0) return { events: await this.process(claimed), more: true };
+    const found = await this.sweepStream(this.current, now);
+    if (found.events > 0 || found.more) return found;
+    if (!flushing && now - this.legacyCheckedAt < this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) return found;
+    this.legacyCheckedAt = now;
+    if ((await this.client.xlen(this.legacy.key)) === 0) return found;
+    return this.sweepStream(this.legacy, now);
+  }
+
+  /**
+   * One read of a shared stream: this consumer's unacknowledged entries (only while there may be
+   * some: every entry it reads stays pending until acknowledged), else dead consumers' idle ones
+   * (a few times per idle time), else entries never delivered.
+   */
+  private async sweepStream(s: SweptStream, now: number): Promise<{ events: number; more: boolean }> {
+    await s.group.ensure();
+    if (s.mayHavePending) {
+      const pending = await this.read(s, '0');
+      if (pending.length > 0) return { events: await this.process(s, pending), more: true };
+      s.mayHavePending = false;
     }
-    const fresh = await this.read('>');
-    return { events: await this.process(fresh), more: fresh.length >= this.options.batchSize };
+    if (now - s.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
+      s.claimedAt = now;
+      const claimed = await s.group.claim(this.options.claimIdleMs);
+      if (claimed.length >= this.options.batchSize) s.claimedAt = -Infinity;
+      if (claimed.length > 0) return { events: await this.process(s, claimed), more: true };
+    }
+    const fresh = await this.read(s, '>');
+    return { events: await this.process(s, fresh), more: fresh.length >= this.options.batchSize };
   }
 
   /**
@@ -369,11 +399,11 @@ export class StreamOutbox extends OutboxRecorder {
     await this.deadLetter(encodeUsageEvent(event), err.message);
   }
 
-  private async read(from: '0' | '>'): Promise<Entry[]> {
+  private async read(s: SweptStream, from: '0' | '>'): Promise<Entry[]> {
     try {
-      return await this.group.read(from);
+      return await s.group.read(from);
     } catch (err) {
-      this.mayHavePending = true; // a reply lost after Redis delivered entries leaves them pending here
+      s.mayHavePending = true; // a reply lost after Redis delivered entries leaves them pending here
       throw err;
     }
   }
@@ -384,7 +414,7 @@ export class StreamOutbox extends OutboxRecorder {
    * idle times if longer).
    */
   forgetDeadConsumers(idleMs = Math.max(this.options.claimIdleMs * 10, 3_600_000)): Promise<number> {
-    return this.group.forgetDead(idleMs);
+    return this.current.group.forgetDead(idleMs);
   }
 
   /**
@@ -395,7 +425,7 @@ export class StreamOutbox extends OutboxRecorder {
    * written one by one, and what is not an event is logged and kept in the dead-letter stream
    * instead of blocking the rest.
    */
-  private async process(entries: Entry[]): Promise<number> {
+  private async process(s: SweptStream, entries: Entry[]): Promise<number> {
     if (entries.length === 0) return 0;
     let written = 0;
     try {
@@ -406,16 +436,16 @@ export class StreamOutbox extends OutboxRecorder {
         rest = rest.slice(batch.length);
       }
     } catch (err) {
-      this.mayHavePending = true; // still pending in this consumer's list: the next sweep reads them again
+      s.mayHavePending = true; // still pending in this consumer's list: the next sweep reads them again
       throw err;
     }
     const ids = entries.map((e) => e.id);
     this.forgetOwn(new Set(ids)); // a sweep may have read entries this replica was about to insert
     try {
-      await this.group.ackAndDelete(ids);
+      await s.group.ackAndDelete(ids);
     } catch (err) {
       // Written but not acknowledged: they will be re-read and re-inserted as no-ops.
-      this.mayHavePending = true;
+      s.mayHavePending = true;
       this.deps.metrics.usageWriteFailures.inc({ stage: 'ack' });
       throw err;
     }

@@ -16,7 +16,9 @@ import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
 import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder';
 import { MemoryOutbox } from '../../src/usage/memory-outbox';
-import { StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY, type StreamOutboxOptions } from '../../src/usage/stream-outbox';
+import {
+  LEGACY_USAGE_STREAM_KEY, StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY, type StreamOutboxOptions,
+} from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { ThreadedStreamOutbox } from '../../src/usage/writer-thread';
@@ -427,6 +429,28 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await rowsOf(orgId)).toBe(6);
       });
 
+      test('a rolling upgrade: what replicas of earlier builds added (JSON, under the old key) is written; nothing is added there', async () => {
+        await outbox(db).flush();
+        const orgId = randomUUID();
+        const legacyKey = kv.prefix + LEGACY_USAGE_STREAM_KEY;
+        const [one, two, three, four] = [1, 2, 3, 4].map((n) => usageEvent(orgId, n)) as [UsageEvent, UsageEvent, UsageEvent, UsageEvent];
+        // An old replica read its entry of two events and died holding it; another entry was never delivered.
+        await client().xgroup('CREATE', legacyKey, USAGE_CONSUMER_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+        await client().xadd(legacyKey, '*', 'e', [one, two].map(encodeUsageEvent).join(','), 'n', '2');
+        await client().xreadgroup('GROUP', USAGE_CONSUMER_GROUP, 'old-replica', 'COUNT', 10, 'STREAMS', legacyKey, '>');
+        await client().xadd(legacyKey, '*', 'e', encodeUsageEvent(three));
+        const r = outbox(db, { consumer: 'replica-w', claimIdleMs: 0 });
+        await r.record(four);
+        expect(await client().xlen(legacyKey)).toBe(2); // old replicas never see this build's entries
+        expect(await client().xlen(streamKey())).toBe(1);
+        expect((await r.pending()).map((e) => e.id).sort()).toEqual([one, two, three, four].map((e) => e.id).sort());
+        expect(await r.depth()).toBe(3);
+        await r.flush();
+        expect(await rowsOf(orgId)).toBe(4);
+        expect(await client().xlen(legacyKey)).toBe(0);
+        expect(await r.depth()).toBe(0);
+      });
+
       test('events are in Redis (durable) as soon as record resolves, before any write', async () => {
         const orgId = randomUUID();
         const flaky = new FlakyDb(db);
@@ -578,7 +602,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await outbox(db).flush();
         const orgId = randomUUID();
         const orphan = usageEvent(orgId, 999);
-        await client().xadd(streamKey(), '*', 'e', encodeUsageEvent(orphan), 'n', '1'); // added by a replica that then died
+        await client().xadd(streamKey(), '*', 'r', encodeUsageRow(orphan), 'n', '1'); // added by a replica that then died
         // Sweeps every 10 ms (claimIdleMs / 4); full batches of 5 keep its own entries coming meanwhile.
         const r = outbox(db, { consumer: 'replica-v', batchSize: 5, claimIdleMs: 40 });
         for (let round = 0; round < 40 && (await rowsOf(orgId)) < 1; round++) {
