@@ -7,7 +7,17 @@
  * @module
  */
 
-/** One stream entry: its id, its events (null when the entry was deleted meanwhile) in their format, and its event count (`n`). */
+import { decodeUsageEntry } from './event-codec';
+import { decodeUsageRows } from './row-codec';
+import type { UsageEvent } from './types';
+
+/**
+ * One stream entry: its id, its events (null when the entry was deleted meanwhile) in their
+ * format, and its event count (`n`). Entries read from Redis hold strings. An entry this replica
+ * added and holds to insert itself keeps the UTF-8 bytes its XADD sent: a 10–25 kB string on V8's
+ * heap that lives until the insert is copied by every scavenge it survives and often promoted,
+ * and in A/B runs that raised the peak RSS by several MB; bytes outside the heap are never copied.
+ */
 export interface Entry {
   id: string;
   raw: string | Buffer | null;
@@ -34,18 +44,6 @@ export function toEntries(list: unknown): Entry[] {
   });
 }
 
-/**
- * An entry this replica added, held to insert itself. Its events' rows are kept as UTF-8 bytes
- * (what the XADD sent) rather than a string: a 10–25 kB string on V8's heap that lives until the
- * insert is copied by every scavenge it survives and often promoted, and in A/B runs that raised
- * the peak RSS by several MB; bytes outside the heap are never copied.
- */
-export interface OwnEntry {
-  id: string;
-  bytes: Buffer;
-  count: number;
-}
-
 /** The longest run of `entries` from the start holding at most `max` events (at least one entry). */
 export function firstBatch<T extends { count: number }>(entries: readonly T[], max: number): { batch: T[]; events: number } {
   let events = 0;
@@ -66,4 +64,34 @@ export function eventCount(entries: readonly Entry[]): number {
   let n = 0;
   for (const e of entries) n += e.count;
   return n;
+}
+
+/**
+ * COPY's end-of-data marker, a line `\.`: the rows after it in the same COPY would be dropped
+ * silently. The row encoder escapes every backslash, so only an entry read from the stream (a
+ * string; never one this replica encoded and holds as bytes) can be a foreign one holding it.
+ */
+const END_OF_DATA = /(?:^|\n)\\\./;
+
+/**
+ * The entries (those deleted meanwhile left out) by how they are written: `rows` in one COPY,
+ * `json` (the earlier format) in one JSON insert, `suspect` (rows holding the end-of-data marker)
+ * decoded and inserted as events.
+ */
+export function byWritePath(entries: readonly Entry[]): { rows: Entry[]; json: Entry[]; suspect: Entry[] } {
+  const out = { rows: [] as Entry[], json: [] as Entry[], suspect: [] as Entry[] };
+  for (const e of entries) {
+    if (e.raw === null) continue;
+    if (e.format === 'json') out.json.push(e);
+    else if (typeof e.raw === 'string' && END_OF_DATA.test(e.raw)) out.suspect.push(e);
+    else out.rows.push(e);
+  }
+  return out;
+}
+
+/** An entry's events, and what in it is not an event; nothing for an entry deleted meanwhile. */
+export function decodeEntry(entry: Entry): { events: UsageEvent[]; foreign: string[] } {
+  if (entry.raw === null) return { events: [], foreign: [] };
+  const raw = entry.raw.toString();
+  return entry.format === 'rows' ? decodeUsageRows(raw) : decodeUsageEntry(raw);
 }

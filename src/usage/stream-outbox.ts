@@ -20,10 +20,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { BoundedQueue } from './bounded-queue';
-import { decodeUsageEntry, encodeUsageEvent } from './event-codec';
-import { decodeUsageRows, encodeUsageRow } from './row-codec';
-import { batchJson, eventCount, firstBatch, toEntries, type Entry, type OwnEntry } from './stream-entries';
+import { encodeUsageEvent } from './event-codec';
+import { encodeUsageRow } from './row-codec';
+import { batchJson, byWritePath, decodeEntry, eventCount, firstBatch, toEntries, type Entry } from './stream-entries';
 import { ConsumerGroup, SweptStream } from './stream-group';
+import { LingerBatch, type Waiting } from './linger-batch';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
 import type { UsageEvent } from './types';
 
@@ -84,20 +85,6 @@ export interface StreamOutboxOptions extends OutboxOptions {
   addLingerMs?: number;
 }
 
-/**
- * COPY's end-of-data marker, a line `\.`: the rows after it in the same COPY would be dropped
- * silently. The row encoder escapes every backslash, so only a foreign entry read from the stream
- * (never one this replica encoded) can hold it; such an entry is decoded and its events inserted.
- */
-const END_OF_DATA = /(?:^|\n)\\\./;
-
-/** An entry's events, and what in it is not an event; nothing for an entry deleted meanwhile. */
-function decodeEntry(entry: Entry): { events: UsageEvent[]; foreign: string[] } {
-  if (entry.raw === null) return { events: [], foreign: [] };
-  const raw = entry.raw.toString();
-  return entry.format === 'rows' ? decodeUsageRows(raw) : decodeUsageEntry(raw);
-}
-
 /** Redis Stream usage outbox. */
 export class StreamOutbox extends OutboxRecorder {
   /** The stream this replica adds to, and the earlier builds' one it only sweeps. */
@@ -112,15 +99,14 @@ export class StreamOutbox extends OutboxRecorder {
   private legacyCheckedAt = -Infinity;
   private forgotAt = -Infinity;
   /** Entries this replica added and has yet to insert, oldest first, and their events. */
-  private readonly own: OwnEntry[] = [];
+  private readonly own: Entry[] = [];
   private ownEvents = 0;
   /** Events waiting for the next XADD (see {@link record}). */
-  private readonly adds: Array<{ event: UsageEvent; resolve: () => void }> = [];
-  /** The linger timer of the waiting events, while one is set. */
-  private addTimer: NodeJS.Timeout | null = null;
-  private readonly addLingerMs: number;
+  private readonly adds: LingerBatch<UsageEvent>;
   private readonly consume: boolean;
   private readonly sweepIntervalMs: number;
+  /** How often dead consumers' idle entries are claimed, and the earlier builds' stream looked at. */
+  private readonly claimIntervalMs: number;
   private readonly onBatchQueued: (() => void) | undefined;
 
   /**
@@ -134,7 +120,6 @@ export class StreamOutbox extends OutboxRecorder {
     options: StreamOutboxOptions,
   ) {
     super(deps, options);
-
     this.deadLetterKey = prefix + USAGE_DEAD_LETTER_KEY;
     const consumer = options.consumer ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const swept = (key: string) => new SweptStream(key, new ConsumerGroup(client, key, USAGE_CONSUMER_GROUP, consumer, options.batchSize));
@@ -142,9 +127,10 @@ export class StreamOutbox extends OutboxRecorder {
     this.legacy = swept(prefix + LEGACY_USAGE_STREAM_KEY);
     this.fallback = new BoundedQueue(options.maxQueued);
     this.consume = options.consume ?? true;
-    this.sweepIntervalMs = options.sweepIntervalMs ?? options.claimIdleMs / CLAIMS_PER_IDLE_TIME;
+    this.claimIntervalMs = options.claimIdleMs / CLAIMS_PER_IDLE_TIME;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? this.claimIntervalMs;
     this.onBatchQueued = options.onBatchQueued;
-    this.addLingerMs = options.addLingerMs ?? 0;
+    this.adds = new LingerBatch(options.batchSize, options.addLingerMs ?? 0, (batch) => this.sendAdds(batch));
   }
 
   /** Start a drain now (unless one is running or a retry backoff says wait). */
@@ -163,42 +149,21 @@ export class StreamOutbox extends OutboxRecorder {
    * process is killed.
    */
   record(event: UsageEvent): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.adds.push({ event, resolve });
-      if (this.adds.length >= this.options.batchSize) this.sendAddsNow();
-      else if (this.adds.length === 1) {
-        const linger = this.addLingerMs;
-        if (linger > 0) this.addTimer = setTimeout(this.sendAddsNow, linger);
-        else setImmediate(this.sendAddsNow);
-      }
-    });
-  }
-
-  /** Send the waiting events now, and forget their linger timer. */
-  private readonly sendAddsNow = (): void => {
-    this.clearLinger();
-    void this.sendAdds();
-  };
-
-  private clearLinger(): void {
-    if (this.addTimer) clearTimeout(this.addTimer);
-    this.addTimer = null;
+    return this.adds.add(event);
   }
 
   /**
    * Add the waiting events to the stream as one entry (kept to insert from here); if Redis
    * refused it, to the direct-to-database buffer.
    */
-  private async sendAdds(): Promise<void> {
-    const batch = this.adds.splice(0);
-    if (batch.length === 0) return;
-    const bytes = Buffer.from(batch.map(({ event }) => encodeUsageRow(event)).join(''));
+  private async sendAdds(batch: Array<Waiting<UsageEvent>>): Promise<void> {
+    const bytes = Buffer.from(batch.map(({ item }) => encodeUsageRow(item)).join(''));
     const id = await this.xadd(bytes, batch.length);
-    if (id !== null && this.consume) this.keep({ id, bytes, count: batch.length });
-    for (const { event, resolve } of batch) {
+    if (id !== null && this.consume) this.keep({ id, raw: bytes, format: 'rows', count: batch.length });
+    for (const { item, resolve } of batch) {
       if (id === null) {
         this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' });
-        await this.fallback.push(event);
+        await this.fallback.push(item);
       }
       this.deps.metrics.usageEventsRecorded.inc({ outbox: 'redis' });
       resolve();
@@ -225,11 +190,11 @@ export class StreamOutbox extends OutboxRecorder {
   }
 
   /** Hold an entry this replica added, to insert it itself; beyond the bound the oldest are left to a sweep. */
-  private keep(entry: OwnEntry): void {
+  private keep(entry: Entry): void {
     this.own.push(entry);
     this.ownEvents += entry.count;
     while (this.ownEvents > OWN_MAX_BATCHES * this.options.batchSize && this.own.length > 1) {
-      this.ownEvents -= (this.own.shift() as OwnEntry).count;
+      this.ownEvents -= (this.own.shift() as Entry).count;
     }
   }
 
@@ -238,7 +203,7 @@ export class StreamOutbox extends OutboxRecorder {
    * included too), plus those Redis refused and those still waiting for their XADD.
    */
   async pending(): Promise<UsageEvent[]> {
-    const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.map((a) => a.event)];
+    const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.items()];
     for (const { key } of [this.current, this.legacy]) {
       for (let from = '-'; ; ) {
         const page = toEntries(await this.client.xrange(key, from, '+', 'COUNT', PENDING_PAGE));
@@ -261,8 +226,7 @@ export class StreamOutbox extends OutboxRecorder {
 
   /** Send events still waiting for their XADD first, so a shutdown flush includes them. */
   override async flush(): Promise<void> {
-    this.clearLinger();
-    await this.sendAdds();
+    await this.adds.flush();
     await super.flush();
   }
 
@@ -291,7 +255,7 @@ export class StreamOutbox extends OutboxRecorder {
   /** Insert the oldest batch of this replica's own entries, then XDEL them (after the insert committed). */
   private async insertOwn(): Promise<number> {
     const { batch, events } = firstBatch(this.own, this.options.batchSize);
-    await this.writeEntries(batch.map(({ id, bytes, count }) => ({ id, raw: bytes, format: 'rows', count })));
+    await this.writeEntries(batch);
     const ids = batch.map((e) => e.id);
     this.forgetOwn(new Set(ids));
     try {
@@ -326,7 +290,7 @@ export class StreamOutbox extends OutboxRecorder {
     }
     const found = await this.sweepStream(this.current, now);
     if (found.events > 0 || found.more) return found;
-    if (!flushing && now - this.legacyCheckedAt < this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) return found;
+    if (!flushing && now - this.legacyCheckedAt < this.claimIntervalMs) return found;
     this.legacyCheckedAt = now;
     if ((await this.client.xlen(this.legacy.key)) === 0) return found;
     return this.sweepStream(this.legacy, now);
@@ -344,7 +308,7 @@ export class StreamOutbox extends OutboxRecorder {
       if (pending.length > 0) return { events: await this.process(s, pending), more: true };
       s.mayHavePending = false;
     }
-    if (now - s.claimedAt >= this.options.claimIdleMs / CLAIMS_PER_IDLE_TIME) {
+    if (now - s.claimedAt >= this.claimIntervalMs) {
       s.claimedAt = now;
       const claimed = await s.group.claim(this.options.claimIdleMs);
       if (claimed.length >= this.options.batchSize) s.claimedAt = -Infinity;
@@ -360,15 +324,7 @@ export class StreamOutbox extends OutboxRecorder {
    * for its data (see `writeRows`, `writeJson`).
    */
   private async writeEntries(entries: readonly Entry[]): Promise<void> {
-    const rows: Entry[] = [];
-    const json: Entry[] = [];
-    const suspect: Entry[] = [];
-    for (const e of entries) {
-      if (e.raw === null) continue;
-      if (e.format === 'json') json.push(e);
-      else if (typeof e.raw === 'string' && END_OF_DATA.test(e.raw)) suspect.push(e);
-      else rows.push(e);
-    }
+    const { rows, json, suspect } = byWritePath(entries);
     const decode = (of: Entry[]) => () => this.decodeOrSetAside(of);
     if (rows.length > 0) await this.writeRows(rows.map((e) => e.raw as string | Buffer), eventCount(rows), decode(rows));
     if (json.length > 0) await this.writeJson(batchJson(json), eventCount(json), decode(json));
