@@ -25,7 +25,7 @@ export interface Config {
   redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
   rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed'; leaseHits: number; leaseMs: number };
-  log: { level: string };
+  log: { level: string; flushMs: number };
   /** Embeddings catalog files (paths relative to the project root, or absolute). */
   catalog: { modelsFile: string; providersFile: string };
   /** Upstream HTTP: per-attempt timeout, overall deadline across fallbacks, connection pool. */
@@ -96,6 +96,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'RATE_LIMIT_LEASE_HITS', path: ['rateLimit', 'leaseHits'] },
   { name: 'RATE_LIMIT_LEASE_MS', path: ['rateLimit', 'leaseMs'] },
   { name: 'LOG_LEVEL', path: ['log', 'level'] },
+  { name: 'LOG_FLUSH_MS', path: ['log', 'flushMs'] },
   { name: 'SWITCHYARD_MODELS_FILE', path: ['catalog', 'modelsFile'] },
   { name: 'SWITCHYARD_PROVIDERS_FILE', path: ['catalog', 'providersFile'] },
   { name: 'UPSTREAM_ATTEMPT_TIMEOUT_MS', path: ['upstream', 'attemptTimeoutMs'] },

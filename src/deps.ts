@@ -84,7 +84,7 @@ export interface AssembleOptions {
 
 /** Wire services over open resources and start the key-cache subscription. */
 export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: AssembleOptions = {}): Promise<AppDeps> {
-  const logger = opts.logger ?? createLogger(config.log.level);
+  const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.flushMs);
   const metrics = opts.metrics ?? new Metrics();
   const clock = opts.clock ?? Date.now;
   const keyCache = new KeyCache(db, kv, metrics, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });

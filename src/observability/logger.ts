@@ -10,9 +10,12 @@ import winston from 'winston';
 export type Logger = winston.Logger;
 
 /**
- * Access-log lines written in one event-loop turn, sent as one write: under load that is one
- * syscall for many requests instead of one each (stdout is a pipe, written synchronously).
- * Pending lines are flushed at the turn's end, and at process exit.
+ * Access-log lines gathered into one write: under load, one syscall for many requests instead of
+ * one each (stdout is a pipe, written synchronously). With `flushMs` 0 the lines of one event-loop
+ * turn leave at its end; with `flushMs` > 0 they wait up to that long, which costs the gateway less:
+ * each write to a pipe wakes its reader (the container runtime's log collector), and at a few
+ * requests per turn those wake-ups cost 1–2 % of a request's CPU (bench/README.md, 2026-11-25 14:15).
+ * Pending lines are also written once {@link MAX_PENDING} characters wait, and at process exit.
  */
 class LineBuffer {
   private pending = '';
@@ -23,19 +26,27 @@ class LineBuffer {
   /** The last timestamp written and its millisecond: lines of the same millisecond share it. */
   private stampMs = -1;
   private stamp = '';
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
     /** The logger's default fields as JSON members (`"service":"switchyard"`), serialised once. */
     readonly meta: string,
+    /** How long a line may wait for others (0: to the end of the event-loop turn). */
+    private readonly flushMs: number,
   ) {}
 
   write(line: string): void {
     this.pending += `${line}\n`;
+    if (this.pending.length >= MAX_PENDING) {
+      this.flush();
+      return;
+    }
     if (this.scheduled) return;
     this.scheduled = true;
     unflushed.add(this);
-    setImmediate(this.flush);
+    if (this.flushMs === 0) setImmediate(this.flush);
+    else this.timer = setTimeout(this.flush, this.flushMs).unref();
   }
 
   /**
@@ -62,6 +73,8 @@ class LineBuffer {
   }
 
   readonly flush = (): void => {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     this.scheduled = false;
     unflushed.delete(this);
     const text = this.pending;
@@ -70,6 +83,9 @@ class LineBuffer {
   };
 }
 
+/** Characters of pending lines (about 200 lines) that are written without waiting further. */
+const MAX_PENDING = 64 * 1024;
+
 const unflushed = new Set<LineBuffer>();
 process.once('exit', () => {
   for (const buffer of unflushed) buffer.flush();
@@ -77,8 +93,12 @@ process.once('exit', () => {
 
 const sinks = new WeakMap<Logger, LineBuffer>();
 
-/** Create a JSON logger at `level` (`silent` mutes everything). */
-export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+/**
+ * Create a JSON logger at `level` (`silent` mutes everything). `flushMs` is how long access lines
+ * ({@link logInfoLine}) may wait to share a write: 0 (the default) to the end of the event-loop
+ * turn; the gateway passes `log.flushMs` from its config.
+ */
+export function createLogger(level: string, stream?: NodeJS.WritableStream, flushMs = 0): Logger {
   const transport = stream
     ? new winston.transports.Stream({ stream })
     : new winston.transports.Console({ stderrLevels: ['error', 'warn'] });
@@ -89,7 +109,7 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
     defaultMeta: { service: 'switchyard' },
     transports: [transport],
   });
-  sinks.set(logger, new LineBuffer(stream ?? process.stdout, JSON.stringify(logger.defaultMeta ?? {}).slice(1, -1)));
+  sinks.set(logger, new LineBuffer(stream ?? process.stdout, JSON.stringify(logger.defaultMeta ?? {}).slice(1, -1), flushMs));
   return logger;
 }
 

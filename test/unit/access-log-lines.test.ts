@@ -2,8 +2,11 @@
  * The access-log fast path: the same JSON fields as winston's lines, buffered so that lines
  * written in one event-loop turn leave in one write.
  */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger, logInfoLine } from '../../src/observability/logger';
+import { TS_LOADER } from '../helpers/services';
 
 function capture() {
   const writes: string[] = [];
@@ -84,4 +87,43 @@ test('each line carries the time it was written (timestamps shared only within a
   expect(stamps[0]).toBeGreaterThanOrEqual(t0);
   expect(stamps[0]).toBeLessThan(t1);
   expect(stamps[1]).toBeGreaterThanOrEqual(t1);
+});
+
+describe('with a flush interval', () => {
+  test('lines wait for the interval and then leave in one write, not at the end of the turn', async () => {
+    const { writes, stream } = capture();
+    const logger = createLogger('info', stream, 40);
+    logInfoLine(logger, 'request', { request_id: 'a' });
+    await turn();
+    logInfoLine(logger, 'request', { request_id: 'b' });
+    await turn();
+    expect(writes).toEqual([]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id)).toEqual(['a', 'b']);
+    logInfoLine(logger, 'request', { request_id: 'c' });
+    await new Promise((r) => setTimeout(r, 80));
+    expect(writes).toHaveLength(2);
+  });
+
+  test('a large backlog is written at once, without waiting for the interval', async () => {
+    const { writes, stream } = capture();
+    const logger = createLogger('info', stream, 1000);
+    const long = 'x'.repeat(1000);
+    for (let i = 0; i < 100; i++) logInfoLine(logger, 'request', { request_id: `r${i}`, note: long });
+    expect(writes.length).toBeGreaterThanOrEqual(1);
+    const written = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+    expect(written).toEqual(Array.from({ length: written.length }, (_, i) => `r${i}`));
+    expect(written.length).toBeGreaterThanOrEqual(50);
+    expect(written.length).toBeLessThan(100);
+  });
+
+  test('a process that exits with lines waiting still writes them', () => {
+    const logger = JSON.stringify(path.join(__dirname, '../../src/observability/logger'));
+    const script = `const { createLogger, logInfoLine } = require(${logger});
+      const l = createLogger('info', undefined, 60000);
+      logInfoLine(l, 'request', { request_id: 'last-words' });`;
+    const out = execFileSync(process.execPath, ['-r', TS_LOADER, '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(JSON.parse(out.trim())).toMatchObject({ request_id: 'last-words', message: 'request' });
+  });
 });

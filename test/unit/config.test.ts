@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       SWITCHYARD_DATA_DIR: '/var/lib/sy',
       SWITCHYARD_BOOTSTRAP_KEY: 'sk-sy-v1-abcdefabcdefabcdef',
       LOG_LEVEL: 'debug',
+      LOG_FLUSH_MS: '0',
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
@@ -43,7 +44,7 @@ describe('loadConfig', () => {
     expect(c.database).toMatchObject({ url: 'postgres://u@h/db', dataDir: '/var/lib/sy' });
     expect(c.redis.url).toBe('redis://127.0.0.1:6379');
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
-    expect(c.log.level).toBe('debug');
+    expect(c.log).toEqual({ level: 'debug', flushMs: 0 });
     expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed', leaseHits: 0, leaseMs: 250 });
     expect(c.usage.writer).toBe('thread');
   });
@@ -72,14 +73,15 @@ describe('loadConfig', () => {
   test('every problem is listed in one error, naming the variable', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_WRITER: 'forked' });
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_WRITER: 'forked', LOG_FLUSH_MS: '-5' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    expect((error as ConfigError).problems).toHaveLength(5);
+    expect((error as ConfigError).problems).toHaveLength(6);
     expect(problems).toContain('(USAGE_WRITER)');
+    expect(problems).toContain('(LOG_FLUSH_MS)');
     expect(problems).toContain('(PORT)');
     expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');
     expect(problems).toContain('(DATABASE_URL)');
