@@ -33,6 +33,7 @@ const PHASES = [
   { at: 19, pg: true, redis: true },
 ];
 const DURATION = 25;
+const SHUTDOWN_TIMEOUT_MS = 20_000;
 
 /** A TCP proxy to `port` on loopback, open, with `set(on)` to cut (every connection destroyed) and restore it. */
 async function switchable(port) {
@@ -61,7 +62,7 @@ async function main() {
       REDIS_KEY_PREFIX: services.env.REDIS_KEY_PREFIX,
       REDIS_COMMAND_TIMEOUT_MS: '500',
       LOG_LEVEL: 'warn',
-      SHUTDOWN_TIMEOUT_MS: '20000',
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     },
   });
   const { base, api } = gateway;
@@ -107,7 +108,11 @@ async function main() {
   }
   await Promise.all(pending);
   await Promise.all([pgProxy.set(true), redisProxy.set(true)]);
-  await gateway.stop(); // SIGTERM: drain, flush the outbox, exit
+  // SIGTERM: drain, flush the outbox, exit; allowed its whole shutdown timeout (stopChild alone
+  // would SIGKILL after 5 s) plus a margin, and timed.
+  const stopStarted = Date.now();
+  await gateway.stop(SHUTDOWN_TIMEOUT_MS + 5000);
+  const stopMs = Date.now() - stopStarted;
 
   const db = new Client({ connectionString: services.env.DATABASE_URL });
   await db.connect();
@@ -117,7 +122,8 @@ async function main() {
   const lost = [...ok].filter((id) => !recorded.has(id));
   console.log('\nphases: 0 all up · 1 postgres down · 2 all up · 3 redis down · 4 all up');
   for (const [k, v] of [...counts].sort()) console.log(`${k}: ${v}`);
-  console.log(`\n200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
+  console.log(`\ngraceful stop took ${stopMs} ms (SHUTDOWN_TIMEOUT_MS ${SHUTDOWN_TIMEOUT_MS})`);
+  console.log(`200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
   await stopChild(upstream);
   await services.cleanup();
   await Promise.all([pgProxy.set(false), redisProxy.set(false)]);

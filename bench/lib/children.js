@@ -125,13 +125,13 @@ function cpuSeconds(pid) {
   return t === null ? null : t.user + t.system;
 }
 
-/** SIGTERM, then SIGKILL if it has not exited within 5 s. */
-function stopChild(handle) {
+/** SIGTERM, then SIGKILL if it has not exited within `killAfterMs` (5 s). */
+function stopChild(handle, killAfterMs = 5000) {
   const { child } = handle;
   if (child.exitCode !== null) return Promise.resolve();
   child.removeAllListeners('exit');
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();

@@ -61,8 +61,9 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
     if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const stop = async () => {
-    await stopChild(handle);
+  /** SIGTERM, and SIGKILL if it has not exited after `killAfterMs`. */
+  const stop = async (killAfterMs = 5000) => {
+    await stopChild(handle, killAfterMs);
     removeDataDir();
   };
   return { handle, base, api, stop };

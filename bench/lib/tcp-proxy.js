@@ -73,6 +73,11 @@ async function tcpProxy(targetHost, targetPort) {
       if (server) return;
       server = net.createServer((client) => {
         const upstream = net.connect(targetPort, targetHost);
+        // As real proxies do (pgbouncer, HAProxy, Envoy): without it, Nagle's algorithm holds a
+        // reply's second packet (Postgres answers a COPY with two) until the peer's delayed ACK,
+        // 40 ms later, and every COPY through the proxy took 44 ms.
+        client.setNoDelay(true);
+        upstream.setNoDelay(true);
         track(client);
         track(upstream);
         client.pipe(upstream).pipe(client);

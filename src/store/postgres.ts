@@ -28,8 +28,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     idleTimeoutMillis: 30000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A client losing its connection must not crash the process. Idle ones report to the pool;
+  // a checked-out one (a transaction between statements, a lock held around other work, a COPY
+  // in flight) emits `error` on itself, which without a listener is an uncaught exception. Its
+  // work fails through the query that was running or the next one, and the pool drops the
+  // client when it is released; the next query reconnects.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (options.schema) {
     // Concurrent IF NOT EXISTS can still race in the catalog (23505): the schema exists then.
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`).catch((err: { code?: string }) => {
