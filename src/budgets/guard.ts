@@ -19,7 +19,8 @@ import type { ApiKeyRecord } from '../keys/types';
 import { PaymentRequiredError, ServiceUnavailableError } from '../errors';
 import type { Reservation, SpendGuard } from './types';
 import { recordedSpend, type BudgetRecord } from './repository';
-import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
+import { fromNanos, toNanos, type LimitCounter } from './limits';
+import { LimitMemo } from './limit-memo';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
 import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
@@ -50,7 +51,7 @@ export interface BudgetGuardOptions {
 
 /** A request's hold before it is placed: see `BudgetGuard.holdFor`. */
 interface Hold {
-  counters: LimitCounter[];
+  counters: readonly LimitCounter[];
   estimate: number;
   signature: string;
 }
@@ -59,13 +60,6 @@ interface Hold {
 const COUNTER_GRACE_MS = 2 * 86_400_000;
 /** Rebuild rounds before giving up (each round rebuilds every counter missing at that moment). */
 const MAX_ROUNDS = 3;
-
-/** What identifies a lease's limits: the counters (so the period) and each limit's value. */
-function signatureOf(counters: readonly LimitCounter[]): string {
-  let s = '';
-  for (const c of counters) s += `${c.spentKey}=${c.limitUsd};`;
-  return s;
-}
 
 /** The Redis keys a request's hold touches: each counter's spend and holds. */
 function holdKeys(counters: readonly LimitCounter[]): string[] {
@@ -100,6 +94,7 @@ function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
 /** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
 export class BudgetGuard implements SpendGuard {
   private readonly leases: LeaseBook;
+  private readonly limits = new LimitMemo();
 
   constructor(private readonly o: BudgetGuardOptions) {
     this.leases = new LeaseBook({ requests: o.lease?.requests ?? 0, ms: o.lease?.ms ?? 100, settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease') });
@@ -168,8 +163,7 @@ export class BudgetGuard implements SpendGuard {
 
   /** What a request of `estimatedUsd` must hold: its limits' counters, the estimate in nano-USD, and their lease signature. */
   private holdFor(key: ApiKeyRecord, budgets: BudgetRecord[], estimatedUsd: number, now: number): Hold {
-    const counters = limitsFor(key, budgets, now);
-    const signature = this.leases.enabled && counters.length > 0 ? signatureOf(counters) : '';
+    const { counters, signature } = this.limits.limits(key, budgets, now);
     return { counters, estimate: toNanos(Math.max(0, estimatedUsd), 'up'), signature };
   }
 
