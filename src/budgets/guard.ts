@@ -162,7 +162,7 @@ export class BudgetGuard implements SpendGuard {
   }
 
   /** What a request of `estimatedUsd` must hold: its limits' counters, the estimate in nano-USD, and their lease signature. */
-  private holdFor(key: ApiKeyRecord, budgets: BudgetRecord[], estimatedUsd: number, now: number): Hold {
+  private holdFor(key: ApiKeyRecord, budgets: readonly BudgetRecord[], estimatedUsd: number, now: number): Hold {
     const { counters, signature } = this.limits.limits(key, budgets, now);
     return { counters, estimate: toNanos(Math.max(0, estimatedUsd), 'up'), signature };
   }

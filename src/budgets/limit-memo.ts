@@ -44,7 +44,7 @@ export class LimitMemo {
   limits(key: ApiKeyRecord, budgets: readonly BudgetRecord[], nowMs: number): Limits {
     const kept = this.kept.get(key);
     if (kept && sameBudgets(kept.budgets, budgets) && nowMs >= kept.fromMs && nowMs < kept.untilMs) return kept;
-    const counters = limitsFor(key, budgets as BudgetRecord[], nowMs);
+    const counters = limitsFor(key, budgets, nowMs);
     let fromMs = -Infinity;
     let untilMs = Infinity;
     for (const { period } of counters) {

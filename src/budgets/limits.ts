@@ -23,7 +23,7 @@ export interface LimitCounter {
 }
 
 /** Every limit that applies to `key` at `nowMs`, workspace budgets first. */
-export function limitsFor(key: ApiKeyRecord, budgets: BudgetRecord[], nowMs: number): LimitCounter[] {
+export function limitsFor(key: ApiKeyRecord, budgets: readonly BudgetRecord[], nowMs: number): LimitCounter[] {
   const tag = `{${key.workspaceId}}`;
   const out: LimitCounter[] = budgets.map((b) => {
     const period = periodOf(b.interval, nowMs);
