@@ -3,10 +3,11 @@
  * makes every embeddings response need — the client's JSON read, a new upstream request, the
  * upstream's vectors checked number by number (a malformed body must become a 502, never a
  * broken answer) and a new body around them — with the gateway's own code for the last three
- * (the OpenAI adapter, its upstream client `UpstreamHttp` and
- * `dist/src/embeddings/response.js`) and nothing else: no authentication, limits, budgets,
- * usage, metrics or log. The gap between it and the proxy is the price of validating; the gap
- * between it and the gateway is the features'. Forwards to UPSTREAM; prints `READY <port>`.
+ * (the OpenAI adapter, its upstream client `UpstreamHttp`, `dist/src/embeddings/response.js`,
+ * and the `ResponseBatch` that writes the answers finished in one poll pass together) and
+ * nothing else: no authentication, limits, budgets, usage, metrics or log. The gap between it
+ * and the proxy is the price of validating; the gap between it and the gateway is the
+ * features'. Forwards to UPSTREAM; prints `READY <port>`.
  * Expects a build (`npm run bench` makes one).
  */
 'use strict';
@@ -14,6 +15,7 @@ const { Buffer } = require('node:buffer');
 const http = require('node:http');
 const { UpstreamHttp } = require('../dist/src/providers/http');
 const { openaiAdapter } = require('../dist/src/providers/openai');
+const { ResponseBatch } = require('../dist/src/http/response-batch');
 const { embeddingsResponseBody } = require('../dist/src/embeddings/response');
 
 /** The one endpoint it serves, with what the adapter reads of a catalog endpoint. */
@@ -24,13 +26,10 @@ const endpoint = {
 };
 const upstream = new UpstreamHttp({ connectionsPerOrigin: 64, keepAliveTimeoutMs: 60_000 });
 let served = 0;
+const answers = new ResponseBatch((err) => process.stderr.write(`response write failed: ${err}\n`));
 
 function reply(res, status, body) {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
-  res.cork();
-  for (const chunk of body.chunks) res.write(chunk);
-  res.end();
-  res.uncork();
+  answers.send(res, status, { 'content-type': 'application/json', 'content-length': body.length }, body.chunks);
 }
 
 function fail(res, status, message) {

@@ -10,6 +10,8 @@ import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import type { EmbeddingsBody } from '../embeddings/types';
 import type { ModelsQuery } from '../embeddings/models-list';
+import { ResponseBatch } from '../http/response-batch';
+import { errorFields } from '../observability/error-fields';
 
 function header(req: Request, name: string): string | null {
   const v = req.headers[name];
@@ -21,7 +23,12 @@ function header(req: Request, name: string): string | null {
  * Also run outside Express by the hot route, so Node's request/response members only.
  */
 export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
-  const { embeddings } = deps;
+  const { embeddings, logger } = deps;
+  // Answers are written at the end of the poll pass, together with the others finished in it.
+  const answers = new ResponseBatch((err, res) => {
+    const req = res.req as Request;
+    logger.error('response write failed', { request_id: req.ctx?.requestId, error: errorFields(err) });
+  });
   return [requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
     const body = await embeddings.create(
       {
@@ -35,10 +42,7 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
       },
       req.valid.body as EmbeddingsBody,
     );
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
-    // Written in the same tick, the chunks leave in one writev (Node corks the socket until then).
-    for (const chunk of body.chunks) res.write(chunk);
-    res.end();
+    answers.send(res, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }, body.chunks);
   }];
 }
 
