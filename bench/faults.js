@@ -21,7 +21,7 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { fetch } = require('undici');
 const { readyPort, startChild, stopChild } = require('./lib/children');
-const { tcpProxy } = require('./lib/tcp-proxy');
+const { tcpProxyProcess } = require('./lib/tcp-proxy-process');
 const { spawnGateway } = require('./lib/gateway');
 const { prepareServices } = require('./lib/services');
 
@@ -35,11 +35,14 @@ const PHASES = [
 const DURATION = 25;
 const SHUTDOWN_TIMEOUT_MS = 20_000;
 
-/** A TCP proxy to `port` on loopback, open, with `set(on)` to cut (every connection destroyed) and restore it. */
+/**
+ * A TCP proxy to `port` on loopback, open, with `set(on)` to cut (every connection destroyed) and
+ * restore it, and `end()`. In a process of its own: see bench/lib/tcp-proxy-process.js.
+ */
 async function switchable(port) {
-  const proxy = await tcpProxy('127.0.0.1', port);
+  const proxy = await tcpProxyProcess('127.0.0.1', port);
   await proxy.open();
-  return { port: proxy.port, set: (on) => (on ? proxy.open() : proxy.close()) };
+  return { port: proxy.port, set: (on) => (on ? proxy.open() : proxy.close()), end: proxy.end };
 }
 
 async function main() {
@@ -126,7 +129,7 @@ async function main() {
   console.log(`200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
   await stopChild(upstream);
   await services.cleanup();
-  await Promise.all([pgProxy.set(false), redisProxy.set(false)]);
+  await Promise.all([pgProxy.end(), redisProxy.end()]);
   if (lost.length > 0) process.exitCode = 1;
 }
 

@@ -6,20 +6,30 @@
  * syscall (four per embeddings request), about a tenth of the gateway's CPU. Corking the
  * connection's socket at the first command of a turn and uncorking it at the turn's end
  * (`setImmediate`, as auto-pipelining does) sends them together as one gathered write.
+ *
+ * The command timeout starts there too, when the commands are written, not when they were issued
+ * (command-timeout.ts says why); ioredis's own `commandTimeout` must be off.
  * @module
  */
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
+import { armCommandTimeout } from './command-timeout';
 
-/** Make `client` coalesce the commands of each event-loop turn into one socket write. */
-export function coalesceWrites(client: Redis): void {
+/** Make `client` coalesce the commands of each event-loop turn into one socket write, each given `commandTimeoutMs` from then. */
+export function coalesceWrites(client: Redis, commandTimeoutMs: number): void {
+  if (!Number.isInteger(commandTimeoutMs) || commandTimeoutMs < 1) throw new Error(`coalesceWrites: bad commandTimeoutMs ${commandTimeoutMs}`);
   const target = client as unknown as { stream?: Socket; sendCommand: Redis['sendCommand'] };
   const send = target.sendCommand.bind(client);
   let corked: Socket | null = null;
+  /** The commands of the turn, timed from the write at its end; emptied there, so none is held longer. */
+  let turn: unknown[] = [];
   const uncork = (): void => {
     const socket = corked;
+    const written = turn;
     corked = null;
+    turn = [];
     socket?.uncork();
+    for (const command of written) armCommandTimeout(command, commandTimeoutMs);
   };
   target.sendCommand = function sendCoalesced(...args: Parameters<Redis['sendCommand']>) {
     const socket = target.stream;
@@ -28,6 +38,9 @@ export function coalesceWrites(client: Redis): void {
       socket.cork();
       setImmediate(uncork);
     }
-    return send(...args);
+    const result = send(...args);
+    if (corked !== null) turn.push(args[0]);
+    else armCommandTimeout(args[0], commandTimeoutMs);
+    return result;
   };
 }

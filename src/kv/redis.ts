@@ -66,7 +66,8 @@ export class RedisKv implements Kv {
       // Off, for coalesceWrites (one write per turn without auto-pipelining's Pipeline objects).
       enableAutoPipelining: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs,
+      // Off: coalesceWrites times each command from its write, and lets a reply that came in time be read first.
+      commandTimeout: undefined,
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
       retryStrategy: (times) => Math.min(times * 200, 2000),
       // How long close() lets a socket end gracefully before destroying it (ioredis: 2 s). A
@@ -74,7 +75,7 @@ export class RedisKv implements Kv {
       disconnectTimeout: 500,
     });
     client.on('error', () => undefined); // reported through command failures and readiness
-    coalesceWrites(client);
+    coalesceWrites(client, options.commandTimeoutMs);
     const kv = new RedisKv(client, options);
     await client.connect().catch(() => undefined);
     return kv;
