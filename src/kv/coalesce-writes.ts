@@ -21,15 +21,15 @@ export function coalesceWrites(client: Redis, commandTimeoutMs: number): void {
   const target = client as unknown as { stream?: Socket; sendCommand: Redis['sendCommand'] };
   const send = target.sendCommand.bind(client);
   let corked: Socket | null = null;
-  /** The commands of the turn, timed from the write at its end; emptied there, so none is held longer. */
-  let turn: unknown[] = [];
+  /** The commands of the turn, timed from the write at its end; emptied there (one array for every turn), so none is held longer. */
+  const turn: unknown[] = [];
   const uncork = (): void => {
     const socket = corked;
-    const written = turn;
     corked = null;
-    turn = [];
     socket?.uncork();
-    for (const command of written) armCommandTimeout(command, commandTimeoutMs);
+    // Arming sends nothing, so no command joins `turn` while it is read.
+    for (const command of turn) armCommandTimeout(command, commandTimeoutMs);
+    turn.length = 0;
   };
   target.sendCommand = function sendCoalesced(...args: Parameters<Redis['sendCommand']>) {
     const socket = target.stream;
