@@ -32,7 +32,12 @@ import { HIT, PEEK, RELEASE, RESET, UNCOUNT, type HitReply } from './scripts';
 
 /** How far a window's pttl may drift from the lease's expectation and still be its window. */
 const RELEASE_TOLERANCE_MS = 250;
-/** Delays before retrying a release that failed (Redis unreachable); then the window's end cleans up. */
+/**
+ * Delays before retrying a release that failed (Redis unreachable); then the window's end cleans
+ * up. The waits do not keep the process alive: a release is best effort, and a process with
+ * nothing else left to do (its Kv closed, a test worker done) should not linger 1.25 s for it.
+ * Shutdown ({@link KvRateLimitStore.shutdown}) releases without retries and waits for that itself.
+ */
 const RELEASE_RETRY_MS: readonly number[] = [250, 1000];
 
 /** Options of {@link KvRateLimitStore}. */
@@ -250,7 +255,7 @@ export class KvRateLimitStore implements Store {
           this.o.onLease?.('release_failed');
           return;
         }
-        await sleep(delay);
+        await sleep(delay, undefined, { ref: false });
       }
     }
   }

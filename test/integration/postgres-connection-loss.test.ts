@@ -44,12 +44,21 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     uncaught.length = 0;
   });
 
-  /** Cut every connection after `ms`, while `work` holds a client; its outcome, then the pool again. */
-  async function cutDuring(work: () => Promise<unknown>, ms = 100): Promise<void> {
-    const outcome = work().then(
+  /**
+   * Cut every connection while `work` holds a client: once it calls `holding` (it is inside its
+   * transaction or lock; connecting through the proxy can take longer than any fixed wait on a
+   * slow machine), then after `ms` more. Its outcome, then the pool again.
+   */
+  async function cutDuring(work: (holding: () => void) => Promise<unknown>, ms = 0): Promise<void> {
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const outcome = work(holding).then(
       () => 'resolved',
       (err: Error) => err.message,
     );
+    await Promise.race([held, outcome]);
     await sleep(ms);
     await proxy.close();
     await expect(outcome).resolves.not.toBe('resolved');
@@ -60,9 +69,10 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   }
 
   test('a transaction between two statements fails, and the pool serves again', async () => {
-    await cutDuring(() =>
+    await cutDuring((holding) =>
       db.transaction(async (tx) => {
         await tx.query('INSERT INTO loss_probe (id) VALUES (1)');
+        holding();
         await sleep(300);
         await tx.query('INSERT INTO loss_probe (id) VALUES (2)');
       }),
@@ -71,13 +81,21 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   });
 
   test('a statement running in a transaction fails when its connection ends under it', async () => {
-    await cutDuring(() => db.transaction((tx) => tx.query('SELECT pg_sleep(2)')));
+    await cutDuring(
+      (holding) =>
+        db.transaction((tx) => {
+          holding();
+          return tx.query('SELECT pg_sleep(2)');
+        }),
+      100, // the statement is on its way
+    );
   });
 
   test('work under an advisory lock fails its unlock quietly; the process lives', async () => {
     let ran = false;
-    await cutDuring(async () => {
+    await cutDuring(async (holding) => {
       await db.withLock('loss', async () => {
+        holding();
         await sleep(300);
         ran = true;
       });
@@ -90,7 +108,11 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   test('COPYs in flight fail, and later COPYs land', async () => {
     const rows = (k: number) => Array.from({ length: 100_000 }, (_, i) => `${(k + 1) * 1_000_000 + i}\n`).join('');
     const batches = [0, 1, 2, 3].map(rows);
-    await cutDuring(() => Promise.all(batches.map((b) => db.copyIn('loss_probe', ['id'], [b]))), 5);
+    await cutDuring((holding) => {
+      const copies = Promise.all(batches.map((b) => db.copyIn('loss_probe', ['id'], [b])));
+      holding();
+      return copies;
+    }, 5);
     await db.copyIn('loss_probe', ['id'], ['7\n']);
     expect(await db.query('SELECT id FROM loss_probe WHERE id = 7')).toEqual([{ id: 7 }]);
   });

@@ -8,6 +8,7 @@
 import { KVS, uniqueId } from '../helpers/services';
 import type { Kv, KvScript } from '../../src/kv/kv';
 import { KvRateLimitStore, type KvRateLimitStoreOptions } from '../../src/ratelimit/store';
+import { RELEASE } from '../../src/ratelimit/scripts';
 
 const LEASE_MS = 30;
 
@@ -25,12 +26,23 @@ const newWindow: KvScript<number> = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `inner`, except that its next `failures.left` lease releases are refused (Redis unreachable). */
+function refusingReleases(inner: Kv, failures: { left: number }): Kv {
+  const kv = Object.create(inner) as Kv;
+  kv.run = (script, keys, args) => (script === RELEASE && failures.left-- > 0 ? Promise.reject(new Error('Kv unreachable')) : inner.run(script, keys, args));
+  return kv;
+}
+
+/** Timers keeping the process alive. */
+const liveTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
 describe.each(KVS)('rate-limit store: $name', (kind) => {
   let kv: Kv;
   const stores: KvRateLimitStore[] = [];
-  const store = (o: Partial<KvRateLimitStoreOptions> & { hits?: number; ms?: number } = {}) => {
-    const { hits = 0, ms = LEASE_MS, ...rest } = o;
-    const s = new KvRateLimitStore(kv, { prefix: 'rl:t:', windowMs: 60000, limit: 1000, lease: { hits, ms }, ...rest });
+  /** A store on the test's Kv (or `on`, a wrapper of it). */
+  const store = (o: Partial<KvRateLimitStoreOptions> & { hits?: number; ms?: number; on?: Kv } = {}) => {
+    const { hits = 0, ms = LEASE_MS, on = kv, ...rest } = o;
+    const s = new KvRateLimitStore(on, { prefix: 'rl:t:', windowMs: 60000, limit: 1000, lease: { hits, ms }, ...rest });
     stores.push(s);
     return s;
   };
@@ -196,6 +208,26 @@ describe.each(KVS)('rate-limit store: $name', (kind) => {
     expect(await counted(s, 'k')).toBe(2);
     expect((await s.increment('k')).totalHits).toBe(3);
     expect(await counted(s, 'k')).toBe(3);
+  });
+
+  test('a release the Kv refused is retried, and the unused hits come back', async () => {
+    const events: string[] = [];
+    const s = store({ hits: 8, onLease: (e) => events.push(e), on: refusingReleases(kv, { left: 1 }) });
+    await s.increment('k');
+    await sleep(LEASE_MS + 50); // closed; its release refused, a retry waiting
+    expect(await counted(s, 'k')).toBe(9);
+    for (let i = 0; i < 40 && (await counted(s, 'k')) !== 1; i++) await sleep(50);
+    expect(await counted(s, 'k')).toBe(1);
+    expect(events).toEqual(['granted']);
+  });
+
+  test('a release waiting to retry does not keep the process alive', async () => {
+    const s = store({ hits: 8, on: refusingReleases(kv, { left: Infinity }) });
+    await s.increment('k');
+    const before = liveTimers();
+    await sleep(LEASE_MS + 50); // closed; its release refused, a retry waiting
+    expect(liveTimers()).toBe(before);
+    expect(await counted(s, 'k')).toBe(9);
   });
 
   test('bad options are refused at construction', () => {
