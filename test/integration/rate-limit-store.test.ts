@@ -212,20 +212,22 @@ describe.each(KVS)('rate-limit store: $name', (kind) => {
 
   test('a release the Kv refused is retried, and the unused hits come back', async () => {
     const events: string[] = [];
-    const s = store({ hits: 8, onLease: (e) => events.push(e), on: refusingReleases(kv, { left: 1 }) });
+    const failures = { left: 1 };
+    const s = store({ hits: 8, onLease: (e) => events.push(e), on: refusingReleases(kv, failures) });
     await s.increment('k');
-    await sleep(LEASE_MS + 50); // closed; its release refused, a retry waiting
-    expect(await counted(s, 'k')).toBe(9);
-    for (let i = 0; i < 40 && (await counted(s, 'k')) !== 1; i++) await sleep(50);
-    expect(await counted(s, 'k')).toBe(1);
+    for (let i = 0; i < 60 && (await counted(s, 'k')) !== 1; i++) await sleep(50);
+    expect(await counted(s, 'k')).toBe(1); // the 8 leased, unused, came back
+    expect(failures.left).toBe(-1); // in two tries: the refused one and its retry
     expect(events).toEqual(['granted']);
   });
 
   test('a release waiting to retry does not keep the process alive', async () => {
-    const s = store({ hits: 8, on: refusingReleases(kv, { left: Infinity }) });
+    const failures = { left: 1e9 };
+    const s = store({ hits: 8, on: refusingReleases(kv, failures) });
     await s.increment('k');
     const before = liveTimers();
-    await sleep(LEASE_MS + 50); // closed; its release refused, a retry waiting
+    for (let i = 0; i < 100 && failures.left === 1e9; i++) await sleep(10);
+    expect(failures.left).toBe(1e9 - 1); // closed, its release refused: a retry is waiting
     expect(liveTimers()).toBe(before);
     expect(await counted(s, 'k')).toBe(9);
   });
