@@ -80,7 +80,9 @@ export interface StreamOutboxOptions extends OutboxOptions {
   onBatchQueued?: () => void;
   /**
    * How long a recorded event may wait for others to share its XADD (config `usage.addLingerMs`);
-   * 0 = until the end of the event-loop turn. A full batch (`batchSize`) is sent at once.
+   * 0 = until the end of the event-loop turn. A full batch (`batchSize`) is sent at once. At
+   * moderate rates it bounds this replica's XADDs per second, each of which wakes Redis and then
+   * this thread for the reply.
    */
   addLingerMs?: number;
 }
