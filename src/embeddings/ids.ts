@@ -23,3 +23,9 @@ export function generationId(nowMs: number): string {
   offset += SUFFIX;
   return `gen-emb-${Math.floor(nowMs / 1000)}-${suffix}`;
 }
+
+/** The variant of a model id (`vendor/model:free` → `free`), or null when it names none. */
+export function modelVariant(model: string): string | null {
+  const colon = model.lastIndexOf(':');
+  return colon > model.lastIndexOf('/') && colon < model.length - 1 ? model.slice(colon + 1) : null;
+}

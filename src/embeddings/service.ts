@@ -17,7 +17,7 @@ import { runWithFallback, type AttemptResult, type FallbackResult } from '../rou
 import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
-import { generationId } from './ids';
+import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody, type ChunkedBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
@@ -217,6 +217,14 @@ export class EmbeddingsService {
       userAgent: r.ctx.userAgent,
       httpReferer: r.ctx.httpReferer,
       appTitle: r.ctx.appTitle,
+      origin: r.ctx.origin,
+      finishReason: null,
+      variant: modelVariant(r.model),
+      outputModality: 'embeddings',
+      toolCalls: 0,
+      isByok: false,
+      upstreamCostUsd: r.cost,
+      cachedTokens: 0,
     };
     const { logger, recorder } = this.deps;
     const requestId = r.ctx.requestId;

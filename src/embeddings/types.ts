@@ -30,4 +30,6 @@ export interface CallerContext {
   userAgent: string | null;
   httpReferer: string | null;
   appTitle: string | null;
+  /** `Origin` header (a browser app's origin). */
+  origin: string | null;
 }

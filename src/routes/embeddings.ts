@@ -39,6 +39,7 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
         userAgent: header(req, 'user-agent'),
         httpReferer: header(req, 'http-referer'),
         appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
+        origin: header(req, 'origin'),
       },
       req.valid.body as EmbeddingsBody,
     );

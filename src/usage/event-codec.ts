@@ -31,7 +31,10 @@ export function encodeUsageEvent(e: UsageEvent): string {
     `"tokensPrompt":${num(e.tokensPrompt)},"tokensCompletion":${num(e.tokensCompletion)},"costUsd":${num(e.costUsd)},` +
     `"latencyMs":${num(e.latencyMs)},"generationTimeMs":${num(e.generationTimeMs)},"attempts":${num(e.attempts)},` +
     `"status":${str(e.status)},"inputModality":${str(e.inputModality)},"userAgent":${str(e.userAgent)},` +
-    `"httpReferer":${str(e.httpReferer)},"appTitle":${str(e.appTitle)}}`
+    `"httpReferer":${str(e.httpReferer)},"appTitle":${str(e.appTitle)},"origin":${str(e.origin)},` +
+    `"finishReason":${str(e.finishReason)},"variant":${str(e.variant)},"outputModality":${str(e.outputModality)},` +
+    `"toolCalls":${num(e.toolCalls)},"isByok":${e.isByok ? 'true' : 'false'},"upstreamCostUsd":${num(e.upstreamCostUsd)},` +
+    `"cachedTokens":${num(e.cachedTokens)}}`
   );
 }
 

@@ -48,7 +48,9 @@ export function encodeUsageRow(e: UsageEvent): string {
     `${text(e.keyHash)}\t${text(e.endUser)}\t${text(e.sessionId)}\t${text(e.apiType)}\t${text(e.model)}\t` +
     `${text(e.provider)}\t${text(e.upstreamId)}\t${num(e.tokensPrompt)}\t${num(e.tokensCompletion)}\t${num(e.costUsd)}\t` +
     `${num(e.latencyMs)}\t${num(e.generationTimeMs)}\t${num(e.attempts)}\t${text(e.status)}\t${text(e.inputModality)}\t` +
-    `${text(e.userAgent)}\t${text(e.httpReferer)}\t${text(e.appTitle)}\n`
+    `${text(e.userAgent)}\t${text(e.httpReferer)}\t${text(e.appTitle)}\t${text(e.origin)}\t${text(e.finishReason)}\t` +
+    `${text(e.variant)}\t${text(e.outputModality)}\t${num(e.toolCalls)}\t${e.isByok ? 'true' : 'false'}\t${num(e.upstreamCostUsd)}\t` +
+    `${num(e.cachedTokens)}\n`
   );
 }
 
@@ -65,7 +67,14 @@ function decodeRow(line: string): UsageEvent | null {
   for (let i = 0; i < fields.length; i++) {
     const [, name, type] = USAGE_COLUMNS[i] as (typeof USAGE_COLUMNS)[number];
     const value = unescapeField(fields[i] as string);
-    event[name] = value === null || type === 'text' || type === 'uuid' ? value : type === 'timestamptz' ? new Date(value) : Number(value);
+    event[name] =
+      value === null || type === 'text' || type === 'uuid'
+        ? value
+        : type === 'timestamptz'
+          ? new Date(value)
+          : type === 'bool'
+            ? value === 'true' || value === 't'
+            : Number(value);
   }
   const at = event.createdAt;
   if (typeof event.id !== 'string' || typeof event.orgId !== 'string' || !(at instanceof Date) || Number.isNaN(at.getTime())) return null;

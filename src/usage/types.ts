@@ -30,6 +30,22 @@ export interface UsageEvent {
   userAgent: string | null;
   httpReferer: string | null;
   appTitle: string | null;
+  /** The request's `Origin` header (a browser app's origin), if any. */
+  origin: string | null;
+  /** Why the upstream stopped; null for embeddings, which have no finish. */
+  finishReason: string | null;
+  /** The model variant (the id's `:suffix`, e.g. `free`), if any. */
+  variant: string | null;
+  /** What the answer was: `embeddings` for an embeddings call, `text` for a completion. */
+  outputModality: string | null;
+  /** Tool calls in the answer (0 for embeddings). */
+  toolCalls: number;
+  /** Whether the upstream call was billed to the caller's own provider key. */
+  isByok: boolean;
+  /** What the upstream billed in USD, when known. */
+  upstreamCostUsd: number | null;
+  /** Prompt tokens answered from a cache instead of the upstream. */
+  cachedTokens: number;
 }
 
 /** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */

@@ -13,6 +13,7 @@ export function usageEvent(orgId: string, n: number): UsageEvent {
     model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: null, tokensPrompt: 10 + n, tokensCompletion: 0,
     costUsd: (10 + n) * 2e-8, latencyMs: 40, generationTimeMs: 35, attempts: 1, status: 'ok', inputModality: 'text',
     userAgent: 'jest', httpReferer: null, appTitle: null,
+    origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false, upstreamCostUsd: null, cachedTokens: 0,
   };
 }
 
@@ -22,4 +23,5 @@ export const SAMPLE_USAGE_EVENT: UsageEvent = {
   endUser: null, sessionId: 's', apiType: 'embeddings', model: 'm', provider: 'p', upstreamId: null, tokensPrompt: 3,
   tokensCompletion: 0, costUsd: 1.5e-7, latencyMs: 12, generationTimeMs: 10, attempts: 1, status: 'ok',
   inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
+    origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false, upstreamCostUsd: null, cachedTokens: 0,
 };

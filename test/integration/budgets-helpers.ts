@@ -28,6 +28,7 @@ export async function recordSpend(db: Queryable, key: ApiKeyRecord, costUsd: num
     endUser: null, sessionId: null, apiType: 'embeddings', model: 'test/model', provider: 'test', upstreamId: null,
     tokensPrompt: 1, tokensCompletion: 0, costUsd, latencyMs: 1, generationTimeMs: 1, attempts: 1, status: 'ok',
     inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
+    origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false, upstreamCostUsd: null, cachedTokens: 0,
   }]);
 }
 

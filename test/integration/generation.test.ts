@@ -53,7 +53,9 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       keyHash: 'a'.repeat(64), endUser: 'end-user-7', sessionId: 'sess-1', apiType: 'embeddings',
       model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: 'up-123', tokensPrompt: 42,
       tokensCompletion: 0, costUsd: 8.4e-7, latencyMs: 57, generationTimeMs: 50, attempts: 2, status: 'ok',
-      inputModality: 'text', userAgent: 'openai-node/6', httpReferer: 'https://app.example', appTitle: 'Example', ...over,
+      inputModality: 'text', userAgent: 'openai-node/6', httpReferer: 'https://app.example', appTitle: 'Example',
+      origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false,
+      upstreamCostUsd: 8.4e-7, cachedTokens: 0, ...over,
     });
 
     test('returns every Generation field with the recorded figures', async () => {
