@@ -24,7 +24,7 @@ export interface Config {
   database: { url: string | null; dataDir: string; poolSize: number };
   redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
-  rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed'; leaseHits: number; leaseMs: number };
+  rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
   log: { level: string; flushMs: number };
   /** Embeddings catalog files (paths relative to the project root, or absolute). */
   catalog: { modelsFile: string; providersFile: string };
@@ -93,8 +93,6 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'RATE_LIMIT_WINDOW_MS', path: ['rateLimit', 'windowMs'] },
   { name: 'RATE_LIMIT_MAX', path: ['rateLimit', 'limit'] },
   { name: 'RATE_LIMIT_FAIL_MODE', path: ['rateLimit', 'failMode'] },
-  { name: 'RATE_LIMIT_LEASE_HITS', path: ['rateLimit', 'leaseHits'] },
-  { name: 'RATE_LIMIT_LEASE_MS', path: ['rateLimit', 'leaseMs'] },
   { name: 'LOG_LEVEL', path: ['log', 'level'] },
   { name: 'LOG_FLUSH_MS', path: ['log', 'flushMs'] },
   { name: 'SWITCHYARD_MODELS_FILE', path: ['catalog', 'modelsFile'] },

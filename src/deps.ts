@@ -23,7 +23,7 @@ import { BudgetGuard } from './budgets/guard';
 import { keyUsageReader } from './budgets/usage-reader';
 import { listBudgets, type BudgetRecord } from './budgets/repository';
 import { CoherentCache } from './kv/coherent-cache';
-import { KvRateLimitStore } from './ratelimit/store';
+import { RateLimitStores } from './http/rate-limit';
 import type { UsageRecorder } from './usage/types';
 import { createUsageRecorder } from './usage/recorder';
 import { loadCatalog } from './catalog/load';
@@ -58,8 +58,8 @@ export interface AppDeps {
   state: { draining: boolean };
   /** Embeddings: catalog, routing, upstream calls. */
   embeddings: EmbeddingsService;
-  /** The per-key rate limit's counts (shared through the Kv; hit leases with Redis). */
-  rateLimitStore: KvRateLimitStore;
+  /** Makes each rate limiter's store (Redis when configured, else in-process). */
+  rateLimitStore: RateLimitStores;
 }
 
 /**
@@ -126,14 +126,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     clock,
     random: opts.random ?? Math.random,
     state: { draining: false },
-    rateLimitStore: new KvRateLimitStore(kv, {
-      prefix: 'rl:api:',
-      windowMs: config.rateLimit.windowMs,
-      limit: config.rateLimit.limit,
-      // One replica alone (the in-process Kv) has nothing to save by leasing.
-      lease: { hits: kv.kind === 'redis' ? config.rateLimit.leaseHits : 0, ms: config.rateLimit.leaseMs },
-      onLease: (event) => metrics.rateLimitLeases.inc({ limiter: 'api', event }),
-    }),
+    rateLimitStore: new RateLimitStores(kv),
   });
 }
 
@@ -178,7 +171,6 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
   await deps.spend.close?.().catch(() => undefined);
-  await deps.rateLimitStore.shutdown();
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);

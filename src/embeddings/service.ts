@@ -21,9 +21,9 @@ import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody, type ChunkedBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
-import type { CallerContext, EmbeddingsBody } from './types';
+import type { CallerContext, EmbeddingsBody, EmbeddingsPlan } from './types';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'spend' | 'recorder' | 'clock' | 'random'>;
+type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'>;
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
@@ -34,16 +34,12 @@ export function costOf(endpoint: Endpoint, tokens: number, images: number): numb
 /** One per app instance; stateless per request apart from the shared connection pool. */
 export class EmbeddingsService {
   private readonly breaker: CircuitBreaker;
-  /**
-   * Bookkeeping of answered requests (each one's settle and usage record) still running, and who
-   * waits for none to be left ({@link drain}). A count, not a set of promises: a `Promise.all` per
-   * request plus its set entry and `finally` cost 0.7 % of the gateway's CPU at 32 connections.
-   */
+  /** Bookkeeping of answered requests (settles, usage records) still running, and who waits for none to be left ({@link drain}). */
   private unfinished = 0;
   private whenIdle: Array<() => void> = [];
 
   /**
-   * @param deps - read on every call (not copied), so spend guard and recorder swapped in later are used
+   * @param deps - read on every call (not copied), so a recorder swapped in later is used
    */
   constructor(
     private readonly deps: ServiceDeps,
@@ -59,11 +55,11 @@ export class EmbeddingsService {
   }
 
   /**
-   * POST /embeddings; resolves to the serialised response body as chunks (send it at once: the
-   * spend settle and usage record may still be under way, see {@link drain}) or throws a GatewayError.
+   * The first half of POST /embeddings, before any spend is reserved: the model, the normalised
+   * input, the endpoints that may serve it (in order) and the most the request can cost, which
+   * the budget step reserves. Throws a GatewayError (404 unknown model, no eligible endpoint).
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody): Promise<ChunkedBody> {
-    const { config, metrics, spend } = this.deps;
+  plan(body: EmbeddingsBody): EmbeddingsPlan {
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);
     const parameters = new Set<RoutableParameter>();
@@ -71,28 +67,27 @@ export class EmbeddingsService {
     if (body.input_type !== undefined) parameters.add('input_type');
     const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates();
+    const estimateUsd = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
+    return { model: model.id, norm, candidates, estimateUsd };
+  }
 
-    const estimate = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
-    const reservation = spend.reserveNow?.(ctx.key, estimate) ?? (await spend.reserve(ctx.key, estimate, ctx.requestId));
+  /**
+   * The second half: the fallback runner over the plan's candidates, the answer's body (send it
+   * at once: the usage record may still be under way, see {@link drain}) and what it cost.
+   * Throws a GatewayError when no attempt succeeded.
+   */
+  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<{ body: ChunkedBody; costUsd: number }> {
+    const { config, metrics } = this.deps;
+    const { model, norm, candidates } = plan;
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
-
-    let run: FallbackResult<ParsedEmbeddings>;
-    try {
-      run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
-        attemptTimeoutMs: config.upstream.attemptTimeoutMs,
-        deadlineMs: config.upstream.deadlineMs,
-        breaker: this.breaker,
-        onAttempt: this.onAttempt,
-      });
-    } catch (err) {
-      await reservation.release();
-      throw err;
-    }
-    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model: model.id });
-    if (!run.ok) {
-      await reservation.release();
-      throw finalError(run);
-    }
+    const run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
+      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      deadlineMs: config.upstream.deadlineMs,
+      breaker: this.breaker,
+      onAttempt: this.onAttempt,
+    });
+    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
+    if (!run.ok) throw finalError(run);
 
     const { value: parsed, endpoint } = run;
     const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
@@ -100,24 +95,27 @@ export class EmbeddingsService {
     const id = generationId(this.deps.clock());
     const json = embeddingsResponseBody({
       id,
-      model: model.id,
+      model,
       providerName: endpoint.provider.name,
       vectors: parsed.vectors,
       encoding: job.encoding,
       promptTokens: tokens,
       cost,
     });
-    const labels = { provider: endpoint.provider.slug, model: model.id };
+    const labels = { provider: endpoint.provider.slug, model };
     metrics.embeddingTokens.inc(labels, tokens);
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
-    // Settle and record are independent: issued together, their Redis round trips overlap. The
-    // answer does not wait for them (neither changes it, and neither throws); shutdown does.
-    this.unfinished += 2;
-    reservation.settle(cost).then(this.finished, this.finished);
-    this.record({ id, ctx, body, model: model.id, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId }).then(this.finished, this.finished);
-    return json;
+    // The answer does not wait for its usage record (it cannot change the answer); shutdown does.
+    this.track(this.record({ id, ctx, body, model, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId }));
+    return { body: json, costUsd: cost };
+  }
+
+  /** Count `work` (a settle, a usage record) until it ends, so {@link drain} waits for it. */
+  track(work: Promise<unknown>): void {
+    this.unfinished++;
+    work.then(this.finished, this.finished);
   }
 
   /** Each attempt's metrics (one function for every request, not a closure per request). */

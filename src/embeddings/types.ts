@@ -4,7 +4,8 @@
  */
 import type { ApiKeyRecord } from '../keys/types';
 import type { ProviderPreferences } from '../routing/preferences';
-import type { RawInput } from './input';
+import type { NormalisedInput, RawInput } from './input';
+import type { Endpoint } from '../catalog/types';
 
 /** `req.valid.body` of POST /embeddings (schema `embeddings.create.body`). */
 export interface EmbeddingsBody {
@@ -32,4 +33,15 @@ export interface CallerContext {
   appTitle: string | null;
   /** `Origin` header (a browser app's origin). */
   origin: string | null;
+}
+
+/** What `EmbeddingsService.plan` decided before any spend is reserved. */
+export interface EmbeddingsPlan {
+  /** The catalog model id. */
+  model: string;
+  norm: NormalisedInput;
+  /** Endpoints that may serve the request, in the order they are tried. */
+  candidates: Endpoint[];
+  /** The most the request can cost on any candidate (USD): what the budget step reserves. */
+  estimateUsd: number;
 }

@@ -1,26 +1,29 @@
 /**
- * Per-key rate limiting with express-rate-limit over the Kv store of `ratelimit/store.ts`: Redis
- * when configured, so every replica counts against the same window (with hit leases), else the
- * in-process twin.
+ * Rate limits: express-rate-limit, counting in Redis through rate-limit-redis's `RedisStore`
+ * (one store per limiter, its own key prefix) so every replica counts against the same window,
+ * or in express-rate-limit's own `MemoryStore` when the gateway runs embedded.
  *
  * When the store fails (Redis unreachable) the policy is configurable: `open` lets the request
  * through (availability over strictness: the default, since budgets still fail closed), `closed`
  * answers 503. Either way `switchyard_rate_limit_store_errors_total` counts it, the first failure
- * after a success is logged, and limits apply again as soon as Redis answers (every script is
- * sent by EVALSHA with the body on NOSCRIPT, so nothing has to be loaded first).
+ * after a success is logged, and the store is initialised again (its scripts reloaded) so limits
+ * apply as soon as Redis answers.
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
 import {
+  MemoryStore,
   rateLimit,
-  type ClientRateLimitInfo,
   type IncrementResponse,
   type Logger as RateLimitLogger,
   type Options,
   type RateLimitInfo,
   type Store,
 } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
 import { RateLimitError, ServiceUnavailableError } from '../errors';
+import type { Kv } from '../kv/kv';
+import { RedisKv } from '../kv/redis';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
@@ -32,11 +35,32 @@ export interface RateLimitOptions {
   windowMs: number;
   limit: number;
   failMode: 'open' | 'closed';
+  /** What a hit is counted against; the API key by default. */
+  keyOf?: (req: Request) => string;
+}
+
+/**
+ * Makes each limiter's store: rate-limit-redis over the gateway's ioredis client when Redis is
+ * configured, else express-rate-limit's in-process `MemoryStore`.
+ */
+export class RateLimitStores {
+  constructor(private readonly kv: Kv) {}
+
+  /** A fresh store for limiter `name` (each limiter needs its own: stores keep the window they were initialised with). */
+  storeFor(name: string): Store {
+    if (!(this.kv instanceof RedisKv)) return new MemoryStore();
+    const { client } = this.kv;
+    return new RedisStore({
+      prefix: `${this.kv.prefix}rl:${name}:`,
+      sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<number>,
+    });
+  }
 }
 
 /** Wrap a store so its failures follow the configured policy instead of erroring the request. */
 function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, logger: Logger): Store {
   let failing = false;
+  let options: Options | undefined;
   const onError = (err: unknown): IncrementResponse => {
     if (!failing) logger.warn('rate limit store unavailable', { limiter: opts.name, fail_mode: opts.failMode, error: errorFields(err) });
     failing = true;
@@ -46,16 +70,26 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, lo
     }
     metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_open' });
     // Counted as this window's first hit: express-rate-limit requires totalHits >= 1 and a
-    // resetTime for the draft-7 headers (else it logs ERR_ERL_INVALID_HITS / _HEADERS_NO_RESET).
+    // resetTime for the draft-7 headers.
     return { totalHits: 1, resetTime: new Date(Date.now() + opts.windowMs) };
   };
   return {
     prefix: inner.prefix,
     localKeys: inner.localKeys,
-    init: (o: Options) => inner.init?.(o),
+    init: (o: Options) => {
+      options = o;
+      // Redis may be down at boot: the first increment reports it, and retries the init.
+      Promise.resolve(inner.init?.(o)).catch(() => undefined);
+    },
     increment: async (key: string) => {
       try {
-        const counted = await inner.increment(key);
+        const counted = await Promise.resolve(inner.increment(key)).catch(async (err: unknown) => {
+          // A store initialised while Redis was down holds a failed script load: initialise it
+          // again (reloading its scripts) and count once more before giving up.
+          if (!options || !inner.init) throw err;
+          await inner.init(options);
+          return inner.increment(key);
+        });
         failing = false;
         return counted;
       } catch (err) {
@@ -68,15 +102,9 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, lo
     resetKey: async (key: string) => {
       await Promise.resolve(inner.resetKey(key)).catch(() => undefined);
     },
-    get: inner.get
-      ? async (key: string): Promise<ClientRateLimitInfo | undefined> => {
-          try {
-            return await inner.get?.(key);
-          } catch {
-            return undefined;
-          }
-        }
-      : undefined,
+    shutdown: async () => {
+      await inner.shutdown?.();
+    },
   };
 }
 
@@ -91,45 +119,29 @@ function rateLimitLogger(logger: Logger, name: string): RateLimitLogger {
   return { warn: write('warn'), error: write('error') };
 }
 
-/** A store that may admit a hit without a promise (a live lease), as `KvRateLimitStore` does. */
-export interface LeasingStore extends Store {
-  admitLeased?(key: string): IncrementResponse | undefined;
+/** The API key a request was authenticated with (the limiter runs after `authenticate`). */
+function keyHashOf(req: Request): string {
+  return req.ctx.key?.hash ?? 'anonymous';
 }
 
 /**
- * The IETF draft-7 headers for an admitted hit, exactly as express-rate-limit writes them
- * (`setDraft7Headers` with its `getResetSeconds`); a test compares both on one window.
+ * Build a limiter (after `authenticate`). Sends the IETF `RateLimit` / `RateLimit-Policy`
+ * headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After` and the hosted service's
+ * `X-RateLimit-*` headers, mirrored in `error.metadata.headers`.
  */
-function draft7Headers(opts: RateLimitOptions): (res: Response, hit: IncrementResponse) => void {
-  const windowSeconds = Math.ceil(opts.windowMs / 1000);
-  const policy = `${opts.limit};w=${windowSeconds}`;
-  return (res, hit) => {
-    const reset = hit.resetTime ? Math.max(0, Math.ceil((hit.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
-    res.setHeader('RateLimit-Policy', policy);
-    res.setHeader('RateLimit', `limit=${opts.limit}, remaining=${Math.max(opts.limit - hit.totalHits, 0)}, reset=${reset}`);
-  };
-}
-
-/**
- * Build a per-key limiter (it must run after `authenticate`). Sends the IETF `RateLimit` /
- * `RateLimit-Policy` headers; a refusal is a 429 `Rate limit exceeded` with `Retry-After` and
- * the hosted service's `X-RateLimit-*` headers, mirrored in `error.metadata.headers`.
- */
-export function perKeyRateLimit(store: LeasingStore, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
+export function perKeyRateLimit(stores: RateLimitStores, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
   if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
-  const keyOf = (req: Request): string => req.ctx.key?.hash ?? 'anonymous';
-  const setHeaders = draft7Headers(opts);
-  const limiter = rateLimit({
+  return rateLimit({
     windowMs: opts.windowMs,
     limit: opts.limit,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    store: guardedStore(store, opts, metrics, logger),
-    keyGenerator: keyOf,
+    store: guardedStore(stores.storeFor(opts.name), opts, metrics, logger),
+    keyGenerator: opts.keyOf ?? keyHashOf,
     passOnStoreError: false,
     logger: rateLimitLogger(logger, opts.name),
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, keyGeneratorIpFallback: false },
-    handler: (req: Request, _res: Response, next: NextFunction) => {
+    handler: function rateLimited(req: Request, _res: Response, next: NextFunction) {
       metrics.rateLimited.inc({ limiter: opts.name });
       const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
       const resetTime = info?.resetTime?.getTime() ?? Date.now() + opts.windowMs;
@@ -144,14 +156,4 @@ export function perKeyRateLimit(store: LeasingStore, metrics: Metrics, logger: L
       next(new RateLimitError(retryAfter, { headers }, headers));
     },
   });
-  return function rateLimitMiddleware(req: Request, res: Response, next: NextFunction) {
-    // Most hits are admitted by the replica's live lease, which is always within the limit. Those
-    // are answered here: express-rate-limit's per-hit promise chain (five awaits, debug calls,
-    // validations) cost about 2 µs, 2-3 % of an embeddings request. Every other hit (no lease,
-    // near the limit, the store failing, refusals) takes its path.
-    const leased = store.admitLeased?.(keyOf(req));
-    if (leased === undefined) return limiter(req, res, next);
-    setHeaders(res, leased);
-    next();
-  };
 }

@@ -3,54 +3,68 @@
  * {@link EmbeddingsService}.
  * @module
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import type { EmbeddingsBody } from '../embeddings/types';
+import type { CallerContext, EmbeddingsBody } from '../embeddings/types';
 import type { ModelsQuery } from '../embeddings/models-list';
-import { ResponseBatch } from '../http/response-batch';
-import { errorFields } from '../observability/error-fields';
+import { reserveBudget } from '../http/budget';
 
 function header(req: Request, name: string): string | null {
   const v = req.headers[name];
   return typeof v === 'string' && v !== '' ? v.slice(0, 512) : null;
 }
 
-/**
- * The route handlers of `POST /embeddings`, after the API chain (auth, rate limit, JSON body).
- * Also run outside Express by the hot route, so Node's request/response members only.
- */
-export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
-  const { embeddings, logger } = deps;
-  // Answers are written at the end of the poll pass, together with the others finished in it.
-  const answers = new ResponseBatch((err, res) => {
-    const req = res.req as Request;
-    logger.error('response write failed', { request_id: req.ctx?.requestId, error: errorFields(err) });
-  });
-  return [requireInferenceKey(), validate({ body: 'embeddings.create.body' }), async function createEmbeddings(req: Request, res: Response) {
-    const body = await embeddings.create(
-      {
-        key: currentKey(req),
-        requestId: req.ctx.requestId,
-        startedAt: req.ctx.startedAt,
-        sessionHeader: header(req, 'x-session-id'),
-        userAgent: header(req, 'user-agent'),
-        httpReferer: header(req, 'http-referer'),
-        appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
-        origin: header(req, 'origin'),
-      },
-      req.valid.body as EmbeddingsBody,
-    );
-    answers.send(res, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }, body.chunks);
-  }];
+/** The caller's context for the usage record, from the request and its headers. */
+function callerOf(req: Request): CallerContext {
+  return {
+    key: currentKey(req),
+    requestId: req.ctx.requestId,
+    startedAt: req.ctx.startedAt,
+    sessionHeader: header(req, 'x-session-id'),
+    userAgent: header(req, 'user-agent'),
+    httpReferer: header(req, 'http-referer'),
+    appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
+    origin: header(req, 'origin'),
+  };
 }
 
-/** Register the embeddings routes; `create` is {@link createEmbeddingsHandlers}' result. */
-export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps, create: RequestHandler[]): void {
+/**
+ * `POST /embeddings` after the API chain: validation, the plan (model, candidates, estimate),
+ * the budget step, then the fallback runner; the reservation settles once the answer is sent.
+ */
+function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
   const { embeddings } = deps;
-  api.add('post', '/embeddings', ...create);
+  return [
+    requireInferenceKey(),
+    validate({ body: 'embeddings.create.body' }),
+    function planEmbeddings(req: Request, res: Response, next: NextFunction) {
+      const plan = embeddings.plan(req.valid.body as EmbeddingsBody);
+      res.locals.embeddingsPlan = plan;
+      res.locals.spend = { estimateUsd: plan.estimateUsd };
+      next();
+    },
+    reserveBudget(deps, (work) => embeddings.track(work)),
+    async function createEmbeddings(req: Request, res: Response) {
+      const { embeddingsPlan: plan, spend } = res.locals;
+      if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
+      const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
+      spend.actualUsd = answer.costUsd;
+      res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
+      // One write for the chunks of the answer (vectors are passed through as byte slices).
+      res.cork();
+      for (const chunk of answer.body.chunks) res.write(chunk);
+      res.end();
+    },
+  ];
+}
+
+/** Register the embeddings routes. */
+export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
+  const { embeddings } = deps;
+  api.add('post', '/embeddings', ...createEmbeddingsChain(deps));
 
   api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
     res.json(embeddings.listModels(req.valid.query as ModelsQuery));

@@ -2,6 +2,7 @@
  * What the gateway's middleware attach to Express requests, typed once for every handler.
  */
 import type { ApiKeyRecord } from '../keys/types';
+import type { EmbeddingsPlan } from '../embeddings/types';
 
 declare global {
   namespace Express {
@@ -18,6 +19,15 @@ declare global {
       };
       /** Validated (and defaulted/coerced) inputs, set by `validate`. */
       valid: { body?: unknown; query?: unknown; params?: unknown };
+    }
+    interface Locals {
+      /** The embeddings request's plan (model, candidates, estimate), set before the budget step. */
+      embeddingsPlan?: EmbeddingsPlan;
+      /**
+       * Spend of a priced request: `estimateUsd` (set before the budget step) is reserved, and
+       * `actualUsd` (set by the handler once the upstream answered) settles it; unset → released.
+       */
+      spend?: { estimateUsd: number; actualUsd?: number };
     }
   }
 }

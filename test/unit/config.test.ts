@@ -34,8 +34,6 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
-      RATE_LIMIT_LEASE_HITS: '0',
-      RATE_LIMIT_LEASE_MS: '250',
       USAGE_WRITER: 'thread',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
@@ -45,7 +43,7 @@ describe('loadConfig', () => {
     expect(c.redis.url).toBe('redis://127.0.0.1:6379');
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
     expect(c.log).toEqual({ level: 'debug', flushMs: 0 });
-    expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed', leaseHits: 0, leaseMs: 250 });
+    expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
     expect(c.usage.writer).toBe('thread');
   });
 
