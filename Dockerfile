@@ -55,4 +55,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # Node directly (not npm, which does not forward signals). Admin CLI: `node dist/src/cli.js <command>`.
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--single-threaded-gc", "--liftoff-only", "dist/src/main.js"]
+CMD ["node", "dist/src/main.js"]

@@ -13,5 +13,5 @@ export default tseslint.config(
   },
   { files: ['src/cli.ts', 'src/cli/**', 'test/**', 'bench/**', '*.js', '*.mjs'], rules: { 'no-console': 'off' } },
   { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly', Blob: 'readonly', fetch: 'readonly' } } },
-  { files: ['*.js', 'bench/**/*.js', 'test/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  { files: ['*.js', 'bench/**/*.js', 'test/**/*.js', 'scripts/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -28,7 +28,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const os = require('node:os');
 const path = require('node:path');
 const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
-const { BENCH_INPUT: INPUT, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
+const { GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { percentile } = require('./lib/percentile');
@@ -305,7 +305,7 @@ async function startServer(script, env, nodeArgs = []) {
 async function main() {
   const modeArg = process.env.BENCH_MODE || 'embedded';
   const modes = modeArg === 'all' ? ['embedded', 'services'] : [modeArg];
-  const body = JSON.stringify({ model: 'text-embedding-3-small', input: INPUT, encoding_format: 'float' });
+  const body = JSON.stringify({ model: 'text-embedding-3-small', input: JSON.parse(GATEWAY_BODY).input, encoding_format: 'float' });
   const upstream = await startServer('upstream.js', {});
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.port}` };
   const proxy = await startServer('proxy.js', forward);

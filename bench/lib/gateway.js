@@ -15,8 +15,14 @@ const { prepareServices } = require('./services');
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The benchmark's input text: one short sentence, so the response (1536 floats) is the bulk of each exchange. */
 const BENCH_INPUT = 'The quick brown fox jumps over the lazy dog, then files a quarterly report.';
+/**
+ * BENCH_BATCH=N: the case ingestion pipelines send instead, N inputs of about 100 tokens each
+ * (the upstream answers N 1,536-float vectors: about 1.2 MB for 64).
+ */
+const BATCH = Number(process.env.BENCH_BATCH || 0);
+const BATCH_INPUT = Array.from({ length: BATCH }, (_, i) => `Chunk ${i}: ${BENCH_INPUT.repeat(5)} ${'Retrieval pipelines embed many such passages. '.repeat(2)}`);
 /** The request every benchmark sends to the gateway's POST /embeddings. */
-const GATEWAY_BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: BENCH_INPUT, encoding_format: 'float' });
+const GATEWAY_BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: BATCH > 0 ? BATCH_INPUT : BENCH_INPUT, encoding_format: 'float' });
 /** Node's flags from a checkout's `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
 const startFlags = (root) => require(path.join(root, 'package.json')).scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
 

@@ -19,8 +19,7 @@ import type { ApiKeyRecord } from '../keys/types';
 import { PaymentRequiredError, ServiceUnavailableError } from '../errors';
 import type { Reservation, SpendGuard } from './types';
 import { recordedSpend, type BudgetRecord } from './repository';
-import { fromNanos, toNanos, type LimitCounter } from './limits';
-import { LimitMemo } from './limit-memo';
+import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
 import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
@@ -94,7 +93,6 @@ function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
 /** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
 export class BudgetGuard implements SpendGuard {
   private readonly leases: LeaseBook;
-  private readonly limits = new LimitMemo();
 
   constructor(private readonly o: BudgetGuardOptions) {
     this.leases = new LeaseBook({ requests: o.lease?.requests ?? 0, ms: o.lease?.ms ?? 100, settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease') });
@@ -163,7 +161,9 @@ export class BudgetGuard implements SpendGuard {
 
   /** What a request of `estimatedUsd` must hold: its limits' counters, the estimate in nano-USD, and their lease signature. */
   private holdFor(key: ApiKeyRecord, budgets: readonly BudgetRecord[], estimatedUsd: number, now: number): Hold {
-    const { counters, signature } = this.limits.limits(key, budgets, now);
+    const counters = limitsFor(key, budgets, now);
+    // What identifies a lease of these limits: the counters (so their periods) and each limit's value.
+    const signature = counters.map((c) => `${c.spentKey}=${c.limitUsd}`).join(';');
     return { counters, estimate: toNanos(Math.max(0, estimatedUsd), 'up'), signature };
   }
 
