@@ -501,7 +501,8 @@ describe('k8s/ kustomize base', () => {
   // `kubectl kustomize` is not required (CI may lack it), but where it exists the real build must
   // match the emulated one, hash suffixes aside, and carry those suffixes into the references.
   const kubectl = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
-  (kubectl.status === 0 ? test : test.skip)('kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name', () => {
+  const kubectlTitle = 'kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name';
+  (kubectl.status === 0 ? test : test.skip)(kubectl.status === 0 ? kubectlTitle : `${kubectlTitle} (skipped: kubectl ${kubectl.error ? 'is not installed' : `failed: ${kubectl.stderr.trim().slice(0, 200)}`})`, () => {
     let text = kubectl.stdout;
     for (const gen of kustomization.configMapGenerator ?? []) {
       const hashed = new RegExp(`\\b${gen.name}-[a-z0-9]{10}\\b`, 'g');

@@ -32,6 +32,15 @@ export const REDIS_URL = process.env.SY_TEST_REDIS_URL;
 /** Postgres URL when available to tests, else undefined. */
 export const DATABASE_URL = process.env.SY_TEST_DATABASE_URL;
 
+/**
+ * A missing service never makes cases vanish silently: every test file that imports these helpers
+ * (the files whose cases run against Redis or Postgres when present) reports one skipped test
+ * naming the service and why it was not reached. CI (`REQUIRE_SERVICES=1`) fails instead.
+ */
+for (const reason of [process.env.SY_TEST_REDIS_SKIP, process.env.SY_TEST_PG_SKIP]) {
+  if (reason) test.skip(`cases on this service are skipped: ${reason}`, () => undefined);
+}
+
 /** A database kind that tests can run against. */
 export interface DbFactory {
   name: 'pglite' | 'postgres';
