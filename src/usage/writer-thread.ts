@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { HotCounter } from '../observability/series';
+import type { Counter } from 'prom-client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
@@ -84,7 +84,7 @@ export class UsageWriterThread {
   /** Add what the thread counted since its last report to our own counters. */
   private relay(counters: CounterSnapshot[]): void {
     for (const c of counters) {
-      const counter = this.metrics.registry.getSingleMetric(c.name) as HotCounter | undefined;
+      const counter = this.metrics.registry.getSingleMetric(c.name) as Counter | undefined;
       for (const { labels, value } of c.values) {
         const key = `${c.name}|${JSON.stringify(labels)}`;
         const delta = value - (this.seen.get(key) ?? 0);
