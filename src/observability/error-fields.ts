@@ -1,8 +1,9 @@
 /**
  * Turns a thrown value into plain log fields. winston's `format.errors` only unpacks an Error
- * passed as the log message itself; one nested in the metadata (`{err}`) serialises as `{}`
- * because `message` and `stack` are not enumerable. So every place that logs a caught error
- * logs `errorFields(err)` instead.
+ * passed as the log message itself; one nested in the metadata (`{err}`) would serialise as `{}`
+ * because `message` and `stack` are not enumerable. The gateway's logger applies this to every
+ * Error among a line's fields (logger.ts, `errorsInFields`); call it directly for a value that
+ * may not be an Error, or to log outside that logger.
  * @module
  */
 

@@ -56,7 +56,7 @@ export class UsageWriterThread {
     worker.unref(); // never what keeps the process alive; close() ends it
     this.seen = new Map();
     worker.on('message', (m: FromWriter) => this.onMessage(m));
-    worker.on('error', (err) => this.logger.error('usage writer thread failed', { err: err.message }));
+    worker.on('error', (err) => this.logger.error('usage writer thread failed', { err }));
     worker.once('exit', (code) => this.onExit(worker, code));
     this.worker = worker;
   }
