@@ -7,7 +7,7 @@
  * @module
  */
 import winston from 'winston';
-import { errorFields } from './error-fields';
+import { errorFields, isError } from './error-fields';
 
 /** The logger type used across the gateway. */
 export type Logger = winston.Logger;
@@ -98,7 +98,7 @@ const sinks = new WeakMap<Logger, LineBuffer>();
 
 /** An Error becomes its {@link errorFields}; a plain object one level down has its Errors converted too. */
 function convertErrors(value: unknown, depth: number): unknown {
-  if (value instanceof Error) return errorFields(value);
+  if (isError(value)) return errorFields(value);
   if (depth > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   let out: Record<string, unknown> | undefined;

@@ -210,6 +210,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storeConnectionErrors = new Counter({
+    name: 'switchyard_store_connection_errors_total',
+    help: 'Connection errors reported by a store client (redis: ioredis, postgres: pg pool and clients); they reconnect on their own',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

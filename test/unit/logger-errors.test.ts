@@ -2,6 +2,7 @@
  * Errors passed as log fields reach the log line with their message and stack: a real logger
  * (createLogger) writing to a stream, read back as JSON, not a mock.
  */
+import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { createLogger } from '../../src/observability/logger';
 
@@ -59,4 +60,13 @@ test('an Error as the message itself keeps winston\'s own handling (message and 
   await delivered();
   expect(lines[0]).toMatchObject({ level: 'error', message: 'thrown at startup' });
   expect(String(lines[0]!.stack)).toContain('thrown at startup');
+});
+
+test('an error made by Node itself (another realm under the test runner) is written too', async () => {
+  const { logger, lines } = capture();
+  const err = await new Promise<Error>((resolve) => net.connect(1, '127.0.0.1').on('error', resolve));
+  logger.warn('redis connection error', { err });
+  await delivered();
+  expect(lines[0]).toMatchObject({ err: { message: expect.stringContaining('ECONNREFUSED'), code: 'ECONNREFUSED' } });
+  expect((lines[0]!.err as { stack?: string }).stack).toContain('ECONNREFUSED');
 });

@@ -35,6 +35,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_budget_store_errors_total', 'counter', ['operation']],
   ['switchyard_file_uploads_total', 'counter', ['outcome']],
   ['switchyard_file_bytes_total', 'counter', ['direction']],
+  ['switchyard_store_connection_errors_total', 'counter', ['store']],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
