@@ -1,7 +1,7 @@
 /**
- * The lint rule that keeps dependencies behind their public APIs (eslint.config.mjs,
- * PRIVATE_ACCESS): each form of private access, as a small fixture placed under src/, is
- * refused; ordinary public-API code is not; and src/ itself has none.
+ * The lint rules that keep dependencies behind their public APIs and errors logged whole
+ * (eslint.config.mjs, PRIVATE_ACCESS and LOGGED_ERRORS): each form, as a small fixture placed
+ * under src/, is refused; ordinary code is not; and src/ itself has none.
  */
 import path from 'node:path';
 import { ESLint } from 'eslint';
@@ -29,6 +29,29 @@ const REFUSED: Array<[string, string]> = [
 
 test.each(REFUSED)('refuses %s', async (_what, code) => {
   expect(await findings(code)).not.toEqual([]);
+});
+
+test.each([
+  ['err: (err as Error).message', "declare const logger: { warn(m: string, f: object): void };\ntry { JSON.parse('x'); } catch (err) { logger.warn('failed', { err: (err as Error).message }); }\n"],
+  ['error: e.message', "declare const logger: { error(m: string, f: object): void };\ndeclare const e: Error;\nlogger.error('failed', { id: 1, error: e.message });\n"],
+])('refuses logging only the message: %s', async (_what, code) => {
+  expect(await findings(code)).toEqual([expect.stringContaining('Log the error itself')]);
+});
+
+test('accepts logging the error itself, and other message fields', async () => {
+  const code = [
+    "declare const logger: { warn(m: string, f: object): void };",
+    'declare const e: Error;',
+    "logger.warn('failed', { err: e });",
+    "logger.warn('request failed', { message: e.message });",
+    '',
+  ].join('\n');
+  expect(await findings(code)).toEqual([]);
+});
+
+test('files still being rewritten keep the logging rule', async () => {
+  const code = "declare const logger: { warn(m: string, f: object): void };\ndeclare const e: Error;\nlogger.warn('failed', { err: e.message });\n";
+  expect(await findings(code, 'http/hot-route.ts')).toHaveLength(1);
 });
 
 test('accepts the same libraries through their public APIs', async () => {
