@@ -34,7 +34,7 @@ describeIf(REDIS_URL)('Redis that stops answering', () => {
     proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.open();
     prefix = `t:${uniqueId()}:`;
-    kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 });
+    kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 1000 });
     await kv.ping();
   });
   afterEach(async () => {
@@ -47,11 +47,9 @@ describeIf(REDIS_URL)('Redis that stops answering', () => {
   test('a command not answered within the timeout fails with "Command timed out"; answered again once Redis is back', async () => {
     expect(await kv.run(echo, [], ['before'])).toBe('before');
     proxy.pause();
-    const started = Date.now();
     expect(await settled(kv.run(echo, [], ['stalled']))).toEqual({ ok: false, err: 'Command timed out' });
     expect(await settled(kv.ping())).toEqual({ ok: false, err: 'Command timed out' });
-    // Bounded by the timeout, not by Redis (which never answered): generous for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(5000);
+    // (Without the timeout both would wait for ever: Redis's answers are held until resume.)
     proxy.resume();
     // The replies held back arrive late and are matched to the commands that timed out; new
     // commands on the same connection get their own answers.
@@ -78,7 +76,7 @@ describeIf(REDIS_URL)('the gateway while Redis stops answering', () => {
     const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.open();
     const prefix = `t:${uniqueId()}:`;
-    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 });
+    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 1000 });
     try {
       const gw = await createTestGateway(db, kv, { rateLimit: { failMode } });
       const ready = () => request(gw.app).get('/readyz');
