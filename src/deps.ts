@@ -9,6 +9,7 @@ import type { Database } from './store/db';
 import type { Kv } from './kv/kv';
 import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics';
+import { ConnectionErrorLog } from './observability/connection-errors';
 import { KeyCache } from './auth/key-cache';
 import { KeyService } from './keys/service';
 import { FileService } from './files/service';
@@ -139,10 +140,13 @@ function loadPglite(): typeof import('./store/pglite') {
   return require('./store/pglite') as typeof import('./store/pglite');
 }
 
-/** Open the database the config names (Postgres or embedded PGlite) and, by default, migrate it. */
-export async function openDatabase(config: Config, runMigrations = true): Promise<Database> {
+/**
+ * Open the database the config names (Postgres or embedded PGlite) and, by default, migrate it.
+ * `connectionErrors` hears the pool's connection errors (Postgres only).
+ */
+export async function openDatabase(config: Config, runMigrations = true, connectionErrors?: ConnectionErrorLog): Promise<Database> {
   const db = config.database.url
-    ? await openPostgres({ url: config.database.url, poolSize: config.database.poolSize })
+    ? await openPostgres({ url: config.database.url, poolSize: config.database.poolSize }, { onConnectionError: connectionErrors?.handler('postgres') })
     : await loadPglite().openPglite({ dataDir: config.database.dataDir });
   try {
     if (runMigrations) await migrate(db);
@@ -153,18 +157,24 @@ export async function openDatabase(config: Config, runMigrations = true): Promis
   return db;
 }
 
-/** Open Redis when configured, else the in-process twin. */
-export async function openKv(config: Config): Promise<Kv> {
+/** Open Redis when configured, else the in-process twin. `connectionErrors` hears Redis's connection errors. */
+export async function openKv(config: Config, connectionErrors?: ConnectionErrorLog): Promise<Kv> {
   return config.redis.url
-    ? RedisKv.connect({ url: config.redis.url, prefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs })
+    ? RedisKv.connect(
+        { url: config.redis.url, prefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs },
+        { onConnectionError: connectionErrors?.handler('redis') },
+      )
     : new MemoryKv(config.redis.keyPrefix);
 }
 
 /** Open every resource from config and assemble the dependencies (process entry point). */
 export async function openDependencies(config: Config, opts: AssembleOptions = {}): Promise<AppDeps> {
-  const db = await openDatabase(config);
-  const kv = await openKv(config);
-  return assembleDeps(config, db, kv, { metrics: new Metrics(true), ...opts });
+  const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.flushMs);
+  const metrics = opts.metrics ?? new Metrics(true);
+  const connectionErrors = new ConnectionErrorLog(logger, metrics);
+  const db = await openDatabase(config, true, connectionErrors);
+  const kv = await openKv(config, connectionErrors);
+  return assembleDeps(config, db, kv, { ...opts, logger, metrics });
 }
 
 /** Close pools and connections; safe to call twice. */

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   const logger = createLogger('error');
   if (err instanceof ConfigError) logger.error(err.message, { problems: err.problems });
-  else logger.error('startup failed', { message: (err as Error).message });
+  else logger.error('startup failed', { err });
   process.exitCode = 1;
   setTimeout(() => process.exit(1), 100).unref();
 });

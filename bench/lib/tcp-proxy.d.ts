@@ -5,6 +5,10 @@ export interface TcpProxy {
   port: number;
   /** Start accepting and forwarding connections. */
   open(): Promise<void>;
+  /** Stall every connection (open and new) without closing it: nothing is forwarded until {@link resume}. */
+  pause(): void;
+  /** Forward again. */
+  resume(): void;
   /** Stop listening and cut every forwarded connection. */
   close(): Promise<void>;
 }

@@ -62,8 +62,10 @@ async function tcpProxy(targetHost, targetPort) {
   const port = await stablePort();
   const sockets = new Set();
   let server;
+  let paused = false;
   const track = (s) => {
     sockets.add(s);
+    if (paused) s.pause();
     s.on('close', () => sockets.delete(s));
     s.on('error', () => s.destroy());
   };
@@ -89,6 +91,19 @@ async function tcpProxy(targetHost, targetPort) {
         s.once('error', reject);
         s.listen(port, '127.0.0.1', () => resolve());
       });
+    },
+    /**
+     * Stall every connection, open and new, without closing any: bytes stay unread in the
+     * kernel, as with a hung service or a network path that drops packets.
+     */
+    pause() {
+      paused = true;
+      for (const socket of sockets) socket.pause();
+    },
+    /** Forward again what {@link pause} held, and everything after it. */
+    resume() {
+      paused = false;
+      for (const socket of sockets) socket.resume();
     },
     async close() {
       const s = server;

@@ -210,7 +210,7 @@ export class BudgetGuard implements SpendGuard {
     } catch (err) {
       this.leases.abandon(signature);
       this.o.metrics.budgetStoreErrors.inc({ operation: 'lease' });
-      this.o.logger.warn('budget lease failed; requests reserve one by one', { err: (err as Error).message });
+      this.o.logger.warn('budget lease failed; requests reserve one by one', { err });
     }
   }
 
@@ -224,7 +224,7 @@ export class BudgetGuard implements SpendGuard {
       return true;
     } catch (err) {
       this.o.metrics.budgetStoreErrors.inc({ operation: what });
-      this.o.logger.warn(`budget ${what} failed`, { reservation: id, err: (err as Error).message });
+      this.o.logger.warn(`budget ${what} failed`, { reservation: id, err });
       return false;
     }
   }
@@ -246,7 +246,7 @@ export class BudgetGuard implements SpendGuard {
     } catch (err) {
       this.o.metrics.budgetStoreErrors.inc({ operation: 'reserve' });
       this.o.metrics.budgetReservations.inc({ result: 'unavailable' });
-      this.o.logger.warn('budget check failed closed', { err: (err as Error).message });
+      this.o.logger.warn('budget check failed closed', { err });
       throw new ServiceUnavailableError({ reason: 'budget_store_unavailable' }, 1);
     }
   }

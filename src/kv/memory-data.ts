@@ -9,7 +9,11 @@ interface Entry {
   expiresAt: number | undefined;
 }
 
-/** Redis-like key space for the twin. Expired entries vanish on access. */
+/**
+ * Redis-like key space for the twin. Expired entries vanish on access and on {@link sweep}, which
+ * the twin runs on a timer: keys named by period (a day's budget counter, a rate-limit window) are
+ * never read again once their period is over, and would otherwise stay forever.
+ */
 export class MemoryData {
   private readonly entries = new Map<string, Entry>();
 
@@ -87,6 +91,24 @@ export class MemoryData {
   /** DEL. */
   del(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** Remove every expired entry (as Redis's active expiry does); returns how many were removed. */
+  sweep(): number {
+    const now = this.now();
+    let removed = 0;
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+        this.entries.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Entries held, expired ones not yet swept included. */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** Drop everything (tests simulate a Redis flush). */

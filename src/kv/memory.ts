@@ -8,19 +8,28 @@ import { EventEmitter } from 'node:events';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
 import { MemoryData } from './memory-data';
 
+/** How often the twin removes expired entries ({@link MemoryData.sweep}). */
+export const SWEEP_INTERVAL_MS = 60_000;
+
 /** In-process `Kv`. */
 export class MemoryKv implements Kv {
   readonly kind = 'memory' as const;
   readonly data: MemoryData;
   private readonly bus = new EventEmitter();
+  private readonly sweeper: NodeJS.Timeout;
 
-  /** @param now - clock used for expiry; tests inject a controllable one */
+  /**
+   * @param now - clock used for expiry; tests inject a controllable one
+   * @param sweepMs - how often expired entries are removed (the timer never keeps the process alive)
+   */
   constructor(
     readonly prefix = 'sy:',
     now: () => number = Date.now,
+    sweepMs = SWEEP_INTERVAL_MS,
   ) {
     this.data = new MemoryData(now);
     this.bus.setMaxListeners(0);
+    this.sweeper = setInterval(() => this.data.sweep(), sweepMs).unref();
   }
 
   async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
@@ -49,6 +58,7 @@ export class MemoryKv implements Kv {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     this.bus.removeAllListeners();
   }
 }

@@ -1,14 +1,14 @@
 /**
- * `Kv` over Redis (ioredis). Commands fail fast while Redis is unreachable (no offline queue,
- * a command timeout), so callers can apply their documented fail-open/fail-closed policy
- * instead of hanging. Scripts are loaded lazily by SHA and reloaded once on NOSCRIPT (after a
- * Redis restart or SCRIPT FLUSH).
+ * `Kv` over Redis (ioredis, through its public options only). Commands fail fast while Redis is
+ * unreachable (no offline queue) or slow (ioredis's `commandTimeout`), so callers can apply their
+ * documented fail-open/fail-closed policy instead of hanging. The commands of one event-loop turn
+ * share a socket write (ioredis's `enableAutoPipelining`). Scripts are loaded lazily by SHA and
+ * reloaded once on NOSCRIPT (after a Redis restart or SCRIPT FLUSH).
  * @module
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
-import { coalesceWrites } from './coalesce-writes';
 
 /** SHA1 of each Lua body run so far (EVALSHA's name for it). */
 const SHAS = new Map<string, string>();
@@ -35,7 +35,17 @@ export async function evalScript(client: Redis, lua: string, keys: string[], arg
 export interface RedisKvOptions {
   url: string;
   prefix: string;
+  /** How long a command may wait for Redis's answer before it fails with "Command timed out". */
   commandTimeoutMs: number;
+}
+
+/** What a {@link RedisKv} reports beyond command results (not part of its options, which are copied to other threads). */
+export interface RedisKvHooks {
+  /**
+   * Called with each `error` event of its connections (refused, reset, DNS...). ioredis keeps
+   * reconnecting on its own; commands meanwhile fail, so this is for logs and metrics only.
+   */
+  onConnectionError?: (err: Error) => void;
 }
 
 /** Redis-backed `Kv` shared by all replicas. */
@@ -49,6 +59,7 @@ export class RedisKv implements Kv {
     readonly client: Redis,
     /** How it was opened; another thread opens its own connection with these (the usage writer). */
     readonly options: RedisKvOptions,
+    private readonly onConnectionError: (err: Error) => void,
   ) {}
 
   get prefix(): string {
@@ -59,24 +70,27 @@ export class RedisKv implements Kv {
    * Create the client and try to connect. A Redis that is down at boot does not stop the
    * gateway: readiness reports it, and ioredis keeps reconnecting in the background.
    */
-  static async connect(options: RedisKvOptions): Promise<RedisKv> {
+  static async connect(options: RedisKvOptions, hooks: RedisKvHooks = {}): Promise<RedisKv> {
+    if (!Number.isInteger(options.commandTimeoutMs) || options.commandTimeoutMs < 1) {
+      throw new Error(`RedisKv: bad commandTimeoutMs ${options.commandTimeoutMs}`);
+    }
     const client = new Redis(options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
-      // Off, for coalesceWrites (one write per turn without auto-pipelining's Pipeline objects).
-      enableAutoPipelining: false,
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
-      // Off: coalesceWrites times each command from its write, and lets a reply that came in time be read first.
-      commandTimeout: undefined,
+      commandTimeout: options.commandTimeoutMs,
       connectTimeout: Math.max(1000, options.commandTimeoutMs),
       retryStrategy: (times) => Math.min(times * 200, 2000),
       // How long close() lets a socket end gracefully before destroying it (ioredis: 2 s). A
       // healthy Redis closes at once; a dead or half-open socket would hold shutdown that long.
       disconnectTimeout: 500,
     });
-    client.on('error', () => undefined); // reported through command failures and readiness
-    coalesceWrites(client, options.commandTimeoutMs);
-    const kv = new RedisKv(client, options);
+    // A listener must exist (an unhandled `error` event would crash the process); commands and
+    // readiness report the failure to callers, the hook to logs and metrics.
+    const onError = hooks.onConnectionError ?? (() => undefined);
+    client.on('error', onError);
+    const kv = new RedisKv(client, options, onError);
     await client.connect().catch(() => undefined);
     return kv;
   }
@@ -118,7 +132,7 @@ export class RedisKv implements Kv {
     // A subscriber connection may queue SUBSCRIBE until connected; ioredis re-subscribes after
     // reconnects, but messages published meanwhile are lost: tell caches to flush.
     const sub = this.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined, maxRetriesPerRequest: null });
-    sub.on('error', () => undefined);
+    sub.on('error', this.onConnectionError);
     let readyBefore = false;
     sub.on('ready', () => {
       if (readyBefore) for (const h of this.missedHandlers) h();

@@ -1,10 +1,12 @@
 /**
  * Turns a thrown value into plain log fields. winston's `format.errors` only unpacks an Error
- * passed as the log message itself; one nested in the metadata (`{err}`) serialises as `{}`
- * because `message` and `stack` are not enumerable. So every place that logs a caught error
- * logs `errorFields(err)` instead.
+ * passed as the log message itself; one nested in the metadata (`{err}`) would serialise as `{}`
+ * because `message` and `stack` are not enumerable. The gateway's logger applies this to every
+ * Error among a line's fields (logger.ts, `errorsInFields`); call it directly for a value that
+ * may not be an Error, or to log outside that logger.
  * @module
  */
+import { types } from 'node:util';
 
 /** What a log line says about an error. */
 export interface ErrorFields {
@@ -20,11 +22,19 @@ export interface ErrorFields {
 const MAX_CAUSE_DEPTH = 3;
 
 /**
+ * Whether `value` is an Error, including one made in another realm (a VM context, as under a
+ * test runner, where Node's own errors fail `instanceof Error`).
+ */
+export function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
+}
+
+/**
  * Name, message, stack, code and cause of `err`; never other own properties, which for driver
  * errors can hold query parameters (request data) or connection strings.
  */
 export function errorFields(err: unknown, depth = 0): ErrorFields {
-  if (!(err instanceof Error)) return { name: typeof err, message: String(err) };
+  if (!isError(err)) return { name: typeof err, message: String(err) };
   const fields: ErrorFields = { name: err.name, message: err.message };
   if (err.stack) fields.stack = err.stack;
   const code = (err as { code?: unknown }).code;

@@ -1,10 +1,13 @@
 /**
  * Structured JSON logging (winston). A `silent` level exists so tests and the CLI can mute it.
  * Callers pass fields, never raw headers: the access log builds its own allow-listed record, so
- * the Authorization header and request bodies cannot reach a log line.
+ * the Authorization header and request bodies cannot reach a log line. An Error among the fields
+ * (`logger.warn('...', { err })`) is written as its name, message, stack and code
+ * ({@link errorsInFields}), so no call site can log an error as `{}`.
  * @module
  */
 import winston from 'winston';
+import { errorFields, isError } from './error-fields';
 
 /** The logger type used across the gateway. */
 export type Logger = winston.Logger;
@@ -93,6 +96,34 @@ process.once('exit', () => {
 
 const sinks = new WeakMap<Logger, LineBuffer>();
 
+/** An Error becomes its {@link errorFields}; a plain object one level down has its Errors converted too. */
+function convertErrors(value: unknown, depth: number): unknown {
+  if (isError(value)) return errorFields(value);
+  if (depth > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const converted = convertErrors(v, depth + 1);
+    if (converted !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = converted;
+  }
+  return out ?? value;
+}
+
+/**
+ * A winston format that writes every Error found in a line's fields (top level, or inside a plain
+ * object there) as `{name, message, stack, code, cause}`: JSON would print `{}`, since an Error's
+ * message and stack are not enumerable. Other own properties of the error are left out on purpose
+ * (see errorFields).
+ */
+export const errorsInFields = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    const value = info[key];
+    const converted = convertErrors(value, 0);
+    if (converted !== value) info[key] = converted;
+  }
+  return info;
+});
+
 /**
  * Create a JSON logger at `level` (`silent` mutes everything). `flushMs` is how long access lines
  * ({@link logInfoLine}) may wait to share a write: 0 (the default) to the end of the event-loop
@@ -105,7 +136,7 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream, flus
   const logger = winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorsInFields(), winston.format.json()),
     defaultMeta: { service: 'switchyard' },
     transports: [transport],
   });

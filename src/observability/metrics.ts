@@ -3,11 +3,10 @@
  * Labels carry route templates, methods, status classes and fixed reason words only, never
  * key hashes, user ids or workspace ids, so cardinality stays fixed however many tenants exist.
  * Each app gets its own Registry so that several instances in one process (tests) never clash.
- * Counters and histograms are the cheap request-path kind of `./series`; gauges are prom-client's.
+ * Every metric is prom-client's own Counter, Histogram or Gauge.
  * @module
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { HotCounter, HotHistogram } from './series';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Latency buckets in seconds, fine at the low end where gateway overhead lives. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -16,14 +15,14 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new HotCounter({
+  readonly httpRequests = new Counter({
     name: 'switchyard_http_requests_total',
     help: 'HTTP requests by route template, method and status class',
     labelNames: ['route', 'method', 'status_class'] as const,
     registers: [this.registry],
   });
 
-  readonly httpDuration = new HotHistogram({
+  readonly httpDuration = new Histogram({
     name: 'switchyard_http_request_duration_seconds',
     help: 'HTTP request duration by route template, method and status class',
     labelNames: ['route', 'method', 'status_class'] as const,
@@ -31,42 +30,42 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly authFailures = new HotCounter({
+  readonly authFailures = new Counter({
     name: 'switchyard_auth_failures_total',
     help: 'Rejected authentications by reason',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
-  readonly cacheLookups = new HotCounter({
+  readonly cacheLookups = new Counter({
     name: 'switchyard_cache_lookups_total',
     help: 'Replica-coherent cache lookups by cache (keys, budgets) and result (hit, miss, stale: served past its TTL because reloading failed)',
     labelNames: ['cache', 'result'] as const,
     registers: [this.registry],
   });
 
-  readonly cacheInvalidations = new HotCounter({
+  readonly cacheInvalidations = new Counter({
     name: 'switchyard_cache_invalidations_total',
     help: 'Cache invalidations by cache and source (message, reconnect, publish_failed)',
     labelNames: ['cache', 'source'] as const,
     registers: [this.registry],
   });
 
-  readonly rateLimited = new HotCounter({
+  readonly rateLimited = new Counter({
     name: 'switchyard_rate_limited_total',
     help: 'Requests refused with 429 by limiter',
     labelNames: ['limiter'] as const,
     registers: [this.registry],
   });
 
-  readonly rateLimitStoreErrors = new HotCounter({
+  readonly rateLimitStoreErrors = new Counter({
     name: 'switchyard_rate_limit_store_errors_total',
     help: 'Rate-limit store failures (Redis unreachable) by limiter and the action taken (fail_open, fail_closed)',
     labelNames: ['limiter', 'action'] as const,
     registers: [this.registry],
   });
 
-  readonly rateLimitLeases = new HotCounter({
+  readonly rateLimitLeases = new Counter({
     name: 'switchyard_rate_limit_leases_total',
     help: 'Rate-limit hit leases by limiter and event (granted; waited = a request waited for leases to close; release_failed = unused hits stay counted until the window ends)',
     labelNames: ['limiter', 'event'] as const,
@@ -80,14 +79,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly upstreamRequests = new HotCounter({
+  readonly upstreamRequests = new Counter({
     name: 'switchyard_upstream_requests_total',
     help: 'Upstream embeddings attempts by provider slug, catalog model and outcome (ok, timeout, overloaded, rate_limited, server, client, network)',
     labelNames: ['provider', 'model', 'outcome'] as const,
     registers: [this.registry],
   });
 
-  readonly upstreamDuration = new HotHistogram({
+  readonly upstreamDuration = new Histogram({
     name: 'switchyard_upstream_request_duration_seconds',
     help: 'Upstream embeddings attempt duration by provider slug and catalog model',
     labelNames: ['provider', 'model'] as const,
@@ -95,7 +94,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly gatewayOverhead = new HotHistogram({
+  readonly gatewayOverhead = new Histogram({
     name: 'switchyard_gateway_overhead_seconds',
     help: 'Time the gateway added to an embeddings request: total handling time minus upstream time',
     labelNames: ['route'] as const,
@@ -103,7 +102,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly fallbacks = new HotCounter({
+  readonly fallbacks = new Counter({
     name: 'switchyard_upstream_fallbacks_total',
     help: 'Times a request moved on from a failed provider endpoint to the next candidate, by the failed provider and model',
     labelNames: ['provider', 'model'] as const,
@@ -117,14 +116,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly embeddingTokens = new HotCounter({
+  readonly embeddingTokens = new Counter({
     name: 'switchyard_embeddings_tokens_total',
     help: 'Prompt tokens of successful embeddings requests by provider and model',
     labelNames: ['provider', 'model'] as const,
     registers: [this.registry],
   });
 
-  readonly embeddingCost = new HotCounter({
+  readonly embeddingCost = new Counter({
     name: 'switchyard_embeddings_cost_usd_total',
     help: 'Cost in USD of successful embeddings requests by provider and model',
     labelNames: ['provider', 'model'] as const,
@@ -144,70 +143,77 @@ export class Metrics {
     },
   });
 
-  readonly usageEventsRecorded = new HotCounter({
+  readonly usageEventsRecorded = new Counter({
     name: 'switchyard_usage_events_recorded_total',
     help: 'Usage events accepted by the outbox, by outbox kind (redis, memory)',
     labelNames: ['outbox'] as const,
     registers: [this.registry],
   });
 
-  readonly usageBatchesWritten = new HotCounter({
+  readonly usageBatchesWritten = new Counter({
     name: 'switchyard_usage_batches_written_total',
     help: 'Usage batches inserted into the database',
     registers: [this.registry],
   });
 
-  readonly usageEventsWritten = new HotCounter({
+  readonly usageEventsWritten = new Counter({
     name: 'switchyard_usage_events_written_total',
     help: 'Usage events in batches inserted into the database (redeliveries included; inserts are idempotent)',
     registers: [this.registry],
   });
 
-  readonly usageWriteFailures = new HotCounter({
+  readonly usageWriteFailures = new Counter({
     name: 'switchyard_usage_write_failures_total',
     help: 'Failed usage writes by stage (insert = database, enqueue = Redis XADD, ack = Redis XACK); retried, never dropped',
     labelNames: ['stage'] as const,
     registers: [this.registry],
   });
 
-  readonly budgetReservations = new HotCounter({
+  readonly budgetReservations = new Counter({
     name: 'switchyard_budget_reservations_total',
     help: 'Spend reservations against budgets and key limits by result (reserved: a hold in Redis; lease: admitted on this replica\'s budget lease; refused; unavailable)',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
 
-  readonly budgetRefusals = new HotCounter({
+  readonly budgetRefusals = new Counter({
     name: 'switchyard_budget_refusals_total',
     help: 'Requests refused with 402 by the limit that refused them (workspace_budget, key_limit) and its interval',
     labelNames: ['limit_source', 'interval'] as const,
     registers: [this.registry],
   });
 
-  readonly budgetCounterRebuilds = new HotCounter({
+  readonly budgetCounterRebuilds = new Counter({
     name: 'switchyard_budget_counter_rebuilds_total',
     help: 'Budget/key-limit counters rebuilt from the usage table after Redis lost them (or a new period began)',
     registers: [this.registry],
   });
 
-  readonly budgetStoreErrors = new HotCounter({
+  readonly budgetStoreErrors = new Counter({
     name: 'switchyard_budget_store_errors_total',
     help: 'Budget store failures by operation (reserve fails closed with 503; settle/release holds expire)',
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
 
-  readonly fileUploads = new HotCounter({
+  readonly fileUploads = new Counter({
     name: 'switchyard_file_uploads_total',
     help: 'File uploads by outcome (stored, too_large, rejected = bad form/empty/unsupported type/client gone, busy = over the concurrency cap, failed = server error)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 
-  readonly fileBytes = new HotCounter({
+  readonly fileBytes = new Counter({
     name: 'switchyard_file_bytes_total',
     help: 'File content bytes stored (direction=in, committed uploads only) and served (direction=out)',
     labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly storeConnectionErrors = new Counter({
+    name: 'switchyard_store_connection_errors_total',
+    help: 'Connection errors reported by a store client (redis: ioredis, postgres: pg pool and clients); they reconnect on their own',
+    labelNames: ['store'] as const,
     registers: [this.registry],
   });
 

@@ -16,8 +16,14 @@ export interface PostgresOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** What the pool reports beyond query results (kept out of the options, which are copied to other threads). */
+export interface PostgresHooks {
+  /** Called with each `error` event of the pool or a pooled client (logs and metrics only). */
+  onConnectionError?: (err: Error) => void;
+}
+
 /** Open a pool, create the schema if asked, and check the connection once. */
-export async function openPostgres(options: PostgresOptions): Promise<Database> {
+export async function openPostgres(options: PostgresOptions, hooks: PostgresHooks = {}): Promise<Database> {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new Error(`invalid schema name: ${options.schema}`);
   }
@@ -33,8 +39,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   // in flight) emits `error` on itself, which without a listener is an uncaught exception. Its
   // work fails through the query that was running or the next one, and the pool drops the
   // client when it is released; the next query reconnects.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const onError = hooks.onConnectionError ?? (() => undefined);
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   if (options.schema) {
     // Concurrent IF NOT EXISTS can still race in the catalog (23505): the schema exists then.
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`).catch((err: { code?: string }) => {

@@ -158,7 +158,7 @@ export abstract class OutboxRecorder implements UsageRecorder {
    * the Redis outbox also keeps it in a dead-letter stream for inspection.
    */
   protected async rejected(event: UsageEvent, err: Error): Promise<void> {
-    this.deps.logger.error('usage record refused by the database; not retried', { generation_id: event.id, err: err.message });
+    this.deps.logger.error('usage record refused by the database; not retried', { generation_id: event.id, err });
   }
 
   /** Start a drain unless one is running or the backoff says wait (timer and full batches). */
@@ -193,7 +193,7 @@ export abstract class OutboxRecorder implements UsageRecorder {
       return true;
     } catch (err) {
       const retryInMs = this.backoff.fail();
-      this.deps.logger.warn('usage write failed; events kept for retry', { err: (err as Error).message, retry_in_ms: retryInMs });
+      this.deps.logger.warn('usage write failed; events kept for retry', { err, retry_in_ms: retryInMs });
       return false;
     }
   }

@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { HotCounter } from '../observability/series';
+import type { Counter } from 'prom-client';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
@@ -56,7 +56,7 @@ export class UsageWriterThread {
     worker.unref(); // never what keeps the process alive; close() ends it
     this.seen = new Map();
     worker.on('message', (m: FromWriter) => this.onMessage(m));
-    worker.on('error', (err) => this.logger.error('usage writer thread failed', { err: err.message }));
+    worker.on('error', (err) => this.logger.error('usage writer thread failed', { err }));
     worker.once('exit', (code) => this.onExit(worker, code));
     this.worker = worker;
   }
@@ -84,7 +84,7 @@ export class UsageWriterThread {
   /** Add what the thread counted since its last report to our own counters. */
   private relay(counters: CounterSnapshot[]): void {
     for (const c of counters) {
-      const counter = this.metrics.registry.getSingleMetric(c.name) as HotCounter | undefined;
+      const counter = this.metrics.registry.getSingleMetric(c.name) as Counter | undefined;
       for (const { labels, value } of c.values) {
         const key = `${c.name}|${JSON.stringify(labels)}`;
         const delta = value - (this.seen.get(key) ?? 0);

@@ -3,11 +3,13 @@
  * shape, both encodings, the response and model-list shapes, paging, validation, auth, unknown
  * vs non-embeddings models, usage records and spend reservation.
  */
+import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { bearer } from '../helpers/gateway';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { fakeVector } from '../fakes/wires';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
+import { createLogger } from '../../src/observability/logger';
 import type { SpendGuard } from '../../src/budgets/types';
 import { PaymentRequiredError } from '../../src/errors';
 
@@ -177,25 +179,33 @@ describe('POST /embeddings', () => {
     expect(h.events[1]!.sessionId).toBe('header-session');
   });
 
-  test('a recorder that rejects or throws leaves the answer intact and is logged with the ids', async () => {
+  test('a recorder that rejects or throws leaves the answer intact and is logged with the ids, message and stack', async () => {
     const recorder = h.gw.deps.recorder;
-    const logged: Array<[string, Record<string, unknown>]> = [];
-    const error = jest.spyOn(h.gw.deps.logger, 'error').mockImplementation(((message: string, fields: Record<string, unknown>) => {
-      logged.push([message, fields]);
-      return h.gw.deps.logger;
-    }) as never);
+    const logger = h.gw.deps.logger;
+    // A real logger writing JSON lines to a stream, as in production.
+    const stream = new PassThrough();
+    let written = '';
+    stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
+    h.gw.deps.logger = createLogger('error', stream);
     try {
-      for (const fail of [async () => Promise.reject(new Error('outbox down')), () => { throw new Error('recorder broken'); }]) {
+      for (const [fail, message] of [
+        [async () => Promise.reject(new Error('outbox down')), 'outbox down'],
+        [() => { throw new Error('recorder broken'); }, 'recorder broken'],
+      ] as const) {
+        written = '';
         h.gw.deps.recorder = { ...recorder, record: fail };
         const res = await h.post({ model: SMALL, input: 'hello world' }, { 'X-Request-Id': 'req-record-fails' });
         expect(res.status).toBe(200);
         expect(res.body.data[0].embedding).toEqual(fakeVector(11));
         await h.gw.deps.embeddings.drain();
-        expect(logged.pop()).toEqual(['usage record failed', { request_id: 'req-record-fails', generation_id: res.body.id, err: expect.any(Error) }]);
+        await new Promise((resolve) => setImmediate(resolve));
+        const line = JSON.parse(written.trim()) as Record<string, unknown>;
+        expect(line).toMatchObject({ level: 'error', message: 'usage record failed', request_id: 'req-record-fails', generation_id: res.body.id, err: { name: 'Error', message } });
+        expect((line.err as { stack: string }).stack).toContain(`Error: ${message}\n    at `);
       }
     } finally {
       h.gw.deps.recorder = recorder;
-      error.mockRestore();
+      h.gw.deps.logger = logger;
     }
   });
 

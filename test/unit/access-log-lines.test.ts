@@ -91,19 +91,31 @@ test('each line carries the time it was written (timestamps shared only within a
 
 describe('with a flush interval', () => {
   test('lines wait for the interval and then leave in one write, not at the end of the turn', async () => {
-    const { writes, stream } = capture();
-    const logger = createLogger('info', stream, 40);
-    logInfoLine(logger, 'request', { request_id: 'a' });
-    await turn();
-    logInfoLine(logger, 'request', { request_id: 'b' });
-    await turn();
-    expect(writes).toEqual([]);
-    await new Promise((r) => setTimeout(r, 80));
-    expect(writes).toHaveLength(1);
-    expect(writes[0]!.trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id)).toEqual(['a', 'b']);
-    logInfoLine(logger, 'request', { request_id: 'c' });
-    await new Promise((r) => setTimeout(r, 80));
-    expect(writes).toHaveLength(2);
+    // Fake timers for the interval (a real one is overtaken by any stall of a loaded machine);
+    // event-loop turns stay real.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const { writes, stream } = capture();
+      const logger = createLogger('info', stream, 40);
+      logInfoLine(logger, 'request', { request_id: 'a' });
+      await turn();
+      jest.advanceTimersByTime(39);
+      logInfoLine(logger, 'request', { request_id: 'b' });
+      await turn();
+      expect(writes).toEqual([]);
+      jest.advanceTimersByTime(1);
+      await turn();
+      expect(writes).toHaveLength(1);
+      expect(writes[0]!.trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id)).toEqual(['a', 'b']);
+      logInfoLine(logger, 'request', { request_id: 'c' });
+      await turn();
+      expect(writes).toHaveLength(1);
+      jest.advanceTimersByTime(40);
+      await turn();
+      expect(writes).toHaveLength(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('a large backlog is written at once, without waiting for the interval', async () => {

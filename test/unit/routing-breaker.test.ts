@@ -3,7 +3,9 @@
  * open after N consecutive failures → one half-open probe after the cooldown → closed on its
  * success or open again on its failure; successes reset the count; replicas share the state.
  */
+import { PassThrough } from 'node:stream';
 import { KVS } from '../helpers/services';
+import { createLogger } from '../../src/observability/logger';
 import type { Kv } from '../../src/kv/kv';
 import { Metrics } from '../../src/observability/metrics';
 import { CircuitBreaker, CircuitState, HEALTHY_CACHE_MS } from '../../src/routing/breaker';
@@ -115,12 +117,22 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
   });
 });
 
-test('an unreachable Kv fails open: calls proceed as if closed', async () => {
+test('an unreachable Kv fails open: calls proceed as if closed, logged with the error\'s message and stack', async () => {
   const broken = { run: () => Promise.reject(new Error('redis down')) } as unknown as Kv;
-  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0);
+  const stream = new PassThrough();
+  let written = '';
+  stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
+  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0, createLogger('warn', stream));
   const permit = await breaker.acquire(endpoint);
   expect(permit).toEqual({ state: CircuitState.Closed, failures: 0 });
   await expect(breaker.report(endpoint, permit, false)).resolves.toBeUndefined();
+  await new Promise((resolve) => setImmediate(resolve));
+  const lines = written.trim().split('\n').map((l) => JSON.parse(l) as { message: string; err: { message: string; stack: string } });
+  expect(lines.length).toBeGreaterThanOrEqual(1);
+  for (const line of lines) {
+    expect(line).toMatchObject({ message: 'circuit breaker state unavailable; failing open', err: { name: 'Error', message: 'redis down' } });
+    expect(line.err.stack).toContain('Error: redis down\n    at ');
+  }
 });
 
 test('Retry-After: seconds or an HTTP date, as whole seconds clamped to [0, 3600]', () => {
