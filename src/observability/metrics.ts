@@ -65,13 +65,6 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly rateLimitLeases = new Counter({
-    name: 'switchyard_rate_limit_leases_total',
-    help: 'Rate-limit hit leases by limiter and event (granted; waited = a request waited for leases to close; release_failed = unused hits stay counted until the window ends)',
-    labelNames: ['limiter', 'event'] as const,
-    registers: [this.registry],
-  });
-
   readonly dependencyUp = new Gauge({
     name: 'switchyard_dependency_up',
     help: 'Whether a dependency answered the last readiness check (1) or not (0)',

@@ -15,7 +15,6 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_cache_invalidations_total', 'counter', ['cache', 'source']],
   ['switchyard_rate_limited_total', 'counter', ['limiter']],
   ['switchyard_rate_limit_store_errors_total', 'counter', ['limiter', 'action']],
-  ['switchyard_rate_limit_leases_total', 'counter', ['limiter', 'event']],
   ['switchyard_dependency_up', 'gauge', ['dependency']],
   ['switchyard_upstream_requests_total', 'counter', ['provider', 'model', 'outcome']],
   ['switchyard_upstream_request_duration_seconds', 'histogram', ['provider', 'model']],
