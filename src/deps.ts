@@ -133,7 +133,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
 
 /**
  * The embedded database's module, required on first use: a replica on Postgres never loads
- * PGlite's code (about 1.5 MB less RSS at idle, measured). The type import keeps it checked.
+ * PGlite's code. The type import keeps it checked.
  */
 function loadPglite(): typeof import('./store/pglite') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,8 +1,8 @@
 /**
  * Budget leases: a replica reserves a batch of budget (a lease, e.g. 64 requests' worth) in one
  * script call and admits the next requests against it in memory, instead of two Redis scripts
- * (reserve, settle) per request. On the benchmark's hot path those two round trips were about a
- * fifth of the gateway's CPU per request.
+ * (reserve, settle) per request: the round trips are most of a budgeted request's cost (see
+ * bench/README.md for the A/B that keeps this).
  *
  * Why this stays exact across replicas:
  * - A lease is an ordinary hold (id `lease:…`) in every counter the request's limits use, so the

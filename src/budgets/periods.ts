@@ -26,19 +26,9 @@ export interface Period {
 const DAY_MS = 86_400_000;
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/**
- * The last period computed per interval: every budgeted request asks for the same few periods,
- * and building them (Date arithmetic, an ISO string) was about 1 % of a request's CPU.
- */
-const recent = new Map<Interval, Readonly<Period>>();
-
-/** The period of `interval` that contains the instant `nowMs` (a shared object: do not change it). */
+/** The period of `interval` that contains the instant `nowMs`. */
 export function periodOf(interval: Interval, nowMs: number): Readonly<Period> {
-  const last = recent.get(interval);
-  if (last && nowMs >= last.startMs && (last.endMs === null || nowMs < last.endMs)) return last;
-  const period = computePeriod(interval, nowMs);
-  recent.set(interval, period);
-  return period;
+  return computePeriod(interval, nowMs);
 }
 
 function computePeriod(interval: Interval, nowMs: number): Period {

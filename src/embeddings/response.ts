@@ -1,10 +1,8 @@
 /**
  * The POST /embeddings response body, assembled as a list of byte chunks that are written to the
  * socket as they are. Raw upstream vectors are passed on as the very bytes they arrived in (no
- * parse, no re-print, no UTF-8 round trip, and no copy into one body buffer): a fresh 30 kB buffer
- * per response is allocated outside V8's heap, and that external memory drives V8 into frequent
- * full collections; in an A/B on a minimal proxy, one such copy per request cost more CPU than
- * the copy itself by an order of magnitude (about +40 % CPU per request). base64 is produced here
+ * parse, no re-print, no UTF-8 round trip, and no copy into one body buffer, whose external
+ * memory would drive V8 into frequent full collections). base64 is produced here
  * unless the upstream already did it. Small fields go through JSON.stringify so they are always
  * escaped correctly.
  * @module

@@ -16,8 +16,7 @@ export type Logger = winston.Logger;
  * Access-log lines gathered into one write: under load, one syscall for many requests instead of
  * one each (stdout is a pipe, written synchronously). With `flushMs` 0 the lines of one event-loop
  * turn leave at its end; with `flushMs` > 0 they wait up to that long, which costs the gateway less:
- * each write to a pipe wakes its reader (the container runtime's log collector), and at a few
- * requests per turn those wake-ups cost 1–2 % of a request's CPU (bench/README.md, 2026-11-25 14:15).
+ * each write to a pipe wakes its reader (the container runtime's log collector).
  * Pending lines are also written once {@link MAX_PENDING} characters wait, and at process exit.
  */
 class LineBuffer {
@@ -148,8 +147,8 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream, flus
  * `logger.info(message, fields)` for the one line every request writes (the access log): the
  * same JSON line (the fields, then `service`, `level`, `message`, `timestamp`, which win over
  * fields of the same name) to the same destination, buffered per event-loop turn, instead of
- * passing winston's format chain and object-mode stream per call, which cost several percent
- * of a request's CPU. The caller's object is serialised as it is and the fixed members are
+ * passing winston's format chain and a synchronous write per call (an A/B in bench/README.md
+ * keeps this path). The caller's object is serialised as it is and the fixed members are
  * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
  * dictionary object that `JSON.stringify` takes ten times longer over. Fields must be plain
  * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
