@@ -110,4 +110,4 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   }
 }
 
-module.exports = { BENCH_INPUT, GATEWAY_BODY, spawnGateway, startBenchGateway, startFlags };
+module.exports = { BATCH, BENCH_INPUT, GATEWAY_BODY, spawnGateway, startBenchGateway, startFlags };
