@@ -5,12 +5,12 @@
  * implementing `drainBatch` and `depth`.
  * @module
  */
-import type { Database } from '../store/db';
+import type { Queryable } from '../store/db';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { copyUsageRows, insertUsageEvents, insertUsageJson } from './direct-recorder';
+import { errorFields } from '../observability/error-fields';
+import { insertUsageEvents, insertUsageJson } from './direct-recorder';
 import { Backoff } from './backoff';
-import { encodeUsageRow } from './row-codec';
 import type { UsageEvent, UsageRecorder } from './types';
 
 /** Tuning of an outbox; the first five come from config `usage.*`. */
@@ -33,22 +33,17 @@ export interface OutboxOptions {
 
 /** What an outbox writes with and reports to. */
 export interface OutboxDeps {
-  db: Pick<Database, 'query' | 'copyIn'>;
+  db: Queryable;
   metrics: Metrics;
   logger: Logger;
 }
-
-/** SQLSTATE of a key already present: a COPY batch holding rows written before. */
-const UNIQUE_VIOLATION = '23505';
-
-const sqlState = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
 /**
  * Whether a database error is about the data (SQLSTATE class 22 data exception or 23 integrity
  * violation) rather than the database being unavailable; only the latter is worth retrying as is.
  */
 export function isDataError(err: unknown): boolean {
-  const code = sqlState(err);
+  const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^2[23]/.test(code);
 }
 
@@ -114,31 +109,6 @@ export abstract class OutboxRecorder implements UsageRecorder {
     this.deps.metrics.usageEventsWritten.inc(count);
   }
 
-  /**
-   * {@link write} for a batch already encoded as COPY rows (row-codec.ts) of `count` events: one
-   * COPY, the cheapest load for Postgres. A COPY is all or nothing and not idempotent, so when it
-   * is refused for its data the events are decoded and written by {@link write}: that skips rows
-   * already in the table (a sweep and the replica that added an entry both wrote it, or a commit
-   * whose reply was lost; not a failure) and sets aside rows refused for their content.
-   */
-  protected async writeRows(rows: ReadonlyArray<Buffer | string>, count: number, decode: () => UsageEvent[]): Promise<void> {
-    try {
-      await copyUsageRows(this.deps.db, rows);
-    } catch (err) {
-      if (sqlState(err) !== UNIQUE_VIOLATION) this.deps.metrics.usageWriteFailures.inc({ stage: 'insert' });
-      if (!isDataError(err)) throw err;
-      await this.write(decode());
-      return;
-    }
-    this.deps.metrics.usageBatchesWritten.inc();
-    this.deps.metrics.usageEventsWritten.inc(count);
-  }
-
-  /** {@link writeRows} for events held in memory, encoded as COPY rows here. */
-  protected copyEvents(events: UsageEvent[]): Promise<void> {
-    return this.writeRows(events.map(encodeUsageRow), events.length, () => events);
-  }
-
   private async writeOneByOne(events: UsageEvent[]): Promise<void> {
     for (const event of events) {
       try {
@@ -158,7 +128,7 @@ export abstract class OutboxRecorder implements UsageRecorder {
    * the Redis outbox also keeps it in a dead-letter stream for inspection.
    */
   protected async rejected(event: UsageEvent, err: Error): Promise<void> {
-    this.deps.logger.error('usage record refused by the database; not retried', { generation_id: event.id, err: err.message });
+    this.deps.logger.error('usage record refused by the database; not retried', { generation_id: event.id, error: errorFields(err) });
   }
 
   /** Start a drain unless one is running or the backoff says wait (timer and full batches). */
@@ -193,7 +163,7 @@ export abstract class OutboxRecorder implements UsageRecorder {
       return true;
     } catch (err) {
       const retryInMs = this.backoff.fail();
-      this.deps.logger.warn('usage write failed; events kept for retry', { err: (err as Error).message, retry_in_ms: retryInMs });
+      this.deps.logger.warn('usage write failed; events kept for retry', { retry_in_ms: retryInMs, error: errorFields(err) });
       return false;
     }
   }
