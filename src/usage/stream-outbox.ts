@@ -67,8 +67,6 @@ export class StreamOutbox extends OutboxRecorder {
   /** Entries this replica added and has yet to insert, oldest first, and their events. */
   private readonly own: Entry[] = [];
   private ownEvents = 0;
-  /** Events added since the last drain was kicked; a full batch kicks one early. */
-  private sinceKick = 0;
   private readonly sweepIntervalMs: number;
   /** When the stream was last swept, dead consumers' entries claimed, dead consumers forgotten (Date.now()). */
   private sweptAt = -Infinity;
@@ -107,30 +105,20 @@ export class StreamOutbox extends OutboxRecorder {
     return this.adds.add(event);
   }
 
-  /** Add the waiting events as one entry (kept to insert from here); if Redis refused it, to the direct buffer. */
+  /**
+   * Add the waiting events as one entry (kept to insert from here); if Redis refused it, to the
+   * direct buffer. A batch's worth waiting starts a drain without waiting for the timer.
+   */
   private async sendAdds(events: UsageEvent[]): Promise<void> {
     const json = JSON.stringify(events);
-    const id = await this.xadd(json, events.length);
+    const id = await this.client.xadd(this.key, '*', EVENTS_FIELD, json, COUNT_FIELD, String(events.length)).catch(() => null);
     if (id !== null) this.keep({ id, json, count: events.length });
     else {
       this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' }, events.length);
       for (const event of events) await this.fallback.push(event);
     }
     this.deps.metrics.usageEventsRecorded.inc({ outbox: 'redis' }, events.length);
-    this.sinceKick += events.length;
-    if (this.sinceKick >= this.options.batchSize || this.fallback.length >= this.options.batchSize) {
-      this.sinceKick = 0;
-      void this.drain();
-    }
-  }
-
-  /** XADD one entry; its id, or null when Redis refused. */
-  private async xadd(json: string, count: number): Promise<string | null> {
-    try {
-      return await this.client.xadd(this.key, '*', EVENTS_FIELD, json, COUNT_FIELD, String(count));
-    } catch {
-      return null;
-    }
+    if (this.ownEvents >= this.options.batchSize || this.fallback.length >= this.options.batchSize) void this.drain();
   }
 
   /** Hold an entry this replica added, to insert it itself; beyond the bound the oldest are left to a sweep. */
