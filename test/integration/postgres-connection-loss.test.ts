@@ -114,6 +114,7 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
       db.query('INSERT INTO loss_probe (id) SELECT id FROM json_to_recordset($1::json) AS r(id integer)', [json]);
     const batch = (k: number) => JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: (k + 1) * 1_000_000 + i })));
     const marker = `${schema}_sleep`;
+    let sleeping = false;
     await cutDuring(async (holding) => {
       const running = Promise.all([...[0, 1, 2].map((k) => insert(batch(k))), db.query(`SELECT pg_sleep(2) AS ${marker}`)]);
       running.catch(() => undefined); // awaited below; may fail while we wait for the sleep to start
@@ -121,12 +122,14 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
       for (let waited = 0; waited < 5000; waited += 10) {
         const [row] = await observer.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT pg_sleep(2) AS ${marker}%`]);
-        if (row!.n > 0) break;
+        sleeping = row!.n > 0;
+        if (sleeping) break;
         await sleep(10);
       }
       holding();
       return running;
     });
+    expect(sleeping).toBe(true); // the cut came while a statement was running
     // Each insert is one statement: all of its rows or none.
     const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM loss_probe WHERE id >= 1000000')) as [{ n: number }];
     expect(n % 100_000).toBe(0);
