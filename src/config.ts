@@ -53,8 +53,6 @@ export interface Config {
     maxQueued: number;
     claimIdleMs: number;
     retryMaxMs: number;
-    /** With Redis + Postgres: drain the usage stream into Postgres on the request thread (`inline`) or a worker thread (`thread`). */
-    writer: 'thread' | 'inline';
     /** With Redis: how long a recorded event waits for others to share its XADD (0 = to the end of the event-loop turn). */
     addLingerMs: number;
   };
@@ -110,7 +108,6 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'USAGE_MAX_QUEUED', path: ['usage', 'maxQueued'] },
   { name: 'USAGE_CLAIM_IDLE_MS', path: ['usage', 'claimIdleMs'] },
   { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
-  { name: 'USAGE_WRITER', path: ['usage', 'writer'] },
   { name: 'USAGE_ADD_LINGER_MS', path: ['usage', 'addLingerMs'] },
   { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
   { name: 'BUDGET_LEASE_REQUESTS', path: ['budgets', 'leaseRequests'] },

@@ -79,8 +79,6 @@ export interface AssembleOptions {
   metrics?: Metrics;
   clock?: () => number;
   random?: () => number;
-  /** A module the usage writer thread loads before its entry (tests: a TypeScript loader). */
-  usageWriterPreload?: string;
 }
 
 /** Wire services over open resources and start the key-cache subscription. */
@@ -96,7 +94,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
   await Promise.all([keyCache.start(), budgetCache.start()]);
-  const recorder = createUsageRecorder(config, kv, { db, metrics, logger }, opts.usageWriterPreload);
+  const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   return withEmbeddings({
     config,
     db,

@@ -109,13 +109,6 @@ export class NotFoundError extends GatewayError {
   }
 }
 
-/** 408: a local operation (e.g. analytics query) ran out of time. */
-export class RequestTimeoutError extends GatewayError {
-  constructor() {
-    super(408);
-  }
-}
-
 /** 409: the request conflicts with current state (e.g. a duplicate slug). */
 export class ConflictError extends GatewayError {
   constructor(message: string, metadata?: Record<string, unknown>) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
-import { copyStatement, type Database, type Queryable } from './db';
+import type { Database, Queryable } from './db';
 
 /** Options for {@link openPglite}: a data dir on disk, or in memory (optionally from a dump). */
 export interface PgliteOptions {
@@ -100,9 +100,6 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
   return {
     kind: 'pglite',
     query: base.query,
-    async copyIn(table, columns, chunks) {
-      await pg.query(copyStatement(table, columns, `'/dev/blob'`), [], { blob: new Blob(chunks as Array<Buffer | string>) });
-    },
     async exec(sql) {
       await pg.exec(sql);
     },

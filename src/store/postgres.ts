@@ -3,8 +3,7 @@
  * @module
  */
 import { Pool, type PoolClient } from 'pg';
-import { CopyInQuery } from './copy-in';
-import { copyStatement, type Database, type Queryable } from './db';
+import type { Database, Queryable } from './db';
 
 /** Options for {@link openPostgres}. */
 export interface PostgresOptions {
@@ -34,9 +33,9 @@ export async function openPostgres(options: PostgresOptions, hooks: PostgresHook
     idleTimeoutMillis: 30000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  // A client losing its connection must not crash the process. Idle ones report to the pool;
-  // a checked-out one (a transaction between statements, a lock held around other work, a COPY
-  // in flight) emits `error` on itself, which without a listener is an uncaught exception. Its
+  // A client losing its connection must not crash the process. Idle ones report to the pool; a
+  // checked-out one (a statement in flight, a transaction between statements, a lock held around
+  // other work) emits `error` on itself, which without a listener is an uncaught exception. Its
   // work fails through the query that was running or the next one, and the pool drops the
   // client when it is released; the next query reconnects.
   const onError = hooks.onConnectionError ?? (() => undefined);
@@ -59,22 +58,8 @@ export async function openPostgres(options: PostgresOptions, hooks: PostgresHook
 
   return {
     kind: 'postgres',
-    connection: { url: options.url, ...(options.schema ? { schema: options.schema } : {}) },
     async query<T>(sql: string, params?: readonly unknown[]) {
       return (await pool.query(sql, params as unknown[])).rows as T[];
-    },
-    async copyIn(table, columns, chunks) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query(new CopyInQuery(copyStatement(table, columns, 'STDIN'), chunks)).done;
-      } catch (err) {
-        // The server refusing the rows (an error with a SQLSTATE) leaves the connection usable; anything else may not.
-        if (typeof (err as { code?: unknown }).code !== 'string') broken = err as Error;
-        throw err;
-      } finally {
-        client.release(broken);
-      }
     },
     async exec(sql) {
       await pool.query(sql);

@@ -1,6 +1,6 @@
 /**
- * The `generations` columns a usage event fills, in one order shared by the JSON insert and the
- * COPY rows, so the two write paths cannot drift apart.
+ * The `generations` columns a usage event fills, the event field each holds and its type, so the
+ * JSON insert's column list and record type are derived from one table.
  * @module
  */
 import type { UsageEvent } from './types';

@@ -1,7 +1,6 @@
 /**
  * The embedded outbox (no Redis): usage events wait in a bounded in-process queue and are
- * loaded in batches (one COPY each: PGlite runs inside this process, so its cost per row is the
- * gateway's own). A database outage keeps them queued and retried with backoff; when the
+ * inserted in batches (one idempotent multi-row INSERT each). A database outage keeps them queued and retried with backoff; when the
  * queue is full, `record` waits for room (backpressure), so nothing is dropped and memory stays
  * bounded. Events still queued when the process dies are lost, which is why production runs
  * the Redis Stream outbox.
@@ -38,7 +37,7 @@ export class MemoryOutbox extends OutboxRecorder {
   protected async drainBatch(): Promise<number> {
     const batch = this.queue.peek(this.options.batchSize);
     if (batch.length === 0) return 0;
-    await this.copyEvents(batch);
+    await this.write(batch);
     this.queue.remove(batch.length);
     return batch.length;
   }

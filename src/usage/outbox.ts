@@ -5,12 +5,11 @@
  * implementing `drainBatch` and `depth`.
  * @module
  */
-import type { Database } from '../store/db';
+import type { Queryable } from '../store/db';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import { copyUsageRows, insertUsageEvents, insertUsageJson } from './direct-recorder';
+import { insertUsageEvents, insertUsageJson } from './direct-recorder';
 import { Backoff } from './backoff';
-import { encodeUsageRow } from './row-codec';
 import type { UsageEvent, UsageRecorder } from './types';
 
 /** Tuning of an outbox; the first five come from config `usage.*`. */
@@ -33,22 +32,17 @@ export interface OutboxOptions {
 
 /** What an outbox writes with and reports to. */
 export interface OutboxDeps {
-  db: Pick<Database, 'query' | 'copyIn'>;
+  db: Queryable;
   metrics: Metrics;
   logger: Logger;
 }
-
-/** SQLSTATE of a key already present: a COPY batch holding rows written before. */
-const UNIQUE_VIOLATION = '23505';
-
-const sqlState = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
 /**
  * Whether a database error is about the data (SQLSTATE class 22 data exception or 23 integrity
  * violation) rather than the database being unavailable; only the latter is worth retrying as is.
  */
 export function isDataError(err: unknown): boolean {
-  const code = sqlState(err);
+  const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^2[23]/.test(code);
 }
 
@@ -112,31 +106,6 @@ export abstract class OutboxRecorder implements UsageRecorder {
     }
     this.deps.metrics.usageBatchesWritten.inc();
     this.deps.metrics.usageEventsWritten.inc(count);
-  }
-
-  /**
-   * {@link write} for a batch already encoded as COPY rows (row-codec.ts) of `count` events: one
-   * COPY, the cheapest load for Postgres. A COPY is all or nothing and not idempotent, so when it
-   * is refused for its data the events are decoded and written by {@link write}: that skips rows
-   * already in the table (a sweep and the replica that added an entry both wrote it, or a commit
-   * whose reply was lost; not a failure) and sets aside rows refused for their content.
-   */
-  protected async writeRows(rows: ReadonlyArray<Buffer | string>, count: number, decode: () => UsageEvent[]): Promise<void> {
-    try {
-      await copyUsageRows(this.deps.db, rows);
-    } catch (err) {
-      if (sqlState(err) !== UNIQUE_VIOLATION) this.deps.metrics.usageWriteFailures.inc({ stage: 'insert' });
-      if (!isDataError(err)) throw err;
-      await this.write(decode());
-      return;
-    }
-    this.deps.metrics.usageBatchesWritten.inc();
-    this.deps.metrics.usageEventsWritten.inc(count);
-  }
-
-  /** {@link writeRows} for events held in memory, encoded as COPY rows here. */
-  protected copyEvents(events: UsageEvent[]): Promise<void> {
-    return this.writeRows(events.map(encodeUsageRow), events.length, () => events);
   }
 
   private async writeOneByOne(events: UsageEvent[]): Promise<void> {

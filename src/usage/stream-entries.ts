@@ -1,97 +1,87 @@
 /**
- * The usage stream's entry format. An entry holds the events of one XADD: field `r` is their COPY
- * rows (row-codec.ts, concatenated), field `n` how many. Entries written before held JSON instead,
- * field `e`: the events' JSON joined by commas (the inside of a JSON array), or a single event
- * without `n`; they are still read. Batches for the database are entries spliced together (rows
- * concatenated, JSON joined into one array), never decoded and encoded again.
+ * The usage stream's entry format: an entry holds the events of one XADD as a JSON array
+ * (`JSON.stringify(events)`, field `e`) and how many they are (field `n`). Reading one back
+ * revives the dates and checks each member's shape, so a corrupt or foreign entry is set aside
+ * instead of blocking the stream.
  * @module
  */
-
-import { decodeUsageEntry } from './event-codec';
-import { decodeUsageRows } from './row-codec';
 import type { UsageEvent } from './types';
 
-/**
- * One stream entry: its id, its events (null when the entry was deleted meanwhile) in their
- * format, and its event count (`n`). Entries read from Redis hold strings. An entry this replica
- * added and holds to insert itself keeps the UTF-8 bytes its XADD sent: a 10–25 kB string on V8's
- * heap that lives until the insert is copied by every scavenge it survives and often promoted,
- * and in A/B runs that raised the peak RSS by several MB; bytes outside the heap are never copied.
- */
+/** One stream entry: its id, its JSON (null when the entry was deleted meanwhile) and its event count. */
 export interface Entry {
   id: string;
-  raw: string | Buffer | null;
-  format: 'rows' | 'json';
+  json: string | null;
   count: number;
 }
 
-/** Parse XREADGROUP/XAUTOCLAIM entry lists: `[[id, [field, value, …] | null], …]`. */
+/** Field names of an entry. */
+export const EVENTS_FIELD = 'e';
+export const COUNT_FIELD = 'n';
+
+/**
+ * Parse XREADGROUP/XAUTOCLAIM/XRANGE entry lists: `[[id, [field, value, …] | null], …]` (null:
+ * deleted meanwhile). An entry without an events field is foreign: its fields become its text, a
+ * JSON object that {@link decodeEntry} sets aside whole.
+ */
 export function toEntries(list: unknown): Entry[] {
   if (!Array.isArray(list)) return [];
   return list.map((item) => {
     const [id, fields] = item as [string, string[] | null];
-    let raw: string | null = null;
-    let format: Entry['format'] = 'json';
-    let count = 1;
-    for (let i = 0; Array.isArray(fields) && i + 1 < fields.length; i += 2) {
-      const field = fields[i];
-      if (field === 'r' || field === 'e') {
-        raw = fields[i + 1] ?? null;
-        format = field === 'r' ? 'rows' : 'json';
-      } else if (field === 'n') count = Math.max(1, Math.trunc(Number(fields[i + 1])) || 1);
-    }
-    return { id: String(id), raw, format, count };
+    if (!Array.isArray(fields)) return { id: String(id), json: null, count: 1 };
+    const byName = new Map<string, string>();
+    for (let i = 0; i + 1 < fields.length; i += 2) byName.set(String(fields[i]), String(fields[i + 1]));
+    const json = byName.get(EVENTS_FIELD) ?? JSON.stringify(Object.fromEntries(byName));
+    return { id: String(id), json, count: Math.max(1, Math.trunc(Number(byName.get(COUNT_FIELD))) || 1) };
   });
 }
 
 /** The longest run of `entries` from the start holding at most `max` events (at least one entry). */
-export function firstBatch<T extends { count: number }>(entries: readonly T[], max: number): { batch: T[]; events: number } {
+export function firstBatch(entries: readonly Entry[], max: number): { batch: Entry[]; events: number } {
   let events = 0;
   let i = 0;
-  while (i < entries.length && (i === 0 || events + (entries[i] as T).count <= max)) events += (entries[i++] as T).count;
+  while (i < entries.length && (i === 0 || events + (entries[i] as Entry).count <= max)) events += (entries[i++] as Entry).count;
   return { batch: entries.slice(0, i), events };
 }
 
-/** The entries' events as one JSON array (`json` entries; those deleted meanwhile, `raw` null, left out). */
-export function batchJson(entries: readonly Entry[]): string {
-  const raws: string[] = [];
-  for (const e of entries) if (e.raw !== null) raws.push(e.raw.toString());
-  return `[${raws.join(',')}]`;
+/**
+ * The events of entries this process encoded itself as one JSON array, spliced from their text
+ * (each is a non-empty array) without parsing it again.
+ */
+export function spliceJson(entries: readonly Entry[]): string {
+  const parts: string[] = [];
+  for (const e of entries) if (e.json !== null) parts.push(e.json.slice(1, -1));
+  return `[${parts.join(',')}]`;
 }
 
-/** How many events `entries` hold. */
-export function eventCount(entries: readonly Entry[]): number {
-  let n = 0;
-  for (const e of entries) n += e.count;
-  return n;
+/** An event parsed from JSON with its date revived, or null when the value is not one. */
+function revive(value: unknown): UsageEvent | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const p = value as Record<string, unknown>;
+  if (typeof p.id !== 'string' || typeof p.createdAt !== 'string' || typeof p.orgId !== 'string') return null;
+  const createdAt = new Date(p.createdAt);
+  if (Number.isNaN(createdAt.getTime())) return null;
+  return { ...(p as unknown as UsageEvent), createdAt };
 }
 
 /**
- * COPY's end-of-data marker, a line `\.`: the rows after it in the same COPY would be dropped
- * silently. The row encoder escapes every backslash, so only an entry read from the stream (a
- * string; never one this replica encoded and holds as bytes) can be a foreign one holding it.
+ * An entry's events, and what in it is not an event (`foreign`): the whole text when it is not a
+ * non-empty JSON array, else each member that is not an event. Nothing for an entry deleted meanwhile.
  */
-const END_OF_DATA = /(?:^|\n)\\\./;
-
-/**
- * The entries (those deleted meanwhile left out) by how they are written: `rows` in one COPY,
- * `json` (the earlier format) in one JSON insert, `suspect` (rows holding the end-of-data marker)
- * decoded and inserted as events.
- */
-export function byWritePath(entries: readonly Entry[]): { rows: Entry[]; json: Entry[]; suspect: Entry[] } {
-  const out = { rows: [] as Entry[], json: [] as Entry[], suspect: [] as Entry[] };
-  for (const e of entries) {
-    if (e.raw === null) continue;
-    if (e.format === 'json') out.json.push(e);
-    else if (typeof e.raw === 'string' && END_OF_DATA.test(e.raw)) out.suspect.push(e);
-    else out.rows.push(e);
+export function decodeEntry(json: string | null): { events: UsageEvent[]; foreign: string[] } {
+  if (json === null) return { events: [], foreign: [] };
+  let list: unknown;
+  try {
+    list = JSON.parse(json);
+  } catch {
+    return { events: [], foreign: [json] };
   }
-  return out;
-}
-
-/** An entry's events, and what in it is not an event; nothing for an entry deleted meanwhile. */
-export function decodeEntry(entry: Entry): { events: UsageEvent[]; foreign: string[] } {
-  if (entry.raw === null) return { events: [], foreign: [] };
-  const raw = entry.raw.toString();
-  return entry.format === 'rows' ? decodeUsageRows(raw) : decodeUsageEntry(raw);
+  if (!Array.isArray(list) || list.length === 0) return { events: [], foreign: [json] };
+  const events: UsageEvent[] = [];
+  const foreign: string[] = [];
+  for (const member of list) {
+    const event = revive(member);
+    if (event) events.push(event);
+    else foreign.push(JSON.stringify(member));
+  }
+  return { events, foreign };
 }

@@ -79,15 +79,3 @@ export class ConsumerGroup {
     return Number(removed);
   }
 }
-
-/** A stream the outbox sweeps: its consumer group, and what the sweeps remember of it. */
-export class SweptStream {
-  /** Whether this consumer may hold entries it read and has not acknowledged (true until a read of them finds none). */
-  mayHavePending = true;
-  /** When dead consumers' idle entries were last claimed (Date.now()). */
-  claimedAt = -Infinity;
-  constructor(
-    readonly key: string,
-    readonly group: ConsumerGroup,
-  ) {}
-}

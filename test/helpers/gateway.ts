@@ -10,7 +10,6 @@ import { assembleDeps, type AppDeps } from '../../src/deps';
 import { createApp } from '../../src/app';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
-import { TS_LOADER } from './services';
 import { provisionOrg } from '../../src/orgs/provision';
 import { createLogger } from '../../src/observability/logger';
 
@@ -37,7 +36,7 @@ export function testConfig(overrides: ConfigOverrides = {}) {
 export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number) {
   const config = testConfig(overrides);
   // A fixed draw keeps the default provider balancing on the cheapest endpoint, so tests are deterministic.
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0, usageWriterPreload: TS_LOADER });
+  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0 });
   return { app: createApp(deps), deps };
 }
 

@@ -13,7 +13,6 @@ import { provisionOrg } from '../../src/orgs/provision';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { testConfig } from './gateway';
-import { TS_LOADER } from './services';
 
 /** A listening gateway, its base URL (ending in /api/v1) and a management key. */
 export interface ListeningGateway {
@@ -25,7 +24,7 @@ export interface ListeningGateway {
 /** Start a gateway on random loopback ports. `server.shutdown()` closes it and the stores. */
 export async function listenGateway(db: Database, kv: Kv, overrides: ConfigOverrides = {}): Promise<ListeningGateway> {
   const config = testConfig({ ...overrides, server: { port: 0, metricsPort: 0, host: '127.0.0.1', ...overrides.server } });
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), random: () => 0, usageWriterPreload: TS_LOADER });
+  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), random: () => 0 });
   const org = await db.transaction((tx) => provisionOrg(tx, 'SDK Org'));
   const server = await startServer(deps);
   return { server, baseUrl: `http://127.0.0.1:${server.apiPort}/api/v1`, mgmtKey: org.secret };

@@ -17,8 +17,8 @@ import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';
 
 /**
- * Loaded first by worker threads started from the TypeScript sources (the usage writer), so
- * they can require `.ts` files; pass it as `usageWriterPreload` to `assembleDeps`.
+ * Loaded first (`node -r`) by child processes that run the TypeScript sources, so they can
+ * require `.ts` files.
  */
 export const TS_LOADER = path.join(__dirname, 'ts-loader.js');
 

@@ -1,7 +1,7 @@
 /**
- * Lets a worker thread started from the TypeScript sources (the usage writer, under the test
- * runner) `require` `.ts` files: each is compiled to CommonJS with SWC as it is loaded, like
- * Jest's own transform does for the test files. Production runs the compiled `dist/` and never
+ * Lets a child process started from the TypeScript sources (under the test runner) `require`
+ * `.ts` files: each is compiled to CommonJS with SWC as it is loaded, like Jest's own transform
+ * does for the test files. Production runs the compiled `dist/` and never
  * loads this.
  */
 'use strict';

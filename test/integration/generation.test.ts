@@ -1,8 +1,7 @@
 /**
  * `GET /generation?id=` through HTTP on every database × Kv: the reference notes' Generation
  * shape with every field, the recorded figures, organization scoping (another org's id is 404),
- * 404 before the outbox has written the record, and 400 for a missing or blank id. With Redis and
- * Postgres the records go through the usage writer thread.
+ * 404 before the outbox has written the record, and 400 for a missing or blank id.
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -34,8 +33,7 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
     beforeAll(async () => {
       db = await dbKind.open();
       kv = await kvKind.open();
-      // With Redis and Postgres the usage stream is drained by the writer thread (the other pairs: inline).
-      const overrides = { usage: { batchSize: 100, flushIntervalMs: 60_000, writer: 'thread' as const } };
+      const overrides = { usage: { batchSize: 100, flushIntervalMs: 60_000 } };
       gw = await createTestGateway(db, kv, overrides);
       other = await createTestGateway(db, kv, overrides);
       key = (await createInferenceKey(gw)).secret;

@@ -1,6 +1,6 @@
 /**
- * Postgres connections that die while a pooled client is checked out (a transaction between
- * statements, an advisory lock held around other work, a COPY in flight) must fail that work,
+ * Postgres connections that die while a pooled client is checked out (a statement in flight, a
+ * transaction between statements, an advisory lock held around other work) must fail that work,
  * never the process: `pg` emits `error` on such a client, and an `error` event without a
  * listener is an uncaught exception. Connections go through a TCP proxy that is cut mid-way;
  * the pool must serve again once the proxy is back.
@@ -15,6 +15,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked out', () => {
   let proxy: TcpProxy;
   let db: Database;
+  /** The same schema reached directly, not through the proxy: sees what runs when the proxy is cut. */
+  let observer: Database;
   const schema = `t_${uniqueId()}`;
   const uncaught: Error[] = [];
   const record = (err: Error): void => {
@@ -30,6 +32,7 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     url.port = String(proxy.port);
     db = await openPostgres({ url: url.toString(), schema, poolSize: 4 });
     await db.exec('CREATE TABLE loss_probe (id integer PRIMARY KEY)');
+    observer = await openPostgres({ url: DATABASE_URL as string, schema, poolSize: 1 });
     process.on('uncaughtException', record);
   });
   afterAll(async () => {
@@ -37,6 +40,7 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     await proxy.open();
     await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
     await db.close();
+    await observer.close();
     await proxy.close();
   });
   beforeEach(async () => {
@@ -105,15 +109,31 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     expect(ran).toBe(true);
   });
 
-  test('COPYs in flight fail, and later COPYs land', async () => {
-    const rows = (k: number) => Array.from({ length: 100_000 }, (_, i) => `${(k + 1) * 1_000_000 + i}\n`).join('');
-    const batches = [0, 1, 2, 3].map(rows);
-    await cutDuring((holding) => {
-      const copies = Promise.all(batches.map((b) => db.copyIn('loss_probe', ['id'], [b])));
+  test('statements in flight outside a transaction (large multi-row inserts, a sleep) fail whole, and later ones land', async () => {
+    const insert = (json: string) =>
+      db.query('INSERT INTO loss_probe (id) SELECT id FROM json_to_recordset($1::json) AS r(id integer)', [json]);
+    const batch = (k: number) => JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: (k + 1) * 1_000_000 + i })));
+    const marker = `${schema}_sleep`;
+    let sleeping = false;
+    await cutDuring(async (holding) => {
+      const running = Promise.all([...[0, 1, 2].map((k) => insert(batch(k))), db.query(`SELECT pg_sleep(2) AS ${marker}`)]);
+      running.catch(() => undefined); // awaited below; may fail while we wait for the sleep to start
+      // Cut once the sleep is running on the server (the inserts are sent or on their way).
+      for (let waited = 0; waited < 5000; waited += 10) {
+        const [row] = await observer.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT pg_sleep(2) AS ${marker}%`]);
+        sleeping = row!.n > 0;
+        if (sleeping) break;
+        await sleep(10);
+      }
       holding();
-      return copies;
-    }, 5);
-    await db.copyIn('loss_probe', ['id'], ['7\n']);
+      return running;
+    });
+    expect(sleeping).toBe(true); // the cut came while a statement was running
+    // Each insert is one statement: all of its rows or none.
+    const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM loss_probe WHERE id >= 1000000')) as [{ n: number }];
+    expect(n % 100_000).toBe(0);
+    await insert(JSON.stringify([{ id: 7 }]));
     expect(await db.query('SELECT id FROM loss_probe WHERE id = 7')).toEqual([{ id: 7 }]);
   });
 });

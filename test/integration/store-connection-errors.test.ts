@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { types } from 'node:util';
-import { DATABASE_URL, TS_LOADER, describeIf, uniqueId } from '../helpers/services';
+import { DATABASE_URL, describeIf, uniqueId } from '../helpers/services';
 import { tcpProxy } from '../helpers/tcp-proxy';
 import { RedisKv } from '../../src/kv/redis';
 import { openPostgres } from '../../src/store/postgres';
@@ -72,7 +72,7 @@ test('openDependencies wires Redis connection errors to a warning and the metric
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
   const metrics = new Metrics();
   const config = testConfig({ redis: { url: 'redis://127.0.0.1:1' }, database: { dataDir: tempDir('sy-connerr-') } });
-  const deps = await openDependencies(config, { logger: createLogger('warn', stream), metrics, usageWriterPreload: TS_LOADER });
+  const deps = await openDependencies(config, { logger: createLogger('warn', stream), metrics });
   try {
     await until(() => written.includes('redis connection error'));
     const line = JSON.parse(written.split('\n').find((l) => l.includes('redis connection error')) as string) as Record<string, unknown>;

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     expect(c.database.dataDir).toBe('./data');
     expect(c.redis.url).toBeNull();
     expect(c.rateLimit.failMode).toBe('open');
-    expect(c.usage.writer).toBe('inline');
+    expect(c.usage.addLingerMs).toBe(20);
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.server)).toBe(true);
   });
@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
-      USAGE_WRITER: 'thread',
+      USAGE_ADD_LINGER_MS: '5',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
     });
@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
     expect(c.log).toEqual({ level: 'debug', flushMs: 0 });
     expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
-    expect(c.usage.writer).toBe('thread');
+    expect(c.usage.addLingerMs).toBe(5);
   });
 
   test('empty variables count as unset', () => {
@@ -71,14 +71,14 @@ describe('loadConfig', () => {
   test('every problem is listed in one error, naming the variable', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_WRITER: 'forked', LOG_FLUSH_MS: '-5' });
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_ADD_LINGER_MS: '-1', LOG_FLUSH_MS: '-5' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
     expect((error as ConfigError).problems).toHaveLength(6);
-    expect(problems).toContain('(USAGE_WRITER)');
+    expect(problems).toContain('(USAGE_ADD_LINGER_MS)');
     expect(problems).toContain('(LOG_FLUSH_MS)');
     expect(problems).toContain('(PORT)');
     expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');

@@ -3,14 +3,13 @@
  * event-loop turn with 0), a full batch goes at once, and a flush sends what waits without
  * waiting for the linger.
  */
-import { LingerBatch, type Waiting } from '../../src/usage/linger-batch';
+import { LingerBatch } from '../../src/usage/linger-batch';
 
-/** A batcher whose `send` records each batch's items and resolves them. */
+/** A batcher whose `send` records each batch's items. */
 function recording(max: number, lingerMs: number) {
   const batches: number[][] = [];
-  const batcher = new LingerBatch<number>(max, lingerMs, async (batch: Array<Waiting<number>>) => {
-    batches.push(batch.map((w) => w.item));
-    for (const w of batch) w.resolve();
+  const batcher = new LingerBatch<number>(max, lingerMs, async (items: number[]) => {
+    batches.push(items);
   });
   return { batches, batcher };
 }
@@ -37,5 +36,19 @@ describe('LingerBatch', () => {
     await fourth;
     expect(batches).toEqual([[1, 2, 3], [4]]);
     expect(batcher.length).toBe(0);
+  });
+
+  test('each item settles as its batch was handled: a failed send rejects that batch\'s adders only', async () => {
+    let fail = true;
+    const batcher = new LingerBatch<number>(2, 60_000, async () => {
+      if (fail) throw new Error('refused');
+    });
+    const [a, b] = [batcher.add(1), batcher.add(2)];
+    await expect(a).rejects.toThrow('refused');
+    await expect(b).rejects.toThrow('refused');
+    fail = false;
+    const c = batcher.add(3);
+    await batcher.flush();
+    await expect(c).resolves.toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The outbox's building blocks: the bounded queue's backpressure (full → push waits, a write
- * frees room, order kept) and the retry backoff (grows, capped, reset by a success).
+ * frees room, order kept), the retry backoff (grows, capped, reset by a success) and the stream
+ * entry format (JSON arrays of events; what is not an event is handed back to be set aside).
  */
 import { BoundedQueue } from '../../src/usage/bounded-queue';
 import { Backoff } from '../../src/usage/backoff';
-import { decodeUsageEntry, encodeUsageEvent } from '../../src/usage/event-codec';
+import { decodeEntry, firstBatch, spliceJson, toEntries, type Entry } from '../../src/usage/stream-entries';
 import { isDataError } from '../../src/usage/outbox';
 import type { UsageEvent } from '../../src/usage/types';
 import { SAMPLE_USAGE_EVENT } from '../helpers/usage-events';
@@ -54,39 +55,51 @@ describe('Backoff', () => {
   });
 });
 
-describe('usage event codec', () => {
+describe('usage stream entries', () => {
   const event = SAMPLE_USAGE_EVENT;
+  const second: UsageEvent = { ...event, id: 'gen-emb-2-def', endUser: 'a, "b"], [c', createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)) };
 
-  test('round-trips an event including its Date', () => {
-    expect(decodeUsageEntry(encodeUsageEvent(event)).events).toEqual([event]);
+  test('an entry is JSON.stringify of its events; decoding revives the dates', () => {
+    expect(decodeEntry(JSON.stringify([event, second]))).toEqual({ events: [event, second], foreign: [] });
+    expect(decodeEntry(JSON.stringify([second])).events[0]!.createdAt).toBeInstanceOf(Date);
   });
 
-  test('encodes exactly as JSON.stringify: every member, in order, with escapes, nulls, non-finite numbers and bad dates', () => {
-    const odd: UsageEvent = {
-      ...event, endUser: 'quote " backslash \\ newline \n tab \t nul \u0000 é 😀 \ud800', sessionId: null, provider: null,
-      userAgent: 'Mozilla/5.0 (X11) "x"', httpReferer: '</script>', appTitle: '', latencyMs: null, generationTimeMs: -0, costUsd: 1e-21,
-    };
-    for (const e of [event, odd, { ...event, costUsd: Number.NaN, tokensPrompt: Number.POSITIVE_INFINITY, createdAt: new Date(Number.NaN) }]) {
-      expect(encodeUsageEvent(e)).toBe(JSON.stringify(e));
+  test('what is not an event is handed back as foreign: the whole entry if it is not a non-empty list, else each member', () => {
+    for (const raw of ['not json', '', '[]', '{"id":"x"}', JSON.stringify(event), '[1,2', `${JSON.stringify([event])},`]) {
+      expect(decodeEntry(raw)).toEqual({ events: [], foreign: [raw] });
     }
-    expect(Object.keys(JSON.parse(encodeUsageEvent(event)) as object)).toEqual(Object.keys(event));
+    const mixed = JSON.stringify([event, { hello: 1 }, 7, { ...event, createdAt: 'yesterday' }, { ...event, id: 1 }]);
+    const decoded = decodeEntry(mixed);
+    expect(decoded.events).toEqual([event]);
+    expect(decoded.foreign).toEqual(['{"hello":1}', '7', JSON.stringify({ ...event, createdAt: 'yesterday' }), JSON.stringify({ ...event, id: 1 })]);
+    expect(decodeEntry(null)).toEqual({ events: [], foreign: [] });
   });
 
-  test('refuses entries that are not events', () => {
-    expect(decodeUsageEntry('not json').events).toEqual([]);
-    expect(decodeUsageEntry('{"id":1}').events).toEqual([]);
-    expect(decodeUsageEntry(JSON.stringify({ ...event, createdAt: 'yesterday' })).events).toEqual([]);
+  test('entries read from Redis: deleted ones have no JSON; one without an events field is its fields as an object', () => {
+    const entries = toEntries([
+      ['1-0', ['e', '[1]', 'n', '3']],
+      ['2-0', null],
+      ['3-0', ['r', 'rows', 'n', 'x']],
+    ]);
+    expect(entries).toEqual([
+      { id: '1-0', json: '[1]', count: 3 },
+      { id: '2-0', json: null, count: 1 },
+      { id: '3-0', json: '{"r":"rows","n":"x"}', count: 1 },
+    ]);
+    expect(toEntries(null)).toEqual([]);
   });
 
-  test('a stream entry holds the events of one XADD joined by commas; one event alone is an entry too', () => {
-    const second = { ...event, id: 'gen-emb-2-def', endUser: 'a, "b"], [c' };
-    expect(decodeUsageEntry([event, second].map(encodeUsageEvent).join(','))).toEqual({ events: [event, second], foreign: [] });
-    expect(decodeUsageEntry(encodeUsageEvent(event))).toEqual({ events: [event], foreign: [] });
-  });
-
-  test('what is not an event is handed back as foreign: the whole entry if it is not a list, else each member', () => {
-    for (const raw of ['not json', '', '1],[2', `${encodeUsageEvent(event)},`]) expect(decodeUsageEntry(raw)).toEqual({ events: [], foreign: [raw] });
-    expect(decodeUsageEntry(`${encodeUsageEvent(event)},{"hello":1},7`)).toEqual({ events: [event], foreign: ['{"hello":1}', '7'] });
+  test('entries this process encoded splice into one array; a batch takes whole entries up to the limit', () => {
+    const entries: Entry[] = [
+      { id: '1', json: JSON.stringify([event]), count: 1 },
+      { id: '2', json: JSON.stringify([second, event]), count: 2 },
+      { id: '3', json: JSON.stringify([second]), count: 1 },
+    ];
+    expect(decodeEntry(spliceJson(entries)).events).toEqual([event, second, event, second]);
+    expect(firstBatch(entries, 3)).toEqual({ batch: entries.slice(0, 2), events: 3 });
+    expect(firstBatch(entries, 2)).toEqual({ batch: entries.slice(0, 1), events: 1 });
+    // One entry over the limit still goes alone rather than never.
+    expect(firstBatch(entries.slice(1), 1)).toEqual({ batch: entries.slice(1, 2), events: 2 });
   });
 });
 

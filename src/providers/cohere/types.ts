@@ -9,10 +9,3 @@ export interface CohereEmbedRequest {
   inputs?: Array<{ content: unknown[] }>;
   output_dimension?: number;
 }
-
-/** Response body (the fields we read). */
-export interface CohereEmbedResponse {
-  id?: string;
-  embeddings: { float: number[][] };
-  meta?: { billed_units?: { input_tokens?: number; images?: number } };
-}

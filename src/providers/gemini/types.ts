@@ -12,8 +12,3 @@ export interface GeminiEmbedContentRequest {
 export interface GeminiBatchEmbedRequest {
   requests: GeminiEmbedContentRequest[];
 }
-
-/** Response body: one `values` vector per request; no token counts. */
-export interface GeminiBatchEmbedResponse {
-  embeddings: Array<{ values: number[] }>;
-}

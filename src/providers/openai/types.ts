@@ -8,10 +8,3 @@ export interface OpenAIEmbeddingsRequest {
   encoding_format: 'float' | 'base64';
   user?: string;
 }
-
-/** Response body (the fields we read). */
-export interface OpenAIEmbeddingsResponse {
-  id?: string;
-  data: Array<{ embedding: number[] | string; index?: number }>;
-  usage?: { prompt_tokens?: number; total_tokens?: number };
-}

@@ -7,9 +7,3 @@ export interface VoyageEmbeddingsRequest {
   input_type?: 'query' | 'document';
   output_dimension?: number;
 }
-
-/** Response body (the fields we read). */
-export interface VoyageEmbeddingsResponse {
-  data: Array<{ embedding: number[]; index: number }>;
-  usage?: { total_tokens?: number };
-}
