@@ -69,8 +69,10 @@ export interface Config {
 export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };
 
 /**
- * Environment variable → config path. Variables marked `secret` also accept `<NAME>_FILE`
- * (a path whose contents are the value), the usual way to mount Kubernetes secrets.
+ * Environment variable → config path: the settings an operator sets (the README's table).
+ * Variables marked `secret` also accept `<NAME>_FILE` (a path whose contents are the value), the
+ * usual way to mount Kubernetes secrets. Internal tuning (the "advanced" part of
+ * `config/default.yaml`) has no variable: it is set in a file named by `SWITCHYARD_CONFIG`.
  */
 export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean }> = [
   { name: 'HOST', path: ['server', 'host'] },
@@ -86,32 +88,16 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'REDIS_KEY_PREFIX', path: ['redis', 'keyPrefix'] },
   { name: 'REDIS_COMMAND_TIMEOUT_MS', path: ['redis', 'commandTimeoutMs'] },
   { name: 'SWITCHYARD_BOOTSTRAP_KEY', path: ['auth', 'bootstrapKey'], secret: true },
-  { name: 'KEY_CACHE_TTL_MS', path: ['auth', 'keyCacheTtlMs'] },
-  { name: 'KEY_CACHE_MAX', path: ['auth', 'keyCacheMax'] },
   { name: 'RATE_LIMIT_WINDOW_MS', path: ['rateLimit', 'windowMs'] },
   { name: 'RATE_LIMIT_MAX', path: ['rateLimit', 'limit'] },
   { name: 'RATE_LIMIT_FAIL_MODE', path: ['rateLimit', 'failMode'] },
   { name: 'LOG_LEVEL', path: ['log', 'level'] },
-  { name: 'LOG_FLUSH_MS', path: ['log', 'flushMs'] },
   { name: 'SWITCHYARD_MODELS_FILE', path: ['catalog', 'modelsFile'] },
   { name: 'SWITCHYARD_PROVIDERS_FILE', path: ['catalog', 'providersFile'] },
   { name: 'UPSTREAM_ATTEMPT_TIMEOUT_MS', path: ['upstream', 'attemptTimeoutMs'] },
   { name: 'UPSTREAM_DEADLINE_MS', path: ['upstream', 'deadlineMs'] },
-  { name: 'UPSTREAM_CONNECTIONS_PER_ORIGIN', path: ['upstream', 'connectionsPerOrigin'] },
-  { name: 'BREAKER_FAILURE_THRESHOLD', path: ['breaker', 'failureThreshold'] },
-  { name: 'BREAKER_COOLDOWN_MS', path: ['breaker', 'cooldownMs'] },
   { name: 'FILES_MAX_BYTES', path: ['files', 'maxBytes'] },
-  { name: 'FILES_CHUNK_BYTES', path: ['files', 'chunkBytes'] },
   { name: 'FILES_MAX_CONCURRENT_UPLOADS', path: ['files', 'maxConcurrentUploads'] },
-  { name: 'USAGE_BATCH_SIZE', path: ['usage', 'batchSize'] },
-  { name: 'USAGE_FLUSH_INTERVAL_MS', path: ['usage', 'flushIntervalMs'] },
-  { name: 'USAGE_MAX_QUEUED', path: ['usage', 'maxQueued'] },
-  { name: 'USAGE_CLAIM_IDLE_MS', path: ['usage', 'claimIdleMs'] },
-  { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
-  { name: 'USAGE_ADD_LINGER_MS', path: ['usage', 'addLingerMs'] },
-  { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
-  { name: 'BUDGET_LEASE_REQUESTS', path: ['budgets', 'leaseRequests'] },
-  { name: 'BUDGET_LEASE_MS', path: ['budgets', 'leaseMs'] },
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },

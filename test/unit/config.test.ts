@@ -30,11 +30,9 @@ describe('loadConfig', () => {
       SWITCHYARD_DATA_DIR: '/var/lib/sy',
       SWITCHYARD_BOOTSTRAP_KEY: 'sk-sy-v1-abcdefabcdefabcdef',
       LOG_LEVEL: 'debug',
-      LOG_FLUSH_MS: '0',
       RATE_LIMIT_MAX: '42',
       RATE_LIMIT_WINDOW_MS: '5000',
       RATE_LIMIT_FAIL_MODE: 'closed',
-      USAGE_ADD_LINGER_MS: '5',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
     });
@@ -42,9 +40,19 @@ describe('loadConfig', () => {
     expect(c.database).toMatchObject({ url: 'postgres://u@h/db', dataDir: '/var/lib/sy' });
     expect(c.redis.url).toBe('redis://127.0.0.1:6379');
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
-    expect(c.log).toEqual({ level: 'debug', flushMs: 0 });
+    expect(c.log.level).toBe('debug');
     expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+  });
+
+  test('internal tuning has no environment variable: it is set in the SWITCHYARD_CONFIG file', () => {
+    const dir = tempDir('sy-cfg-');
+    const file = path.join(dir, 'tuning.yaml');
+    writeFileSync(file, 'usage:\n  addLingerMs: 5\nbudgets:\n  leaseRequests: 0\nlog:\n  flushMs: 0\n');
+    const c = loadConfig({ SWITCHYARD_CONFIG: file, USAGE_ADD_LINGER_MS: '7', BUDGET_LEASE_REQUESTS: '9' });
     expect(c.usage.addLingerMs).toBe(5);
+    expect(c.budgets.leaseRequests).toBe(0);
+    expect(c.log.flushMs).toBe(0);
+    expect(loadConfig({ USAGE_ADD_LINGER_MS: '7' }).usage.addLingerMs).toBe(20);
   });
 
   test('empty variables count as unset', () => {
@@ -71,15 +79,15 @@ describe('loadConfig', () => {
   test('every problem is listed in one error, naming the variable', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', USAGE_ADD_LINGER_MS: '-1', LOG_FLUSH_MS: '-5' });
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', RATE_LIMIT_MAX: '-1', UPSTREAM_DEADLINE_MS: '-5' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
     expect((error as ConfigError).problems).toHaveLength(6);
-    expect(problems).toContain('(USAGE_ADD_LINGER_MS)');
-    expect(problems).toContain('(LOG_FLUSH_MS)');
+    expect(problems).toContain('(RATE_LIMIT_MAX)');
+    expect(problems).toContain('(UPSTREAM_DEADLINE_MS)');
     expect(problems).toContain('(PORT)');
     expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');
     expect(problems).toContain('(DATABASE_URL)');
