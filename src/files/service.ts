@@ -16,7 +16,8 @@ import { inspectUpload, type UploadFacts } from './inspect';
 import { discardBody, receiveFile } from './multipart';
 import * as repo from './repository';
 import type { FileRecord, FileStorage } from './types';
-import { decodeCursor, newFileId } from './wire';
+import { newFileId } from './wire';
+import { loadCursorSeal, type CursorSeal } from './cursor';
 
 /** Validated query of `GET /files` (`provider` is refused before this). */
 export interface ListFilesQuery {
@@ -63,6 +64,8 @@ function cleanFilename(raw: string): string {
 export class FileService {
   /** Uploads in progress on this replica. */
   private uploading = 0;
+  /** The cursor key, read from the database on first use. */
+  private seal: Promise<CursorSeal> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -128,7 +131,7 @@ export class FileService {
    * One page of the workspace's files, oldest first; `hasMore` tells whether a cursor follows.
    * The page starts after the position given by at most one of `cursor`, `after` or `after_id`.
    */
-  async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; hasMore: boolean }> {
+  async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; cursor: string | null }> {
     if (q.before_id !== undefined) {
       throw new ValidationError(
         [{ path: 'query.before_id', message: 'is not supported: files are listed forward only, oldest first' }],
@@ -140,11 +143,26 @@ export class FileService {
       throw new ValidationError(given.map((name) => ({ path: `query.${name}`, message: `only one of ${given.join(', ')} may be given` })));
     }
     const start = given[0];
-    const decoded = start === 'cursor' ? decodeCursor(q.cursor as string) : null;
     const scope = await this.scopeFor(key, q.workspace_id);
-    const afterSeq = start === 'after' || start === 'after_id' ? await this.positionOf(scope, start, q[start] as string) : decoded;
+    const seal = await this.cursorSeal();
+    const afterSeq =
+      start === 'after' || start === 'after_id'
+        ? await this.positionOf(scope, start, q[start] as string)
+        : start === 'cursor'
+          ? seal.open(scope, q.cursor as string)
+          : null;
     const rows = await repo.listFiles(this.db, scope, afterSeq, q.limit + 1);
-    return { files: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+    const files = rows.slice(0, q.limit);
+    const last = files[files.length - 1];
+    return { files, cursor: rows.length > q.limit && last ? seal.seal(scope, last.seq) : null };
+  }
+
+  private cursorSeal(): Promise<CursorSeal> {
+    this.seal ??= loadCursorSeal(this.db).catch((err: unknown) => {
+      this.seal = undefined;
+      throw err;
+    });
+    return this.seal;
   }
 
   /**

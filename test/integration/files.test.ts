@@ -337,7 +337,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     ['before_id=file-000000000000000000000000', 'query.before_id'],
     ['after=file-000000000000000000000000', 'query.after'],
     ['after_id=not-a-file-id', 'query.after_id'],
-    ['after_id=file-000000000000000000000000&cursor=ZjEuMQ', 'query.after_id'],
+    ['after_id=file-000000000000000000000000&cursor=f2.AAAAAAAAAAAAAAAAAAAAAA', 'query.after_id'],
     ['order=desc', 'query.order'],
   ])('GET /files?%s → 400 naming %s', async (qs, path) => {
     const res = await request(gw.app).get(`/api/v1/files?${qs}`).set('Authorization', bearer(gw.mgmtKey));
