@@ -62,12 +62,27 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** 400 with the spec's text; the individual problems go in `metadata.errors`. */
+/** Problems listed in one 400; the rest are only counted, so an answer stays small whatever the input. */
+export const MAX_LISTED_ISSUES = 20;
+/** Longest path or message of one listed problem (a path can echo a client's 100 KB property name). */
+const MAX_ISSUE_TEXT = 200;
+
+const clip = (text: string) => (text.length > MAX_ISSUE_TEXT ? `${text.slice(0, MAX_ISSUE_TEXT)}…` : text);
+
+/**
+ * 400 with the spec's text, always `Invalid request parameters`: the individual problems go in
+ * `metadata.errors` (the first {@link MAX_LISTED_ISSUES}, each clipped; `metadata.more_errors`
+ * counts the rest), and `detail`, when given, in `metadata.detail` (a sentence saying what to do).
+ */
 export class ValidationError extends GatewayError {
   readonly issues: ValidationIssue[];
-  constructor(issues: ValidationIssue[], message = STATUS_MESSAGES[400]) {
-    super(400, message, { metadata: { errors: issues } });
-    this.issues = issues;
+  constructor(issues: ValidationIssue[], detail?: string, extra: Record<string, unknown> = {}) {
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => ({ path: clip(i.path), message: clip(i.message) }));
+    const metadata: Record<string, unknown> = { errors: listed };
+    if (issues.length > listed.length) metadata.more_errors = issues.length - listed.length;
+    if (detail !== undefined) metadata.detail = detail;
+    super(400, STATUS_MESSAGES[400], { metadata: { ...metadata, ...extra } });
+    this.issues = listed;
   }
 }
 

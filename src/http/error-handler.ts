@@ -6,7 +6,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError, invalidJsonBody, unreadableBody } from '../errors';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
 import { errorFields } from '../observability/error-fields';
 
@@ -32,9 +32,10 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'stream.encoding.set':
       return unreadableBody();
     default:
-      // Other http-errors raised by express itself (e.g. a malformed %-escape in a path → 400).
+      // Other http-errors raised by express itself: a malformed %-escape in a path parameter
+      // (400 from the router) names no resource, so it is a 404 like an unknown id.
       if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-        return e.status === 400 ? new ValidationError([{ path: 'path', message: 'is malformed' }]) : new GatewayError(e.status);
+        return e.status === 400 ? new NotFoundError() : new GatewayError(e.status);
       }
       return null;
   }

@@ -357,7 +357,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     ];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toMatch(/provider/i);
+      expect(res.body.error.metadata.detail).toMatch(/provider/i);
       expect(res.body.error.metadata.errors[0].path).toBe('query.provider');
     }
     expect([await count('files'), await count('file_chunks')]).toEqual(before);
