@@ -32,7 +32,22 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers (e.g. `WWW-Authenticate`). */
   headers?: Record<string, string>;
+  /** Rendered as `error.availability`: why a model cannot be served (reference notes §0.1). */
+  availability?: Availability;
   cause?: unknown;
+}
+
+/**
+ * The hosted service's model-availability detail: whether retrying can help, and which of the
+ * request's own constraints (if any) excluded every endpoint.
+ */
+export interface Availability {
+  code: 'constraint_filtered' | 'no_endpoints' | 'temporarily_unavailable';
+  retryable: boolean;
+  retry_after?: number;
+  requested_models: string[];
+  constraint?: { field: string; detail: string };
+  affected_providers?: string[];
 }
 
 /**
@@ -44,6 +59,7 @@ export class GatewayError extends Error {
   readonly metadata: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly availability: Availability | undefined;
 
   constructor(status: number, message?: string, options: GatewayErrorOptions = {}) {
     super(message ?? STATUS_MESSAGES[status] ?? 'Error', { cause: options.cause });
@@ -52,6 +68,7 @@ export class GatewayError extends Error {
     this.metadata = options.metadata;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
+    this.availability = options.availability;
   }
 }
 
@@ -124,6 +141,16 @@ export class NotFoundError extends GatewayError {
   }
 }
 
+/**
+ * 404 for a request that can never succeed as asked: the model has no endpoint for its input, or
+ * its own `provider` constraints exclude every endpoint. Not retryable, so clients do not retry.
+ */
+export class NoEndpointsError extends GatewayError {
+  constructor(availability: Availability) {
+    super(404, STATUS_MESSAGES[404], { availability, metadata: { reason: availability.constraint?.detail } });
+  }
+}
+
 /** 408: a local operation (e.g. analytics query) ran out of time. */
 export class RequestTimeoutError extends GatewayError {
   constructor() {
@@ -154,8 +181,8 @@ export class RateLimitError extends GatewayError {
 
 /** 503: a dependency this request needs (Redis, database, every upstream) is unavailable. */
 export class ServiceUnavailableError extends GatewayError {
-  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number) {
-    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds });
+  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number, availability?: Availability) {
+    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds, availability });
   }
 }
 

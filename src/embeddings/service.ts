@@ -12,7 +12,8 @@ import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
 import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
-import { finalError, noCandidates } from '../routing/final-error';
+import { finalError } from '../routing/final-error';
+import { noCandidates } from '../routing/availability';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
 import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
@@ -69,8 +70,9 @@ export class EmbeddingsService {
     const parameters = new Set<RoutableParameter>();
     if (body.dimensions !== undefined) parameters.add('dimensions');
     if (body.input_type !== undefined) parameters.add('input_type');
-    const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
-    if (candidates.length === 0) throw noCandidates();
+    const needs = { inputKind: norm.input.kind, modalities: norm.modalities, parameters };
+    const candidates = selectCandidates(model, needs, body.provider, this.deps.random);
+    if (candidates.length === 0) throw noCandidates(model, needs, body.provider);
 
     const estimate = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
     const reservation = spend.reserveNow?.(ctx.key, estimate) ?? (await spend.reserve(ctx.key, estimate, ctx.requestId));
@@ -91,7 +93,7 @@ export class EmbeddingsService {
     for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model: model.id });
     if (!run.ok) {
       await reservation.release();
-      throw finalError(run);
+      throw finalError(run, model, candidates, config.breaker.cooldownMs / 1000);
     }
 
     const { value: parsed, endpoint } = run;

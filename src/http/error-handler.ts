@@ -66,8 +66,9 @@ export function sendError(res: Response, err: GatewayError): void {
   }
   for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
   if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
-  const body: { code: number; message: string; metadata?: Record<string, unknown> } = { code: err.status, message: err.message };
+  const body: { code: number; message: string; metadata?: Record<string, unknown>; availability?: unknown } = { code: err.status, message: err.message };
   if (err.metadata) body.metadata = err.metadata;
+  if (err.availability) body.availability = err.availability;
   const json = JSON.stringify({ error: body });
   res.statusCode = err.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -84,10 +84,10 @@ describe('POST /embeddings', () => {
     expect(h.fleet.fakes.nebius!.calls).toHaveLength(0);
   });
 
-  test('token ids on a model without token-capable endpoints → 503 (nothing eligible)', async () => {
+  test('token ids on a model without token-capable endpoints → 404 no_endpoints (can never succeed)', async () => {
     const res = await h.post({ model: 'voyage/voyage-3.5', input: [1, 2, 3] });
-    expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable' });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', availability: { code: 'no_endpoints', retryable: false } });
   });
 
   test('multimodal input is routed only to endpoints that accept its modalities', async () => {
@@ -101,7 +101,7 @@ describe('POST /embeddings', () => {
     expect(h.events[0]!.inputModality).toBe('text+image');
     // a text-only model cannot take the image
     const refused = await h.post({ model: SMALL, input });
-    expect(refused.status).toBe(503);
+    expect(refused.status).toBe(404);
     expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
     // text-only multimodal items are fine on a text model
     const textOnly = await h.post({ model: 'voyage/voyage-3.5', input: [{ content: [{ type: 'text', text: 'abc' }] }] });
