@@ -77,3 +77,25 @@ test('every circuit open → 503 temporarily_unavailable with Retry-After from t
   expect(res.body.error.availability).toMatchObject({ code: 'temporarily_unavailable', retryable: true, retry_after: 20, affected_providers: ['openai'] });
   h.clock.now += 25_000;
 });
+
+describe('an upstream vector holding a number a double cannot hold (1e999)', () => {
+  const body = (vector: string) =>
+    `{"object":"list","data":[{"object":"embedding","index":0,"embedding":${vector}}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":1}}`;
+
+  test('is an invalid upstream body: 502 when no other candidate answers', async () => {
+    h.fleet.fakes.openai!.queue({ rawBody: body('[0.25,1e999]') });
+    const res = await h.post({ model: SMALL, input: 'hello', provider: { allow_fallbacks: false } });
+    expect(res.status).toBe(502);
+    expect(res.text).not.toMatch(/Infinity|1e999/);
+    h.clock.now += 25_000; // past the cooldown of the circuit that failure opened
+  });
+
+  test('falls back to the next provider when there is one', async () => {
+    h.fleet.fakes.deepinfra!.queue({ rawBody: body('[-1e400,0.5]') });
+    const res = await h.post({ model: BGE, input: 'hello' });
+    expect(res.status).toBe(200);
+    expect(res.body.provider).not.toBe('DeepInfra');
+    expect(res.body.data[0].embedding.every(Number.isFinite)).toBe(true);
+    h.clock.now += 25_000;
+  });
+});
