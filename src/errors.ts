@@ -17,6 +17,7 @@ export const STATUS_MESSAGES: Readonly<Record<number, string>> = Object.freeze({
   413: 'Request payload too large',
   415: 'Unsupported media type',
   429: 'Rate limit exceeded',
+  431: 'Request header fields too large',
   500: 'Internal Server Error',
   502: 'Provider returned error',
   503: 'Service temporarily unavailable',

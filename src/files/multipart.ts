@@ -32,8 +32,8 @@ export interface UploadLimits {
   drainBytes?: number;
 }
 
-/** Room for boundaries, part headers and small fields beyond the file itself. */
-const FORM_OVERHEAD_BYTES = 1024 * 1024;
+/** Room for boundaries, part headers and small fields beyond the file itself (also the early 413 check, see http/early-refusals.ts). */
+export const FORM_OVERHEAD_BYTES = 1024 * 1024;
 const DEFAULT_DRAIN_BYTES = 16 * 1024 * 1024;
 
 const badForm = (message: string) => new ValidationError([{ path: 'body', message }]);
