@@ -152,10 +152,10 @@ export class NoEndpointsError extends GatewayError {
   }
 }
 
-/** 408: a local operation (e.g. analytics query) ran out of time. */
+/** 408: a local operation (e.g. analytics query) or a client (a too-slow upload) ran out of time. */
 export class RequestTimeoutError extends GatewayError {
-  constructor() {
-    super(408);
+  constructor(metadata?: Record<string, unknown>) {
+    super(408, STATUS_MESSAGES[408], { metadata });
   }
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Request } from 'express';
-import { GatewayError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { GatewayError, NotFoundError, RateLimitError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { ApiKeyRecord } from '../keys/types';
 import type { Metrics } from '../observability/metrics';
 import type { Database, Queryable } from '../store/db';
@@ -49,6 +49,12 @@ export interface FileServiceOptions {
    * whole pool; beyond the cap an upload is refused with 503 and `Retry-After`.
    */
   maxConcurrentUploads: number;
+  /** Uploads one organization runs at once on this replica (below the total); beyond it, 429 with `Retry-After`. */
+  maxConcurrentUploadsPerOrg: number;
+  /** An upload sending nothing for this long is cut with 408. */
+  uploadIdleTimeoutMs: number;
+  /** An upload not complete within this is cut with 408. */
+  uploadDeadlineMs: number;
 }
 
 const MAX_FILENAME = 255;
@@ -64,6 +70,8 @@ function cleanFilename(raw: string): string {
 export class FileService {
   /** Uploads in progress on this replica. */
   private uploading = 0;
+  /** Uploads in progress on this replica, per organization (entries removed at zero). */
+  private readonly uploadingByOrg = new Map<string, number>();
   /** The cursor key, read from the database on first use. */
   private seal: Promise<CursorSeal> | undefined;
 
@@ -94,15 +102,25 @@ export class FileService {
    */
   async upload(key: ApiKeyRecord, workspaceId: string | undefined, req: Request): Promise<FileRecord> {
     // Checked before any database work: on PGlite a running upload holds the only connection.
+    // The organization's own cap first, so one tenant's slow uploads never take every slot.
+    const { orgId } = key;
+    const ofOrg = this.uploadingByOrg.get(orgId) ?? 0;
+    if (ofOrg >= this.options.maxConcurrentUploadsPerOrg) {
+      discardBody(req);
+      this.metrics.fileUploads.inc({ outcome: 'busy' });
+      throw new RateLimitError(1, { reason: 'too many uploads in progress for this organization', limit: this.options.maxConcurrentUploadsPerOrg });
+    }
     if (this.uploading >= this.options.maxConcurrentUploads) {
       discardBody(req);
       this.metrics.fileUploads.inc({ outcome: 'busy' });
       throw new ServiceUnavailableError({ reason: 'too many uploads in progress on this replica' }, 1);
     }
     this.uploading++;
+    this.uploadingByOrg.set(orgId, ofOrg + 1);
     try {
       const scope = await this.scopeFor(key, workspaceId);
-      const file = await receiveFile(req, { maxBytes: this.options.maxBytes }, (incoming) =>
+      const limits = { maxBytes: this.options.maxBytes, idleTimeoutMs: this.options.uploadIdleTimeoutMs, deadlineMs: this.options.uploadDeadlineMs };
+      const file = await receiveFile(req, limits, (incoming) =>
         this.db.transaction(async (tx) => {
           const id = newFileId();
           const filename = cleanFilename(incoming.filename);
@@ -124,6 +142,9 @@ export class FileService {
       throw err;
     } finally {
       this.uploading--;
+      const left = (this.uploadingByOrg.get(orgId) ?? 1) - 1;
+      if (left > 0) this.uploadingByOrg.set(orgId, left);
+      else this.uploadingByOrg.delete(orgId);
     }
   }
 
