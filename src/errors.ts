@@ -137,8 +137,8 @@ export class ForbiddenError extends GatewayError {
 
 /** 404: the resource does not exist *or belongs to another tenant* (never reveal which). */
 export class NotFoundError extends GatewayError {
-  constructor(message = STATUS_MESSAGES[404]) {
-    super(404, message);
+  constructor(message = STATUS_MESSAGES[404], metadata?: Record<string, unknown>) {
+    super(404, message, { metadata });
   }
 }
 

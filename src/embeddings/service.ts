@@ -22,6 +22,8 @@ import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody, type ChunkedBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
+import { modelEndpoints } from './model-endpoints';
+import { unknownModel } from '../catalog/catalog';
 import type { CallerContext, EmbeddingsBody } from './types';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'spend' | 'recorder' | 'clock' | 'random'>;
@@ -52,6 +54,16 @@ export class EmbeddingsService {
     private readonly http: UpstreamHttp,
   ) {
     this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, () => deps.clock(), deps.logger);
+  }
+
+  /**
+   * GET /models/{author}/{slug}/endpoints: the model's endpoints with their circuit state now.
+   * @throws NotFoundError (with where the list is) for a model this gateway does not serve
+   */
+  async modelEndpoints(id: string) {
+    const model = this.catalog.find(id);
+    if (!model) throw unknownModel(id);
+    return modelEndpoints(model, (e) => this.breaker.peek(e));
   }
 
   /** GET /embeddings/models. */

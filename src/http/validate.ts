@@ -136,11 +136,11 @@ export function validate(spec: ValidateSpec) {
  * is answered 404 exactly like an unknown one, as the spec lists 404 and no 400 for them.
  * Valid values land in `req.valid.params`.
  */
-export function pathNamesResource(schemaId: string) {
+export function pathNamesResource(schemaId: string, notFound: (req: Request) => NotFoundError = () => new NotFoundError()) {
   const { firstError } = getValidator(schemaId);
   return function pathNamesResourceMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const params = { ...req.params };
-    if (!firstError(params)) throw new NotFoundError();
+    if (!firstError(params)) throw notFound(req);
     req.valid.params = params;
     next();
   };

@@ -260,7 +260,7 @@ describe('POST /embeddings', () => {
   test('unknown model → 404; a known non-embeddings model → 400', async () => {
     const unknown = await h.post({ model: 'nobody/nothing', input: 'x' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    expect(unknown.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model: 'nobody/nothing', models_list: '/api/v1/embeddings/models' } });
     const chat = await h.post({ model: 'openai/gpt-4o', input: 'x' });
     expect(chat.status).toBe(400);
     expect(chat.body.error.code).toBe(400);
