@@ -150,6 +150,13 @@ export function providerEnvName(slug: string): string {
 }
 
 const PROVIDER_ENV = /^([A-Z0-9_]+?)_(BASE_URL|API_KEY)(_FILE)?$/;
+const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
+
+/** The `<NAME>_BASE_URL` / `<NAME>_API_KEY` variable a `config.providers.<NAME>.*` problem comes from. */
+function providerVarOf(issuePath: string): string | undefined {
+  const m = PROVIDER_PATH.exec(issuePath);
+  return m ? `${m[1]}_${m[2] === 'baseUrl' ? 'BASE_URL' : 'API_KEY'}` : undefined;
+}
 
 /**
  * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY` (or `<NAME>_API_KEY_FILE`)
@@ -254,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   if (!validate(data)) {
     const byVar = new Map(ENV_VARS.map((v) => [`config.${v.path.join('.')}`, v.name]));
     for (const issue of toIssues('config', validate.errors)) {
-      const envName = byVar.get(issue.path);
+      const envName = byVar.get(issue.path) ?? providerVarOf(issue.path);
       problems.push(`${issue.path}${envName ? ` (${envName})` : ''} ${issue.message}`);
     }
   }

@@ -88,6 +88,20 @@ describe('loadConfig', () => {
     expect(problems).toContain('(LOG_LEVEL)');
   });
 
+  test('a bad <SLUG>_BASE_URL is reported naming the variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ OPENAI_BASE_URL: 'localhost:11434/v1', GOOGLE_AI_STUDIO_BASE_URL: 'ftp://x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems.find((p) => p.startsWith('config.providers.OPENAI.baseUrl'))).toContain('(OPENAI_BASE_URL)');
+    expect(problems.find((p) => p.startsWith('config.providers.GOOGLE_AI_STUDIO.baseUrl'))).toContain('(GOOGLE_AI_STUDIO_BASE_URL)');
+  });
+
   test('PORT equal to METRICS_PORT is a problem listed with the others', () => {
     let error: unknown;
     try {
