@@ -281,6 +281,16 @@ function crossFieldProblems(data: Layer): string[] {
   if (typeof port === 'number' && port !== 0 && port === metricsPort) {
     problems.push(`config.server.metricsPort (METRICS_PORT) must differ from config.server.port (PORT): both are ${port}`);
   }
+  const { headersTimeoutMs, requestTimeoutMs } = (data.server ?? {}) as { headersTimeoutMs?: unknown; requestTimeoutMs?: unknown };
+  const { uploadDeadlineMs } = (data.files ?? {}) as { uploadDeadlineMs?: unknown };
+  // Node refuses a request timeout below the headers timeout; an upload deadline past the request
+  // timeout would let Node cut the connection bare before the upload's own 408.
+  if (typeof headersTimeoutMs === 'number' && typeof requestTimeoutMs === 'number' && requestTimeoutMs < headersTimeoutMs) {
+    problems.push(`config.server.requestTimeoutMs (REQUEST_TIMEOUT_MS) must be at least config.server.headersTimeoutMs (HEADERS_TIMEOUT_MS): ${requestTimeoutMs} < ${headersTimeoutMs}`);
+  }
+  if (typeof uploadDeadlineMs === 'number' && typeof requestTimeoutMs === 'number' && uploadDeadlineMs >= requestTimeoutMs) {
+    problems.push(`config.files.uploadDeadlineMs (FILES_UPLOAD_DEADLINE_MS) must be below config.server.requestTimeoutMs (REQUEST_TIMEOUT_MS): ${uploadDeadlineMs} >= ${requestTimeoutMs}`);
+  }
   const { maxConcurrentUploads: total, maxConcurrentUploadsPerOrg: perOrg } = (data.files ?? {}) as { maxConcurrentUploads?: unknown; maxConcurrentUploadsPerOrg?: unknown };
   // Below the total, so one organization can never hold every slot (a single slot is shared as it is).
   if (typeof total === 'number' && typeof perOrg === 'number' && total > 1 && perOrg >= total) {

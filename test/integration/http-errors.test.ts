@@ -49,7 +49,7 @@ describe('HTTP-level errors on a listening gateway', () => {
     db = await openTestPglite();
     const config = testConfig({
       server: { port: 0, metricsPort: 0, host: '127.0.0.1', headersTimeoutMs: 1000, requestTimeoutMs: 5000, bodyLimitBytes: 16384 },
-      files: { maxBytes: 1024 * 1024 },
+      files: { maxBytes: 1024 * 1024, uploadDeadlineMs: 4000 },
     });
     deps = await assembleDeps(config, db, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
     secret = (await db.transaction((tx) => provisionOrg(tx, 'HTTP Org'))).secret;
