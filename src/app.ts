@@ -21,6 +21,7 @@ import { registerFileRoutes } from './routes/files';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
+import { registerModelRoutes } from './routes/models';
 import { passthroughRoutes } from './routes/passthrough';
 
 /** Options for {@link createApp}. */
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
   registerGenerationRoutes(api, deps);
+  registerModelRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 

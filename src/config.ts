@@ -20,6 +20,10 @@ export interface Config {
     bodyLimitBytes: number;
     shutdownTimeoutMs: number;
     trustProxy: boolean;
+    /** Longest a client may take to send a request's head (Node `headersTimeout`); then 408. */
+    headersTimeoutMs: number;
+    /** Longest a client may take to send a whole request (Node `requestTimeout`); then 408. */
+    requestTimeoutMs: number;
   };
   database: { url: string | null; dataDir: string; poolSize: number };
   redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
@@ -41,7 +45,17 @@ export interface Config {
    * Uploaded files: the size limit (larger → 413), the size of the chunks content is stored in, and
    * how many uploads one replica runs at once (each holds a database connection; more → 503).
    */
-  files: { maxBytes: number; chunkBytes: number; maxConcurrentUploads: number };
+  files: {
+    maxBytes: number;
+    chunkBytes: number;
+    maxConcurrentUploads: number;
+    /** Uploads one organization runs at once on a replica; below `maxConcurrentUploads`, so others always get a slot. */
+    maxConcurrentUploadsPerOrg: number;
+    /** An upload sending nothing for this long is cut with 408 and its slot freed. */
+    uploadIdleTimeoutMs: number;
+    /** An upload not complete within this is cut with 408, however steadily it sends. */
+    uploadDeadlineMs: number;
+  };
   /**
    * Usage outbox: events per batch insert, how often pending events are flushed, the bound of the
    * in-process queue (embedded mode; `record` waits when full), how long a Redis Stream entry may sit
@@ -81,6 +95,8 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'BODY_LIMIT_BYTES', path: ['server', 'bodyLimitBytes'] },
   { name: 'SHUTDOWN_TIMEOUT_MS', path: ['server', 'shutdownTimeoutMs'] },
   { name: 'TRUST_PROXY', path: ['server', 'trustProxy'] },
+  { name: 'HEADERS_TIMEOUT_MS', path: ['server', 'headersTimeoutMs'] },
+  { name: 'REQUEST_TIMEOUT_MS', path: ['server', 'requestTimeoutMs'] },
   { name: 'DATABASE_URL', path: ['database', 'url'], secret: true },
   { name: 'SWITCHYARD_DATA_DIR', path: ['database', 'dataDir'] },
   { name: 'DATABASE_POOL_SIZE', path: ['database', 'poolSize'] },
@@ -98,6 +114,9 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'UPSTREAM_DEADLINE_MS', path: ['upstream', 'deadlineMs'] },
   { name: 'FILES_MAX_BYTES', path: ['files', 'maxBytes'] },
   { name: 'FILES_MAX_CONCURRENT_UPLOADS', path: ['files', 'maxConcurrentUploads'] },
+  { name: 'FILES_MAX_CONCURRENT_UPLOADS_PER_ORG', path: ['files', 'maxConcurrentUploadsPerOrg'] },
+  { name: 'FILES_UPLOAD_IDLE_TIMEOUT_MS', path: ['files', 'uploadIdleTimeoutMs'] },
+  { name: 'FILES_UPLOAD_DEADLINE_MS', path: ['files', 'uploadDeadlineMs'] },
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
@@ -112,6 +131,13 @@ export function providerEnvName(slug: string): string {
 }
 
 const PROVIDER_ENV = /^([A-Z0-9_]+?)_(BASE_URL|API_KEY)(_FILE)?$/;
+const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
+
+/** The `<NAME>_BASE_URL` / `<NAME>_API_KEY` variable a `config.providers.<NAME>.*` problem comes from. */
+function providerVarOf(issuePath: string): string | undefined {
+  const m = PROVIDER_PATH.exec(issuePath);
+  return m ? `${m[1]}_${m[2] === 'baseUrl' ? 'BASE_URL' : 'API_KEY'}` : undefined;
+}
 
 /**
  * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY` (or `<NAME>_API_KEY_FILE`)
@@ -216,7 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   if (!validate(data)) {
     const byVar = new Map(ENV_VARS.map((v) => [`config.${v.path.join('.')}`, v.name]));
     for (const issue of toIssues('config', validate.errors)) {
-      const envName = byVar.get(issue.path);
+      const envName = byVar.get(issue.path) ?? providerVarOf(issue.path);
       problems.push(`${issue.path}${envName ? ` (${envName})` : ''} ${issue.message}`);
     }
   }
@@ -235,6 +261,23 @@ function crossFieldProblems(data: Layer): string[] {
   // Port 0 means "any free port" for each listener, so two zeros do not collide.
   if (typeof port === 'number' && port !== 0 && port === metricsPort) {
     problems.push(`config.server.metricsPort (METRICS_PORT) must differ from config.server.port (PORT): both are ${port}`);
+  }
+  const { headersTimeoutMs, requestTimeoutMs } = (data.server ?? {}) as { headersTimeoutMs?: unknown; requestTimeoutMs?: unknown };
+  const { uploadDeadlineMs } = (data.files ?? {}) as { uploadDeadlineMs?: unknown };
+  // Node refuses a request timeout below the headers timeout; an upload deadline past the request
+  // timeout would let Node cut the connection bare before the upload's own 408.
+  if (typeof headersTimeoutMs === 'number' && typeof requestTimeoutMs === 'number' && requestTimeoutMs < headersTimeoutMs) {
+    problems.push(`config.server.requestTimeoutMs (REQUEST_TIMEOUT_MS) must be at least config.server.headersTimeoutMs (HEADERS_TIMEOUT_MS): ${requestTimeoutMs} < ${headersTimeoutMs}`);
+  }
+  if (typeof uploadDeadlineMs === 'number' && typeof requestTimeoutMs === 'number' && uploadDeadlineMs >= requestTimeoutMs) {
+    problems.push(`config.files.uploadDeadlineMs (FILES_UPLOAD_DEADLINE_MS) must be below config.server.requestTimeoutMs (REQUEST_TIMEOUT_MS): ${uploadDeadlineMs} >= ${requestTimeoutMs}`);
+  }
+  const { maxConcurrentUploads: total, maxConcurrentUploadsPerOrg: perOrg } = (data.files ?? {}) as { maxConcurrentUploads?: unknown; maxConcurrentUploadsPerOrg?: unknown };
+  // Below the total, so one organization can never hold every slot (a single slot is shared as it is).
+  if (typeof total === 'number' && typeof perOrg === 'number' && total > 1 && perOrg >= total) {
+    problems.push(
+      `config.files.maxConcurrentUploadsPerOrg (FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below config.files.maxConcurrentUploads (FILES_MAX_CONCURRENT_UPLOADS): ${perOrg} >= ${total}`,
+    );
   }
   return problems;
 }

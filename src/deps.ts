@@ -28,6 +28,7 @@ import { RateLimitStores } from './http/rate-limit';
 import type { UsageRecorder } from './usage/types';
 import { createUsageRecorder } from './usage/recorder';
 import { loadCatalog } from './catalog/load';
+import { warnUnusableModels } from './catalog/usable';
 import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
@@ -69,6 +70,7 @@ export interface AppDeps {
  */
 function withEmbeddings(base: Omit<AppDeps, 'embeddings'>): AppDeps {
   const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
+  warnUnusableModels(catalog, base.logger);
   const http = new UpstreamHttp(base.config.upstream);
   return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http) });
 }

@@ -17,6 +17,7 @@ export const STATUS_MESSAGES: Readonly<Record<number, string>> = Object.freeze({
   413: 'Request payload too large',
   415: 'Unsupported media type',
   429: 'Rate limit exceeded',
+  431: 'Request header fields too large',
   500: 'Internal Server Error',
   502: 'Provider returned error',
   503: 'Service temporarily unavailable',
@@ -32,7 +33,22 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers (e.g. `WWW-Authenticate`). */
   headers?: Record<string, string>;
+  /** Rendered as `error.availability`: why a model cannot be served (reference notes §0.1). */
+  availability?: Availability;
   cause?: unknown;
+}
+
+/**
+ * The hosted service's model-availability detail: whether retrying can help, and which of the
+ * request's own constraints (if any) excluded every endpoint.
+ */
+export interface Availability {
+  code: 'constraint_filtered' | 'no_endpoints' | 'temporarily_unavailable';
+  retryable: boolean;
+  retry_after?: number;
+  requested_models: string[];
+  constraint?: { field: string; detail: string };
+  affected_providers?: string[];
 }
 
 /**
@@ -44,6 +60,7 @@ export class GatewayError extends Error {
   readonly metadata: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly availability: Availability | undefined;
 
   constructor(status: number, message?: string, options: GatewayErrorOptions = {}) {
     super(message ?? STATUS_MESSAGES[status] ?? 'Error', { cause: options.cause });
@@ -52,6 +69,7 @@ export class GatewayError extends Error {
     this.metadata = options.metadata;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
+    this.availability = options.availability;
   }
 }
 
@@ -62,12 +80,27 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** 400 with the spec's text; the individual problems go in `metadata.errors`. */
+/** Problems listed in one 400; the rest are only counted, so an answer stays small whatever the input. */
+export const MAX_LISTED_ISSUES = 20;
+/** Longest path or message of one listed problem (a path can echo a client's 100 KB property name). */
+const MAX_ISSUE_TEXT = 200;
+
+const clip = (text: string) => (text.length > MAX_ISSUE_TEXT ? `${text.slice(0, MAX_ISSUE_TEXT)}…` : text);
+
+/**
+ * 400 with the spec's text, always `Invalid request parameters`: the individual problems go in
+ * `metadata.errors` (the first {@link MAX_LISTED_ISSUES}, each clipped; `metadata.more_errors`
+ * counts the rest), and `detail`, when given, in `metadata.detail` (a sentence saying what to do).
+ */
 export class ValidationError extends GatewayError {
   readonly issues: ValidationIssue[];
-  constructor(issues: ValidationIssue[], message = STATUS_MESSAGES[400]) {
-    super(400, message, { metadata: { errors: issues } });
-    this.issues = issues;
+  constructor(issues: ValidationIssue[], detail?: string, extra: Record<string, unknown> = {}) {
+    const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => ({ path: clip(i.path), message: clip(i.message) }));
+    const metadata: Record<string, unknown> = { errors: listed };
+    if (issues.length > listed.length) metadata.more_errors = issues.length - listed.length;
+    if (detail !== undefined) metadata.detail = detail;
+    super(400, STATUS_MESSAGES[400], { metadata: { ...metadata, ...extra } });
+    this.issues = listed;
   }
 }
 
@@ -104,8 +137,25 @@ export class ForbiddenError extends GatewayError {
 
 /** 404: the resource does not exist *or belongs to another tenant* (never reveal which). */
 export class NotFoundError extends GatewayError {
-  constructor(message = STATUS_MESSAGES[404]) {
-    super(404, message);
+  constructor(message = STATUS_MESSAGES[404], metadata?: Record<string, unknown>) {
+    super(404, message, { metadata });
+  }
+}
+
+/**
+ * 404 for a request that can never succeed as asked: the model has no endpoint for its input, or
+ * its own `provider` constraints exclude every endpoint. Not retryable, so clients do not retry.
+ */
+export class NoEndpointsError extends GatewayError {
+  constructor(availability: Availability) {
+    super(404, STATUS_MESSAGES[404], { availability, metadata: { reason: availability.constraint?.detail } });
+  }
+}
+
+/** 408: a local operation (e.g. analytics query) or a client (a too-slow upload) ran out of time. */
+export class RequestTimeoutError extends GatewayError {
+  constructor(metadata?: Record<string, unknown>) {
+    super(408, STATUS_MESSAGES[408], { metadata });
   }
 }
 
@@ -132,8 +182,8 @@ export class RateLimitError extends GatewayError {
 
 /** 503: a dependency this request needs (Redis, database, every upstream) is unavailable. */
 export class ServiceUnavailableError extends GatewayError {
-  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number) {
-    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds });
+  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number, availability?: Availability) {
+    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds, availability });
   }
 }
 

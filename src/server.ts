@@ -6,8 +6,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp, createMetricsApp } from './app';
 import { closeDependencies, type AppDeps } from './deps';
+import { answerClientError, declaredLimit, refuseOversized } from './http/early-refusals';
 
 /** A running gateway. */
 export interface RunningServer {
@@ -44,13 +46,42 @@ function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * The API's HTTP server: a body declared over its limit is refused (413) before the application
+ * or the body is touched (also on `Expect: 100-continue`, without the continue), and errors of
+ * the HTTP parser get the envelope (see http/early-refusals.ts).
+ */
+function apiServer(deps: AppDeps): http.Server {
+  const app = createApp(deps);
+  const limitOf = declaredLimit(deps.config);
+  const refused = (status: number) => deps.metrics.httpRefusals.inc({ status: String(status) });
+  // Sockets with a response under way: a parser error there closes the socket rather than writing into it.
+  const busy = new WeakSet<Duplex>();
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, continued: boolean) => {
+    if (refuseOversized(req, res, limitOf(req))) return refused(413);
+    busy.add(req.socket);
+    res.once('close', () => busy.delete(req.socket));
+    if (continued) res.writeContinue();
+    app(req, res);
+  };
+  // Node checks the head and request timers every connectionsCheckingInterval (30 s by default):
+  // check often enough that a 408 comes close to the configured timeout.
+  const checkEvery = Math.min(30_000, Math.max(250, Math.floor(deps.config.server.headersTimeoutMs / 4)));
+  const server = http.createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => serve(req, res, false));
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => serve(req, res, true));
+  server.on('clientError', answerClientError(busy, refused));
+  return server;
+}
+
 /** Start the API and metrics listeners over `deps`. */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
   const { server: cfg } = deps.config;
-  const api = http.createServer(createApp(deps));
+  const api = apiServer(deps);
   // Keep-alive longer than typical load-balancer idle timeouts avoids spurious 502s at the LB.
+  // (Node times a request's head from its first byte, so an idle keep-alive socket is not cut by headersTimeout.)
   api.keepAliveTimeout = 65_000;
-  api.headersTimeout = 66_000;
+  api.headersTimeout = cfg.headersTimeoutMs;
+  api.requestTimeout = cfg.requestTimeoutMs;
   const metrics = http.createServer(createMetricsApp(deps));
   const apiPort = await listen(api, cfg.port, cfg.host);
   const metricsPort = await listen(metrics, cfg.metricsPort, cfg.host);

@@ -67,15 +67,25 @@ function holdKeys(counters: readonly LimitCounter[]): string[] {
 
 const NOOP: Reservation = { settle: async () => undefined, release: async () => undefined };
 
+/**
+ * The 402: the spec's meaning (credits are insufficient) and where the limit is managed, in the
+ * message; which limit, its amount, the spend and the reset in `metadata`.
+ */
 function refusal(c: LimitCounter, usedNanos: number): PaymentRequiredError {
   const spend = fromNanos(usedNanos);
   const resetsAt = c.period.endMs === null ? null : new Date(c.period.endMs).toISOString();
-  const what = c.source === 'workspace_budget' ? `Workspace ${c.interval} budget` : `API key ${c.interval === 'lifetime' ? '' : `${c.interval} `}limit`;
-  const when = resetsAt ? `resets at ${resetsAt}` : 'never resets';
-  return new PaymentRequiredError(
-    `${what} exceeded: ${spend} of ${c.limitUsd} USD spent or reserved; ${when}. Raise the limit or wait for the reset.`,
-    { limit_source: c.source, interval: c.interval, limit_usd: c.limitUsd, spend_usd: spend, resets_at: resetsAt },
-  );
+  const workspace = 'workspaceId' in c.scope ? c.scope.workspaceId : null;
+  const manage = workspace ? `PUT /api/v1/workspaces/${workspace}/budgets/${c.interval}` : 'PATCH /api/v1/keys/{hash}';
+  const what = workspace ? `the workspace's ${c.interval} budget` : `this API key's ${c.interval === 'lifetime' ? '' : `${c.interval} `}spending limit`;
+  const when = resetsAt ? `or wait for its reset at ${resetsAt}` : '(it never resets)';
+  return new PaymentRequiredError(`Insufficient credits: ${what} is used up. Raise it with ${manage} ${when}.`, {
+    limit_source: c.source,
+    interval: c.interval,
+    limit_usd: c.limitUsd,
+    spend_usd: spend,
+    resets_at: resetsAt,
+    manage,
+  });
 }
 
 /** Spend (USD) of `backlog` events that count against counter `c`'s scope and period. */

@@ -32,6 +32,19 @@ export class Catalog {
     if (this.others.has(key)) {
       throw new ValidationError([{ path: 'body.model', message: `${id} is not an embeddings model; use an embeddings model from GET /embeddings/models` }]);
     }
-    throw new NotFoundError();
+    throw unknownModel(id);
   }
+
+  /** The embeddings model named by `id` (case-insensitive), or undefined. */
+  find(id: string): CatalogModel | undefined {
+    return this.byId.get(id.toLowerCase());
+  }
+}
+
+/** Where the models this gateway serves are listed (named in every unknown-model 404). */
+export const MODELS_LIST_PATH = '/api/v1/embeddings/models';
+
+/** 404 with the spec's message, saying which model was not found and where the list is. */
+export function unknownModel(id: string): NotFoundError {
+  return new NotFoundError(undefined, { model: id, reason: `no model named ${id}; the models served are listed at ${MODELS_LIST_PATH}`, models_list: MODELS_LIST_PATH });
 }

@@ -12,7 +12,8 @@ import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
 import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
-import { finalError, noCandidates } from '../routing/final-error';
+import { finalError } from '../routing/final-error';
+import { noCandidates } from '../routing/availability';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
 import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
@@ -21,6 +22,8 @@ import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody, type ChunkedBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
+import { modelEndpoints } from './model-endpoints';
+import { unknownModel } from '../catalog/catalog';
 import type { CallerContext, EmbeddingsBody, EmbeddingsPlan } from './types';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'>;
@@ -49,6 +52,16 @@ export class EmbeddingsService {
     this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, () => deps.clock(), deps.logger);
   }
 
+  /**
+   * GET /models/{author}/{slug}/endpoints: the model's endpoints with their circuit state now.
+   * @throws NotFoundError (with where the list is) for a model this gateway does not serve
+   */
+  async modelEndpoints(id: string) {
+    const model = this.catalog.find(id);
+    if (!model) throw unknownModel(id);
+    return modelEndpoints(model, (e) => this.breaker.peek(e));
+  }
+
   /** GET /embeddings/models. */
   listModels(q: ModelsQuery) {
     return listEmbeddingModels(this.catalog, q);
@@ -65,8 +78,9 @@ export class EmbeddingsService {
     const parameters = new Set<RoutableParameter>();
     if (body.dimensions !== undefined) parameters.add('dimensions');
     if (body.input_type !== undefined) parameters.add('input_type');
-    const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
-    if (candidates.length === 0) throw noCandidates();
+    const needs = { inputKind: norm.input.kind, modalities: norm.modalities, parameters };
+    const candidates = selectCandidates(model, needs, body.provider, this.deps.random);
+    if (candidates.length === 0) throw noCandidates(model, needs, body.provider);
     const estimateUsd = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
     return { model: model.id, norm, candidates, estimateUsd };
   }
@@ -87,7 +101,7 @@ export class EmbeddingsService {
       onAttempt: this.onAttempt,
     });
     for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
-    if (!run.ok) throw finalError(run);
+    if (!run.ok) throw finalError(run, this.catalog.resolve(model), candidates, config.breaker.cooldownMs / 1000);
 
     const { value: parsed, endpoint } = run;
     const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));

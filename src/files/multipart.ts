@@ -12,7 +12,7 @@
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { PayloadTooLargeError, ValidationError, type GatewayError } from '../errors';
+import { PayloadTooLargeError, RequestTimeoutError, ValidationError, type GatewayError } from '../errors';
 
 /** The file part of an upload, as the consumer receives it. */
 export interface IncomingFile {
@@ -30,10 +30,14 @@ export interface UploadLimits {
   maxBytes: number;
   /** Bytes of an abandoned body read and thrown away after an error, before the connection is cut. */
   drainBytes?: number;
+  /** An upload that sends nothing for this long fails with 408 (its connection is closed after the answer). */
+  idleTimeoutMs?: number;
+  /** An upload not complete within this fails with 408, however steadily it sends. */
+  deadlineMs?: number;
 }
 
-/** Room for boundaries, part headers and small fields beyond the file itself. */
-const FORM_OVERHEAD_BYTES = 1024 * 1024;
+/** Room for boundaries, part headers and small fields beyond the file itself (also the early 413 check, see http/early-refusals.ts). */
+export const FORM_OVERHEAD_BYTES = 1024 * 1024;
 const DEFAULT_DRAIN_BYTES = 16 * 1024 * 1024;
 
 const badForm = (message: string) => new ValidationError([{ path: 'body', message }]);
@@ -90,11 +94,15 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
     formComplete.catch(() => undefined); // observed through `consume` or `fail`
 
     let detached = false;
+    let timedOut = false;
     const detach = () => {
       if (detached) return;
       detached = true;
+      clearTimers();
       req.unpipe(parser);
-      drain();
+      // A client too slow to finish is not read any further: its connection closes after the 408.
+      if (timedOut) req.res?.once('finish', () => req.socket.destroy());
+      else drain();
       parser.destroy();
     };
     const fail = (err: GatewayError) => {
@@ -104,6 +112,27 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
       detach();
       if (!consuming) reject(err);
     };
+
+    // Slow clients: nothing sent for idleTimeoutMs, or not done by deadlineMs → 408, slot freed.
+    // Only the client's slowness counts: once its whole body is in (the database is what is slow),
+    // or while bytes it sent wait unread (backpressure), the timer is only re-armed.
+    const timeout = (limit: 'idle' | 'deadline', ms: number) =>
+      function onTimeout(this: NodeJS.Timeout) {
+        if (req.complete) return;
+        if (req.readableLength > 0) return void this.refresh();
+        timedOut = true;
+        fail(new RequestTimeoutError({ reason: limit === 'idle' ? `the upload sent nothing for ${ms} ms` : `the upload did not complete within ${ms} ms`, limit_ms: ms }));
+      };
+    const deadline = limits.deadlineMs ? setTimeout(timeout('deadline', limits.deadlineMs), limits.deadlineMs) : undefined;
+    let idle = limits.idleTimeoutMs ? setTimeout(timeout('idle', limits.idleTimeoutMs), limits.idleTimeoutMs) : undefined;
+    const onData = () => idle?.refresh();
+    const clearTimers = () => {
+      clearTimeout(deadline);
+      clearTimeout(idle);
+      idle = undefined;
+      req.off('data', onData);
+    };
+    if (idle) req.on('data', onData);
 
     parser.on('file', (name, stream, info) => {
       // Errors of a part reach the consumer through its iteration; a part nobody reads (or one
@@ -126,6 +155,7 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
     parser.on('fieldsLimit', () => fail(badForm('too many fields in the form')));
     parser.on('error', (err: Error) => fail(badForm(`malformed multipart body: ${err.message}`)));
     parser.on('close', () => {
+      clearTimers();
       if (formError) return;
       if (!consuming) fail(badForm('a file part named "file" is required'));
       else settleForm.resolve();

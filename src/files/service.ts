@@ -7,7 +7,7 @@
  * @module
  */
 import type { Request } from 'express';
-import { GatewayError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { GatewayError, NotFoundError, RateLimitError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { ApiKeyRecord } from '../keys/types';
 import type { Metrics } from '../observability/metrics';
 import type { Database, Queryable } from '../store/db';
@@ -16,7 +16,8 @@ import { inspectUpload, type UploadFacts } from './inspect';
 import { discardBody, receiveFile } from './multipart';
 import * as repo from './repository';
 import type { FileRecord, FileStorage } from './types';
-import { decodeCursor, newFileId } from './wire';
+import { newFileId } from './wire';
+import { loadCursorSeal, type CursorSeal } from './cursor';
 
 /** Validated query of `GET /files` (`provider` is refused before this). */
 export interface ListFilesQuery {
@@ -48,6 +49,12 @@ export interface FileServiceOptions {
    * whole pool; beyond the cap an upload is refused with 503 and `Retry-After`.
    */
   maxConcurrentUploads: number;
+  /** Uploads one organization runs at once on this replica (below the total); beyond it, 429 with `Retry-After`. */
+  maxConcurrentUploadsPerOrg: number;
+  /** An upload sending nothing for this long is cut with 408. */
+  uploadIdleTimeoutMs: number;
+  /** An upload not complete within this is cut with 408. */
+  uploadDeadlineMs: number;
 }
 
 const MAX_FILENAME = 255;
@@ -63,6 +70,10 @@ function cleanFilename(raw: string): string {
 export class FileService {
   /** Uploads in progress on this replica. */
   private uploading = 0;
+  /** Uploads in progress on this replica, per organization (entries removed at zero). */
+  private readonly uploadingByOrg = new Map<string, number>();
+  /** The cursor key, read from the database on first use. */
+  private seal: Promise<CursorSeal> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -91,15 +102,25 @@ export class FileService {
    */
   async upload(key: ApiKeyRecord, workspaceId: string | undefined, req: Request): Promise<FileRecord> {
     // Checked before any database work: on PGlite a running upload holds the only connection.
+    // The organization's own cap first, so one tenant's slow uploads never take every slot.
+    const { orgId } = key;
+    const ofOrg = this.uploadingByOrg.get(orgId) ?? 0;
+    if (ofOrg >= this.options.maxConcurrentUploadsPerOrg) {
+      discardBody(req);
+      this.metrics.fileUploads.inc({ outcome: 'busy' });
+      throw new RateLimitError(1, { reason: 'too many uploads in progress for this organization', limit: this.options.maxConcurrentUploadsPerOrg });
+    }
     if (this.uploading >= this.options.maxConcurrentUploads) {
       discardBody(req);
       this.metrics.fileUploads.inc({ outcome: 'busy' });
       throw new ServiceUnavailableError({ reason: 'too many uploads in progress on this replica' }, 1);
     }
     this.uploading++;
+    this.uploadingByOrg.set(orgId, ofOrg + 1);
     try {
       const scope = await this.scopeFor(key, workspaceId);
-      const file = await receiveFile(req, { maxBytes: this.options.maxBytes }, (incoming) =>
+      const limits = { maxBytes: this.options.maxBytes, idleTimeoutMs: this.options.uploadIdleTimeoutMs, deadlineMs: this.options.uploadDeadlineMs };
+      const file = await receiveFile(req, limits, (incoming) =>
         this.db.transaction(async (tx) => {
           const id = newFileId();
           const filename = cleanFilename(incoming.filename);
@@ -121,6 +142,9 @@ export class FileService {
       throw err;
     } finally {
       this.uploading--;
+      const left = (this.uploadingByOrg.get(orgId) ?? 1) - 1;
+      if (left > 0) this.uploadingByOrg.set(orgId, left);
+      else this.uploadingByOrg.delete(orgId);
     }
   }
 
@@ -128,7 +152,7 @@ export class FileService {
    * One page of the workspace's files, oldest first; `hasMore` tells whether a cursor follows.
    * The page starts after the position given by at most one of `cursor`, `after` or `after_id`.
    */
-  async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; hasMore: boolean }> {
+  async list(key: ApiKeyRecord, q: ListFilesQuery): Promise<{ files: FileRecord[]; cursor: string | null }> {
     if (q.before_id !== undefined) {
       throw new ValidationError(
         [{ path: 'query.before_id', message: 'is not supported: files are listed forward only, oldest first' }],
@@ -140,11 +164,26 @@ export class FileService {
       throw new ValidationError(given.map((name) => ({ path: `query.${name}`, message: `only one of ${given.join(', ')} may be given` })));
     }
     const start = given[0];
-    const decoded = start === 'cursor' ? decodeCursor(q.cursor as string) : null;
     const scope = await this.scopeFor(key, q.workspace_id);
-    const afterSeq = start === 'after' || start === 'after_id' ? await this.positionOf(scope, start, q[start] as string) : decoded;
+    const seal = await this.cursorSeal();
+    const afterSeq =
+      start === 'after' || start === 'after_id'
+        ? await this.positionOf(scope, start, q[start] as string)
+        : start === 'cursor'
+          ? seal.open(scope, q.cursor as string)
+          : null;
     const rows = await repo.listFiles(this.db, scope, afterSeq, q.limit + 1);
-    return { files: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+    const files = rows.slice(0, q.limit);
+    const last = files[files.length - 1];
+    return { files, cursor: rows.length > q.limit && last ? seal.seal(scope, last.seq) : null };
+  }
+
+  private cursorSeal(): Promise<CursorSeal> {
+    this.seal ??= loadCursorSeal(this.db).catch((err: unknown) => {
+      this.seal = undefined;
+      throw err;
+    });
+    return this.seal;
   }
 
   /**

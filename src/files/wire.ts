@@ -1,11 +1,10 @@
 /**
  * The wire forms of the files resource (reference notes §8, §9): the File object, the deletion
- * confirmation, the list page, and the opaque list cursor. `_shape: "openrouter"` is the
+ * confirmation and the list page (its cursor is sealed in `cursor.ts`). `_shape: "openrouter"` is the
  * discriminator the official SDK needs to parse them.
  * @module
  */
 import { randomInt } from 'node:crypto';
-import { ValidationError } from '../errors';
 import type { FileRecord } from './types';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -46,35 +45,16 @@ export function toWireDeleted(id: string) {
   return { _shape: 'openrouter' as const, id, type: 'file_deleted' as const };
 }
 
-const CURSOR = /^f1\.(\d{1,19})$/;
-
-/** The opaque cursor that continues a listing after `f` (a version tag plus its position). */
-export function encodeCursor(f: FileRecord): string {
-  return Buffer.from(`f1.${f.seq}`).toString('base64url');
-}
-
-/**
- * The position a cursor continues after.
- * @throws ValidationError for anything this gateway did not issue
- */
-export function decodeCursor(cursor: string): string {
-  const m = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!m?.[1] || BigInt(m[1]) > 9223372036854775807n) {
-    throw new ValidationError([{ path: 'query.cursor', message: 'is not a cursor returned by GET /files' }]);
-  }
-  return m[1];
-}
-
 /** One page of `GET /files`. */
-export function toWirePage(files: FileRecord[], hasMore: boolean) {
+export function toWirePage(files: FileRecord[], cursor: string | null) {
   const last = files[files.length - 1];
   return {
     _shape: 'openrouter' as const,
     data: files.map(toWireFile),
-    cursor: hasMore && last ? encodeCursor(last) : null,
+    cursor,
     first_id: files[0]?.id ?? null,
     last_id: last?.id ?? null,
-    has_more: hasMore,
+    has_more: cursor !== null,
   };
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, ValidationError, invalidJsonBody, unreadableBody } from '../errors';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
 import { errorFields } from '../observability/error-fields';
 
@@ -32,9 +32,10 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'stream.encoding.set':
       return unreadableBody();
     default:
-      // Other http-errors raised by express itself (e.g. a malformed %-escape in a path → 400).
+      // Other http-errors raised by express itself: a malformed %-escape in a path parameter
+      // (400 from the router) names no resource, so it is a 404 like an unknown id.
       if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-        return e.status === 400 ? new ValidationError([{ path: 'path', message: 'is malformed' }]) : new GatewayError(e.status);
+        return e.status === 400 ? new NotFoundError() : new GatewayError(e.status);
       }
       return null;
   }
@@ -65,8 +66,9 @@ export function sendError(res: Response, err: GatewayError): void {
   }
   for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
   if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
-  const body: { code: number; message: string; metadata?: Record<string, unknown> } = { code: err.status, message: err.message };
+  const body: { code: number; message: string; metadata?: Record<string, unknown>; availability?: unknown } = { code: err.status, message: err.message };
   if (err.metadata) body.metadata = err.metadata;
+  if (err.availability) body.availability = err.availability;
   const json = JSON.stringify({ error: body });
   res.statusCode = err.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

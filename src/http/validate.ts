@@ -5,7 +5,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { ValidationError, type ValidationIssue } from '../errors';
+import { MAX_LISTED_ISSUES, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { toIssues } from '../validation/ajv';
 import { getValidator, type InputPart } from '../validation/schemas';
 
@@ -49,6 +49,7 @@ function pathOf(frame: Frame, key?: string): string {
  * token array costs a loop, not 2,048 strings.
  */
 function findUnstorable(value: unknown, part: string, issues: ValidationIssue[]): void {
+  const start = issues.length;
   const check = (v: unknown, frame: Frame | null, key: string | undefined, depth: number): void => {
     let problem: string | null = null;
     if (typeof v === 'string') problem = unstorableText(v);
@@ -62,6 +63,8 @@ function findUnstorable(value: unknown, part: string, issues: ValidationIssue[])
   const stack: Frame[] = [];
   check(value, null, undefined, 1);
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
+    // Enough to report: the walk stops (a body of 100,000 NULs is one 400, not 100,000 issues).
+    if (issues.length - start > MAX_LISTED_ISSUES) return;
     const { value: container, depth } = frame;
     if (Array.isArray(container)) {
       for (let i = 0; i < container.length; i++) check(container[i], frame, String(i), depth + 1);
@@ -79,23 +82,66 @@ function findUnstorable(value: unknown, part: string, issues: ValidationIssue[])
 /** Schema ids per request part. */
 export type ValidateSpec = Partial<Record<InputPart, string>>;
 
+/**
+ * Bodies up to this size that fail validation are validated again listing every problem;
+ * larger ones report the first problem only (`metadata.stopped_early`), so a huge invalid body
+ * costs one early-stopping pass, not an error object per item.
+ */
+export const FULL_REPORT_MAX_BYTES = 16 * 1024;
+
+/** Can `req`'s body be re-validated for the full list of problems (a small, declared length)? */
+function smallBody(req: Request): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared <= FULL_REPORT_MAX_BYTES;
+}
+
 /** Build a validator; unknown schema ids fail here, at boot. */
 export function validate(spec: ValidateSpec) {
-  const parts = (Object.entries(spec) as Array<[InputPart, string]>).map(([part, id]) => ({ part, fn: getValidator(id) }));
+  const parts = (Object.entries(spec) as Array<[InputPart, string]>).map(([part, id]) => ({ part, schema: getValidator(id) }));
   return function validateMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const issues: ValidationIssue[] = [];
-    for (const { part, fn } of parts) {
+    let stoppedEarly = false;
+    let unlisted = 0;
+    for (const { part, schema } of parts) {
       // Copies: express 5 recomputes req.query, and coercion must not touch the raw input.
       const source: unknown = part === 'body' ? req.body : part === 'query' ? req.query : req.params;
       const data = part === 'body' ? source : { ...(source as object) };
-      if (!fn(data)) {
-        issues.push(...toIssues(part, fn.errors));
+      if (!schema.firstError(data)) {
+        // Query strings and path parameters are small (the header limit bounds them); a body only when declared so.
+        const all = part !== 'body' || smallBody(req);
+        // Validated again from the raw input: a failed pass may have applied defaults or coercions.
+        const again = part === 'body' ? source : { ...(source as object) };
+        const fn = all ? schema.all : schema.firstError;
+        if (all) fn(again);
+        else stoppedEarly = true;
+        const room = Math.max(0, MAX_LISTED_ISSUES - issues.length);
+        unlisted += Math.max(0, (fn.errors?.length ?? 0) - room);
+        // A loop, never push(...spread): a spread of a long list overflows the call stack.
+        for (const issue of toIssues(part, fn.errors, room)) issues.push(issue);
         continue;
       }
       findUnstorable(data, part, issues);
       req.valid[part] = data;
     }
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) {
+      const more = Math.max(0, issues.length - MAX_LISTED_ISSUES) + unlisted;
+      throw new ValidationError(issues, undefined, { ...(more > 0 ? { more_errors: more } : {}), ...(stoppedEarly ? { stopped_early: true } : {}) });
+    }
+    next();
+  };
+}
+
+/**
+ * Path parameters that name a resource: a value that cannot name one (a malformed key hash)
+ * is answered 404 exactly like an unknown one, as the spec lists 404 and no 400 for them.
+ * Valid values land in `req.valid.params`.
+ */
+export function pathNamesResource(schemaId: string, notFound: (req: Request) => NotFoundError = () => new NotFoundError()) {
+  const { firstError } = getValidator(schemaId);
+  return function pathNamesResourceMiddleware(req: Request, _res: Response, next: NextFunction): void {
+    const params = { ...req.params };
+    if (!firstError(params)) throw notFound(req);
+    req.valid.params = params;
     next();
   };
 }

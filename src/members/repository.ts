@@ -4,11 +4,12 @@
  * the organization (CLI `users add … --role`) shows at once in every workspace, with no copy to
  * go stale. The role stored on the membership is only the one last synced by `members/add`,
  * which counts a resync as a change. The default workspace has no membership list of its own: it
- * lists every member of the organization (with a stable membership id derived from workspace and
- * user).
+ * lists every member of the organization (with a stable RFC 9562 membership id derived from
+ * workspace and user, see ids.ts).
  * @module
  */
 import type { Queryable } from '../store/db';
+import { defaultMemberId } from './ids';
 
 /** A workspace membership. */
 export interface MemberRecord {
@@ -88,19 +89,34 @@ export async function findMembers(q: Queryable, workspaceId: string, userIds: st
   return rows.map(toRecord);
 }
 
+/**
+ * Members of the default workspace (every member of the organization), with their membership
+ * row's id where one exists (rows added before the default workspace stopped storing them) or
+ * the stable derived id ({@link defaultMemberId}); `userIds` restricts them, null lists all.
+ */
+async function defaultMembers(q: Queryable, ws: { id: string; orgId: string }, userIds: string[] | null, offset: number, limit: number | null) {
+  const rows = await q.query<Omit<Row, 'id'> & { id: string | null }>(
+    `SELECT wm.id, $1::uuid AS workspace_id, om.user_id, om.role, COALESCE(wm.created_at, om.created_at) AS created_at
+       FROM organization_members om
+       LEFT JOIN workspace_members wm ON wm.workspace_id = $1 AND wm.user_id = om.user_id
+      WHERE om.org_id = $2 AND ($3::jsonb IS NULL OR om.user_id IN (SELECT jsonb_array_elements_text($3::jsonb)))
+      ORDER BY om.created_at, om.user_id OFFSET $4 LIMIT $5`,
+    [ws.id, ws.orgId, userIds === null ? null : JSON.stringify(userIds), offset, limit],
+  );
+  return rows.map((r) => toRecord({ ...r, id: r.id ?? defaultMemberId(ws.id, r.user_id) }));
+}
+
+/** The default workspace's memberships of `userIds` (those who are members of the organization). */
+export function findDefaultMembers(q: Queryable, ws: { id: string; orgId: string }, userIds: string[]): Promise<MemberRecord[]> {
+  return defaultMembers(q, ws, userIds, 0, null);
+}
+
 /** One page of a workspace's members with the total; `isDefault` lists the whole organization. */
 export async function listMembers(q: Queryable, ws: { id: string; orgId: string; isDefault: boolean }, offset: number, limit: number) {
   if (ws.isDefault) {
-    const rows = await q.query<Row>(
-      `SELECT COALESCE(wm.id, md5($1::text || ':' || om.user_id)::uuid) AS id, $1::uuid AS workspace_id, om.user_id,
-              om.role, COALESCE(wm.created_at, om.created_at) AS created_at
-         FROM organization_members om
-         LEFT JOIN workspace_members wm ON wm.workspace_id = $1 AND wm.user_id = om.user_id
-        WHERE om.org_id = $2 ORDER BY om.created_at, om.user_id OFFSET $3 LIMIT $4`,
-      [ws.id, ws.orgId, offset, limit],
-    );
+    const data = await defaultMembers(q, ws, null, offset, limit);
     const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organization_members WHERE org_id = $1', [ws.orgId]);
-    return { data: rows.map(toRecord), total: count[0]?.n ?? 0 };
+    return { data, total: count[0]?.n ?? 0 };
   }
   const rows = await q.query<Row>(`${MEMBERS} WHERE wm.workspace_id = $1 ORDER BY wm.created_at, wm.user_id OFFSET $2 LIMIT $3`, [
     ws.id,

@@ -37,6 +37,8 @@ export class MemberService {
           `Users are not members of the organization: ${strangers.join(', ')}`,
         );
       }
+      // Every organization member is already a member of the default workspace: nothing to add.
+      if (ws.isDefault) return { added: 0, members: await repo.findDefaultMembers(tx, ws, ids) };
       const added = await repo.upsertMembers(tx, ws.id, ids.map((userId) => ({ id: randomUUID(), userId, role: roles.get(userId) ?? 'member' })));
       return { added, members: await repo.findMembers(tx, ws.id, ids) };
     });

@@ -210,6 +210,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly httpRefusals = new Counter({
+    name: 'switchyard_http_refusals_total',
+    help: 'Requests answered before reaching the application, by status (400 malformed, 408 headers or body too slow, 413 declared length over the limit, 431 headers too large)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

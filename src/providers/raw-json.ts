@@ -33,6 +33,12 @@ function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/**
+ * Integer digits plus positive exponent from which a number may exceed the largest double
+ * (≈1.8e308): such a number is parsed to check it (below this, none can overflow).
+ */
+const OVERFLOW_DIGITS = 309;
+
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
 }
@@ -63,12 +69,18 @@ function eightDigits(w1: number, w2: number): boolean {
  * and the long fraction digit runs are skipped eight bytes at a time ({@link eightDigits}),
  * then four, then one: about 0.55 ns a byte against 0.85 with four at a time.
  * Reads past the end yield `undefined`, which no test below accepts.
+ *
+ * A number too large for a double (`1e999`, 309 integer digits) is refused too: a client would
+ * read it as ±Infinity. Only a number whose integer digits plus positive exponent reach
+ * {@link OVERFLOW_DIGITS} is parsed to check it, so ordinary vectors pay one comparison a number.
  */
 export function numberArrayEnd(b: Buffer, start: number): number {
   const words = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const lastWords = b.length - 8;
   let i = start + 1;
   let c: number | undefined;
+  let digitsAt = 0;
+  let intDigits = 0;
   for (;;) {
     c = b[i];
     if (c === 0x2d) c = b[++i]; // -
@@ -77,11 +89,13 @@ export function numberArrayEnd(b: Buffer, start: number): number {
       while (isSpace(c)) c = b[++i];
       if (c === 0x2d) c = b[++i];
     }
+    digitsAt = i;
     if (c === 0x30) c = b[++i]; // a lone 0 (no leading zeros)
     else if (isDigit(c)) {
       do c = b[++i];
       while (isDigit(c));
     } else return -1;
+    intDigits = i - digitsAt;
     if (c === 0x2e) {
       // . then at least one digit
       if (!isDigit(b[++i])) return -1;
@@ -97,18 +111,28 @@ export function numberArrayEnd(b: Buffer, start: number): number {
       c = b[i];
       while (isDigit(c)) c = b[++i];
     }
-    if (c === 0x2c) {
+    if (c === 0x2c && intDigits < OVERFLOW_DIGITS) {
       i++;
       continue;
     }
+    let scale = intDigits;
     if (c === 0x65 || c === 0x45) {
       // e/E, an optional sign, at least one digit
       c = b[++i];
-      if (c === 0x2b || c === 0x2d) c = b[++i];
+      let down = false;
+      if (c === 0x2b || c === 0x2d) {
+        down = c === 0x2d;
+        c = b[++i];
+      }
       if (!isDigit(c)) return -1;
-      do c = b[++i];
-      while (isDigit(c));
+      let exponent = 0;
+      do {
+        if (exponent < OVERFLOW_DIGITS) exponent = exponent * 10 + ((c as number) - 0x30);
+        c = b[++i];
+      } while (isDigit(c));
+      if (!down) scale += exponent;
     }
+    if (scale >= OVERFLOW_DIGITS && !Number.isFinite(Number(b.toString('latin1', digitsAt, i)))) return -1;
     while (isSpace(c)) c = b[++i];
     if (c === 0x2c) {
       i++;

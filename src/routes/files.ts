@@ -46,7 +46,7 @@ export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>)
 
   api.add('get', '/files', validate({ query: 'files.list.query' }), refuseProviderFiles, async function listFiles(req: Request, res: Response) {
     const page = await files.list(currentKey(req), req.valid.query as ListFilesQuery);
-    res.json(toWirePage(page.files, page.hasMore));
+    res.json(toWirePage(page.files, page.cursor));
   });
 
   api.add('get', '/files/:file_id', ...scoped, async function getFile(req: Request, res: Response) {

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { pathNamesResource, validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { toCurrentKeyWire, toWireKey } from '../keys/wire';
 import type { CreateKeyInput, UpdateKeyInput } from '../keys/service';
@@ -14,7 +14,8 @@ import type { CreateKeyInput, UpdateKeyInput } from '../keys/service';
 export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
   const { keys, usage, config } = deps;
   const mgmt = requireManagementKey();
-  const byHash = validate({ params: 'keys.hash.params' });
+  // A malformed hash names no key: 404, like an unknown one.
+  const byHash = pathNamesResource('keys.hash.params');
   const hashOf = (req: Request) => (req.valid.params as { hash: string }).hash;
 
   api.add('post', '/keys', mgmt, validate({ body: 'keys.create.body' }), async function createKey(req: Request, res: Response) {

@@ -57,6 +57,28 @@ return {1, f}`,
 };
 
 /**
+ * The circuit's state without changing it (no probe is taken): `[state, failures]`, half-open
+ * when the cooldown has passed. For reports such as the model endpoints route. ARGV: now.
+ */
+export const PEEK: KvScript<[CircuitState, number]> = {
+  name: 'breaker_peek',
+  lua: `
+local f = tonumber(redis.call('HGET', KEYS[1], 'f') or '0')
+local o = tonumber(redis.call('HGET', KEYS[1], 'o') or '0')
+if o == 0 then return {0, f} end
+if tonumber(ARGV[1]) < o then return {2, f} end
+return {1, f}`,
+  memory(data: MemoryData, keys, args) {
+    const key = keys[0] as string;
+    const f = Number(data.hget(key, 'f') ?? 0);
+    const o = Number(data.hget(key, 'o') ?? 0);
+    if (o === 0) return [0, f];
+    return Number(args[0]) < o ? [2, f] : [1, f];
+  },
+  parse: (reply) => parsePair(reply) as [CircuitState, number],
+};
+
+/**
  * Count a failure; opens the circuit when failures reach the threshold or when a half-open
  * probe failed. Returns `[state, failures]`. ARGV: now, threshold, cooldownMs, wasProbe (0/1).
  */

@@ -8,7 +8,8 @@ import type { Endpoint } from '../catalog/types';
 import type { Kv } from '../kv/kv';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../observability/logger';
-import { CHECK, CircuitState, FAILURE, SUCCESS } from './breaker-scripts';
+import { CHECK, CircuitState, FAILURE, PEEK, SUCCESS } from './breaker-scripts';
+import { errorFields } from '../observability/error-fields';
 
 export { CircuitState } from './breaker-scripts';
 
@@ -52,7 +53,7 @@ export class CircuitBreaker {
     try {
       return await fn();
     } catch (err) {
-      this.logger?.warn('circuit breaker state unavailable; failing open', { op: what, err });
+      this.logger?.warn('circuit breaker state unavailable; failing open', { op: what, error: errorFields(err) });
       return fallback;
     }
   }
@@ -84,6 +85,12 @@ export class CircuitBreaker {
     if (state === CircuitState.Closed && failures === 0) this.healthyUntil.set(endpoint.id, now + HEALTHY_CACHE_MS);
     else this.healthyUntil.delete(endpoint.id);
     return { state, failures };
+  }
+
+  /** The circuit's state for a report, without taking a probe; null when the store is unreachable. */
+  async peek(endpoint: Endpoint): Promise<{ state: CircuitState; failures: number } | null> {
+    const reply = await this.safely('peek', () => this.kv.run(PEEK, [this.key(endpoint)], [this.now()]), null);
+    return reply && { state: reply[0], failures: reply[1] };
   }
 
   /**

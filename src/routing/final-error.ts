@@ -1,5 +1,5 @@
 /**
- * The final status when no attempt succeeded: nothing eligible or every circuit open → 503, the
+ * The final status when no attempt succeeded: every circuit open → 503 (with availability), the
  * request rejected upstream → 400, timeout → 524, overloaded → 529, rate limited → 429 with
  * Retry-After, any other upstream failure (5xx, invalid body, network) → 502. The metadata names
  * each attempt and nothing from upstream bodies.
@@ -8,19 +8,24 @@
 import {
   GatewayError,
   RateLimitError,
-  ServiceUnavailableError,
   STATUS_MESSAGES,
   UpstreamError,
   UpstreamOverloadedError,
   UpstreamTimeoutError,
 } from '../errors';
+import type { CatalogModel, Endpoint } from '../catalog/types';
 import type { FallbackResult } from './run-with-fallback';
+import { temporarilyUnavailable } from './availability';
 
-/** Map a failed run to the error the client receives. */
-export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>): GatewayError {
+/**
+ * Map a failed run to the error the client receives.
+ * @param tried - the candidates the run had; when none was attempted (every circuit open) they are the affected providers
+ * @param retryAfterS - how long until an open circuit lets a probe through (the breaker's cooldown)
+ */
+export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>, model: CatalogModel, tried: readonly Endpoint[], retryAfterS: number): GatewayError {
   const { last, lastEndpoint, attempts } = run;
   if (!last || !lastEndpoint) {
-    return new ServiceUnavailableError({ reason: run.skippedOpen > 0 ? 'every eligible provider is unavailable (circuit open)' : 'no eligible provider', attempts });
+    return temporarilyUnavailable(model, 'every eligible provider is unavailable (circuit open)', tried, retryAfterS);
   }
   const metadata = { provider_name: lastEndpoint.provider.name, attempts };
   switch (last.outcome) {
@@ -37,7 +42,3 @@ export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>)
   }
 }
 
-/** No candidate at all (filters left nothing) → 503 naming why. */
-export function noCandidates(): ServiceUnavailableError {
-  return new ServiceUnavailableError({ reason: 'no eligible provider for this model and these provider preferences', attempts: [] });
-}

@@ -19,22 +19,68 @@ export interface RequestNeeds {
   parameters: ReadonlySet<RoutableParameter>;
 }
 
-function accepts(e: Endpoint, needs: RequestNeeds): boolean {
-  if (!e.provider.configured) return false;
+/** Whether the endpoint can take this request's input at all (its kind and modalities). */
+export function acceptsInput(e: Endpoint, needs: RequestNeeds): boolean {
   if (needs.inputKind === 'tokens') return e.tokenInput;
   for (const m of needs.modalities) if (!e.inputModalities.has(m)) return false;
   return true;
 }
 
+/**
+ * One hard rule of the `provider` object: the request field it comes from, the test, and what
+ * to tell a client whose rule excluded every endpoint (see `availability.ts`).
+ */
+export interface ProviderConstraint {
+  field: string;
+  allows(e: Endpoint, model: CatalogModel, needs: RequestNeeds, p: ProviderPreferences): boolean;
+  detail(p: ProviderPreferences): string;
+}
+
+const list = (refs: string[] | null | undefined) => (refs ?? []).slice(0, 5).join(', ');
+
+/** The hard rules, in the order they are reported. */
+export const PROVIDER_CONSTRAINTS: readonly ProviderConstraint[] = [
+  {
+    field: 'provider.require_parameters',
+    allows: (e, _m, needs, p) => !p.require_parameters || [...needs.parameters].every((param) => e.parameters.has(param)),
+    detail: () => 'no endpoint supports every parameter the request sets',
+  },
+  {
+    field: 'provider.only',
+    allows: (e, _m, _n, p) => !p.only || p.only.length === 0 || p.only.some((ref) => matchesProvider(ref, e)),
+    detail: (p) => `no endpoint of a provider in only: ${list(p.only)}`,
+  },
+  {
+    field: 'provider.ignore',
+    allows: (e, _m, _n, p) => !p.ignore?.some((ref) => matchesProvider(ref, e)),
+    detail: (p) => `every provider of the model is ignored: ${list(p.ignore)}`,
+  },
+  {
+    field: 'provider.data_collection',
+    allows: (e, _m, _n, p) => p.data_collection !== 'deny' || !(e.retainsData || e.trainsOnData),
+    detail: () => 'no endpoint that neither retains nor trains on data (data_collection: deny)',
+  },
+  { field: 'provider.zdr', allows: (e, _m, _n, p) => !p.zdr || e.zdr, detail: () => 'no zero-data-retention endpoint' },
+  {
+    field: 'provider.quantizations',
+    allows: (e, _m, _n, p) => !p.quantizations || p.quantizations.length === 0 || p.quantizations.includes(e.quantization),
+    detail: (p) => `no endpoint with a quantization in ${(p.quantizations ?? []).join(', ')}`,
+  },
+  {
+    field: 'provider.enforce_distillable_text',
+    allows: (_e, m, _n, p) => !p.enforce_distillable_text || m.distillable,
+    detail: () => 'the model does not allow distillation',
+  },
+  { field: 'provider.max_price', allows: (e, _m, _n, p) => withinMaxPrice(e, p.max_price), detail: () => 'no endpoint within max_price' },
+];
+
+function accepts(e: Endpoint, needs: RequestNeeds): boolean {
+  return e.provider.configured && acceptsInput(e, needs);
+}
+
 function allowedByPreferences(e: Endpoint, model: CatalogModel, needs: RequestNeeds, p: ProviderPreferences): boolean {
-  if (p.require_parameters) for (const param of needs.parameters) if (!e.parameters.has(param)) return false;
-  if (p.only && p.only.length > 0 && !p.only.some((ref) => matchesProvider(ref, e))) return false;
-  if (p.ignore?.some((ref) => matchesProvider(ref, e))) return false;
-  if (p.data_collection === 'deny' && (e.retainsData || e.trainsOnData)) return false;
-  if (p.zdr && !e.zdr) return false;
-  if (p.quantizations && p.quantizations.length > 0 && !p.quantizations.includes(e.quantization)) return false;
-  if (p.enforce_distillable_text && !model.distillable) return false;
-  return withinMaxPrice(e, p.max_price);
+  for (const c of PROVIDER_CONSTRAINTS) if (!c.allows(e, model, needs, p)) return false;
+  return true;
 }
 
 const COMPARATORS = {
@@ -71,7 +117,8 @@ export function balanceByPrice(sorted: Endpoint[], random: () => number): Endpoi
 
 /**
  * The endpoints to try, in order. With `allow_fallbacks: false` only the first candidate, or only
- * the providers of `order`, remain. An empty result means nothing eligible (→ 503).
+ * the providers of `order`, remain. An empty result means nothing eligible: `availability.ts`
+ * then tells whether the request can never succeed (404) or no endpoint is usable now (503).
  * @param random - the draw of the default load balancing; tests pass a fixed one
  */
 export function selectCandidates(

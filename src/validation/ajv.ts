@@ -23,9 +23,13 @@ export function createAjv(coerce: boolean, extra: Options = {}): Ajv {
   return ajv;
 }
 
-/** Turn ajv's errors into `{path, message}` issues rooted at `where` (body, query, params, config). */
-export function toIssues(where: string, errors: ErrorObject[] | null | undefined): ValidationIssue[] {
-  return (errors ?? []).map((e) => {
+/**
+ * Turn ajv's errors into `{path, message}` issues rooted at `where` (body, query, params, config).
+ * @param max - convert at most this many (the rest are only counted by the caller)
+ */
+export function toIssues(where: string, errors: ErrorObject[] | null | undefined, max = Infinity): ValidationIssue[] {
+  const list = errors ?? [];
+  return (list.length > max ? list.slice(0, max) : list).map((e) => {
     const segments = e.instancePath.split('/').filter(Boolean);
     if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
     if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));

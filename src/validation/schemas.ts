@@ -12,11 +12,27 @@ import { fromRoot } from '../paths';
 /** Where a schema applies; decides whether values are coerced from strings. */
 export type InputPart = 'body' | 'query' | 'params';
 
-let compiled: Map<string, ValidateFunction> | undefined;
+/**
+ * A schema compiled twice: `firstError` stops at the first problem (ajv's `allErrors: false`:
+ * `maxItems` fails before any item is looked at), so it is cheap whatever the input, and `all`
+ * lists every problem, for inputs small enough that the list stays small.
+ */
+export interface CompiledSchema {
+  firstError: ValidateFunction;
+  all: ValidateFunction;
+}
 
-function compileAll(): Map<string, ValidateFunction> {
-  const strict = createAjv(false);
-  const coercing = createAjv(true);
+let compiled: Map<string, CompiledSchema> | undefined;
+
+function compileAll(): Map<string, CompiledSchema> {
+  const full = compileEach(true);
+  const fast = compileEach(false);
+  return new Map([...full].map(([id, all]) => [id, { all, firstError: fast.get(id) as ValidateFunction }]));
+}
+
+function compileEach(allErrors: boolean): Map<string, ValidateFunction> {
+  const strict = createAjv(false, { allErrors });
+  const coercing = createAjv(true, { allErrors });
   const out = new Map<string, ValidateFunction>();
   const dir = fromRoot('schemas');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'config.json');
@@ -39,7 +55,7 @@ function compileAll(): Map<string, ValidateFunction> {
 /**
  * The compiled validator for `id`; throws at boot (not per request) if it does not exist.
  */
-export function getValidator(id: string): ValidateFunction {
+export function getValidator(id: string): CompiledSchema {
   compiled ??= compileAll();
   const fn = compiled.get(id);
   if (!fn) throw new Error(`switchyard: no request schema with $id "${id}" in schemas/`);

@@ -13,6 +13,8 @@ export type Fault =
   | { hang: true }
   | { reset: true }
   | { malformed: true }
+  /** 200 with exactly these bytes (e.g. a number JSON.parse reads as Infinity). */
+  | { rawBody: string }
   | { latencyMs: number };
 
 /** A request the fake received. */
@@ -85,6 +87,7 @@ export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
       if ('hang' in fault) return; // never answer; the socket is destroyed on close
       if ('reset' in fault) return req.socket.destroy();
       if ('malformed' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
+      if ('rawBody' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody);
       if ('latencyMs' in fault) return void setTimeout(succeed, fault.latencyMs);
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
     });

@@ -68,9 +68,12 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const res = await spend(secret);
     expect(res.status).toBe(402);
     expect(res.body.error.code).toBe(402);
-    expect(res.body.error.message).toMatch(/^Workspace daily budget exceeded: 0\.03 of 0\.03 USD/);
+    expect(res.body.error.message).toBe(
+      `Insufficient credits: the workspace's daily budget is used up. Raise it with PUT /api/v1/workspaces/${res.body.error.metadata.manage.split('/')[4]}/budgets/daily or wait for its reset at 2026-11-19T00:00:00.000Z.`,
+    );
     expect(res.body.error.metadata).toEqual({
       limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.03, spend_usd: 0.03, resets_at: '2026-11-19T00:00:00.000Z',
+      manage: expect.stringMatching(/^PUT \/api\/v1\/workspaces\/[0-9a-f-]{36}\/budgets\/daily$/),
     });
   });
 
@@ -103,7 +106,7 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     await spend(secret).expect(200);
     const weekly = await spend(secret).expect(402);
     expect(weekly.body.error.metadata).toMatchObject({ interval: 'weekly', spend_usd: 0.03, resets_at: '2026-11-23T00:00:00.000Z' });
-    expect(weekly.body.error.message).toMatch(/^Workspace weekly budget exceeded/);
+    expect(weekly.body.error.message).toMatch(/^Insufficient credits: the workspace's weekly budget is used up/);
     now = Date.parse('2026-11-22T23:59:59.999Z'); // Sunday: still the same ISO week
     await spend(secret).expect(402);
     now = Date.parse('2026-11-23T00:00:00Z'); // Monday: a new week
@@ -120,7 +123,8 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     now = Date.parse('2026-12-01T00:00:00Z');
     await spend(secret).expect(200);
     const lifetime = await spend(secret).expect(402);
-    expect(lifetime.body.error.metadata).toEqual({ limit_source: 'workspace_budget', interval: 'lifetime', limit_usd: 0.04, spend_usd: 0.04, resets_at: null });
+    expect(lifetime.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', limit_usd: 0.04, spend_usd: 0.04, resets_at: null });
+    expect(lifetime.body.error.message).toMatch(/\(it never resets\)\.$/);
     now = Date.parse('2027-06-01T00:00:00Z');
     await spend(secret).expect(402);
   });
@@ -131,8 +135,10 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const { secret: sibling } = await createInferenceKey(gw, { name: 'sibling', workspace_id: slug });
     for (let i = 0; i < 5; i++) await spend(secret).expect(200);
     const res = await spend(secret).expect(402);
-    expect(res.body.error.message).toMatch(/^API key daily limit exceeded: 0\.05 of 0\.05 USD/);
-    expect(res.body.error.metadata).toEqual({ limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, resets_at: '2026-11-19T00:00:00.000Z' });
+    expect(res.body.error.message).toMatch(/^Insufficient credits: this API key's daily spending limit is used up\. Raise it with PATCH \/api\/v1\/keys\/\{hash\}/);
+    expect(res.body.error.metadata).toEqual({
+      limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, resets_at: '2026-11-19T00:00:00.000Z', manage: 'PATCH /api/v1/keys/{hash}',
+    });
     await spend(sibling).expect(200); // the limit is the key's own, not the workspace's
     const key = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;
     expect(key).toMatchObject({ usage: 0.05, usage_daily: 0.05, usage_weekly: 0.05, usage_monthly: 0.05, limit_remaining: 0 });

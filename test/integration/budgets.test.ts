@@ -103,14 +103,15 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     await put(`/workspaces/${ws.slug}/budgets/weekly`, { limit_usd: 50 }).expect(200);
     const daily = await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 50 });
     expect(daily.status).toBe(400);
-    expect(daily.body.error.message).toMatch(/daily budget \(50 USD\) must be lower than the weekly budget \(50 USD\)/);
+    expect(daily.body.error.message).toBe('Invalid request parameters');
+    expect(daily.body.error.metadata.detail).toMatch(/daily budget \(50 USD\) must be lower than the weekly budget \(50 USD\)/);
     const monthly = await put(`/workspaces/${ws.slug}/budgets/monthly`, { limit_usd: 40 });
     expect(monthly.status).toBe(400);
-    expect(monthly.body.error.message).toMatch(/monthly budget \(40 USD\) must be higher than the weekly budget/);
+    expect(monthly.body.error.metadata.detail).toMatch(/monthly budget \(40 USD\) must be higher than the weekly budget/);
     await put(`/workspaces/${ws.slug}/budgets/lifetime`, { limit_usd: 1000 }).expect(200);
     const lowered = await put(`/workspaces/${ws.slug}/budgets/lifetime`, { limit_usd: 10 });
     expect(lowered.status).toBe(400);
-    expect(lowered.body.error.message).toContain('weekly budget');
+    expect(lowered.body.error.metadata.detail).toContain('weekly budget');
     // The refused change left the stored value alone.
     expect((await get(`/workspaces/${ws.slug}/budgets/lifetime`).expect(200)).body.data.limit_usd).toBe(1000);
     await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 49.99 }).expect(200);

@@ -124,6 +124,9 @@ describe('raw vector pass-through', () => {
       // numbers JSON does not allow: a client's JSON.parse of our response would fail on them
       '{"embedding":[01]}', '{"embedding":[1.]}', '{"embedding":[.5]}', '{"embedding":[1e]}', '{"embedding":[+1]}', '{"embedding":[-]}',
       '{"embedding":[1,]}', '{"embedding":[1 2]}', '{"embedding":[- 1]}', '{"embedding":[--1]}', '{"embedding":[1.2.3]}', '{"embedding":[Infinity]}', '{"embedding":[1e+]}', '{"embedding":[1', '{"embedding":[',
+      // numbers a double cannot hold: JSON.parse reads them as ±Infinity
+      '{"embedding":[0.1,1e999]}', '{"embedding":[-1E+309,0]}', '{"embedding":[1.8e308]}', `{"embedding":[${'9'.repeat(309)}]}`,
+      `{"embedding":[0.5,${'1'.repeat(400)}.5]}`, '{"embedding":[0.001e312]}',
     ];
     for (const text of bad) {
       expect(parseLiftingArrays(Buffer.from(text), 'embedding')).toBeUndefined();
@@ -133,7 +136,7 @@ describe('raw vector pass-through', () => {
   test('numberArrayEnd agrees with JSON.parse on 20,000 generated arrays, valid and corrupted', () => {
     // Long fraction runs exercise the eight- and four-bytes-at-a-time digit skips; corruptions include
     // non-ASCII bytes. Reference: the prefix up to the first ']' must parse as a non-empty
-    // array of numbers (a number array has no inner ']').
+    // array of finite numbers (a number array has no inner ']').
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -173,7 +176,7 @@ describe('raw vector pass-through', () => {
       if (close !== -1) {
         try {
           const v: unknown = JSON.parse(buf.toString('latin1', 0, close + 1));
-          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number')) expected = close + 1;
+          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x))) expected = close + 1;
         } catch {
           // not JSON: expected stays -1
         }
@@ -182,6 +185,13 @@ describe('raw vector pass-through', () => {
       expect([buf.toString('latin1'), numberArrayEnd(buf, 0)]).toEqual([buf.toString('latin1'), expected]);
     }
     expect(accepted).toBeGreaterThan(3000); // both outcomes are well represented
+  });
+
+  test('large but finite numbers pass, and so do huge negative exponents (they underflow to 0)', () => {
+    const text = `{"embedding":[1.7976931348623157e308,-1e308,1e-999,0e999,${'9'.repeat(308)},0.0001e311]}`;
+    const values = parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values();
+    expect(values.every(Number.isFinite)).toBe(true);
+    expect(values).toHaveLength(6);
   });
 
   test('accepts every RFC 8259 number form, with any JSON whitespace', () => {

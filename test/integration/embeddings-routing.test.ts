@@ -77,12 +77,12 @@ test('only: allow-list (no fallback outside it)', async () => {
   fail('nebius');
   expect((await route({ provider: { only: ['Nebius AI Studio'] } })).status).toBe(502);
   expect(h.fleet.fakes.deepinfra!.calls).toHaveLength(0);
-  expect((await route({ provider: { only: ['nobody'] } })).status).toBe(503);
+  expect((await route({ provider: { only: ['nobody'] } })).status).toBe(404);
 });
 
 test('ignore: deny-list', async () => {
   expect((await route({ provider: { ignore: ['DeepInfra'] } })).body.provider).toBe('Nebius AI Studio');
-  expect((await route({ provider: { ignore: ['deepinfra', 'nebius', 'together'] } })).status).toBe(503);
+  expect((await route({ provider: { ignore: ['deepinfra', 'nebius', 'together'] } })).status).toBe(404);
 });
 
 test('require_parameters: endpoints that cannot honour a parameter are excluded only when set', async () => {
@@ -90,19 +90,19 @@ test('require_parameters: endpoints that cannot honour a parameter are excluded 
   expect(loose.status).toBe(200);
   expect(h.fleet.fakes.deepinfra!.calls[0]!.body.dimensions).toBeUndefined();
   const strict = await route({ dimensions: 4, provider: { require_parameters: true } });
-  expect(strict.status).toBe(503);
+  expect(strict.status).toBe(404);
   const qwen = await route({ model: QWEN, dimensions: 4, provider: { require_parameters: true } });
   expect(qwen.status).toBe(200);
   expect(qwen.body.data[0].embedding).toHaveLength(4);
   const inputType = await route({ model: 'openai/text-embedding-3-small', input_type: 'search_query', provider: { require_parameters: true } });
-  expect(inputType.status).toBe(503);
+  expect(inputType.status).toBe(404);
   expect((await route({ model: 'openai/text-embedding-3-small', input_type: 'search_query' })).status).toBe(200);
 });
 
 test('data_collection deny → only endpoints that keep no data', async () => {
   expect((await route({ provider: { order: ['together'], data_collection: 'deny' } })).body.provider).toBe('DeepInfra');
   expect((await route({ provider: { order: ['together'], data_collection: 'allow' } })).body.provider).toBe('Together');
-  expect((await route({ model: 'openai/text-embedding-3-small', provider: { data_collection: 'deny' } })).status).toBe(503);
+  expect((await route({ model: 'openai/text-embedding-3-small', provider: { data_collection: 'deny' } })).status).toBe(404);
 });
 
 test('zdr → only zero-data-retention endpoints', async () => {
@@ -113,7 +113,7 @@ test('zdr → only zero-data-retention endpoints', async () => {
 test('quantizations filter', async () => {
   expect((await route({ model: QWEN, provider: { quantizations: ['fp16'] } })).body.provider).toBe('Nebius AI Studio');
   expect((await route({ model: QWEN, provider: { quantizations: ['fp8', 'int8'] } })).body.provider).toBe('DeepInfra');
-  expect((await route({ model: QWEN, provider: { quantizations: ['bf16'] } })).status).toBe(503);
+  expect((await route({ model: QWEN, provider: { quantizations: ['bf16'] } })).status).toBe(404);
 });
 
 test('sort: price, throughput, latency, and the object form', async () => {
@@ -135,12 +135,12 @@ test('sort: price, throughput, latency, and the object form', async () => {
 test('max_price in USD per 1M tokens, numbers or strings', async () => {
   expect((await route({ provider: { order: ['together'], max_price: { prompt: 0.012 } } })).body.provider).toBe('DeepInfra');
   expect((await route({ provider: { order: ['together'], max_price: { prompt: '0.016' } } })).body.provider).toBe('Together');
-  expect((await route({ provider: { max_price: { prompt: '0.005' } } })).status).toBe(503);
+  expect((await route({ provider: { max_price: { prompt: '0.005' } } })).status).toBe(404);
   expect((await route({ provider: { max_price: { prompt: 1, completion: 2, request: 0, image: 0 } } })).status).toBe(200);
   // exponent strings are numbers too
   expect((await route({ provider: { order: ['together'], max_price: { prompt: '1.6e-2' } } })).body.provider).toBe('Together');
-  expect((await route({ provider: { max_price: { prompt: '5E-3' } } })).status).toBe(503);
-  expect((await route({ model: 'cohere/embed-v4.0', provider: { max_price: { image: '0.0001' } } })).status).toBe(503);
+  expect((await route({ provider: { max_price: { prompt: '5E-3' } } })).status).toBe(404);
+  expect((await route({ model: 'cohere/embed-v4.0', provider: { max_price: { image: '0.0001' } } })).status).toBe(404);
 });
 
 test('preferred_min_throughput / preferred_max_latency reorder softly and never exclude', async () => {

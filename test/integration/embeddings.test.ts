@@ -86,10 +86,10 @@ describe('POST /embeddings', () => {
     expect(h.fleet.fakes.nebius!.calls).toHaveLength(0);
   });
 
-  test('token ids on a model without token-capable endpoints → 503 (nothing eligible)', async () => {
+  test('token ids on a model without token-capable endpoints → 404 no_endpoints (can never succeed)', async () => {
     const res = await h.post({ model: 'voyage/voyage-3.5', input: [1, 2, 3] });
-    expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable' });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', availability: { code: 'no_endpoints', retryable: false } });
   });
 
   test('multimodal input is routed only to endpoints that accept its modalities', async () => {
@@ -103,7 +103,7 @@ describe('POST /embeddings', () => {
     expect(h.events[0]!.inputModality).toBe('text+image');
     // a text-only model cannot take the image
     const refused = await h.post({ model: SMALL, input });
-    expect(refused.status).toBe(503);
+    expect(refused.status).toBe(404);
     expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
     // text-only multimodal items are fine on a text model
     const textOnly = await h.post({ model: 'voyage/voyage-3.5', input: [{ content: [{ type: 'text', text: 'abc' }] }] });
@@ -270,7 +270,7 @@ describe('POST /embeddings', () => {
   test('unknown model → 404; a known non-embeddings model → 400', async () => {
     const unknown = await h.post({ model: 'nobody/nothing', input: 'x' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    expect(unknown.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model: 'nobody/nothing', models_list: '/api/v1/embeddings/models' } });
     const chat = await h.post({ model: 'openai/gpt-4o', input: 'x' });
     expect(chat.status).toBe(400);
     expect(chat.body.error.code).toBe(400);

@@ -337,7 +337,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     ['before_id=file-000000000000000000000000', 'query.before_id'],
     ['after=file-000000000000000000000000', 'query.after'],
     ['after_id=not-a-file-id', 'query.after_id'],
-    ['after_id=file-000000000000000000000000&cursor=ZjEuMQ', 'query.after_id'],
+    ['after_id=file-000000000000000000000000&cursor=f2.AAAAAAAAAAAAAAAAAAAAAA', 'query.after_id'],
     ['order=desc', 'query.order'],
   ])('GET /files?%s → 400 naming %s', async (qs, path) => {
     const res = await request(gw.app).get(`/api/v1/files?${qs}`).set('Authorization', bearer(gw.mgmtKey));
@@ -357,7 +357,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     ];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toMatch(/provider/i);
+      expect(res.body.error.metadata.detail).toMatch(/provider/i);
       expect(res.body.error.metadata.errors[0].path).toBe('query.provider');
     }
     expect([await count('files'), await count('file_chunks')]).toEqual(before);

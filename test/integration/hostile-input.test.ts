@@ -38,6 +38,8 @@ const PARAM_DEFAULTS: Record<string, string> = {
   id: 'no-such-workspace',
   interval: 'daily',
   file_id: 'file-does-not-exist',
+  author: 'nobody',
+  slug: 'no-such-model',
 };
 
 const ROUTES: RouteCase[] = [
@@ -150,6 +152,7 @@ const ROUTES: RouteCase[] = [
   { method: 'get', template: '/api/v1/files/:file_id/content', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'delete', template: '/api/v1/files/:file_id', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'get', template: '/api/v1/generation', key: 'api', query: { id: 'string' } },
+  { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
 ];
 
 /** Raw JSON texts no field of any route accepts. */

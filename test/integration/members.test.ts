@@ -98,9 +98,10 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
   test('a user outside the organization → 400 naming them, and nothing is added', async () => {
     const res = await post('/workspaces/team/members/add', { user_ids: ['user_b', 'user_stranger', 'user_ghost'] });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain('user_stranger');
-    expect(res.body.error.message).toContain('user_ghost');
-    expect(res.body.error.message).not.toContain('user_b');
+    expect(res.body.error.message).toBe('Invalid request parameters');
+    expect(res.body.error.metadata.detail).toContain('user_stranger');
+    expect(res.body.error.metadata.detail).toContain('user_ghost');
+    expect(res.body.error.metadata.detail).not.toContain('user_b');
     const list = await get('/workspaces/team/members').expect(200);
     expect(list.body.data.map((m: { user_id: string }) => m.user_id)).not.toContain('user_b');
   });
@@ -117,7 +118,7 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     // 100 is allowed (and all unknown → 400 for membership, not for size).
     const res = await post('/workspaces/team/members/add', { user_ids: tooMany.slice(0, 100) });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain('not members of the organization');
+    expect(res.body.error.metadata.detail).toContain('not members of the organization');
   });
 
   test('unknown workspace → 404; inference key → 403', async () => {
@@ -166,7 +167,7 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     expect(list.body.data.map((m: { user_id: string }) => m.user_id)).toEqual(['user_b']);
     const dflt = await post('/workspaces/default/members/remove', { user_ids: ['user_a'] });
     expect(dflt.status).toBe(400);
-    expect(dflt.body.error.message).toMatch(/default workspace/);
+    expect(dflt.body.error.metadata.detail).toMatch(/default workspace/);
   });
 
   test('a member who created a live key in the workspace cannot be removed (400 naming them) until it is deleted', async () => {
@@ -175,8 +176,8 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     const key = await createInferenceKey(gw, { name: 'a-key', workspace_id: 'keyed', creator_user_id: 'user_a' });
     const res = await post('/workspaces/keyed/members/remove', { user_ids: ['user_a', 'user_b'] });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain('user_a');
-    expect(res.body.error.message).not.toContain('user_b');
+    expect(res.body.error.metadata.detail).toContain('user_a');
+    expect(res.body.error.metadata.detail).not.toContain('user_b');
     expect((await get('/workspaces/keyed/members').expect(200)).body.total_count).toBe(2);
     await request(gw.app).delete(`/api/v1/keys/${key.hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
     const ok = await post('/workspaces/keyed/members/remove', { user_ids: ['user_a', 'user_b'] }).expect(200);
@@ -190,6 +191,6 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     await get(`/workspaces/${theirs.id}/members`).expect(404);
     const res = await post('/workspaces/theirs/members/add', { user_ids: ['user_a'] }, other);
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain('user_a');
+    expect(res.body.error.metadata.detail).toContain('user_a');
   });
 });

@@ -23,7 +23,8 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
   beforeAll(async () => {
     db = await dbKind.open();
     kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    // Every racer holds an upload slot at once: the per-organization cap must not be what refuses them.
+    gw = await createTestGateway(db, kv, { files: { maxConcurrentUploads: 16, maxConcurrentUploadsPerOrg: 12 } });
   });
   afterAll(async () => {
     await kv.close();

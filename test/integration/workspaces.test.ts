@@ -120,7 +120,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const uuidSlug = '11111111-2222-3333-4444-555555555555';
     const created = await api().post('/workspaces', { name: 'Looks like an id', slug: uuidSlug });
     expect(created.status).toBe(400);
-    expect(created.body.error).toMatchObject({ code: 400, message: expect.stringContaining('slug') });
+    expect(created.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringContaining('slug') } });
     expect(created.body.error.metadata.errors).toEqual([{ path: 'body.slug', message: expect.stringContaining('UUID') }]);
     const list = await api().get('/workspaces?limit=100').expect(200);
     expect(list.body.data.map((w: { slug: string }) => w.slug)).not.toContain(uuidSlug);

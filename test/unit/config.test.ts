@@ -94,6 +94,36 @@ describe('loadConfig', () => {
     expect(problems).toContain('(LOG_LEVEL)');
   });
 
+  test('a bad <SLUG>_BASE_URL is reported naming the variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ OPENAI_BASE_URL: 'localhost:11434/v1', GOOGLE_AI_STUDIO_BASE_URL: 'ftp://x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems.find((p) => p.startsWith('config.providers.OPENAI.baseUrl'))).toContain('(OPENAI_BASE_URL)');
+    expect(problems.find((p) => p.startsWith('config.providers.GOOGLE_AI_STUDIO.baseUrl'))).toContain('(GOOGLE_AI_STUDIO_BASE_URL)');
+  });
+
+  test('timeouts and upload caps that contradict each other are refused, naming the variables', () => {
+    let error: unknown;
+    try {
+      loadConfig({ HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000', FILES_UPLOAD_DEADLINE_MS: '25000', FILES_MAX_CONCURRENT_UPLOADS: '4', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '4' });
+    } catch (e) {
+      error = e;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    expect((error as ConfigError).problems).toHaveLength(3);
+    expect(problems).toContain('(REQUEST_TIMEOUT_MS) must be at least');
+    expect(problems).toContain('(FILES_UPLOAD_DEADLINE_MS) must be below');
+    expect(problems).toContain('(FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below');
+    // One slot in all is shared as it is.
+    expect(loadConfig({ FILES_MAX_CONCURRENT_UPLOADS: '1', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '1' }).files.maxConcurrentUploadsPerOrg).toBe(1);
+  });
+
   test('PORT equal to METRICS_PORT is a problem listed with the others', () => {
     let error: unknown;
     try {

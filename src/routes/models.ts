@@ -1,0 +1,24 @@
+/**
+ * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names.
+ * A malformed or unknown model is a 404 saying where the list is.
+ * @module
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { pathNamesResource } from '../http/validate';
+import type { ApiRouter } from '../http/router';
+import { unknownModel } from '../catalog/catalog';
+
+/** Register the model routes. */
+export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
+  const { embeddings } = deps;
+  api.add(
+    'get',
+    '/models/:author/:slug/endpoints',
+    pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
+    async function modelEndpoints(req: Request, res: Response) {
+      const { author, slug } = req.valid.params as { author: string; slug: string };
+      res.json(await embeddings.modelEndpoints(`${author}/${slug}`));
+    },
+  );
+}
