@@ -23,6 +23,7 @@ import { registerFileRoutes } from './routes/files';
 import { createEmbeddingsHandlers, registerEmbeddingRoutes } from './routes/embeddings';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
+import { registerDatasetRoutes } from './routes/datasets';
 import { passthroughRoutes } from './routes/passthrough';
 
 /** Build the API application. */
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): Express {
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
   registerGenerationRoutes(api, deps);
+  registerDatasetRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 

@@ -30,6 +30,7 @@ import { loadCatalog } from './catalog/load';
 import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
+import { closeRankings, createRankings, type Rankings } from './datasets';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -60,16 +61,19 @@ export interface AppDeps {
   embeddings: EmbeddingsService;
   /** The per-key rate limit's counts (shared through the Kv; hit leases with Redis). */
   rateLimitStore: KvRateLimitStore;
+  /** The rankings dataset: service, rollup and its schedule, input sampler, route limits. */
+  rankings: Rankings;
 }
 
 /**
  * Add the embeddings service (catalog from config, shared upstream pool) to the other deps. The
  * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
  */
-function withEmbeddings(base: Omit<AppDeps, 'embeddings'>): AppDeps {
+function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>): AppDeps {
   const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
   const http = new UpstreamHttp(base.config.upstream);
-  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http) });
+  const rankings = createRankings({ ...base, catalog });
+  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
 }
 
 /** Optional parts for {@link assembleDeps}. */
@@ -177,6 +181,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await closeRankings(deps.rankings).catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.rateLimitStore.shutdown();
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));

@@ -32,6 +32,8 @@ export interface RateLimitOptions {
   windowMs: number;
   limit: number;
   failMode: 'open' | 'closed';
+  /** What the limit counts per; default the API key (e.g. the organization instead). */
+  keyOf?: (req: Request) => string;
 }
 
 /** Wrap a store so its failures follow the configured policy instead of erroring the request. */
@@ -117,7 +119,7 @@ function draft7Headers(opts: RateLimitOptions): (res: Response, hit: IncrementRe
  */
 export function perKeyRateLimit(store: LeasingStore, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
   if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
-  const keyOf = (req: Request): string => req.ctx.key?.hash ?? 'anonymous';
+  const keyOf = opts.keyOf ?? ((req: Request): string => req.ctx.key?.hash ?? 'anonymous');
   const setHeaders = draft7Headers(opts);
   const limiter = rateLimit({
     windowMs: opts.windowMs,

@@ -44,6 +44,7 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
       req.valid.body as EmbeddingsBody,
     );
     answers.send(res, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }, body.chunks);
+    deps.rankings.sampler.offer(res, currentKey(req).orgId, (req.valid.body as EmbeddingsBody).model, (req.valid.body as EmbeddingsBody).input);
   }];
 }
 

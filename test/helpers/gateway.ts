@@ -30,6 +30,8 @@ export function testConfig(overrides: ConfigOverrides = {}) {
     ...overrides,
     log: { level: 'silent', ...overrides.log },
     rateLimit: { limit: 100000, ...overrides.rateLimit },
+    // Tests fix `random` at 0, which would sample every request for the rankings classifier.
+    rankings: { sampleRate: 0, ...overrides.rankings },
   });
 }
 

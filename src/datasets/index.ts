@@ -1,0 +1,74 @@
+/**
+ * The rankings dataset's parts, built once per process from the other dependencies: the
+ * service the route calls, the rollup (CLI, scheduler, tests), the in-process schedule, the
+ * input sampler, and the route's two rate-limit stores (per key per minute, per organization
+ * per day).
+ * @module
+ */
+import type { Config } from '../config';
+import type { Database } from '../store/db';
+import type { Kv } from '../kv/kv';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { Catalog } from '../catalog/catalog';
+import { KvRateLimitStore } from '../ratelimit/store';
+import { RankingsRollup } from './rollup';
+import { RankingsService, catalogFaces } from './service';
+import { RollupScheduler } from './scheduler';
+import { RankingsSampler, type Classify } from './sampler';
+import { createClassifier } from './classify';
+
+/** Everything the rankings dataset runs on. */
+export interface Rankings {
+  service: RankingsService;
+  rollup: RankingsRollup;
+  scheduler: RollupScheduler;
+  sampler: RankingsSampler;
+  limits: { perKey: KvRateLimitStore; perOrg: KvRateLimitStore };
+}
+
+/** Inputs of {@link createRankings}. */
+export interface RankingsDeps {
+  config: Config;
+  db: Database;
+  kv: Kv;
+  logger: Logger;
+  metrics: Metrics;
+  catalog: Catalog;
+  clock: () => number;
+  random: () => number;
+  /** Replaces the built-in classifier (tests). */
+  classify?: Classify;
+}
+
+/** Build the parts; nothing starts until `scheduler.start()`. */
+export function createRankings(d: RankingsDeps): Rankings {
+  const cfg = d.config.rankings;
+  const rollup = new RankingsRollup(d.db, { lookbackDays: cfg.lookbackDays, clock: d.clock });
+  const modelId = (name: string): string => {
+    try {
+      return d.catalog.resolve(name).id;
+    } catch {
+      return name;
+    }
+  };
+  const store = (prefix: string, windowMs: number, limit: number) =>
+    new KvRateLimitStore(d.kv, { prefix, windowMs, limit, lease: { hits: 0, ms: 100 } });
+  return {
+    service: new RankingsService(d.db, rollup, catalogFaces(d.catalog.models), cfg, d.clock),
+    rollup,
+    scheduler: new RollupScheduler(() => rollup.run(), cfg.rollupIntervalMs, d.metrics, d.logger),
+    sampler: new RankingsSampler(d.db, d.classify ?? createClassifier(), { rate: cfg.sampleRate, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
+    limits: {
+      perKey: store('rl:rankings:key:', 60_000, cfg.perKeyPerMinute),
+      perOrg: store('rl:rankings:org:', 86_400_000, cfg.perOrgPerDay),
+    },
+  };
+}
+
+/** Stop the schedule, store queued samples, release the limit stores (shutdown). */
+export async function closeRankings(r: Rankings): Promise<void> {
+  await r.scheduler.stop();
+  await r.sampler.close();
+  await Promise.allSettled([r.limits.perKey.shutdown(), r.limits.perOrg.shutdown()]);
+}
