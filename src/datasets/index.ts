@@ -57,7 +57,7 @@ export function createRankings(d: RankingsDeps): Rankings {
   return {
     service: new RankingsService(d.db, rollup, catalogFaces(d.catalog.models), cfg, d.clock),
     rollup,
-    scheduler: new RollupScheduler(() => rollup.run(), cfg.rollupIntervalMs, d.metrics, d.logger),
+    scheduler: new RollupScheduler(() => rollup.run(cfg.rollupIntervalMs / 2), cfg.rollupIntervalMs, d.metrics, d.logger),
     sampler: new RankingsSampler(d.db, d.classify ?? createClassifier(), { rate: cfg.sampleRate, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
     limits: {
       perKey: store('rl:rankings:key:', 60_000, cfg.perKeyPerMinute),

@@ -61,6 +61,19 @@ GROUP BY 2, 3, 5`;
 const ROLL_CATEGORY = rollTagSql('category');
 const ROLL_LANGUAGE = rollTagSql('language_type');
 
+/**
+ * Runs queued per database handle in this process: waiting on the advisory lock holds a pooled
+ * connection, and the holder needs another for its statements, so a process's runners must not
+ * all wait on the lock at once (they would take the whole pool). One waits; the rest queue here.
+ */
+const queues = new WeakMap<Database, Promise<unknown>>();
+
+function serialised<T>(db: Database, fn: () => Promise<T>): Promise<T> {
+  const result = (queues.get(db) ?? Promise.resolve()).then(fn, fn);
+  queues.set(db, result.catch(() => undefined));
+  return result;
+}
+
 function range(from: number, to: number): number[] {
   const out: number[] = [];
   for (let d = from; d <= to; d++) out.push(d);
@@ -78,10 +91,16 @@ export class RankingsRollup {
     private readonly opts: RollupOptions,
   ) {}
 
-  /** Roll up everything due now (see the module comment). */
-  run(): Promise<RollupResult> {
-    return this.db.withLock(LOCK, async () => {
+  /**
+   * Roll up everything due now (see the module comment).
+   * @param minGapMs - skip the run when another finished less than this long ago: replicas on
+   *   the same schedule queue on the lock, and the first one's work serves them all
+   */
+  run(minGapMs = 0): Promise<RollupResult> {
+    return this.locked(async () => {
       const now = this.opts.clock();
+      const last = await this.asOf();
+      if (last && minGapMs > 0 && now - last.getTime() < minGapMs) return { days: [], weeks: [], rolledAt: last };
       const mark = await this.dbNow();
       const days = await this.dueDays(dayOf(now));
       return this.rollDays(days, now, mark);
@@ -90,10 +109,15 @@ export class RankingsRollup {
 
   /** Recompute exactly the given days (the CLI's `--from/--to`), and their weeks' tags. */
   rollRange(fromDay: number, toDay: number): Promise<RollupResult> {
-    return this.db.withLock(LOCK, async () => {
+    return this.locked(async () => {
       const mark = await this.dbNow();
       return this.rollDays(range(Math.max(fromDay, FLOOR), toDay), this.opts.clock(), mark);
     });
+  }
+
+  /** Run `fn` as the only runner: first in this process, then across processes (advisory lock). */
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    return serialised(this.db, () => this.db.withLock(LOCK, fn));
   }
 
   /** The database's time: `ingested_at` is set by the database, so marks compare in its clock. */

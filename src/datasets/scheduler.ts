@@ -9,13 +9,13 @@ import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
 
 /** Schedules a callback; tests pass a fake to run the schedule by hand. */
-export type Timer = (fn: () => void, ms: number) => { cancel(): void };
+export type Timer = (fn: () => void, ms: number) => { cancel(): void; hasRef?(): boolean };
 
 /** Node's timer, unref'd. */
 export const nodeTimer: Timer = (fn, ms) => {
   const t = setTimeout(fn, ms);
   t.unref();
-  return { cancel: () => clearTimeout(t) };
+  return { cancel: () => clearTimeout(t), hasRef: () => t.hasRef() };
 };
 
 /** The in-process rollup schedule. */

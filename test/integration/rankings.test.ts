@@ -4,9 +4,9 @@
  * `other` with 60 models, ties, the catalog's permaslug and public flag, tenant isolation, auth.
  * Each test writes usage records for an organization of its own and runs the rollup.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { tempDir } from '../helpers/temp-dir';
 import { parse, stringify } from 'yaml';
 import request from 'supertest';
 import { DATABASES } from '../helpers/services';
@@ -28,7 +28,7 @@ function testCatalog(): string {
   small.permaslug = 'openai/text-embedding-3-small-20240125';
   const mistral = doc.models.find((m) => m.id === 'mistralai/mistral-embed') as Record<string, unknown>;
   mistral.public = false;
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sy-rankings-')), 'models.yaml');
+  const file = path.join(tempDir('sy-rankings-'), 'models.yaml');
   writeFileSync(file, stringify(doc));
   return file;
 }
