@@ -69,10 +69,10 @@ export interface AppDeps {
  * Add the embeddings service (catalog from config, shared upstream pool) to the other deps. The
  * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
  */
-function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>): AppDeps {
+function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>, preload?: string): AppDeps {
   const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
   const http = new UpstreamHttp(base.config.upstream);
-  const rankings = createRankings({ ...base, catalog });
+  const rankings = createRankings({ ...base, catalog, preload });
   return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
 }
 
@@ -138,7 +138,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
       lease: { hits: kv.kind === 'redis' ? config.rateLimit.leaseHits : 0, ms: config.rateLimit.leaseMs },
       onLease: (event) => metrics.rateLimitLeases.inc({ limiter: 'api', event }),
     }),
-  });
+  }, opts.usageWriterPreload);
 }
 
 /**

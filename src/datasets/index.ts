@@ -16,7 +16,7 @@ import { RankingsRollup } from './rollup';
 import { RankingsService, catalogFaces } from './service';
 import { RollupScheduler } from './scheduler';
 import { RankingsSampler, type Classify } from './sampler';
-import { createClassifier } from './classify';
+import { ClassifierThread } from './classify/thread';
 
 /** Everything the rankings dataset runs on. */
 export interface Rankings {
@@ -25,6 +25,8 @@ export interface Rankings {
   scheduler: RollupScheduler;
   sampler: RankingsSampler;
   limits: { perKey: KvRateLimitStore; perOrg: KvRateLimitStore };
+  /** The classifier's worker thread (started by the first sample). */
+  classifier: ClassifierThread;
 }
 
 /** Inputs of {@link createRankings}. */
@@ -39,6 +41,8 @@ export interface RankingsDeps {
   random: () => number;
   /** Replaces the built-in classifier (tests). */
   classify?: Classify;
+  /** A module the classifier thread loads before its entry (tests: a TypeScript loader). */
+  preload?: string;
 }
 
 /** Build the parts; nothing starts until `scheduler.start()`. */
@@ -54,11 +58,13 @@ export function createRankings(d: RankingsDeps): Rankings {
   };
   const store = (prefix: string, windowMs: number, limit: number) =>
     new KvRateLimitStore(d.kv, { prefix, windowMs, limit, lease: { hits: 0, ms: 100 } });
+  const classifier = new ClassifierThread(d.preload);
   return {
+    classifier,
     service: new RankingsService(d.db, rollup, catalogFaces(d.catalog.models), cfg, d.clock),
     rollup,
     scheduler: new RollupScheduler(() => rollup.run(cfg.rollupIntervalMs / 2), cfg.rollupIntervalMs, d.metrics, d.logger),
-    sampler: new RankingsSampler(d.db, d.classify ?? createClassifier(), { rate: cfg.sampleRate, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
+    sampler: new RankingsSampler(d.db, d.classify ?? classifier.classify, { rate: cfg.sampleRate, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
     limits: {
       perKey: store('rl:rankings:key:', 60_000, cfg.perKeyPerMinute),
       perOrg: store('rl:rankings:org:', 86_400_000, cfg.perOrgPerDay),
@@ -70,5 +76,6 @@ export function createRankings(d: RankingsDeps): Rankings {
 export async function closeRankings(r: Rankings): Promise<void> {
   await r.scheduler.stop();
   await r.sampler.close();
+  await r.classifier.close();
   await Promise.allSettled([r.limits.perKey.shutdown(), r.limits.perOrg.shutdown()]);
 }

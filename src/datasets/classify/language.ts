@@ -20,7 +20,8 @@ const CODE_LINE = [
   /^\s*(def|class|function|fn|func|import|from|export|const|let|var|public|private|return|if|for|while|#include|package|using|SELECT|INSERT|UPDATE|CREATE)\b.*[:({=;]/,
   /^\s*[A-Za-z_$][\w$.]*\s*(=|\+=|-=|:=|=>)\s*\S/, // assignments
   /^\s*(\/\/|#!|\/\*|\*\/|<\/?[a-z][\w-]*[\s>])/, // comments, markup tags
-  /\w+\([^()]*\)\s*(\{|;|:|->|$)/, // calls and signatures
+  /\w+\(.*\)\s*(\{|;|:|->)?\s*$/, // calls and signatures, nested ones too
+  /^\s*return\b/, // returns
   /^\s{2,}\S.*[(){}[\];=]/, // indented lines with code punctuation
 ];
 
