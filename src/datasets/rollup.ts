@@ -11,7 +11,7 @@
  */
 import type { Database, Queryable } from '../store/db';
 import { BUCKET_SQL } from './buckets';
-import { DATASET_START, dayOf, dayStartMs, formatDay, parseDay, weekStart } from './dates';
+import { DATASET_START, dayOf, dayStartMs, formatDay, monthStart, parseDay, weekStart } from './dates';
 
 const FLOOR = parseDay(DATASET_START) as number;
 const LOCK = 'rankings-rollup';
@@ -58,6 +58,9 @@ FROM rankings_samples
 WHERE sampled_at >= $2::timestamptz AND sampled_at < $3::timestamptz AND ${column} IS NOT NULL
 GROUP BY 2, 3, 5`;
 }
+const ROLL_PERIOD = `INSERT INTO rankings_period_totals (period, bucket, org_id, model, tokens)
+SELECT $1, $2::date, org_id, model, SUM(tokens) FROM rankings_daily_totals WHERE day >= $2::date AND day < $3::date GROUP BY 3, 4`;
+
 const ROLL_CATEGORY = rollTagSql('category');
 const ROLL_LANGUAGE = rollTagSql('language_type');
 
@@ -131,6 +134,7 @@ export class RankingsRollup {
     for (const day of days) await this.db.transaction((tx) => this.rollDay(tx, day, rolledAt));
     const weeks = [...new Set(days.map(weekStart))];
     for (const week of weeks) await this.db.transaction((tx) => this.rollWeek(tx, week));
+    for (const month of new Set(days.map(monthStart))) await this.db.transaction((tx) => this.rollPeriod(tx, 'month', month, monthStart(month + 31)));
     await this.db.query(
       `INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, $2)
        ON CONFLICT (id) DO UPDATE SET rolled_at = EXCLUDED.rolled_at, ingest_mark = GREATEST(rankings_rollup_runs.ingest_mark, EXCLUDED.ingest_mark)`,
@@ -177,7 +181,14 @@ export class RankingsRollup {
     );
   }
 
+  /** Recompute one week's or month's totals from the daily totals. */
+  private async rollPeriod(tx: Queryable, period: 'week' | 'month', start: number, next: number): Promise<void> {
+    await tx.query('DELETE FROM rankings_period_totals WHERE period = $1 AND bucket = $2::date', [period, formatDay(start)]);
+    await tx.query(ROLL_PERIOD, [period, formatDay(start), formatDay(next)]);
+  }
+
   private async rollWeek(tx: Queryable, week: number): Promise<void> {
+    await this.rollPeriod(tx, 'week', week, week + 7);
     const params = [formatDay(week), iso(week), iso(week + 7)];
     await tx.query('DELETE FROM rankings_weekly_tags WHERE week = $1::date', [params[0]]);
     await tx.query(ROLL_CATEGORY, params);

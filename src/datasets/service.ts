@@ -8,8 +8,7 @@ import type { CatalogModel } from '../catalog/types';
 import type { Queryable } from '../store/db';
 import { formatDay } from './dates';
 import { resolveRankingsRequest, type RankingsQuery } from './params';
-import { queryBucketTotals } from './query';
-import { rankRows, type ModelFace } from './rank';
+import { queryRankings, type CatalogFaces } from './query';
 import type { RankingsAnswer, RankingsScope } from './types';
 import type { RankingsRollup } from './rollup';
 
@@ -17,12 +16,12 @@ import type { RankingsRollup } from './rollup';
 export const NEVER_ROLLED = new Date(0).toISOString();
 
 /**
- * How each model id appears: the catalog's permaslug and public flag. Ids the catalog does not
- * list (records of a model since removed) are named by their id.
+ * How the catalog's models appear: permaslug and public flag per id (usage records store the
+ * catalog's id as it is written there). Ids the catalog does not list (records of a model since
+ * removed) are named by their id.
  */
-export function catalogFaces(models: readonly CatalogModel[]): (model: string) => ModelFace {
-  const faces = new Map(models.map((m) => [m.id.toLowerCase(), { permaslug: m.permaslug, public: m.public }]));
-  return (model) => faces.get(model.toLowerCase()) ?? { permaslug: model, public: true };
+export function catalogFaces(models: readonly CatalogModel[]): CatalogFaces {
+  return { ids: models.map((m) => m.id), permaslugs: models.map((m) => m.permaslug), public: models.map((m) => m.public) };
 }
 
 /** Answers rankings requests from the rollup tables. */
@@ -30,7 +29,7 @@ export class RankingsService {
   constructor(
     private readonly db: Queryable,
     private readonly rollup: Pick<RankingsRollup, 'asOf'>,
-    private readonly faceOf: (model: string) => ModelFace,
+    private readonly faces: CatalogFaces,
     private readonly config: Config['rankings'],
     private readonly clock: () => number,
   ) {}
@@ -46,9 +45,9 @@ export class RankingsService {
    */
   async read(orgId: string, query: RankingsQuery): Promise<RankingsAnswer> {
     const req = resolveRankingsRequest(query, this.clock());
-    const [totals, asOf] = await Promise.all([queryBucketTotals(this.db, req, this.scopeFor(orgId)), this.rollup.asOf()]);
+    const [data, asOf] = await Promise.all([queryRankings(this.db, req, this.scopeFor(orgId), this.faces), this.rollup.asOf()]);
     return {
-      data: rankRows(totals, this.faceOf),
+      data,
       meta: { as_of: asOf?.toISOString() ?? NEVER_ROLLED, start_date: formatDay(req.startDay), end_date: formatDay(req.endDay), version: 'v1' },
     };
   }

@@ -182,6 +182,18 @@ describe.each(DATABASES)('rankings-daily on $name', (dbKind) => {
       { date: '2026-04-01', model_permaslug: L, total_tokens: '10' },
       { date: '2026-05-01', model_permaslug: L, total_tokens: '3' },
     ]);
+    // Whole months and weeks come from the period totals, the edges from the daily ones: the same figures.
+    const wholeMonths = await get(t.secret, { start_date: '2026-04-01', end_date: '2026-05-31', period: 'month' });
+    expect(wholeMonths.body.data).toEqual(month.body.data);
+    const wholeWeeks = await get(t.secret, { start_date: '2026-04-20', end_date: '2026-05-10', period: 'week' });
+    expect(wholeWeeks.body.data).toEqual(week.body.data);
+    const edges = await get(t.secret, { start_date: '2026-04-28', end_date: '2026-05-04', period: 'week' });
+    expect(edges.body.data).toEqual([
+      { date: '2026-04-27', model_permaslug: C, total_tokens: '70' },
+      { date: '2026-04-27', model_permaslug: L, total_tokens: '1' },
+      { date: '2026-04-27', model_permaslug: G, total_tokens: '0' },
+      { date: '2026-05-04', model_permaslug: L, total_tokens: '2' },
+    ].filter((r) => r.total_tokens !== '0'));
   });
 
   test('modality: image/audio match the input, text/image_output the output (embeddings are neither), tool_calling', async () => {

@@ -41,6 +41,17 @@ CREATE TABLE rankings_daily_totals (
 );
 CREATE INDEX rankings_daily_totals_day ON rankings_daily_totals (day);
 
+-- The same per ISO week (Monday) and per month (first day), summed from the daily totals:
+-- whole weeks and months of a long window are read from here. period is 'week' or 'month'.
+CREATE TABLE rankings_period_totals (
+  period text   NOT NULL,
+  bucket date   NOT NULL,
+  org_id uuid   NOT NULL,
+  model  text   NOT NULL,
+  tokens bigint NOT NULL,
+  PRIMARY KEY (org_id, period, bucket, model)
+);
+
 -- A sample of requests with their input classified after the answer was sent: one row per
 -- sampled request, weighted by 1 / the sampling rate in force when it was taken.
 CREATE TABLE rankings_samples (
