@@ -72,10 +72,17 @@ export function createRankings(d: RankingsDeps): Rankings {
   };
 }
 
-/** Stop the schedule, store queued samples, release the limit stores (shutdown). */
+/** How long shutdown waits for queued samples before ending the classifier thread (which fails the rest). */
+const SAMPLE_DRAIN_MS = 2000;
+
+/** Stop the schedule, store queued samples (briefly), end the classifier, release the limit stores (shutdown). */
 export async function closeRankings(r: Rankings): Promise<void> {
   await r.scheduler.stop();
-  await r.sampler.close();
+  let timer: NodeJS.Timeout | undefined;
+  const drained = r.sampler.close();
+  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, SAMPLE_DRAIN_MS)))]);
+  clearTimeout(timer);
   await r.classifier.close();
+  await drained;
   await Promise.allSettled([r.limits.perKey.shutdown(), r.limits.perOrg.shutdown()]);
 }

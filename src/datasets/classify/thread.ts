@@ -17,6 +17,7 @@ export class ClassifierThread {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, { resolve: (c: Classification) => void; reject: (err: Error) => void }>();
   private nextId = 1;
+  private closed = false;
 
   /** @param preload - a module the thread requires before its entry (tests: a TypeScript loader) */
   constructor(private readonly preload?: string) {}
@@ -24,6 +25,7 @@ export class ClassifierThread {
   /** Classify `text` on the thread. */
   readonly classify: Classify = (text) =>
     new Promise<Classification>((resolve, reject) => {
+      if (this.closed) return reject(new Error('classifier thread closed'));
       const id = this.nextId++;
       this.waiting.set(id, { resolve, reject });
       this.thread().postMessage({ id, text });
@@ -53,8 +55,9 @@ export class ClassifierThread {
     return worker;
   }
 
-  /** End the thread (pending classifications fail). */
+  /** End the thread; pending and later classifications fail. */
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();
