@@ -14,7 +14,7 @@ const { Client } = require('pg');
 const { openPostgres } = require('../dist/src/store/postgres');
 const { migrate } = require('../dist/src/store/migrate');
 const { RankingsRollup } = require('../dist/src/datasets/rollup');
-const { RankingsService } = require('../dist/src/datasets/service');
+const { RankingsService, catalogFaces } = require('../dist/src/datasets/service');
 const { parseDay, formatDay } = require('../dist/src/datasets/dates');
 
 const MODELS = 500;
@@ -54,8 +54,15 @@ async function loadRollups(db) {
   );
   for (const period of ['week', 'month']) {
     await db.query(
-      `INSERT INTO rankings_period_totals (period, bucket, org_id, model, tokens)
-       SELECT $1, date_trunc($1, day::timestamp)::date, org_id, model, SUM(tokens) FROM rankings_daily_totals GROUP BY 2, 3, 4`,
+      `INSERT INTO rankings_period_totals (period, bucket, org_id, model, tokens, rank)
+       SELECT $1, date_trunc($1, day::timestamp)::date, org_id, model, SUM(tokens),
+              rank() OVER (PARTITION BY org_id, date_trunc($1, day::timestamp)::date ORDER BY SUM(tokens) DESC)
+       FROM rankings_daily_totals GROUP BY 2, 3, 4`,
+      [period],
+    );
+    await db.query(
+      `INSERT INTO rankings_period_sums (period, bucket, org_id, tokens)
+       SELECT $1, date_trunc($1, day::timestamp)::date, org_id, SUM(tokens) FROM rankings_daily_totals GROUP BY 2, 3`,
       [period],
     );
   }
@@ -70,6 +77,7 @@ async function loadRollups(db) {
   await db.query('ANALYZE rankings_daily_totals');
   await db.query('ANALYZE rankings_weekly_tags');
   await db.query('ANALYZE rankings_period_totals');
+  await db.query('ANALYZE rankings_period_sums');
   const [counts] = await db.query(
     `SELECT (SELECT count(*) FROM rankings_daily)::int AS daily, (SELECT count(*) FROM rankings_daily_totals)::int AS totals, (SELECT count(*) FROM rankings_weekly_tags)::int AS tags`,
   );
@@ -111,7 +119,7 @@ async function main() {
     // as_of as after a run; no rollup has to run for the queries.
     await db.query(`INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, now())`, [new Date(NOW).toISOString()]);
     const config = { scope: 'organization', minOrganizations: 3, rollupIntervalMs: 0, lookbackDays: 1, perKeyPerMinute: 30, perOrgPerDay: 500, sampleRate: 0, sampleQueueMax: 1 };
-    const faces = { ids: ['vendor/model-001'], permaslugs: ['vendor/model-001-20260101'], public: [true] };
+    const faces = catalogFaces([{ id: 'vendor/model-001', permaslug: 'vendor/model-001-20260101', public: true }, { id: 'vendor/model-002', permaslug: 'vendor/model-002', public: false }]);
     const service = new RankingsService(db, rollup, faces, config, () => NOW);
     if (process.env.BENCH_SQL) {
       const { rankingsSql } = require('../dist/src/datasets/query');

@@ -26,6 +26,12 @@ export interface CatalogFaces {
   ids: string[];
   permaslugs: string[];
   public: boolean[];
+  /**
+   * Model ids whose tokens may land under another name or in `other` (renamed or non-public
+   * models, the ids they are renamed to, and `other` itself). Every other model keeps its own
+   * row, which is what lets a query skip models ranked too low to reach the top 50.
+   */
+  special: string[];
 }
 
 /** Facet conditions on `rankings_daily`, per `modality` value. */
@@ -85,8 +91,9 @@ function wholeBuckets(req: RankingsRequest): [number, number] | null {
 }
 
 /** Rows (b, model, tokens) of the organization scope; whole weeks/months from the period table. */
-function orgRows(req: RankingsRequest, src: Source, orgId: string, p: Params): string {
-  const org = `org_id = ${p.add(orgId)}::uuid`;
+function orgRows(req: RankingsRequest, src: Source, orgId: string, faces: CatalogFaces, p: Params): string {
+  const orgParam = p.add(orgId);
+  const org = `org_id = ${orgParam}::uuid`;
   const bucket = bucketSql(src.unit, req.period);
   const whole = src.table === 'rankings_daily_totals' ? wholeBuckets(req) : null;
   const [start, end] = [p.add(formatDay(req.startDay)), p.add(formatDay(req.endDay))];
@@ -96,8 +103,19 @@ function orgRows(req: RankingsRequest, src: Source, orgId: string, p: Params): s
   const afterLast = req.period === 'week' ? whole[1] + 7 : monthStart(whole[1] + 31);
   const [first, last, after] = [p.add(formatDay(whole[0])), p.add(formatDay(whole[1])), p.add(formatDay(afterLast))];
   const period = p.add(req.period);
+  const inWhole = (t: string) => `${t}.org_id = ${orgParam}::uuid AND ${t}.period = ${period} AND ${t}.bucket >= ${first}::date AND ${t}.bucket <= ${last}::date`;
+  // Only rows that can reach the top 50: a model ranked below 50 + |special| in its bucket has at
+  // least that many models with strictly more tokens (rank() gives ties one rank), of which at
+  // most |special| can leave for another name; special models are always read. The bucket's sum
+  // less the rows read comes back as model NULL, counted in `other`.
+  const cut = p.add(TOP_MODELS + faces.special.length);
+  const special = p.add(faces.special);
+  const read = `SELECT bucket, model, tokens FROM rankings_period_totals t WHERE ${inWhole('t')} AND t.rank <= ${cut}
+  UNION ALL SELECT bucket, model, tokens FROM rankings_period_totals t WHERE ${inWhole('t')} AND t.rank > ${cut} AND t.model = ANY(${special}::text[])`;
   // The edges as two plain day ranges, so each is an index range scan.
-  return `SELECT bucket AS b, model, tokens FROM rankings_period_totals WHERE ${org} AND period = ${period} AND bucket >= ${first}::date AND bucket <= ${last}::date
+  return `SELECT bucket AS b, model, tokens FROM (${read}) top_rows
+UNION ALL SELECT s.bucket, NULL::text, s.tokens - COALESCE(r.tokens, 0) FROM rankings_period_sums s
+  LEFT JOIN (SELECT bucket, SUM(tokens) AS tokens FROM (${read}) read_rows GROUP BY 1) r ON r.bucket = s.bucket WHERE ${inWhole('s')}
 UNION ALL SELECT ${bucket} AS b, model, tokens FROM rankings_daily_totals WHERE ${org} AND day >= ${start}::date AND day < ${first}::date
 UNION ALL SELECT ${bucket} AS b, model, tokens FROM rankings_daily_totals WHERE ${org} AND day >= ${after}::date AND day <= ${end}::date`;
 }
@@ -116,7 +134,7 @@ FROM (SELECT ${src.unit} AS unit, model, SUM(tokens) AS tokens, COUNT(DISTINCT o
 export function rankingsSql(req: RankingsRequest, scope: RankingsScope, faces: CatalogFaces): { sql: string; params: unknown[] } {
   const p = new Params();
   const src = sourceOf(req, req.filter, p);
-  const rows = scope.kind === 'org' ? orgRows(req, src, scope.orgId, p) : installationRows(req, src, scope.minOrgs, p);
+  const rows = scope.kind === 'org' ? orgRows(req, src, scope.orgId, faces, p) : installationRows(req, src, scope.minOrgs, p);
   const [ids, slugs, pub, other, top] = [p.add(faces.ids), p.add(faces.permaslugs), p.add(faces.public), p.add(OTHER), p.add(TOP_MODELS)];
   return {
     sql: `WITH per_slug AS (

@@ -58,8 +58,12 @@ FROM rankings_samples
 WHERE sampled_at >= $2::timestamptz AND sampled_at < $3::timestamptz AND ${column} IS NOT NULL
 GROUP BY 2, 3, 5`;
 }
-const ROLL_PERIOD = `INSERT INTO rankings_period_totals (period, bucket, org_id, model, tokens)
-SELECT $1, $2::date, org_id, model, SUM(tokens) FROM rankings_daily_totals WHERE day >= $2::date AND day < $3::date GROUP BY 3, 4`;
+const ROLL_PERIOD = `INSERT INTO rankings_period_totals (period, bucket, org_id, model, tokens, rank)
+SELECT $1, $2::date, org_id, model, SUM(tokens), rank() OVER (PARTITION BY org_id ORDER BY SUM(tokens) DESC)
+FROM rankings_daily_totals WHERE day >= $2::date AND day < $3::date GROUP BY 3, 4`;
+
+const ROLL_PERIOD_SUMS = `INSERT INTO rankings_period_sums (period, bucket, org_id, tokens)
+SELECT $1, $2::date, org_id, SUM(tokens) FROM rankings_daily_totals WHERE day >= $2::date AND day < $3::date GROUP BY 3`;
 
 const ROLL_CATEGORY = rollTagSql('category');
 const ROLL_LANGUAGE = rollTagSql('language_type');
@@ -183,8 +187,11 @@ export class RankingsRollup {
 
   /** Recompute one week's or month's totals from the daily totals. */
   private async rollPeriod(tx: Queryable, period: 'week' | 'month', start: number, next: number): Promise<void> {
-    await tx.query('DELETE FROM rankings_period_totals WHERE period = $1 AND bucket = $2::date', [period, formatDay(start)]);
-    await tx.query(ROLL_PERIOD, [period, formatDay(start), formatDay(next)]);
+    const params = [period, formatDay(start), formatDay(next)];
+    await tx.query('DELETE FROM rankings_period_totals WHERE period = $1 AND bucket = $2::date', params.slice(0, 2));
+    await tx.query('DELETE FROM rankings_period_sums WHERE period = $1 AND bucket = $2::date', params.slice(0, 2));
+    await tx.query(ROLL_PERIOD, params);
+    await tx.query(ROLL_PERIOD_SUMS, params);
   }
 
   private async rollWeek(tx: Queryable, week: number): Promise<void> {

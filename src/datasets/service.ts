@@ -8,7 +8,7 @@ import type { CatalogModel } from '../catalog/types';
 import type { Queryable } from '../store/db';
 import { formatDay } from './dates';
 import { resolveRankingsRequest, type RankingsQuery } from './params';
-import { queryRankings, type CatalogFaces } from './query';
+import { OTHER, queryRankings, type CatalogFaces } from './query';
 import type { RankingsAnswer, RankingsScope } from './types';
 import type { RankingsRollup } from './rollup';
 
@@ -21,7 +21,9 @@ export const NEVER_ROLLED = new Date(0).toISOString();
  * removed) are named by their id.
  */
 export function catalogFaces(models: readonly CatalogModel[]): CatalogFaces {
-  return { ids: models.map((m) => m.id), permaslugs: models.map((m) => m.permaslug), public: models.map((m) => m.public) };
+  const renamed = models.filter((m) => m.permaslug !== m.id || !m.public);
+  const special = new Set([OTHER, ...renamed.flatMap((m) => [m.id, m.permaslug])]);
+  return { ids: models.map((m) => m.id), permaslugs: models.map((m) => m.permaslug), public: models.map((m) => m.public), special: [...special] };
 }
 
 /** Answers rankings requests from the rollup tables. */

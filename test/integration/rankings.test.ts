@@ -256,6 +256,26 @@ describe.each(DATABASES)('rankings-daily on $name', (dbKind) => {
     expect(second.some((r: { model_permaslug: string }) => r.model_permaslug === 'other')).toBe(false);
   });
 
+  test('whole weeks read only the rows that can reach the top 50: same answer as the daily path, ties at the cut, renamed and hidden models', async () => {
+    const at = '2026-03-04T08:00:00Z'; // Wednesday of the week of 2026-03-02
+    const m = (i: number) => `vendor/m${String(i).padStart(2, '0')}`;
+    const t = await tenant((org) => [
+      { org, model: 'mistralai/mistral-embed', at, prompt: 100000 }, // rank 1, not public: other
+      ...Array.from({ length: 48 }, (_, i) => ({ org, model: m(i), at, prompt: 1000 - i })), // ranks 2–49
+      ...Array.from({ length: 10 }, (_, i) => ({ org, model: m(48 + i), at, prompt: 10 })), // a tie at rank 50, across the top 50
+      { org, model: 'openai/text-embedding-3-small', at, prompt: 7 }, // rank 60, renamed: always read
+      ...Array.from({ length: 20 }, (_, i) => ({ org, model: m(58 + i), at, prompt: 5 })), // rank 61, past the read cut (50 + 4)
+    ]);
+    const whole = await get(t.secret, { start_date: '2026-03-02', end_date: '2026-03-08', period: 'week' });
+    const daily = await get(t.secret, { start_date: '2026-03-03', end_date: '2026-03-08', period: 'week' });
+    expect(whole.body.data).toEqual(daily.body.data);
+    expect(whole.body.data.map((r: { model_permaslug: string }) => r.model_permaslug)).toEqual([...Array.from({ length: 50 }, (_, i) => m(i)), 'other']);
+    // mistral + 8 of the tie + the renamed model + the 20 never read.
+    expect(whole.body.data[50]).toEqual({ date: '2026-03-02', model_permaslug: 'other', total_tokens: String(100000 + 8 * 10 + 7 + 20 * 5) });
+    const monthly = await get(t.secret, { start_date: '2026-03-01', end_date: '2026-03-31', period: 'month' });
+    expect(monthly.body.data.map((r: { total_tokens: string }) => r.total_tokens)).toEqual(whole.body.data.map((r: { total_tokens: string }) => r.total_tokens));
+  });
+
   test('catalog: permaslug names the model; a non-public model counts only in other', async () => {
     const at = '2026-05-07T08:00:00Z';
     const t = await tenant((org) => [

@@ -43,13 +43,25 @@ CREATE INDEX rankings_daily_totals_day ON rankings_daily_totals (day);
 
 -- The same per ISO week (Monday) and per month (first day), summed from the daily totals:
 -- whole weeks and months of a long window are read from here. period is 'week' or 'month'.
+-- rank is the model's rank() by tokens in its organization's bucket (ties share a rank), so a
+-- query reads only the rows that can reach the top 50; the rest is the bucket's sum (below)
+-- less what was read.
 CREATE TABLE rankings_period_totals (
+  period text    NOT NULL,
+  bucket date    NOT NULL,
+  org_id uuid    NOT NULL,
+  model  text    NOT NULL,
+  tokens bigint  NOT NULL,
+  rank   integer NOT NULL,
+  PRIMARY KEY (org_id, period, bucket, model)
+);
+CREATE INDEX rankings_period_totals_rank ON rankings_period_totals (org_id, period, rank, bucket);
+CREATE TABLE rankings_period_sums (
   period text   NOT NULL,
   bucket date   NOT NULL,
   org_id uuid   NOT NULL,
-  model  text   NOT NULL,
   tokens bigint NOT NULL,
-  PRIMARY KEY (org_id, period, bucket, model)
+  PRIMARY KEY (org_id, period, bucket)
 );
 
 -- A sample of requests with their input classified after the answer was sent: one row per
