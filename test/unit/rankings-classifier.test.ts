@@ -42,7 +42,7 @@ describe('rankings classifiers on the evaluation set', () => {
     const accuracy = right / EXAMPLES.length;
     process.stdout.write(`language_type accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`);
     expect(accuracy).toBeGreaterThanOrEqual(0.95);
-  });
+  }, 120_000);
 
   test('category accuracy (rules; language type from the detector)', async () => {
     const classify = createClassifier(detector);
@@ -56,15 +56,23 @@ describe('rankings classifiers on the evaluation set', () => {
     const accuracy = right / EXAMPLES.length;
     process.stdout.write(`category accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`);
     expect(accuracy).toBeGreaterThanOrEqual(0.85);
-  });
+  }, 120_000);
 
-  test('the model names a language for long code without the line test', async () => {
+  test('the model loads offline (from the package, with fetch refused) and names a language for long code', async () => {
     const code = EXAMPLES.filter((e) => e.language_type === 'programming').map((e) => e.text).join('\n\n');
     const model = new (await import('@vscode/vscode-languagedetection')).ModelOperations();
+    const realFetch = globalThis.fetch;
+    let fetched = 0;
+    globalThis.fetch = (() => {
+      fetched++;
+      return Promise.reject(new Error('offline'));
+    }) as typeof fetch;
     try {
       const results = await model.runModel(code);
       expect(results.length).toBeGreaterThan(0);
+      expect(fetched).toBe(0);
     } finally {
+      globalThis.fetch = realFetch;
       model.dispose();
     }
   });
