@@ -20,7 +20,7 @@ import { mintKey } from '../keys/mint';
 import { CliError, UsageError, pickOrg, type Out } from './context';
 import { loadConfig } from '../config';
 import { RankingsRollup } from '../datasets/rollup';
-import { DATASET_START, parseDay } from '../datasets/dates';
+import { DATASET_START, dayOf, parseDay } from '../datasets/dates';
 
 /** Parsed options common to the commands. */
 export interface CommandOptions {
@@ -183,6 +183,7 @@ function checkDay(flag: string, value: string | undefined): void {
   const day = parseDay(value);
   if (day === null) throw new UsageError(`${flag} must be a date YYYY-MM-DD`);
   if (day < (parseDay(DATASET_START) as number)) throw new UsageError(`${flag} must be on or after ${DATASET_START}, where the rankings dataset begins`);
+  if (day > dayOf(Date.now())) throw new UsageError(`${flag} must not be after today (UTC)`);
 }
 
 /**

@@ -14,8 +14,10 @@ export const DATASET_START = '2025-01-01';
 export function parseDay(text: string): number | null {
   const m = DATE.exec(text);
   if (!m) return null;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const back = new Date(ms);
+  // setUTCFullYear, not Date.UTC: the latter reads years 0–99 as 1900–1999.
+  const back = new Date(0);
+  back.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const ms = back.getTime();
   if (back.getUTCFullYear() !== Number(m[1]) || back.getUTCMonth() !== Number(m[2]) - 1 || back.getUTCDate() !== Number(m[3])) return null;
   return ms / DAY_MS;
 }

@@ -132,6 +132,7 @@ describe('rollup CLI command on an embedded data dir', () => {
     expect(await runCli(['rollup', '--from', '2026-01-02'], env, out, out)).toBe(2);
     expect(await runCli(['rollup', '--from', '2024-01-02', '--to', '2024-01-03'], env, out, out)).toBe(2);
     expect(await runCli(['rollup', '--from', '2026-01-03', '--to', '2026-01-02'], env, out, out)).toBe(2);
+    expect(await runCli(['rollup', '--from', '2026-01-03', '--to', '9999-12-31'], env, out, out)).toBe(2);
     expect(await runCli(['rollup', '--from', '2026-01-02', '--to', '2026-01-03'], env, out, out)).toBe(0);
     expect(lines.join('\n')).toMatch(/rankings rolled up: 2 day\(s\), 2026-01-02 to 2026-01-03/);
     // Five opens of an embedded data dir: seconds each on a busy machine.

@@ -73,7 +73,7 @@ describe.each(DATABASES)('rankings-daily on $name', (dbKind) => {
       { org, model: 'openai/text-embedding-3-large', at: '2025-01-11T00:00:00Z', prompt: 100 },
     ]);
     // The rollup covers 2025 days: they were never rolled before.
-    const res = await get(t.secret, { start_date: '2024-06-01', end_date: '2025-01-10' });
+    const res = await get(t.secret, { start_date: '0001-01-01', end_date: '2025-01-10' });
     expect(res.status).toBe(200);
     expect(res.body.meta).toMatchObject({ start_date: '2025-01-01', end_date: '2025-01-10' });
     expect(res.body.data.map((r: { date: string; total_tokens: string }) => [r.date, r.total_tokens])).toEqual([['2025-01-01', '7'], ['2025-01-10', '3']]);
