@@ -22,6 +22,7 @@ import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
+import { registerDatasetRoutes } from './routes/datasets';
 import { passthroughRoutes } from './routes/passthrough';
 
 /** Options for {@link createApp}. */
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   registerWorkspaceRoutes(api, deps);
   registerGenerationRoutes(api, deps);
   registerModelRoutes(api, deps);
+  registerDatasetRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 

@@ -77,6 +77,21 @@ export interface Config {
   budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
+  /**
+   * The rankings dataset: whose traffic a key ranks (its organization's, or the installation's
+   * with a per-model organization threshold), the in-process rollup's interval (0 = off) and
+   * lookback for late records, the route's limits, and the classifier's sampling.
+   */
+  rankings: {
+    scope: 'organization' | 'installation';
+    minOrganizations: number;
+    rollupIntervalMs: number;
+    lookbackDays: number;
+    perKeyPerMinute: number;
+    perOrgPerDay: number;
+    sampleRate: number;
+    sampleQueueMax: number;
+  };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -120,6 +135,10 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
+  { name: 'RANKINGS_SCOPE', path: ['rankings', 'scope'] },
+  { name: 'RANKINGS_MIN_ORGANIZATIONS', path: ['rankings', 'minOrganizations'] },
+  { name: 'RANKINGS_ROLLUP_INTERVAL_MS', path: ['rankings', 'rollupIntervalMs'] },
+  { name: 'RANKINGS_SAMPLE_RATE', path: ['rankings', 'sampleRate'] },
 ];
 
 /**

@@ -32,6 +32,7 @@ import { warnUnusableModels } from './catalog/usable';
 import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
+import { closeRankings, createRankings, type Rankings } from './datasets';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -62,17 +63,20 @@ export interface AppDeps {
   embeddings: EmbeddingsService;
   /** Makes each rate limiter's store (Redis when configured, else in-process). */
   rateLimitStore: RateLimitStores;
+  /** The rankings dataset: service, rollup and its schedule, input sampler, route limits. */
+  rankings: Rankings;
 }
 
 /**
  * Add the embeddings service (catalog from config, shared upstream pool) to the other deps. The
  * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
  */
-function withEmbeddings(base: Omit<AppDeps, 'embeddings'>): AppDeps {
+function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>, preload?: string): AppDeps {
   const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
   warnUnusableModels(catalog, base.logger);
   const http = new UpstreamHttp(base.config.upstream);
-  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http) });
+  const rankings = createRankings({ ...base, catalog, preload });
+  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
 }
 
 /** Optional parts for {@link assembleDeps}. */
@@ -81,6 +85,8 @@ export interface AssembleOptions {
   metrics?: Metrics;
   clock?: () => number;
   random?: () => number;
+  /** A module worker threads (the rankings classifier) load before their entry (tests: a TypeScript loader). */
+  workerPreload?: string;
 }
 
 /** Wire services over open resources and start the key-cache subscription. */
@@ -128,7 +134,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     random: opts.random ?? Math.random,
     state: { draining: false },
     rateLimitStore: new RateLimitStores(kv),
-  });
+  }, opts.workerPreload);
 }
 
 /**
@@ -180,6 +186,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await closeRankings(deps.rankings).catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     );
   }
   const server = await startServer(deps);
+  deps.rankings.scheduler.start();
   deps.logger.info('listening', {
     port: server.apiPort,
     metrics_port: server.metricsPort,

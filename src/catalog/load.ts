@@ -54,6 +54,8 @@ interface ModelYaml {
   tokenizer?: string;
   instruct_type?: string | null;
   distillable?: boolean;
+  permaslug?: string;
+  public?: boolean;
   endpoints: EndpointYaml[];
 }
 
@@ -161,6 +163,8 @@ export function loadCatalog(config: Config, adapters: ReadonlySet<string>): Cata
       instructType: m.instruct_type ?? null,
       distillable: m.distillable ?? true,
       endpoints,
+      permaslug: m.permaslug ?? m.id,
+      public: m.public ?? true,
     };
     models.push({ ...facts, wire: toModelWire(facts) });
   }

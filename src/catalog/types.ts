@@ -76,6 +76,10 @@ export interface CatalogModel {
   tokenizer: string;
   instructType: string | null;
   distillable: boolean;
+  /** The model's name in the rankings dataset (`model_permaslug`); defaults to its id. */
+  permaslug: string;
+  /** Whether the rankings dataset may name it; a non-public model counts only in `other`. */
+  public: boolean;
   /** In catalog order. */
   endpoints: readonly Endpoint[];
   /** The `/embeddings/models` object, built once. */

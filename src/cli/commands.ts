@@ -18,6 +18,9 @@ import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
 import { insertKey, listKeys } from '../keys/repository';
 import { mintKey } from '../keys/mint';
 import { CliError, UsageError, pickOrg, type Out } from './context';
+import { loadConfig } from '../config';
+import { RankingsRollup } from '../datasets/rollup';
+import { DATASET_START, dayOf, parseDay } from '../datasets/dates';
 
 /** Parsed options common to the commands. */
 export interface CommandOptions {
@@ -27,6 +30,8 @@ export interface CommandOptions {
   workspace?: string;
   management?: boolean;
   email?: string;
+  from?: string;
+  to?: string;
 }
 
 /** A CLI command: argument checks (no I/O) and the action. */
@@ -35,7 +40,7 @@ export interface CliCommand {
   options: ReadonlyArray<keyof CommandOptions>;
   /** Throws {@link UsageError} for bad arguments; runs before the database is opened. */
   check(args: string[], o: CommandOptions): void;
-  run(db: Database, out: Out, args: string[], o: CommandOptions): Promise<void>;
+  run(db: Database, out: Out, args: string[], o: CommandOptions, env: NodeJS.ProcessEnv): Promise<void>;
 }
 
 const USER_ID = /^[A-Za-z0-9_.@:-]{1,200}$/;
@@ -170,5 +175,35 @@ export const migrateCommand: CliCommand = {
   async run(db, out) {
     const applied = await migrate(db);
     out.line(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
+  },
+};
+
+function checkDay(flag: string, value: string | undefined): void {
+  if (value === undefined) return;
+  const day = parseDay(value);
+  if (day === null) throw new UsageError(`${flag} must be a date YYYY-MM-DD`);
+  if (day < (parseDay(DATASET_START) as number)) throw new UsageError(`${flag} must be on or after ${DATASET_START}, where the rankings dataset begins`);
+  if (day > dayOf(Date.now())) throw new UsageError(`${flag} must not be after today (UTC)`);
+}
+
+/**
+ * `rollup [--from YYYY-MM-DD --to YYYY-MM-DD]`: the rankings rollup, as the gateway runs it on
+ * its schedule (days since the last run, the lookback, late records), or exactly the given days.
+ * Waits for a run in progress elsewhere (advisory lock), so a CronJob and replicas never overlap.
+ */
+export const rollupCommand: CliCommand = {
+  options: ['from', 'to'],
+  check(args, o) {
+    noArgs('rollup')(args);
+    if ((o.from === undefined) !== (o.to === undefined)) throw new UsageError('rollup takes --from and --to together');
+    checkDay('--from', o.from);
+    checkDay('--to', o.to);
+    if (o.from !== undefined && o.to !== undefined && o.from > o.to) throw new UsageError('--from must be on or before --to');
+  },
+  async run(db, out, _args, o, env) {
+    const rollup = new RankingsRollup(db, { lookbackDays: loadConfig(env).rankings.lookbackDays, clock: Date.now });
+    const result = o.from !== undefined && o.to !== undefined ? await rollup.rollRange(parseDay(o.from) as number, parseDay(o.to) as number) : await rollup.run();
+    const days = result.days.length === 0 ? 'no days' : `${result.days.length} day(s), ${result.days[0]} to ${result.days[result.days.length - 1]}`;
+    out.line(`rankings rolled up: ${days}; as_of ${result.rolledAt.toISOString()}`);
   },
 };

@@ -20,6 +20,7 @@ export const USAGE = `usage: switchyard <command> [options]
   orgs create <name>
   orgs list
   migrate
+  rollup [--from <YYYY-MM-DD> --to <YYYY-MM-DD>]   rankings dataset rollup (default: what is due)
 
 The database is the gateway's: DATABASE_URL, else the embedded one in SWITCHYARD_DATA_DIR (default ./data).
 --org defaults to the first organization. Secrets are printed once.`;
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, cmd.CliCommand> = {
   'orgs create': cmd.orgsCreate,
   'orgs list': cmd.orgsList,
   migrate: cmd.migrateCommand,
+  rollup: cmd.rollupCommand,
 };
 
 function parse(argv: string[]) {
@@ -46,6 +48,8 @@ function parse(argv: string[]) {
         name: { type: 'string' },
         workspace: { type: 'string' },
         email: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
         management: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -86,7 +90,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out: Out, e
     // Arguments first: a usage error must not wait for, or be hidden by, the database.
     command.check(rest, options);
     db = await openCliDatabase(env, name !== 'migrate');
-    await command.run(db, out, rest, options);
+    await command.run(db, out, rest, options, env);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {

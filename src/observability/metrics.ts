@@ -217,6 +217,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rankingsRollups = new Counter({
+    name: 'switchyard_rankings_rollups_total',
+    help: 'Rankings rollup runs by outcome (ok, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rankingsRollupDuration = new Histogram({
+    name: 'switchyard_rankings_rollup_duration_seconds',
+    help: 'Duration of a rankings rollup run (lock wait included)',
+    labelNames: [] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+
+  readonly rankingsSamples = new Counter({
+    name: 'switchyard_rankings_samples_total',
+    help: 'Sampled requests for the category/language_type datasets by outcome (stored, dropped = queue full, skipped = no text, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

@@ -52,6 +52,9 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
       spend.actualUsd = answer.costUsd;
+      const body = req.valid.body as EmbeddingsBody;
+      // A sample of answered requests is classified for the rankings datasets, after the answer is sent.
+      deps.rankings.sampler.offer(res, currentKey(req).orgId, body.model, body.input);
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
       // One write for the chunks of the answer (vectors are passed through as byte slices).
       res.cork();

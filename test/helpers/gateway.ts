@@ -12,6 +12,7 @@ import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { provisionOrg } from '../../src/orgs/provision';
 import { createLogger } from '../../src/observability/logger';
+import { TS_LOADER } from './services';
 
 /** A test gateway and the tenant it was created with. */
 export interface TestGateway {
@@ -29,6 +30,8 @@ export function testConfig(overrides: ConfigOverrides = {}) {
     ...overrides,
     log: { level: 'silent', ...overrides.log },
     rateLimit: { limit: 100000, ...overrides.rateLimit },
+    // Tests fix `random` at 0, which would sample every request for the rankings classifier.
+    rankings: { sampleRate: 0, ...overrides.rankings },
   });
 }
 
@@ -36,7 +39,7 @@ export function testConfig(overrides: ConfigOverrides = {}) {
 export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number) {
   const config = testConfig(overrides);
   // A fixed draw keeps the default provider balancing on the cheapest endpoint, so tests are deterministic.
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0 });
+  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0, workerPreload: TS_LOADER });
   return { app: createApp(deps), deps };
 }
 

@@ -9,6 +9,7 @@ import type { ConfigOverrides } from '../../src/config';
 import { assembleDeps } from '../../src/deps';
 import { startServer, type RunningServer } from '../../src/server';
 import { createLogger } from '../../src/observability/logger';
+import { TS_LOADER } from './services';
 import { provisionOrg } from '../../src/orgs/provision';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -24,7 +25,7 @@ export interface ListeningGateway {
 /** Start a gateway on random loopback ports. `server.shutdown()` closes it and the stores. */
 export async function listenGateway(db: Database, kv: Kv, overrides: ConfigOverrides = {}): Promise<ListeningGateway> {
   const config = testConfig({ ...overrides, server: { port: 0, metricsPort: 0, host: '127.0.0.1', ...overrides.server } });
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), random: () => 0 });
+  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), random: () => 0, workerPreload: TS_LOADER });
   const org = await db.transaction((tx) => provisionOrg(tx, 'SDK Org'));
   const server = await startServer(deps);
   return { server, baseUrl: `http://127.0.0.1:${server.apiPort}/api/v1`, mgmtKey: org.secret };

@@ -55,6 +55,14 @@ export async function openTestPglite(): Promise<Database> {
   return db;
 }
 
+/** Where each test Postgres database lives, so a test can open a second pool on it (another replica). */
+const locations = new WeakMap<Database, { url: string; schema: string }>();
+
+/** The URL and schema of a database from {@link openTestPostgres}; undefined for PGlite. */
+export function postgresLocation(db: Database): { url: string; schema: string } | undefined {
+  return locations.get(db);
+}
+
 /** A fresh Postgres schema with every migration applied; dropped on close. */
 export async function openTestPostgres(url = DATABASE_URL): Promise<Database> {
   if (!url) throw new Error('Postgres not available');
@@ -62,13 +70,15 @@ export async function openTestPostgres(url = DATABASE_URL): Promise<Database> {
   const db = await openPostgres({ url, schema, poolSize: 5 });
   await migrate(db);
   const close = db.close.bind(db);
-  return {
+  const wrapped: Database = {
     ...db,
     async close() {
       await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
       await close();
     },
   };
+  locations.set(wrapped, { url, schema });
+  return wrapped;
 }
 
 /** Every database kind available here: PGlite always, Postgres when running. */

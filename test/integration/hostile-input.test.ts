@@ -153,6 +153,12 @@ const ROUTES: RouteCase[] = [
   { method: 'delete', template: '/api/v1/files/:file_id', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'get', template: '/api/v1/generation', key: 'api', query: { id: 'string' } },
   { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
+  {
+    method: 'get',
+    template: '/api/v1/datasets/rankings-daily',
+    key: 'api',
+    query: { start_date: 'string', end_date: 'string', period: 'enum', modality: 'enum', context_bucket: 'enum', category: 'enum', language_type: 'enum' },
+  },
 ];
 
 /** Raw JSON texts no field of any route accepts. */
@@ -249,7 +255,8 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
   beforeAll(async () => {
     db = await dbKind.open();
     kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv, { server: { bodyLimitBytes: BODY_LIMIT } });
+    // The rankings route's own limits (30/min per key) would answer most of its sweep with 429s.
+    gw = await createTestGateway(db, kv, { server: { bodyLimitBytes: BODY_LIMIT }, rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 } });
     apiKey = (await createInferenceKey(gw)).secret;
   });
   afterAll(async () => {

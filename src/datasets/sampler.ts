@@ -1,0 +1,136 @@
+/**
+ * Sampling for the `category` and `language_type` datasets: a share of embeddings requests has
+ * its text input classified after the answer was sent. The request path only draws a random
+ * number; a sampled request registers for its response's `finish`, and only then is its input
+ * queued (bounded: when full, samples are dropped and counted) and classified on a later turn
+ * of the event loop, one at a time, then stored with weight 1 / rate. Nothing here can delay or
+ * fail an answer: every failure is logged and counted.
+ * @module
+ */
+import type { ServerResponse } from 'node:http';
+import type { Database } from '../store/db';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import { errorFields } from '../observability/error-fields';
+import type { RawInput } from '../embeddings/input';
+import { countTokens } from '../usage/tokens';
+import type { Category, LanguageType } from './types';
+
+/** Characters of input classified and counted; the rest is counted by proportion. */
+export const SAMPLE_CHARS = 8_000;
+
+/** What the classifiers say about one input. */
+export interface Classification {
+  languageType: LanguageType;
+  category: Category | null;
+}
+
+/** A classifier of input text (see `classify/`). */
+export type Classify = (text: string) => Promise<Classification>;
+
+interface Sample {
+  at: number;
+  orgId: string;
+  model: string;
+  input: RawInput;
+  weight: number;
+}
+
+/** Options of {@link RankingsSampler}. */
+export interface SamplerOptions {
+  rate: number;
+  queueMax: number;
+  random: () => number;
+  clock: () => number;
+  /** The catalog's id for a request's model name (its case may differ). */
+  modelId: (name: string) => string;
+}
+
+/** The text parts of an input, joined, at most {@link SAMPLE_CHARS}, and its full length. */
+export function inputText(input: RawInput): { text: string; length: number } {
+  const texts: string[] = [];
+  if (typeof input === 'string') texts.push(input);
+  else {
+    for (const item of input) {
+      if (typeof item === 'string') texts.push(item);
+      else if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+        for (const part of item.content) if (part.type === 'text') texts.push(part.text);
+      }
+    }
+  }
+  const joined = texts.join('\n');
+  return { text: joined.slice(0, SAMPLE_CHARS), length: joined.length };
+}
+
+/** Samples, classifies and stores request inputs off the request path. */
+export class RankingsSampler {
+  private readonly queue: Sample[] = [];
+  private draining: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly classify: Classify,
+    private readonly opts: SamplerOptions,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * The one call on the request path, after the answer was handed to `res`: maybe sample it.
+   * The input is read when the response has finished, never before.
+   */
+  offer(res: ServerResponse, orgId: string, model: string, input: RawInput): void {
+    const { rate } = this.opts;
+    if (rate <= 0 || this.closed || this.opts.random() >= rate) return;
+    const at = this.opts.clock();
+    res.once('finish', () => this.enqueue({ at, orgId, model, input, weight: 1 / rate }));
+  }
+
+  private enqueue(sample: Sample): void {
+    if (this.closed || this.queue.length >= this.opts.queueMax) {
+      this.metrics.rankingsSamples.inc({ outcome: 'dropped' });
+      return;
+    }
+    this.queue.push(sample);
+    this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    for (let sample = this.queue.shift(); sample; sample = this.queue.shift()) {
+      try {
+        await this.store(sample);
+      } catch (err) {
+        this.metrics.rankingsSamples.inc({ outcome: 'failed' });
+        this.logger.warn('rankings sample failed', { error: errorFields(err) });
+      }
+    }
+    this.draining = null;
+  }
+
+  private async store(sample: Sample): Promise<void> {
+    const { text, length } = inputText(sample.input);
+    if (text.trim() === '') {
+      this.metrics.rankingsSamples.inc({ outcome: 'skipped' });
+      return;
+    }
+    const { languageType, category } = await this.classify(text);
+    const tokens = Math.round(countTokens([text]) * (length / text.length));
+    await this.db.query(
+      `INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [new Date(sample.at).toISOString(), sample.orgId, this.opts.modelId(sample.model), Math.min(tokens, 2_147_483_647), sample.weight, languageType, category],
+    );
+    this.metrics.rankingsSamples.inc({ outcome: 'stored' });
+  }
+
+  /** Wait for queued samples to be stored (tests, shutdown). */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Take no more samples and store those queued. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+}
