@@ -59,6 +59,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'delete /api/v1/files/:file_id': { key: 'api', query: 'files.scope.query' },
   'get /api/v1/generation': { key: 'api', query: 'generation.query' },
   'get /api/v1/models/:author/:slug/endpoints': { key: 'api' },
+  'get /api/v1/datasets/rankings-daily': { key: 'api', query: 'datasets.rankings.query' },
 };
 
 /** Requests per route and database kind, and the time one route's run may take. */
