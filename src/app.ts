@@ -24,6 +24,8 @@ import { createEmbeddingsHandlers, registerEmbeddingRoutes } from './routes/embe
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { passthroughRoutes } from './routes/passthrough';
+import { registerAnalyticsRoutes } from './routes/analytics';
+import { registerClassifierRoutes } from './routes/classifiers';
 
 /** Build the API application. */
 export function createApp(deps: AppDeps): Express {
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps): Express {
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
   registerGenerationRoutes(api, deps);
+  registerAnalyticsRoutes(api, deps);
+  registerClassifierRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 

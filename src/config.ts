@@ -65,6 +65,12 @@ export interface Config {
   budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
+  /**
+   * Analytics: the query timeout (cancelled in the database, then 408), the analytics routes' own
+   * per-key rate limit, raw usage retention in days (0 = keep forever) and how often the in-process
+   * maintenance job (rollup refresh, retention) runs (0 = never; e.g. when a CronJob runs it).
+   */
+  analytics: { timeoutMs: number; rateLimit: { windowMs: number; limit: number }; retentionDays: number; maintenanceIntervalMs: number };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -120,6 +126,9 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
+  { name: 'ANALYTICS_TIMEOUT_MS', path: ['analytics', 'timeoutMs'] },
+  { name: 'ANALYTICS_RETENTION_DAYS', path: ['analytics', 'retentionDays'] },
+  { name: 'ANALYTICS_MAINTENANCE_INTERVAL_MS', path: ['analytics', 'maintenanceIntervalMs'] },
 ];
 
 /**

@@ -30,6 +30,8 @@ import { loadCatalog } from './catalog/load';
 import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
+import { AnalyticsService } from './analytics/service';
+import { ClassifierService } from './classifiers/service';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -60,6 +62,10 @@ export interface AppDeps {
   embeddings: EmbeddingsService;
   /** The per-key rate limit's counts (shared through the Kv; hit leases with Redis). */
   rateLimitStore: KvRateLimitStore;
+  /** Analytics queries over the usage records. */
+  analytics: AnalyticsService;
+  /** Workspace classifiers: CRUD, and tagging of answered requests off the request path. */
+  classifiers: ClassifierService;
 }
 
 /**
@@ -126,6 +132,8 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     clock,
     random: opts.random ?? Math.random,
     state: { draining: false },
+    analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
+    classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock }),
     rateLimitStore: new KvRateLimitStore(kv, {
       prefix: 'rl:api:',
       windowMs: config.rateLimit.windowMs,
@@ -177,6 +185,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await deps.classifiers.idle().catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.rateLimitStore.shutdown();
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));

@@ -211,6 +211,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly classifierTagging = new HotCounter({
+    name: 'switchyard_classifier_tagging_total',
+    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, failed = store error)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly analyticsQueries = new HotCounter({
+    name: 'switchyard_analytics_queries_total',
+    help: 'Analytics queries by outcome (ok, invalid = 400, timeout = 408, failed = 500)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

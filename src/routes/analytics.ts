@@ -1,0 +1,30 @@
+/**
+ * `GET /analytics/meta` and `POST /analytics/query` (management keys only), behind their own
+ * per-key rate limit (64 per minute by default, as the hosted service).
+ * @module
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { currentKey, requireManagementKey } from '../auth/authenticate';
+import { validate } from '../http/validate';
+import type { ApiRouter } from '../http/router';
+import { perKeyRateLimit } from '../http/rate-limit';
+import { KvRateLimitStore } from '../ratelimit/store';
+import { analyticsMeta } from '../analytics/catalog';
+import type { QueryInput } from '../analytics/types';
+
+/** Register the analytics routes. */
+export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
+  const { windowMs, limit } = deps.config.analytics.rateLimit;
+  const store = new KvRateLimitStore(deps.kv, { prefix: 'rl:analytics:', windowMs, limit, lease: { hits: 0, ms: 100 } });
+  const limited = perKeyRateLimit(store, deps.metrics, deps.logger, { name: 'analytics', windowMs, limit, failMode: deps.config.rateLimit.failMode });
+  const mgmt = requireManagementKey();
+
+  api.add('get', '/analytics/meta', mgmt, limited, function getAnalyticsMeta(_req: Request, res: Response) {
+    res.json(analyticsMeta());
+  });
+
+  api.add('post', '/analytics/query', mgmt, limited, validate({ body: 'analytics.query.body' }), async function queryAnalytics(req: Request, res: Response) {
+    res.json({ data: await deps.analytics.query(currentKey(req).orgId, req.valid.body as QueryInput) });
+  });
+}
