@@ -38,10 +38,9 @@ export function planQuery(input: QueryInput, ctx: PlanContext): { plan: QueryPla
   const add = (path: string, message: string) => issues.push({ path: `body.${path}`, message });
   const limits: Array<{ path: string; days: number }> = [];
 
-  const metrics = resolveNames(input.metrics, 'metrics', METRIC_BY_NAME, UNAVAILABLE_METRICS, 'metric', add);
-  metrics.forEach((m, i) => limits.push({ path: `metrics.${i}`, days: m.maxDays }));
-  const dimensions = resolveNames(input.dimensions ?? [], 'dimensions', DIMENSION_BY_NAME, UNAVAILABLE_DIMENSIONS, 'dimension', add);
-  dimensions.forEach((d, i) => limits.push({ path: `dimensions.${i}`, days: d.maxDays }));
+  const limitOf = (path: string) => (def: { maxDays: number }, i: number) => limits.push({ path: `${path}.${i}`, days: def.maxDays });
+  const metrics = resolveNames(input.metrics, 'metrics', METRIC_BY_NAME, UNAVAILABLE_METRICS, 'metric', add, limitOf('metrics'));
+  const dimensions = resolveNames(input.dimensions ?? [], 'dimensions', DIMENSION_BY_NAME, UNAVAILABLE_DIMENSIONS, 'dimension', add, limitOf('dimensions'));
   const filters = planFilters(input, add, limits);
   const granularity = input.granularity ? (GRANULARITY_BY_NAME.get(input.granularity) ?? null) : null;
 
@@ -90,13 +89,17 @@ function resolveNames<T>(
   unavailable: ReadonlySet<string>,
   kind: string,
   add: (path: string, message: string) => void,
+  found: (def: T, index: number) => void,
 ): T[] {
   const out: T[] = [];
   const seen = new Set<string>();
   names.forEach((name, i) => {
     const def = table.get(name);
     if (seen.has(name)) add(`${path}.${i}`, `${kind} "${name}" is listed twice`);
-    else if (def) out.push(def);
+    else if (def) {
+      out.push(def);
+      found(def, i);
+    }
     else if (unavailable.has(name)) add(`${path}.${i}`, `${kind} "${name}" is not available here: this gateway records no data for it`);
     else add(`${path}.${i}`, `unknown ${kind} "${name}"; GET /analytics/meta lists the ${kind}s`);
     seen.add(name);

@@ -44,6 +44,18 @@ export class AnalyticsService {
 
   /** Validate, plan and run `input` for organization `orgId`. */
   async query(orgId: string, input: QueryInput): Promise<AnalyticsResult> {
+    try {
+      const result = await this.answer(orgId, input);
+      this.opts.metrics?.analyticsQueries.inc({ outcome: 'ok' });
+      return result;
+    } catch (err) {
+      const outcome = err instanceof ValidationError ? 'invalid' : err instanceof RequestTimeoutError ? 'timeout' : 'failed';
+      this.opts.metrics?.analyticsQueries.inc({ outcome });
+      throw err;
+    }
+  }
+
+  private async answer(orgId: string, input: QueryInput): Promise<AnalyticsResult> {
     const classifierId = input.classifier_dimensions?.classifier_id ?? input.classifier_filters?.classifier_id;
     const classifier = classifierId ? await findClassifier(this.db, orgId, classifierId) : null;
     const planned = planQuery(input, { orgId, now: this.opts.clock(), classifier });
