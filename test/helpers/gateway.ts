@@ -30,6 +30,7 @@ export function testConfig(overrides: ConfigOverrides = {}) {
     ...overrides,
     log: { level: 'silent', ...overrides.log },
     rateLimit: { limit: 100000, ...overrides.rateLimit },
+    analytics: { rateLimit: { windowMs: 60000, limit: 100000 }, ...overrides.analytics },
   });
 }
 
