@@ -32,6 +32,7 @@ import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
 import { AnalyticsService } from './analytics/service';
 import { ClassifierService } from './classifiers/service';
+import { startMaintenance } from './analytics/maintenance';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -66,6 +67,8 @@ export interface AppDeps {
   analytics: AnalyticsService;
   /** Workspace classifiers: CRUD, and tagging of answered requests off the request path. */
   classifiers: ClassifierService;
+  /** Stops the analytics maintenance job (rollup refresh, retention) when the process started one. */
+  stopMaintenance?: () => Promise<void>;
 }
 
 /**
@@ -179,13 +182,17 @@ export async function openKv(config: Config): Promise<Kv> {
 export async function openDependencies(config: Config, opts: AssembleOptions = {}): Promise<AppDeps> {
   const db = await openDatabase(config);
   const kv = await openKv(config);
-  return assembleDeps(config, db, kv, { metrics: new Metrics(true), ...opts });
+  const deps = await assembleDeps(config, db, kv, { metrics: new Metrics(true), ...opts });
+  const { maintenanceIntervalMs: intervalMs, retentionDays } = config.analytics;
+  deps.stopMaintenance = startMaintenance(db, deps.logger, { intervalMs, retentionDays, clock: deps.clock });
+  return deps;
 }
 
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
   await deps.classifiers.idle().catch(() => undefined);
+  await deps.stopMaintenance?.().catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.rateLimitStore.shutdown();
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));

@@ -32,24 +32,77 @@ class Params {
   }
 }
 
-/** Compile `plan` (raw rows of `generations`). */
-export function compileQuery(plan: QueryPlan): CompiledQuery {
-  const p = new Params();
-  const org = p.add(plan.orgId);
+/**
+ * Can the hourly rollup answer `plan`? Only additive metrics and the dimensions it keeps, no
+ * classifier, and buckets of an hour or more.
+ */
+export function rollupCanAnswer(plan: QueryPlan): boolean {
+  return (
+    plan.classifier === null &&
+    plan.granularity?.name !== 'minute' &&
+    plan.metrics.every((m) => m.rollup !== undefined) &&
+    plan.dimensions.every((d) => d.rollup !== undefined) &&
+    plan.filters.every((f) => f.dimension.rollup !== undefined)
+  );
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Raw rows in the shape of rollup rows (one request each), for the window's edges the rollup does not hold. */
+const RAW_AS_ROLLUP = `g.created_at AS ts, g.workspace_id, g.key_hash, g.model, coalesce(g.variant, '') AS variant,
+  coalesce(g.app_title, g.http_referer, '') AS app, 1 AS request_count, CASE WHEN g.is_byok THEN 1 ELSE 0 END AS byok_request_count,
+  g.tokens_prompt, g.tokens_completion, g.cached_tokens, g.cost_usd,
+  CASE WHEN g.is_byok THEN coalesce(g.upstream_cost_usd, 0) ELSE 0 END AS byok_usd, coalesce(g.upstream_cost_usd, 0) AS upstream_usd`;
+
+/**
+ * The rows a rollup-answered query reads: rollup hours inside both the window and the rollup's
+ * watermark, plus raw rows for the rest of the window (before and after those hours). The two
+ * raw ranges and the rollup range never overlap and together cover the window exactly.
+ */
+function rollupSource(p: Params, org: string, plan: QueryPlan): string {
   const start = p.add(plan.start);
   const end = p.add(plan.end);
+  const ceil = p.add(new Date(Math.ceil(plan.start.getTime() / HOUR_MS) * HOUR_MS));
+  const floor = p.add(new Date(Math.floor(plan.end.getTime() / HOUR_MS) * HOUR_MS));
+  const rs = `CASE WHEN m.id IS NULL THEN ${end}::timestamptz ELSE greatest(${ceil}::timestamptz, m.from_hour) END`;
+  const re = `CASE WHEN m.id IS NULL THEN ${end}::timestamptz ELSE greatest(least(${floor}::timestamptz, m.until_hour), greatest(${ceil}::timestamptz, m.from_hour)) END`;
+  const w = `(SELECT ${rs} AS rs, ${re} AS re FROM (SELECT 1) one LEFT JOIN usage_rollup_watermark m ON true) w`;
+  return (
+    `(SELECT r.hour AS ts, r.workspace_id, r.key_hash, r.model, r.variant, r.app, r.request_count, r.byok_request_count, r.tokens_prompt, ` +
+    `r.tokens_completion, r.cached_tokens, r.cost_usd, r.byok_usd, r.upstream_usd FROM usage_rollup_hourly r, ${w} WHERE r.org_id = ${org} AND r.hour >= w.rs AND r.hour < w.re ` +
+    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g, ${w} WHERE g.org_id = ${org} AND g.created_at >= ${start} AND g.created_at < least(w.rs, ${end}) ` +
+    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g, ${w} WHERE g.org_id = ${org} AND g.created_at >= greatest(w.re, ${start}) AND g.created_at < ${end}) r`
+  );
+}
+
+/**
+ * Compile `plan` over raw rows of `generations`, or (`useRollup`, when {@link rollupCanAnswer})
+ * over the hourly rollup plus raw rows for the hours it does not hold.
+ */
+export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery {
+  const p = new Params();
+  const org = p.add(plan.orgId);
+  const rollup = useRollup && rollupCanAnswer(plan);
   const columns: OutputColumn[] = [];
   const select: string[] = [];
   const joins: string[] = [];
-  const where = [`g.org_id = ${org}`, `g.created_at >= ${start}`, `g.created_at < ${end}`];
+  let from = 'generations g';
+  const where: string[] = [];
+  if (rollup) {
+    from = rollupSource(p, org, plan);
+  } else {
+    where.push(`g.org_id = ${org}`, `g.created_at >= ${p.add(plan.start)}`, `g.created_at < ${p.add(plan.end)}`);
+  }
+  const time = rollup ? 'r.ts' : 'g.created_at';
+  const dimSql = (d: QueryPlan['dimensions'][number]) => (rollup ? (d.rollup as string) : d.raw);
 
   if (plan.granularity) {
     // The bucket in UTC whatever the session's time zone; week = ISO week (Monday).
-    select.push(`(date_trunc('${plan.granularity.unit}', g.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS t_`);
+    select.push(`(date_trunc('${plan.granularity.unit}', ${time} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS t_`);
     columns.push({ alias: 't_', key: `date__${plan.granularity.name}`, kind: 'time' });
   }
   plan.dimensions.forEach((d, i) => {
-    select.push(`${d.raw} AS d${i}_`);
+    select.push(`${dimSql(d)} AS d${i}_`);
     columns.push({ alias: `d${i}_`, key: d.name, kind: 'dimension', labels: d.labels });
   });
   const needsKey = plan.dimensions.some((d) => d.needsKey) || plan.filters.some((f) => f.dimension.needsKey);
@@ -85,17 +138,18 @@ export function compileQuery(plan: QueryPlan): CompiledQuery {
     });
   }
 
-  for (const f of plan.filters) where.push(filterSql(f, p));
+  for (const f of plan.filters) where.push(filterSql(f, dimSql(f.dimension), p));
 
   const groupCount = select.length;
   plan.metrics.forEach((m, i) => {
-    select.push(`${m.raw} AS m${i}_`);
+    select.push(`${rollup ? m.rollup : m.raw} AS m${i}_`);
     columns.push({ alias: `m${i}_`, key: m.name, kind: 'metric' });
   });
-  if (plan.order.column.kind === 'request_count' && !plan.metrics.some((m) => m.name === 'request_count')) select.push(`count(*)::float8 AS rc_`);
+  if (plan.order.column.kind === 'request_count' && !plan.metrics.some((m) => m.name === 'request_count')) select.push(rollup ? `coalesce(sum(r.request_count), 0)::float8 AS rc_` : `count(*)::float8 AS rc_`);
 
   const groupBy = groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, i) => i + 1).join(', ')}` : '';
-  const base = `SELECT ${select.join(', ')} FROM generations g ${joins.join(' ')} WHERE ${where.join(' AND ')}${groupBy}`;
+  const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  const base = `SELECT ${select.join(', ')} FROM ${from} ${joins.join(' ')}${whereSql}${groupBy}`;
 
   const partition = columns.filter((x) => x.kind === 'dimension' || x.kind === 'tag').map((x) => `b.${x.alias}`);
   const orderBy = orderSql(plan, columns);
@@ -137,8 +191,7 @@ export function compileQuery(plan: QueryPlan): CompiledQuery {
   return { sql, params: p.values, columns };
 }
 
-function filterSql(f: QueryPlan['filters'][number], p: Params): string {
-  const e = f.dimension.raw;
+function filterSql(f: QueryPlan['filters'][number], e: string, p: Params): string {
   if (f.operator.name === 'in' || f.operator.name === 'not_in') {
     const test = `${e} = ANY(${p.add(f.value)}::text[])`;
     if (f.operator.name === 'in') return f.includeUnset ? `(${test} OR ${e} IS NULL)` : `(${test})`;

@@ -32,6 +32,8 @@ export interface AnalyticsResult {
 export interface AnalyticsOptions {
   timeoutMs: number;
   clock: () => number;
+  /** Read the hourly rollup where it can answer (default true); raw rows otherwise. */
+  rollup?: boolean;
   metrics?: Metrics;
 }
 
@@ -60,7 +62,7 @@ export class AnalyticsService {
     const classifier = classifierId ? await findClassifier(this.db, orgId, classifierId) : null;
     const planned = planQuery(input, { orgId, now: this.opts.clock(), classifier });
     if ('issues' in planned) throw new ValidationError(planned.issues);
-    const compiled = compileQuery(planned.plan);
+    const compiled = compileQuery(planned.plan, this.opts.rollup ?? true);
     const started = performance.now();
     const rows = await this.run(compiled);
     const elapsed = performance.now() - started;

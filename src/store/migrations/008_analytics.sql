@@ -8,7 +8,7 @@
 CREATE INDEX IF NOT EXISTS generations_created_brin ON generations USING brin (created_at);
 
 -- One row per (organization, hour, workspace, key, model, variant, app): the additive sums the
--- 365-day metrics need. Recomputed per (org, hour) from raw rows by an idempotent job
+-- 365-day metrics need. Recomputed per hour from raw rows by an idempotent job
 -- (analytics/rollup.ts), so re-running it or picking up late records never double-counts.
 CREATE TABLE usage_rollup_hourly (
   org_id             uuid NOT NULL,
@@ -29,13 +29,13 @@ CREATE TABLE usage_rollup_hourly (
   PRIMARY KEY (org_id, hour, workspace_id, key_hash, model, variant, app)
 );
 
--- Which (org, hour) buckets the rollup holds, and up to which raw row time they were computed,
--- so a query uses the rollup only for a window it covers completely.
-CREATE TABLE usage_rollup_state (
-  org_id       uuid NOT NULL,
-  hour         timestamptz NOT NULL,
-  computed_at  timestamptz NOT NULL,
-  PRIMARY KEY (org_id, hour)
+-- The rollup holds every hour in [from_hour, until_hour) completely (as of its last refresh);
+-- queries read hours in that range from the rollup and everything else from raw rows.
+CREATE TABLE usage_rollup_watermark (
+  id            boolean PRIMARY KEY DEFAULT true CHECK (id),
+  from_hour     timestamptz NOT NULL,
+  until_hour    timestamptz NOT NULL,
+  refreshed_at  timestamptz NOT NULL
 );
 
 -- Workspace classifiers: named dimensions, each an ordered list of rules (a tag value and the
