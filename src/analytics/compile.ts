@@ -66,12 +66,15 @@ function rollupSource(p: Params, org: string, plan: QueryPlan): string {
   const floor = p.add(new Date(Math.floor(plan.end.getTime() / HOUR_MS) * HOUR_MS));
   const rs = `CASE WHEN m.id IS NULL THEN ${end}::timestamptz ELSE greatest(${ceil}::timestamptz, m.from_hour) END`;
   const re = `CASE WHEN m.id IS NULL THEN ${end}::timestamptz ELSE greatest(least(${floor}::timestamptz, m.until_hour), greatest(${ceil}::timestamptz, m.from_hour)) END`;
-  const w = `(SELECT ${rs} AS rs, ${re} AS re FROM (SELECT 1) one LEFT JOIN usage_rollup_watermark m ON true) w`;
+  // Uncorrelated scalar subqueries: evaluated once, so each branch is an index range scan.
+  const watermark = (e: string) => `(SELECT ${e} FROM (SELECT 1) one LEFT JOIN usage_rollup_watermark m ON true)`;
+  const RS = watermark(rs);
+  const RE = watermark(re);
   return (
     `(SELECT r.hour AS ts, r.workspace_id, r.key_hash, r.model, r.variant, r.app, r.request_count, r.byok_request_count, r.tokens_prompt, ` +
-    `r.tokens_completion, r.cached_tokens, r.cost_usd, r.byok_usd, r.upstream_usd FROM usage_rollup_hourly r, ${w} WHERE r.org_id = ${org} AND r.hour >= w.rs AND r.hour < w.re ` +
-    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g, ${w} WHERE g.org_id = ${org} AND g.created_at >= ${start} AND g.created_at < least(w.rs, ${end}) ` +
-    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g, ${w} WHERE g.org_id = ${org} AND g.created_at >= greatest(w.re, ${start}) AND g.created_at < ${end}) r`
+    `r.tokens_completion, r.cached_tokens, r.cost_usd, r.byok_usd, r.upstream_usd FROM usage_rollup_hourly r WHERE r.org_id = ${org} AND r.hour >= ${RS} AND r.hour < ${RE} ` +
+    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g WHERE g.org_id = ${org} AND g.created_at >= ${start} AND g.created_at < least(${RS}, ${end}) ` +
+    `UNION ALL SELECT ${RAW_AS_ROLLUP} FROM generations g WHERE g.org_id = ${org} AND g.created_at >= greatest(${RE}, ${start}) AND g.created_at < ${end}) r`
   );
 }
 
