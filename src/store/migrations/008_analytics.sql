@@ -5,7 +5,7 @@
 -- Every analytics query filters on (org_id, created_at). The B-tree from 002 serves narrow windows;
 -- BRIN (a few pages per table) lets the retention job and wide scans skip whole block ranges, as
 -- rows arrive roughly in created_at order.
-CREATE INDEX IF NOT EXISTS generations_created_brin ON generations USING brin (created_at);
+CREATE INDEX IF NOT EXISTS generations_created_brin ON generations USING brin (created_at) WITH (autosummarize = on);
 
 -- One row per (organization, hour, workspace, key, model, variant, app): the additive sums the
 -- 365-day metrics need. Recomputed per hour from raw rows by an idempotent job
@@ -26,8 +26,10 @@ CREATE TABLE usage_rollup_hourly (
   cost_usd           double precision NOT NULL,
   byok_usd           double precision NOT NULL,
   upstream_usd       double precision NOT NULL,
-  PRIMARY KEY (org_id, hour, workspace_id, key_hash, model, variant, app)
+  PRIMARY KEY (hour, org_id, workspace_id, key_hash, model, variant, app)
 );
+-- Queries read one organization's hours; the refresh replaces whole hours of every organization (the key above).
+CREATE INDEX usage_rollup_hourly_org ON usage_rollup_hourly (org_id, hour);
 
 -- The rollup holds every hour in [from_hour, until_hour) completely (as of its last refresh);
 -- queries read hours in that range from the rollup and everything else from raw rows.
