@@ -122,6 +122,16 @@ export class ClassifierService {
   }
 
   /**
+   * Tag `req` once `res` has finished (the answer is sent), unless the workspace is known, as of
+   * the cache, to have no active classifier: most requests then cost one map lookup.
+   */
+  observeAfter(res: { once(event: 'finish', listener: () => void): unknown }, req: ObservedRequest): void {
+    const known = this.cache.get(req.workspaceId);
+    if (known && known.list.length === 0 && this.o.clock() - known.at < this.o.cacheMs) return;
+    res.once('finish', () => this.observe(req));
+  }
+
+  /**
    * Queue a request whose answer was sent for tagging. Never throws and never waits: the drain
    * runs on a later turn of the event loop.
    */

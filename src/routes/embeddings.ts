@@ -44,7 +44,7 @@ export function createEmbeddingsHandlers(deps: AppDeps): RequestHandler[] {
       req.valid.body as EmbeddingsBody,
     );
     // After the answer is sent: workspace classifiers tag the request (queued, never delays it).
-    res.once('finish', () => body.id && deps.classifiers.observe({ generationId: body.id, orgId: currentKey(req).orgId, workspaceId: currentKey(req).workspaceId, input: (req.valid.body as EmbeddingsBody).input, createdAt: new Date(deps.clock()) }));
+    if (body.id) deps.classifiers.observeAfter(res, { generationId: body.id, orgId: currentKey(req).orgId, workspaceId: currentKey(req).workspaceId, input: (req.valid.body as EmbeddingsBody).input, createdAt: new Date(deps.clock()) });
     answers.send(res, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length }, body.chunks);
   }];
 }
