@@ -120,6 +120,15 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
     expect(Object.keys(users[0]!)).toEqual(['user', 'user_email', 'request_count']);
   });
 
+  test("a key created by another organization's user: the user id stays, no email, a warning", async () => {
+    const gamma = (await createInferenceKey(gw, { name: 'gamma', creator_user_id: 'user_secret' })).hash;
+    await insertUsageEvents(db, [event(gw.orgId, gw.defaultWorkspaceId, gamma, '2026-12-05T10:00:00Z')]);
+    const res = await query({ metrics: ['request_count'], dimensions: ['user'], time_range: { start: '2026-12-05T00:00:00Z', end: '2026-12-06T00:00:00Z' } }).expect(200);
+    expect(res.body.data.data).toEqual([{ user: 'user_secret', user_email: null, request_count: 1 }]);
+    expect(res.body.data.warnings).toEqual(['Could not resolve user: user_secret']);
+    expect(JSON.stringify(res.body)).not.toMatch(/secret@other/);
+  });
+
   test('generation_id dimension and two dimensions cross-grouped', async () => {
     const gens = await rows({ metrics: ['request_count'], dimensions: ['generation_id'] });
     expect(gens).toHaveLength(6);
