@@ -85,6 +85,11 @@ export async function deleteClassifier(q: Queryable, orgId: string, workspaceId:
   return rows.length > 0;
 }
 
+/** Delete every classifier of a workspace (and, by cascade, their tags): part of deleting the workspace. */
+export async function deleteWorkspaceClassifiers(q: Queryable, workspaceId: string): Promise<void> {
+  await q.query('DELETE FROM classifiers WHERE workspace_id = $1', [workspaceId]);
+}
+
 /** One stored tag (value null = no rule matched). */
 export interface TagRow {
   generationId: string;

@@ -78,6 +78,15 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
     await mgmt('delete', `/workspaces/side/classifiers/${id}`).expect(404);
   });
 
+  test('deleting a workspace deletes its classifiers', async () => {
+    await mgmt('post', '/workspaces').send({ name: 'Doomed', slug: 'doomed' }).expect(201);
+    const id = (await mgmt('post', '/workspaces/doomed/classifiers').send({ name: 'C', dimensions: DIMENSIONS }).expect(201)).body.data.id;
+    await mgmt('delete', '/workspaces/doomed').expect(200);
+    expect(await db.query('SELECT id FROM classifiers WHERE id = $1', [id])).toEqual([]);
+    const res = await query({ metrics: ['request_count'], classifier_dimensions: { classifier_id: id } }).expect(400);
+    expect(res.body.error.metadata.errors[0].path).toBe('body.classifier_dimensions.classifier_id');
+  });
+
   test('refused: catastrophic or invalid patterns, overlong patterns, duplicate names, empty rules, too many dimensions', async () => {
     const bad = async (dimensions: unknown, path: string, message: RegExp) => {
       const res = await mgmt('post', '/workspaces/default/classifiers').send({ name: 'x', dimensions });
