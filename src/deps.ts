@@ -136,7 +136,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     random: opts.random ?? Math.random,
     state: { draining: false },
     analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
-    classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock }),
+    classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.usageWriterPreload }),
     rateLimitStore: new KvRateLimitStore(kv, {
       prefix: 'rl:api:',
       windowMs: config.rateLimit.windowMs,
@@ -191,7 +191,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
-  await deps.classifiers.idle().catch(() => undefined);
+  await deps.classifiers.close().catch(() => undefined);
   await deps.stopMaintenance?.().catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.rateLimitStore.shutdown();

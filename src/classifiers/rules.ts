@@ -1,8 +1,9 @@
 /**
  * Classifier rules: checked when a classifier is created or changed, and compiled into matchers
  * that tag a text. Regular expressions must pass safe-regex2's star-height check (no nested
- * quantifiers, the cause of catastrophic backtracking) and a length cap; the text a pattern
- * ever sees is capped too, so a tenant's pattern cannot stall the event loop.
+ * quantifiers, the usual cause of catastrophic backtracking) and a length cap, and the text a
+ * pattern sees is capped. No static check catches every slow pattern, so matching itself runs
+ * on a worker thread with a deadline (`matcher.ts`), never on the event loop.
  * @module
  */
 import safeRegex from 'safe-regex2';

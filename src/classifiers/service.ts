@@ -13,7 +13,8 @@ import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
 import { requireWorkspace } from '../workspaces/service';
 import * as repo from './repository';
-import { checkDimensions, compileDimensions, inputText, tagText, type CompiledDimension } from './rules';
+import { checkDimensions, inputText } from './rules';
+import { MatchTimeoutError, ThreadMatcher } from './matcher';
 import { CLASSIFIER_LIMITS, type ClassifierInput, type ClassifierRecord } from './types';
 
 /** A request whose answer was sent: what tagging needs. */
@@ -36,11 +37,15 @@ export interface ClassifierServiceOptions {
   /** How long a workspace's active classifiers are cached for tagging. */
   cacheMs?: number;
   clock?: () => number;
+  /** How long tagging one text may take on the matcher thread before it is terminated. */
+  matchTimeoutMs?: number;
+  /** A module the matcher thread requires first (tests: a TypeScript loader). */
+  preload?: string;
 }
 
 interface Cached {
   at: number;
-  list: Array<{ record: ClassifierRecord; compiled: CompiledDimension[] }>;
+  list: ClassifierRecord[];
 }
 
 /** Workspace classifiers: CRUD and tagging. */
@@ -48,13 +53,21 @@ export class ClassifierService {
   private readonly queue: ObservedRequest[] = [];
   private draining: Promise<void> | null = null;
   private readonly cache = new Map<string, Cached>();
-  private readonly o: Required<Omit<ClassifierServiceOptions, 'metrics'>> & { metrics?: Metrics };
+  private readonly o: Required<Omit<ClassifierServiceOptions, 'metrics' | 'preload'>> & Pick<ClassifierServiceOptions, 'metrics'>;
+  private readonly matcher: ThreadMatcher;
 
   constructor(
     private readonly db: Database,
     opts: ClassifierServiceOptions,
   ) {
-    this.o = { random: Math.random, maxQueued: 1000, cacheMs: 5000, clock: Date.now, ...opts };
+    this.o = { random: Math.random, maxQueued: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 100, ...opts };
+    this.matcher = new ThreadMatcher(this.o.matchTimeoutMs, opts.preload);
+  }
+
+  /** Stop the matcher thread (after {@link idle}). */
+  async close(): Promise<void> {
+    await this.idle();
+    await this.matcher.close();
   }
 
   /** Create a classifier in a workspace (UUID or slug) of the organization. */
@@ -171,11 +184,21 @@ export class ClassifierService {
     const active = await this.activeFor(r.workspaceId);
     const out: repo.TagRow[] = [];
     let text: string | undefined;
-    for (const { record, compiled } of active) {
+    for (const record of active) {
       if (record.orgId !== r.orgId || !(this.o.random() < record.sampleRate)) continue;
       text ??= inputText(r.input);
       if (text === '') return out;
-      for (const t of tagText(compiled, text)) {
+      let tags;
+      try {
+        tags = await this.matcher.match(`${record.id}@${record.updatedAt?.getTime() ?? 0}`, record.dimensions, text);
+      } catch (err) {
+        if (!(err instanceof MatchTimeoutError)) throw err;
+        // A pattern too slow for this text: the text stays untagged by this classifier.
+        this.o.metrics?.classifierTagging.inc({ outcome: 'timeout' });
+        this.o.logger.warn('classifier matching timed out', { classifier_id: record.id, generation_id: r.generationId });
+        continue;
+      }
+      for (const t of tags) {
         out.push({ generationId: r.generationId, classifierId: record.id, dimension: t.name, orgId: r.orgId, value: t.value, createdAt: r.createdAt });
       }
     }
@@ -186,8 +209,7 @@ export class ClassifierService {
     const now = this.o.clock();
     const hit = this.cache.get(workspaceId);
     if (hit && now - hit.at < this.o.cacheMs) return hit.list;
-    const records = await repo.listClassifiers(this.db, workspaceId, true);
-    const list = records.map((record) => ({ record, compiled: compileDimensions(record.dimensions) }));
+    const list = await repo.listClassifiers(this.db, workspaceId, true);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(workspaceId, { at: now, list });
     return list;

@@ -213,7 +213,7 @@ export class Metrics {
 
   readonly classifierTagging = new HotCounter({
     name: 'switchyard_classifier_tagging_total',
-    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, failed = store error)',
+    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, timeout = matching past its deadline, failed = store error)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -47,6 +47,8 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
     key = (await createInferenceKey(gw, { name: 'traffic' })).secret;
   });
   afterAll(async () => {
+    await gw.deps.classifiers.close();
+    await other.deps.classifiers.close();
     await gw.deps.embeddings.close();
     await other.deps.embeddings.close();
     await fleet.closeAll();
