@@ -42,4 +42,5 @@ test('classifiers create/list/delete and analytics maintain', async () => {
   expect((await cli(env, 'classifiers', 'create', '--name', 'x')).code).toBe(2);
   expect((await cli(env, 'classifiers', 'delete', 'not-a-uuid')).code).toBe(2);
   expect((await cli(env, 'analytics', 'maintain', '--retention-days', '7')).code).toBe(2);
-});
+  // Each command opens (and migrates) the embedded data dir: slow on a loaded machine.
+}, 120_000);
