@@ -60,7 +60,7 @@ export class ClassifierService {
     private readonly db: Database,
     opts: ClassifierServiceOptions,
   ) {
-    this.o = { random: Math.random, maxQueued: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 100, ...opts };
+    this.o = { random: Math.random, maxQueued: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 250, ...opts };
     this.matcher = new ThreadMatcher(this.o.matchTimeoutMs, opts.preload);
   }
 

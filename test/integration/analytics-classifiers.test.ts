@@ -121,6 +121,19 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
     await mgmt('delete', `/workspaces/default/classifiers/${id}`).expect(200);
   });
 
+  test('a pattern that passes the checks but backtracks badly is stopped; other classifiers still tag the request', async () => {
+    const ws = (await mgmt('post', '/workspaces').send({ name: 'Slow', slug: 'slow' }).expect(201)).body.data.id;
+    const slowKey = (await createInferenceKey(gw, { name: 'slow traffic', workspace_id: ws })).secret;
+    const slow = (await mgmt('post', '/workspaces/slow/classifiers').send({ name: 'Slow', dimensions: [{ name: 'shape', rules: [{ value: 'as', patterns: ['^(a|a)*$'] }] }] }).expect(201)).body.data.id;
+    const fine = (await mgmt('post', '/workspaces/slow/classifiers').send({ name: 'Fine', dimensions: [{ name: 'mark', rules: [{ value: 'bang', keywords: ['!'] }] }] }).expect(201)).body.data.id;
+    const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(slowKey)).send({ model: SMALL, input: `${'a'.repeat(40)}!` });
+    expect(res.status).toBe(200);
+    await gw.deps.classifiers.idle();
+    const tags = await db.query<{ classifier_id: string; value: string | null }>('SELECT classifier_id, value FROM generation_tags WHERE classifier_id IN ($1, $2)', [slow, fine]);
+    expect(tags).toEqual([{ classifier_id: fine, value: 'bang' }]);
+    expect(await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_classifier_tagging_total')).toMatch(/outcome="timeout"} 1/);
+  });
+
   describe('tagging real traffic and querying by tag', () => {
     beforeAll(async () => {
       clf = (await mgmt('post', '/workspaces/default/classifiers').send({ name: 'Support', dimensions: DIMENSIONS }).expect(201)).body.data.id;
