@@ -24,6 +24,8 @@ import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
 import { registerDatasetRoutes } from './routes/datasets';
 import { passthroughRoutes } from './routes/passthrough';
+import { registerAnalyticsRoutes } from './routes/analytics';
+import { registerClassifierRoutes } from './routes/classifiers';
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -54,6 +56,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   registerGenerationRoutes(api, deps);
   registerModelRoutes(api, deps);
   registerDatasetRoutes(api, deps);
+  registerAnalyticsRoutes(api, deps);
+  registerClassifierRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 

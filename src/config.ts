@@ -92,6 +92,12 @@ export interface Config {
     sampleRate: number;
     sampleQueueMax: number;
   };
+  /**
+   * Analytics: the query timeout (cancelled in the database, then 408), the analytics routes' own
+   * per-key rate limit, raw usage retention in days (0 = keep forever) and how often the in-process
+   * maintenance job (rollup refresh, retention) runs (0 = never; e.g. when a CronJob runs it).
+   */
+  analytics: { timeoutMs: number; rateLimit: { windowMs: number; limit: number }; retentionDays: number; maintenanceIntervalMs: number };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -139,6 +145,9 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'RANKINGS_MIN_ORGANIZATIONS', path: ['rankings', 'minOrganizations'] },
   { name: 'RANKINGS_ROLLUP_INTERVAL_MS', path: ['rankings', 'rollupIntervalMs'] },
   { name: 'RANKINGS_SAMPLE_RATE', path: ['rankings', 'sampleRate'] },
+  { name: 'ANALYTICS_TIMEOUT_MS', path: ['analytics', 'timeoutMs'] },
+  { name: 'ANALYTICS_RETENTION_DAYS', path: ['analytics', 'retentionDays'] },
+  { name: 'ANALYTICS_MAINTENANCE_INTERVAL_MS', path: ['analytics', 'maintenanceIntervalMs'] },
 ];
 
 /**

@@ -33,6 +33,9 @@ import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
 import { closeRankings, createRankings, type Rankings } from './datasets';
+import { AnalyticsService } from './analytics/service';
+import { ClassifierService } from './classifiers/service';
+import { startMaintenance } from './analytics/maintenance';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -65,6 +68,12 @@ export interface AppDeps {
   rateLimitStore: RateLimitStores;
   /** The rankings dataset: service, rollup and its schedule, input sampler, route limits. */
   rankings: Rankings;
+  /** Analytics queries over the usage records. */
+  analytics: AnalyticsService;
+  /** Workspace classifiers: CRUD, and tagging of answered requests off the request path. */
+  classifiers: ClassifierService;
+  /** Stops the analytics maintenance job (rollup refresh, retention) when the process started one. */
+  stopMaintenance?: () => Promise<void>;
 }
 
 /**
@@ -133,6 +142,8 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     clock,
     random: opts.random ?? Math.random,
     state: { draining: false },
+    analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
+    classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.workerPreload }),
     rateLimitStore: new RateLimitStores(kv),
   }, opts.workerPreload);
 }
@@ -180,13 +191,18 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
   const connectionErrors = new ConnectionErrorLog(logger, metrics);
   const db = await openDatabase(config, true, connectionErrors);
   const kv = await openKv(config, connectionErrors);
-  return assembleDeps(config, db, kv, { ...opts, logger, metrics });
+  const deps = await assembleDeps(config, db, kv, { ...opts, logger, metrics });
+  const { maintenanceIntervalMs: intervalMs, retentionDays } = config.analytics;
+  deps.stopMaintenance = startMaintenance(db, deps.logger, { intervalMs, retentionDays, clock: deps.clock });
+  return deps;
 }
 
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
   await closeRankings(deps.rankings).catch(() => undefined);
+  await deps.classifiers.close().catch(() => undefined);
+  await deps.stopMaintenance?.().catch(() => undefined);
   await deps.spend.close?.().catch(() => undefined);
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);

@@ -21,6 +21,13 @@ import { CliError, UsageError, pickOrg, type Out } from './context';
 import { loadConfig } from '../config';
 import { RankingsRollup } from '../datasets/rollup';
 import { DATASET_START, dayOf, parseDay } from '../datasets/dates';
+import { ClassifierService } from '../classifiers/service';
+import { toWireClassifier, type ClassifierRecord } from '../classifiers/types';
+import { getValidator } from '../validation/schemas';
+import { toIssues } from '../validation/ajv';
+import { createLogger } from '../observability/logger';
+import { GatewayError, ValidationError } from '../errors';
+import { runMaintenance } from '../analytics/maintenance';
 
 /** Parsed options common to the commands. */
 export interface CommandOptions {
@@ -32,6 +39,9 @@ export interface CommandOptions {
   email?: string;
   from?: string;
   to?: string;
+  /** A JSON file (classifiers create). */
+  file?: string;
+  'retention-days'?: string;
 }
 
 /** A CLI command: argument checks (no I/O) and the action. */
@@ -205,5 +215,91 @@ export const rollupCommand: CliCommand = {
     const result = o.from !== undefined && o.to !== undefined ? await rollup.rollRange(parseDay(o.from) as number, parseDay(o.to) as number) : await rollup.run();
     const days = result.days.length === 0 ? 'no days' : `${result.days.length} day(s), ${result.days[0]} to ${result.days[result.days.length - 1]}`;
     out.line(`rankings rolled up: ${days}; as_of ${result.rolledAt.toISOString()}`);
+  },
+};
+
+/** Classifier service for CLI use (no tagging runs here). */
+function classifierService(db: Database): ClassifierService {
+  return new ClassifierService(db, { logger: createLogger('silent') });
+}
+
+/** Turn an API error into a CLI error with its details. */
+function asCliError(e: unknown): never {
+  if (e instanceof ValidationError) throw new CliError(`invalid classifier: ${e.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+  if (e instanceof GatewayError) throw new CliError(e.message);
+  throw e;
+}
+
+/** `classifiers create --name n --file rules.json [--workspace id-or-slug] [--org id]`; the file holds `{dimensions, sample_rate?, active?}`. */
+export const classifiersCreate: CliCommand = {
+  options: ['name', 'file', 'workspace', 'org'],
+  check(args, o) {
+    noArgs('classifiers create')(args);
+    if (!o.name || !o.file) throw new UsageError('classifiers create needs --name <name> and --file <rules.json>');
+    checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, _args, o) {
+    let spec: unknown;
+    try {
+      spec = JSON.parse(readFileSync(o.file as string, 'utf8'));
+    } catch (e) {
+      throw new CliError(`cannot read ${o.file}: ${(e as Error).message}`);
+    }
+    const body = { ...(spec as object), name: o.name };
+    const validator = getValidator('classifiers.create.body').all;
+    if (!validator(body)) throw new CliError(`invalid classifier: ${toIssues('file', validator.errors).map((i) => `${i.path} ${i.message}`).join('; ')}`);
+    const org = await pickOrg(db, o.org);
+    const created = await classifierService(db)
+      .create(org.id, o.workspace ?? 'default', body as { name: string; dimensions: ClassifierRecord['dimensions'] })
+      .catch(asCliError);
+    out.line(`created classifier "${created.name}" (${created.id}) in workspace ${created.workspaceId}`);
+  },
+};
+
+/** `classifiers list [--workspace id-or-slug] [--org id]`: one JSON object per line. */
+export const classifiersList: CliCommand = {
+  options: ['workspace', 'org'],
+  check(args, o) {
+    noArgs('classifiers list')(args);
+    checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, _args, o) {
+    const org = await pickOrg(db, o.org);
+    const list = await classifierService(db).list(org.id, o.workspace ?? 'default').catch(asCliError);
+    if (list.length === 0) out.line('no classifiers');
+    for (const c of list) out.line(JSON.stringify(toWireClassifier(c)));
+  },
+};
+
+/** `classifiers delete <classifier_id> [--workspace id-or-slug] [--org id]` */
+export const classifiersDelete: CliCommand = {
+  options: ['workspace', 'org'],
+  check(args, o) {
+    if (args.length !== 1 || !UUID.test(args[0] as string)) throw new UsageError('classifiers delete takes exactly one <classifier_id> (a UUID)');
+    checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, args, o) {
+    const org = await pickOrg(db, o.org);
+    await classifierService(db).delete(org.id, o.workspace ?? 'default', args[0] as string).catch(asCliError);
+    out.line(`deleted classifier ${args[0]}`);
+  },
+};
+
+/** `analytics maintain [--retention-days N]`: one rollup refresh + retention pass (e.g. from a CronJob). */
+export const analyticsMaintain: CliCommand = {
+  options: ['retention-days'],
+  check(args, o) {
+    noArgs('analytics maintain')(args);
+    const days = o['retention-days'];
+    if (days !== undefined && (!/^\d{1,5}$/.test(days) || (Number(days) > 0 && Number(days) < 32))) {
+      throw new UsageError('--retention-days must be 0 (keep everything) or at least 32');
+    }
+  },
+  async run(db, out, _args, o) {
+    const r = await runMaintenance(db, Date.now(), Number(o['retention-days'] ?? 0));
+    out.line(`rollup: ${r.hours} hours recomputed; retention: ${r.deleted} raw rows deleted`);
   },
 };

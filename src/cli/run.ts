@@ -19,6 +19,10 @@ export const USAGE = `usage: switchyard <command> [options]
   keys list [--org <org_id>]
   orgs create <name>
   orgs list
+  classifiers create --name <name> --file <rules.json> [--workspace <id-or-slug>] [--org <org_id>]
+  classifiers list [--workspace <id-or-slug>] [--org <org_id>]
+  classifiers delete <classifier_id> [--workspace <id-or-slug>] [--org <org_id>]
+  analytics maintain [--retention-days <N>]
   migrate
   rollup [--from <YYYY-MM-DD> --to <YYYY-MM-DD>]   rankings dataset rollup (default: what is due)
 
@@ -32,6 +36,10 @@ const COMMANDS: Record<string, cmd.CliCommand> = {
   'keys list': cmd.keysList,
   'orgs create': cmd.orgsCreate,
   'orgs list': cmd.orgsList,
+  'classifiers create': cmd.classifiersCreate,
+  'classifiers list': cmd.classifiersList,
+  'classifiers delete': cmd.classifiersDelete,
+  'analytics maintain': cmd.analyticsMaintain,
   migrate: cmd.migrateCommand,
   rollup: cmd.rollupCommand,
 };
@@ -51,6 +59,8 @@ function parse(argv: string[]) {
         from: { type: 'string' },
         to: { type: 'string' },
         management: { type: 'boolean' },
+        file: { type: 'string' },
+        'retention-days': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -26,6 +26,8 @@ export interface EmbeddingsResponseParts {
 export interface ChunkedBody {
   chunks: Buffer[];
   length: number;
+  /** The generation id the body carries (the usage record's id), for work after the answer. */
+  id?: string;
 }
 
 function vectorJson(v: Vector, encoding: 'float' | 'base64'): Buffer | string {
@@ -56,5 +58,5 @@ export function embeddingsResponseBody(p: EmbeddingsResponseParts): ChunkedBody 
   }
   const usage = JSON.stringify({ prompt_tokens: p.promptTokens, total_tokens: p.promptTokens, cost: p.cost, is_byok: false });
   push(Buffer.from(`${text}],"model":${JSON.stringify(p.model)},"provider":${JSON.stringify(p.providerName)},"usage":${usage}}`));
-  return { chunks, length };
+  return { chunks, length, id: p.id };
 }

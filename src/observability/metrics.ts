@@ -224,6 +224,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly classifierTagging = new Counter({
+    name: 'switchyard_classifier_tagging_total',
+    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, timeout = matching past its deadline, failed = store error)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly rankingsRollupDuration = new Histogram({
     name: 'switchyard_rankings_rollup_duration_seconds',
     help: 'Duration of a rankings rollup run (lock wait included)',
@@ -235,6 +242,13 @@ export class Metrics {
   readonly rankingsSamples = new Counter({
     name: 'switchyard_rankings_samples_total',
     help: 'Sampled requests for the category/language_type datasets by outcome (stored, dropped = queue full, skipped = no text, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly analyticsQueries = new Counter({
+    name: 'switchyard_analytics_queries_total',
+    help: 'Analytics queries by outcome (ok, invalid = 400, timeout = 408, failed = 500)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

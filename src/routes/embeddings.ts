@@ -53,8 +53,13 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
       spend.actualUsd = answer.costUsd;
       const body = req.valid.body as EmbeddingsBody;
-      // A sample of answered requests is classified for the rankings datasets, after the answer is sent.
-      deps.rankings.sampler.offer(res, currentKey(req).orgId, body.model, body.input);
+      const key = currentKey(req);
+      // After the answer is sent: a sample is classified for the rankings datasets, and the
+      // workspace's classifiers tag the request (both queued, never delaying the answer).
+      deps.rankings.sampler.offer(res, key.orgId, body.model, body.input);
+      if (answer.body.id) {
+        deps.classifiers.observeAfter(res, { generationId: answer.body.id, orgId: key.orgId, workspaceId: key.workspaceId, input: body.input, createdAt: new Date(deps.clock()) });
+      }
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
       // One write for the chunks of the answer (vectors are passed through as byte slices).
       res.cork();

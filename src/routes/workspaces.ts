@@ -13,6 +13,7 @@ import { WorkspaceService, type WorkspaceInput } from '../workspaces/service';
 import { toWireWorkspace } from '../workspaces/wire';
 import { MemberService, toWireMember } from '../members/service';
 import { registerBudgetRoutes } from './budgets';
+import { deleteWorkspaceClassifiers } from '../classifiers/repository';
 
 interface Page {
   offset: number;
@@ -23,7 +24,11 @@ interface Page {
 export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   // A deleted workspace takes its files with it (same transaction), as the hosted service does
   // with its budgets and guardrails: nothing stays stored that no route could reach.
-  const workspaces = new WorkspaceService(deps.db, (tx, ws) => deps.files.purgeWorkspace(tx, { orgId: ws.orgId, workspaceId: ws.id }));
+  // Its classifiers (and their tags) go too.
+  const workspaces = new WorkspaceService(deps.db, async (tx, ws) => {
+    await deps.files.purgeWorkspace(tx, { orgId: ws.orgId, workspaceId: ws.id });
+    await deleteWorkspaceClassifiers(tx, ws.id);
+  });
   const members = new MemberService(deps.db);
   const mgmt = requireManagementKey();
   const byRef = validate({ params: 'workspaces.ref.params' });

@@ -32,6 +32,7 @@ export function testConfig(overrides: ConfigOverrides = {}) {
     rateLimit: { limit: 100000, ...overrides.rateLimit },
     // Tests fix `random` at 0, which would sample every request for the rankings classifier.
     rankings: { sampleRate: 0, ...overrides.rankings },
+    analytics: { rateLimit: { windowMs: 60000, limit: 100000 }, ...overrides.analytics },
   });
 }
 

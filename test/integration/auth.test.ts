@@ -123,7 +123,8 @@ describe('management-only prefixes (/keys*, /workspaces*, /analytics/*)', () => 
 
   test('a management key reaches the routes there, or the 404 where none exists yet', async () => {
     await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200);
-    const res = await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] });
+    await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] }).expect(200);
+    const res = await request(gw.app).post('/api/v1/analytics/export').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
     await request(gw.app).get('/api/v1/workspaces/default/guardrails').set('Authorization', bearer(gw.mgmtKey)).expect(404);

@@ -60,6 +60,13 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'get /api/v1/generation': { key: 'api', query: 'generation.query' },
   'get /api/v1/models/:author/:slug/endpoints': { key: 'api' },
   'get /api/v1/datasets/rankings-daily': { key: 'api', query: 'datasets.rankings.query' },
+  'get /api/v1/analytics/meta': { key: 'mgmt' },
+  'post /api/v1/analytics/query': { key: 'mgmt', body: 'analytics.query.body' },
+  'post /api/v1/workspaces/:id/classifiers': { key: 'mgmt', body: 'classifiers.create.body' },
+  'get /api/v1/workspaces/:id/classifiers': { key: 'mgmt' },
+  'get /api/v1/workspaces/:id/classifiers/:classifier_id': { key: 'mgmt' },
+  'patch /api/v1/workspaces/:id/classifiers/:classifier_id': { key: 'mgmt', body: 'classifiers.update.body' },
+  'delete /api/v1/workspaces/:id/classifiers/:classifier_id': { key: 'mgmt' },
 };
 
 /** Requests per route and database kind, and the time one route's run may take. */
@@ -115,6 +122,11 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
     real.file_id = [file.body.id];
     real.author = ['openai', 'baai'];
     real.slug = ['text-embedding-3-small', 'bge-m3'];
+    const classifier = await request(gw.app)
+      .post(`/api/v1/workspaces/${gw.defaultWorkspaceId}/classifiers`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ name: 'fuzz', dimensions: [{ name: 'topic', rules: [{ value: 'v', keywords: ['k'] }] }] });
+    real.classifier_id = [classifier.body.data?.id ?? classifier.body.id];
   });
   afterAll(async () => {
     const total = Object.values(casesRun).reduce((a, b) => a + b, 0);

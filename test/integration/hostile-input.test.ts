@@ -159,6 +159,48 @@ const ROUTES: RouteCase[] = [
     key: 'api',
     query: { start_date: 'string', end_date: 'string', period: 'enum', modality: 'enum', context_bucket: 'enum', category: 'enum', language_type: 'enum' },
   },
+  { method: 'get', template: '/api/v1/analytics/meta', key: 'mgmt' },
+  {
+    method: 'post',
+    template: '/api/v1/analytics/query',
+    key: 'mgmt',
+    body: {
+      base: {
+        metrics: ['request_count'],
+        dimensions: ['model'],
+        filters: [{ field: 'model', operator: 'in', value: ['m'] }],
+        time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' },
+        order_by: { field: 'request_count', direction: 'desc' },
+      },
+      // Not filters.0.value.0: any finite number is a valid filter value.
+      fields: ['metrics', 'metrics.0', 'dimensions', 'dimensions.0', 'filters', 'filters.0.field', 'filters.0.operator', 'filters.0.include_unset', 'granularity', 'time_range.start', 'time_range.end', 'limit', 'group_limit', 'order_by.field', 'order_by.direction', 'classifier_dimensions.classifier_id', 'classifier_filters'],
+      extra: [
+        ['time_range.start', '"2026-11-01T00:00Z"'],
+        ['limit', '0'],
+        ['metrics', '[]'],
+      ],
+    },
+  },
+  {
+    method: 'post',
+    template: '/api/v1/workspaces/:id/classifiers',
+    key: 'mgmt',
+    body: {
+      base: { name: 'hostile', dimensions: [{ name: 'topic', rules: [{ value: 'v', keywords: ['k'], patterns: ['a+b'] }] }] },
+      fields: ['name', 'active', 'sample_rate', 'dimensions', 'dimensions.0.name', 'dimensions.0.rules', 'dimensions.0.rules.0.value', 'dimensions.0.rules.0.keywords.0', 'dimensions.0.rules.0.patterns.0'],
+      extra: [['dimensions.0.rules.0.patterns.0', '"(a+)+$"'], ['sample_rate', '1.5']],
+    },
+  },
+  { method: 'get', template: '/api/v1/workspaces/:id/classifiers', key: 'mgmt' },
+  { method: 'get', template: '/api/v1/workspaces/:id/classifiers/:classifier_id', key: 'mgmt', params: { classifier_id: '00000000-0000-4000-8000-000000000000' } },
+  {
+    method: 'patch',
+    template: '/api/v1/workspaces/:id/classifiers/:classifier_id',
+    key: 'mgmt',
+    params: { classifier_id: '00000000-0000-4000-8000-000000000000' },
+    body: { base: { active: false }, fields: ['name', 'active', 'sample_rate', 'dimensions'] },
+  },
+  { method: 'delete', template: '/api/v1/workspaces/:id/classifiers/:classifier_id', key: 'mgmt', params: { classifier_id: '00000000-0000-4000-8000-000000000000' } },
 ];
 
 /** Raw JSON texts no field of any route accepts. */

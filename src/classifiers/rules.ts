@@ -1,0 +1,108 @@
+/**
+ * Classifier rules: checked when a classifier is created or changed, and compiled into matchers
+ * that tag a text. Regular expressions must pass safe-regex2's star-height check (no nested
+ * quantifiers, the usual cause of catastrophic backtracking) and a length cap, and the text a
+ * pattern sees is capped. No static check catches every slow pattern, so matching itself runs
+ * on a worker thread with a deadline (`matcher.ts`), never on the event loop.
+ * @module
+ */
+import safeRegex from 'safe-regex2';
+import type { ValidationIssue } from '../errors';
+import { CLASSIFIER_LIMITS, type ClassifierDimension } from './types';
+
+/** Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names. */
+export function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const names = new Set<string>();
+  dimensions.forEach((d, i) => {
+    if (names.has(d.name)) issues.push({ path: `${path}.${i}.name`, message: `dimension "${d.name}" is listed twice` });
+    names.add(d.name);
+    d.rules.forEach((r, j) => {
+      if ((r.keywords?.length ?? 0) + (r.patterns?.length ?? 0) === 0) {
+        issues.push({ path: `${path}.${i}.rules.${j}`, message: 'needs at least one keyword or pattern' });
+      }
+      (r.patterns ?? []).forEach((pattern, k) => {
+        const problem = patternProblem(pattern);
+        if (problem) issues.push({ path: `${path}.${i}.rules.${j}.patterns.${k}`, message: problem });
+      });
+    });
+  });
+  return issues;
+}
+
+/** Why `pattern` is refused, or null. */
+export function patternProblem(pattern: string): string | null {
+  if (pattern.length > CLASSIFIER_LIMITS.patternChars) return `must be at most ${CLASSIFIER_LIMITS.patternChars} characters`;
+  try {
+    new RegExp(pattern, 'iu');
+  } catch {
+    return 'is not a valid regular expression';
+  }
+  if (!safeRegex(pattern)) return 'may backtrack catastrophically (nested quantifiers); simplify it';
+  return null;
+}
+
+/** A dimension ready to tag texts. */
+export interface CompiledDimension {
+  name: string;
+  rules: Array<{ value: string; keywords: string[]; patterns: RegExp[] }>;
+}
+
+/** Compile checked dimensions (keywords lower-cased, patterns case-insensitive). */
+export function compileDimensions(dimensions: ClassifierDimension[]): CompiledDimension[] {
+  return dimensions.map((d) => ({
+    name: d.name,
+    rules: d.rules.map((r) => ({
+      value: r.value,
+      keywords: (r.keywords ?? []).map((k) => k.toLowerCase()),
+      patterns: (r.patterns ?? []).map((p) => new RegExp(p, 'iu')),
+    })),
+  }));
+}
+
+/** Each dimension's tag for `text`: the first rule with a matching keyword or pattern, else null. */
+export function tagText(dimensions: CompiledDimension[], text: string): Array<{ name: string; value: string | null }> {
+  const lower = text.toLowerCase();
+  return dimensions.map((d) => {
+    const rule = d.rules.find((r) => r.keywords.some((k) => lower.includes(k)) || r.patterns.some((p) => p.test(text)));
+    return { name: d.name, value: rule ? rule.value : null };
+  });
+}
+
+/**
+ * The text of an embeddings `input` a classifier looks at: strings (joined by newlines) and the
+ * text parts of multimodal input, cut at {@link CLASSIFIER_LIMITS.inputBytes} bytes of UTF-8
+ * (about; cut by characters, never mid-pair). Token-id input has no text.
+ */
+export function inputText(input: unknown, maxBytes = CLASSIFIER_LIMITS.inputBytes): string {
+  const parts: string[] = [];
+  let size = 0;
+  const push = (s: string) => {
+    if (size >= maxBytes) return;
+    const room = maxBytes - size;
+    const piece = Buffer.byteLength(s) <= room ? s : cutUtf8(s, room);
+    parts.push(piece);
+    size += Buffer.byteLength(piece) + 1;
+  };
+  if (typeof input === 'string') push(input);
+  else if (Array.isArray(input)) {
+    for (const item of input) {
+      if (typeof item === 'string') push(item);
+      else if (item && typeof item === 'object' && Array.isArray((item as { content?: unknown }).content)) {
+        for (const part of (item as { content: Array<{ type?: string; text?: unknown }> }).content) {
+          if (part?.type === 'text' && typeof part.text === 'string') push(part.text);
+        }
+      }
+      if (size >= maxBytes) break;
+    }
+  }
+  return parts.join('\n');
+}
+
+function cutUtf8(s: string, bytes: number): string {
+  const buf = Buffer.from(s.slice(0, bytes));
+  let end = Math.min(bytes, buf.length);
+  // Back up to a character boundary (not a UTF-8 continuation byte).
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
+}
