@@ -9,7 +9,6 @@ import type { Kv } from '../kv/kv';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../observability/logger';
 import { CHECK, CircuitState, FAILURE, PEEK, SUCCESS } from './breaker-scripts';
-import { errorFields } from '../observability/error-fields';
 
 export { CircuitState } from './breaker-scripts';
 
@@ -53,7 +52,7 @@ export class CircuitBreaker {
     try {
       return await fn();
     } catch (err) {
-      this.logger?.warn('circuit breaker state unavailable; failing open', { op: what, error: errorFields(err) });
+      this.logger?.warn('circuit breaker state unavailable; failing open', { op: what, err });
       return fallback;
     }
   }

@@ -35,6 +35,12 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_file_uploads_total', 'counter', ['outcome']],
   ['switchyard_file_bytes_total', 'counter', ['direction']],
   ['switchyard_store_connection_errors_total', 'counter', ['store']],
+  ['switchyard_http_refusals_total', 'counter', ['status']],
+  ['switchyard_rankings_rollups_total', 'counter', ['outcome']],
+  ['switchyard_classifier_tagging_total', 'counter', ['outcome']],
+  ['switchyard_rankings_rollup_duration_seconds', 'histogram', []],
+  ['switchyard_rankings_samples_total', 'counter', ['outcome']],
+  ['switchyard_analytics_queries_total', 'counter', ['outcome']],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
