@@ -22,7 +22,23 @@ export interface Config {
     trustProxy: boolean;
   };
   database: { url: string | null; dataDir: string; poolSize: number };
-  redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
+  /**
+   * Redis: one of `url` (standalone), `clusterNodes` (Redis Cluster seed nodes, `host:port`) or
+   * `sentinels` + `sentinelName` (Sentinel-managed primary); none → in-process stores.
+   * `password` / `tls` apply to cluster nodes and to the Sentinel-managed primary (a standalone
+   * URL carries its own); `sentinelPassword` authenticates to the sentinels themselves.
+   */
+  redis: {
+    url: string | null;
+    keyPrefix: string;
+    commandTimeoutMs: number;
+    clusterNodes: string[];
+    sentinels: string[];
+    sentinelName: string | null;
+    password: string | null;
+    sentinelPassword: string | null;
+    tls: boolean;
+  };
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
   rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
   log: { level: string; flushMs: number };
@@ -74,7 +90,7 @@ export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };
  * Environment variable → config path. Variables marked `secret` also accept `<NAME>_FILE`
  * (a path whose contents are the value), the usual way to mount Kubernetes secrets.
  */
-export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean }> = [
+export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean; list?: boolean }> = [
   { name: 'HOST', path: ['server', 'host'] },
   { name: 'PORT', path: ['server', 'port'] },
   { name: 'METRICS_PORT', path: ['server', 'metricsPort'] },
@@ -87,6 +103,12 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'REDIS_URL', path: ['redis', 'url'], secret: true },
   { name: 'REDIS_KEY_PREFIX', path: ['redis', 'keyPrefix'] },
   { name: 'REDIS_COMMAND_TIMEOUT_MS', path: ['redis', 'commandTimeoutMs'] },
+  { name: 'REDIS_CLUSTER_NODES', path: ['redis', 'clusterNodes'], list: true },
+  { name: 'REDIS_SENTINELS', path: ['redis', 'sentinels'], list: true },
+  { name: 'REDIS_SENTINEL_NAME', path: ['redis', 'sentinelName'] },
+  { name: 'REDIS_PASSWORD', path: ['redis', 'password'], secret: true },
+  { name: 'REDIS_SENTINEL_PASSWORD', path: ['redis', 'sentinelPassword'], secret: true },
+  { name: 'REDIS_TLS', path: ['redis', 'tls'] },
   { name: 'SWITCHYARD_BOOTSTRAP_KEY', path: ['auth', 'bootstrapKey'], secret: true },
   { name: 'KEY_CACHE_TTL_MS', path: ['auth', 'keyCacheTtlMs'] },
   { name: 'KEY_CACHE_MAX', path: ['auth', 'keyCacheMax'] },
@@ -209,7 +231,9 @@ function envLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
     }
     if (value === undefined || value === '') continue;
     const [section, key] = v.path;
-    layer[section] = { ...(layer[section] ?? {}), [key]: value };
+    // Lists are comma-separated (`REDIS_CLUSTER_NODES=h1:7000,h2:7000`); blanks between commas are ignored.
+    const parsed = v.list ? value.split(',').map((item) => item.trim()).filter((item) => item !== '') : value;
+    layer[section] = { ...(layer[section] ?? {}), [key]: parsed };
   }
   return layer;
 }
@@ -252,6 +276,23 @@ function crossFieldProblems(data: Layer): string[] {
   // Port 0 means "any free port" for each listener, so two zeros do not collide.
   if (typeof port === 'number' && port !== 0 && port === metricsPort) {
     problems.push(`config.server.metricsPort (METRICS_PORT) must differ from config.server.port (PORT): both are ${port}`);
+  }
+  problems.push(...redisTopologyProblems(data.redis ?? {}));
+  return problems;
+}
+
+/** At most one way to reach Redis, and a Sentinel setup names its primary. */
+function redisTopologyProblems(redis: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const listed = (value: unknown) => Array.isArray(value) && value.length > 0;
+  const modes = [
+    typeof redis.url === 'string' && 'config.redis.url (REDIS_URL)',
+    listed(redis.clusterNodes) && 'config.redis.clusterNodes (REDIS_CLUSTER_NODES)',
+    listed(redis.sentinels) && 'config.redis.sentinels (REDIS_SENTINELS)',
+  ].filter((m): m is string => typeof m === 'string');
+  if (modes.length > 1) problems.push(`set only one of ${modes.join(', ')}: they are alternative ways to reach Redis`);
+  if (listed(redis.sentinels) && (typeof redis.sentinelName !== 'string' || redis.sentinelName === '')) {
+    problems.push('config.redis.sentinelName (REDIS_SENTINEL_NAME) is required with config.redis.sentinels (REDIS_SENTINELS): the primary group the sentinels monitor');
   }
   return problems;
 }
