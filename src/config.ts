@@ -73,6 +73,12 @@ export interface Config {
     writer: 'thread' | 'inline';
     /** With Redis: how long a recorded event waits for others to share its XADD (0 = to the end of the event-loop turn). */
     addLingerMs: number;
+    /**
+     * Hold a 200 until its usage event is durable (in the Redis Stream, or the embedded queue), so
+     * a replica killed right after answering never loses the record of an answer a client has.
+     * Off: the answer goes at once and a crash can lose the last `addLingerMs` of records.
+     */
+    answerAfterRecord: boolean;
   };
   /**
    * Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget, and
@@ -134,6 +140,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'USAGE_RETRY_MAX_MS', path: ['usage', 'retryMaxMs'] },
   { name: 'USAGE_WRITER', path: ['usage', 'writer'] },
   { name: 'USAGE_ADD_LINGER_MS', path: ['usage', 'addLingerMs'] },
+  { name: 'USAGE_ANSWER_AFTER_RECORD', path: ['usage', 'answerAfterRecord'] },
   { name: 'BUDGET_RESERVATION_TTL_MS', path: ['budgets', 'reservationTtlMs'] },
   { name: 'BUDGET_LEASE_REQUESTS', path: ['budgets', 'leaseRequests'] },
   { name: 'BUDGET_LEASE_MS', path: ['budgets', 'leaseMs'] },
