@@ -25,11 +25,11 @@ export function requireClusterBinaries(): boolean {
   const reason = clusterUnavailable();
   if (!reason) return true;
   if (process.env.REQUIRE_SERVICES === '1') {
-    test('a local Redis Cluster can be started', () => {
+    test('local Redis servers (Cluster, Sentinel) can be started', () => {
       throw new Error(reason);
     });
   }
-  else test.skip(`Redis Cluster cases are skipped: ${reason}`, () => undefined);
+  else test.skip(`local Redis Cluster / Sentinel cases are skipped: ${reason}`, () => undefined);
   return false;
 }
 
