@@ -52,7 +52,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
       spend.actualUsd = answer.costUsd;
-      // A client never holds an answer whose usage record a crash of this replica could lose.
+      // If so configured, a client never holds an answer whose usage record a crash could lose.
       if (deps.config.usage.answerAfterRecord) await answer.recorded;
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
       // One write for the chunks of the answer (vectors are passed through as byte slices).

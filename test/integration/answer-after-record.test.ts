@@ -1,11 +1,12 @@
 /**
- * `usage.answerAfterRecord`: with it on (the default) a 200 from POST /embeddings is sent only
+ * `usage.answerAfterRecord`: with it on a 200 from POST /embeddings is sent only
  * once its usage record is durable, so a replica killed right after answering never leaves a
  * client holding an answer without a record (the replicas test kills one under load); off, the
- * answer goes at once and the record follows.
+ * answer goes at once and the record follows (the default).
  */
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import type { UsageEvent } from '../../src/usage/types';
+import { loadConfig } from '../../src/config';
 
 /** Make the harness's recorder hold every record until released. */
 function gateRecords(h: EmbeddingsHarness) {
@@ -23,6 +24,11 @@ function gateRecords(h: EmbeddingsHarness) {
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 5));
 }
+
+test('off by default; USAGE_ANSWER_AFTER_RECORD turns it on', () => {
+  expect(loadConfig({}).usage.answerAfterRecord).toBe(false);
+  expect(loadConfig({ USAGE_ANSWER_AFTER_RECORD: 'true' }).usage.answerAfterRecord).toBe(true);
+});
 
 describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {
   let h: EmbeddingsHarness;

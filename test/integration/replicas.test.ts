@@ -68,6 +68,10 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
       RATE_LIMIT_WINDOW_MS: '600000',
       // A dead replica's usage entries are picked up within a second (sweeps every claimIdleMs / 4).
       USAGE_CLAIM_IDLE_MS: '2000',
+      // (c) asks that every 200 a client holds has its record even if the replica dies right
+      // after: answers wait for their XADD (with the default, off, 2 of 114 were lost here).
+      USAGE_ANSWER_AFTER_RECORD: 'true',
+      USAGE_ADD_LINGER_MS: '0',
       UPSTREAM_ATTEMPT_TIMEOUT_MS: '15000',
       UPSTREAM_DEADLINE_MS: '20000',
       SHUTDOWN_TIMEOUT_MS: '3000',
