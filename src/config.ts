@@ -299,6 +299,9 @@ function redisTopologyProblems(redis: Record<string, unknown>): string[] {
     listed(redis.sentinels) && 'config.redis.sentinels (REDIS_SENTINELS)',
   ].filter((m): m is string => typeof m === 'string');
   if (modes.length > 1) problems.push(`set only one of ${modes.join(', ')}: they are alternative ways to reach Redis`);
+  if (listed(redis.clusterNodes) && typeof redis.keyPrefix === 'string' && /[{}]/.test(redis.keyPrefix)) {
+    problems.push('config.redis.keyPrefix (REDIS_KEY_PREFIX) must not contain { or } on a Redis Cluster: it would be the hash tag of every key, all on one node');
+  }
   if (listed(redis.sentinels) && (typeof redis.sentinelName !== 'string' || redis.sentinelName === '')) {
     problems.push('config.redis.sentinelName (REDIS_SENTINEL_NAME) is required with config.redis.sentinels (REDIS_SENTINELS): the primary group the sentinels monitor');
   }

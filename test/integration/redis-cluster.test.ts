@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Cluster } from 'ioredis';
-import { openTestPglite, uniqueId } from '../helpers/services';
+import { DATABASE_URL, openTestPglite, openTestPostgres, uniqueId } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 import { requireClusterBinaries, startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
@@ -167,5 +167,31 @@ const runnable = requireClusterBinaries();
     expect(res.status).toBe(503);
     expect(openai.calls.length).toBe(calls); // the second instance never called the open endpoint
     openai.setSticky(null);
+    skew.ms = 0;
+  });
+
+  // The usage writer thread opens its own connection from the Kv's options: a Cluster one too.
+  (DATABASE_URL ? test : test.skip)('the usage writer thread drains the stream on the Cluster into Postgres', async () => {
+    const pgDb = await openTestPostgres();
+    const kv = await RedisKv.connect({ cluster: { nodes: cluster.nodes }, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 5000 });
+    const threaded = await createTestGateway(pgDb, kv, { ...fleet.overrides, upstream: FAST_UPSTREAM, usage: { writer: 'thread' } });
+    try {
+      fleet.resetAll();
+      const { secret } = await createInferenceKey(threaded);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await request(threaded.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).send({ model: MODEL, input: `t${i}` });
+        expect(res.status).toBe(200);
+        ids.push(res.body.id);
+      }
+      await threaded.deps.recorder.flush();
+      const rows = await pgDb.query<{ id: string }>('SELECT id FROM generations WHERE id = ANY($1)', [ids]);
+      expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    } finally {
+      await threaded.deps.embeddings.close();
+      await threaded.deps.recorder.close().catch(() => undefined);
+      await kv.close();
+      await pgDb.close();
+    }
   });
 });

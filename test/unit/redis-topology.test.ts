@@ -50,6 +50,8 @@ describe('Redis topology config', () => {
     const bad = problemsOf({ REDIS_CLUSTER_NODES: 'h:7000,nohost' }).join('\n');
     expect(bad).toMatch(/config\.redis\.clusterNodes/);
     expect(problemsOf({ REDIS_SENTINELS: 'a b:1', REDIS_SENTINEL_NAME: 'm' }).join('\n')).toMatch(/config\.redis\.sentinels/);
+    expect(problemsOf({ REDIS_CLUSTER_NODES: 'h:7000', REDIS_KEY_PREFIX: '{sy}:' }).join('\n')).toMatch(/REDIS_KEY_PREFIX\) must not contain \{ or \}/);
+    expect(problemsOf({ REDIS_URL: 'redis://h:6379', REDIS_KEY_PREFIX: '{sy}:' })).toEqual([]);
   });
 
   test('parseHostPort', () => {
