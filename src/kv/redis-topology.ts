@@ -51,13 +51,6 @@ export function topologyFromConfig(redis: Config['redis']): RedisTopology | null
   return redis.url ? { url: redis.url } : null;
 }
 
-/** A short description for logs (never credentials). */
-export function describeTopology(t: RedisTopology): string {
-  if (t.cluster) return `cluster (${t.cluster.nodes.length} seed nodes)`;
-  if (t.sentinel) return `sentinel (${t.sentinel.name})`;
-  return 'standalone';
-}
-
 /**
  * Per-connection options: commands fail fast while Redis is unreachable (no offline queue) or
  * slow (`commandTimeout`), so callers apply their fail-open/closed policy instead of hanging.
