@@ -26,7 +26,23 @@ export interface Config {
     requestTimeoutMs: number;
   };
   database: { url: string | null; dataDir: string; poolSize: number };
-  redis: { url: string | null; keyPrefix: string; commandTimeoutMs: number };
+  /**
+   * Redis: one of `url` (standalone), `clusterNodes` (Redis Cluster seed nodes, `host:port`) or
+   * `sentinels` + `sentinelName` (Sentinel-managed primary); none → in-process stores.
+   * `password` / `tls` apply to cluster nodes and to the Sentinel-managed primary (a standalone
+   * URL carries its own); `sentinelPassword` authenticates to the sentinels themselves.
+   */
+  redis: {
+    url: string | null;
+    keyPrefix: string;
+    commandTimeoutMs: number;
+    clusterNodes: string[];
+    sentinels: string[];
+    sentinelName: string | null;
+    password: string | null;
+    sentinelPassword: string | null;
+    tls: boolean;
+  };
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
   rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
   log: { level: string; flushMs: number };
@@ -69,6 +85,13 @@ export interface Config {
     retryMaxMs: number;
     /** With Redis: how long a recorded event waits for others to share its XADD (0 = to the end of the event-loop turn). */
     addLingerMs: number;
+    /**
+     * Hold a 200 until its usage event is durable (in the Redis Stream, or the embedded queue), so
+     * a replica killed right after answering never loses the record of an answer a client has.
+     * Off (default): the answer goes at once, and a crash can lose the records of the answers sent
+     * in its last `addLingerMs`; on, each answer waits up to `addLingerMs`, so pair it with 0.
+     */
+    answerAfterRecord: boolean;
   };
   /**
    * Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget, and
@@ -109,7 +132,7 @@ export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };
  * usual way to mount Kubernetes secrets. Internal tuning (the "advanced" part of
  * `config/default.yaml`) has no variable: it is set in a file named by `SWITCHYARD_CONFIG`.
  */
-export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean }> = [
+export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string]; secret?: boolean; list?: boolean }> = [
   { name: 'HOST', path: ['server', 'host'] },
   { name: 'PORT', path: ['server', 'port'] },
   { name: 'METRICS_PORT', path: ['server', 'metricsPort'] },
@@ -124,6 +147,12 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'REDIS_URL', path: ['redis', 'url'], secret: true },
   { name: 'REDIS_KEY_PREFIX', path: ['redis', 'keyPrefix'] },
   { name: 'REDIS_COMMAND_TIMEOUT_MS', path: ['redis', 'commandTimeoutMs'] },
+  { name: 'REDIS_CLUSTER_NODES', path: ['redis', 'clusterNodes'], list: true },
+  { name: 'REDIS_SENTINELS', path: ['redis', 'sentinels'], list: true },
+  { name: 'REDIS_SENTINEL_NAME', path: ['redis', 'sentinelName'] },
+  { name: 'REDIS_PASSWORD', path: ['redis', 'password'], secret: true },
+  { name: 'REDIS_SENTINEL_PASSWORD', path: ['redis', 'sentinelPassword'], secret: true },
+  { name: 'REDIS_TLS', path: ['redis', 'tls'] },
   { name: 'SWITCHYARD_BOOTSTRAP_KEY', path: ['auth', 'bootstrapKey'], secret: true },
   { name: 'RATE_LIMIT_WINDOW_MS', path: ['rateLimit', 'windowMs'] },
   { name: 'RATE_LIMIT_MAX', path: ['rateLimit', 'limit'] },
@@ -246,7 +275,9 @@ function envLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
     }
     if (value === undefined || value === '') continue;
     const [section, key] = v.path;
-    layer[section] = { ...(layer[section] ?? {}), [key]: value };
+    // Lists are comma-separated (`REDIS_CLUSTER_NODES=h1:7000,h2:7000`); blanks between commas are ignored.
+    const parsed = v.list ? value.split(',').map((item) => item.trim()).filter((item) => item !== '') : value;
+    layer[section] = { ...(layer[section] ?? {}), [key]: parsed };
   }
   return layer;
 }
@@ -306,6 +337,26 @@ function crossFieldProblems(data: Layer): string[] {
     problems.push(
       `config.files.maxConcurrentUploadsPerOrg (FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below config.files.maxConcurrentUploads (FILES_MAX_CONCURRENT_UPLOADS): ${perOrg} >= ${total}`,
     );
+  }
+  problems.push(...redisTopologyProblems(data.redis ?? {}));
+  return problems;
+}
+
+/** At most one way to reach Redis, and a Sentinel setup names its primary. */
+function redisTopologyProblems(redis: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const listed = (value: unknown) => Array.isArray(value) && value.length > 0;
+  const modes = [
+    typeof redis.url === 'string' && 'config.redis.url (REDIS_URL)',
+    listed(redis.clusterNodes) && 'config.redis.clusterNodes (REDIS_CLUSTER_NODES)',
+    listed(redis.sentinels) && 'config.redis.sentinels (REDIS_SENTINELS)',
+  ].filter((m): m is string => typeof m === 'string');
+  if (modes.length > 1) problems.push(`set only one of ${modes.join(', ')}: they are alternative ways to reach Redis`);
+  if (listed(redis.clusterNodes) && typeof redis.keyPrefix === 'string' && /[{}]/.test(redis.keyPrefix)) {
+    problems.push('config.redis.keyPrefix (REDIS_KEY_PREFIX) must not contain { or } on a Redis Cluster: it would be the hash tag of every key, all on one node');
+  }
+  if (listed(redis.sentinels) && (typeof redis.sentinelName !== 'string' || redis.sentinelName === '')) {
+    problems.push('config.redis.sentinelName (REDIS_SENTINEL_NAME) is required with config.redis.sentinels (REDIS_SENTINELS): the primary group the sentinels monitor');
   }
   return problems;
 }

@@ -19,6 +19,7 @@ import { openPostgres } from './store/postgres';
 import { migrate } from './store/migrate';
 import { MemoryKv } from './kv/memory';
 import { RedisKv } from './kv/redis';
+import { topologyFromConfig } from './kv/redis-topology';
 import type { SpendGuard } from './budgets/types';
 import { BudgetGuard } from './budgets/guard';
 import { keyUsageReader } from './budgets/usage-reader';
@@ -174,11 +175,15 @@ export async function openDatabase(config: Config, runMigrations = true, connect
   return db;
 }
 
-/** Open Redis when configured, else the in-process twin. `connectionErrors` hears Redis's connection errors. */
+/**
+ * Open Redis when configured (one server by URL, a Cluster, or a Sentinel-managed primary), else
+ * the in-process twin. `connectionErrors` hears Redis's connection errors.
+ */
 export async function openKv(config: Config, connectionErrors?: ConnectionErrorLog): Promise<Kv> {
-  return config.redis.url
+  const topology = topologyFromConfig(config.redis);
+  return topology
     ? RedisKv.connect(
-        { url: config.redis.url, prefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs },
+        { ...topology, prefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs },
         { onConnectionError: connectionErrors?.handler('redis') },
       )
     : new MemoryKv(config.redis.keyPrefix);

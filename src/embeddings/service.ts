@@ -86,11 +86,12 @@ export class EmbeddingsService {
   }
 
   /**
-   * The second half: the fallback runner over the plan's candidates, the answer's body (send it
-   * at once: the usage record may still be under way, see {@link drain}) and what it cost.
+   * The second half: the fallback runner over the plan's candidates, the answer's body, what it
+   * cost, and `recorded`: settles once the usage record is durable (never rejects; a failed record
+   * is logged). The caller sends the body at once or after `recorded` (`usage.answerAfterRecord`).
    * Throws a GatewayError when no attempt succeeded.
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<{ body: ChunkedBody; costUsd: number }> {
+  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<{ body: ChunkedBody; costUsd: number; recorded: Promise<void> }> {
     const { config, metrics } = this.deps;
     const { model, norm, candidates } = plan;
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
@@ -121,9 +122,10 @@ export class EmbeddingsService {
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
-    // The answer does not wait for its usage record (it cannot change the answer); shutdown does.
-    this.track(this.record({ id, ctx, body, model, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId }));
-    return { body: json, costUsd: cost };
+    // Shutdown waits for the usage record; the answer does if so configured (see the route).
+    const recorded = this.record({ id, ctx, body, model, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId });
+    this.track(recorded);
+    return { body: json, costUsd: cost, recorded };
   }
 
   /** Count `work` (a settle, a usage record) until it ends, so {@link drain} waits for it. */

@@ -20,7 +20,8 @@ import {
   type RateLimitInfo,
   type Store,
 } from 'express-rate-limit';
-import { RedisStore } from 'rate-limit-redis';
+import { Cluster } from 'ioredis';
+import { RedisStore, type RedisReply, type SendCommandClusterDetails } from 'rate-limit-redis';
 import { RateLimitError, ServiceUnavailableError } from '../errors';
 import type { Kv } from '../kv/kv';
 import { RedisKv } from '../kv/redis';
@@ -49,12 +50,30 @@ export class RateLimitStores {
   /** A fresh store for limiter `name` (each limiter needs its own: stores keep the window they were initialised with). */
   storeFor(name: string): Store {
     if (!(this.kv instanceof RedisKv)) return new MemoryStore();
-    const { client } = this.kv;
+    const { connection } = this.kv;
+    const prefix = `${this.kv.prefix}rl:${name}:`;
+    if (connection instanceof Cluster) return new RedisStore({ prefix, sendCommandCluster: (details) => sendToCluster(connection, details) });
     return new RedisStore({
-      prefix: `${this.kv.prefix}rl:${name}:`,
-      sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<number>,
+      prefix,
+      sendCommand: (command: string, ...args: string[]) => connection.call(command, ...args) as Promise<number>,
     });
   }
+}
+
+/**
+ * rate-limit-redis's commands on a Cluster. Its scripts are loaded by SCRIPT LOAD (at init, with
+ * no key) and then run by EVALSHA on the counter's node, so a load goes to every primary; the
+ * EVALSHA (and any keyed command) is routed by ioredis to the node owning its key's slot. A node
+ * that joins later answers NOSCRIPT, and the store loads the script again (everywhere).
+ */
+async function sendToCluster(cluster: Cluster, { command }: SendCommandClusterDetails): Promise<RedisReply> {
+  const [name, ...args] = command as [string, ...string[]];
+  if (name.toUpperCase() === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
+    const shas = await Promise.all(cluster.nodes('master').map((node) => node.call(name, ...args)));
+    if (shas.length === 0) throw new Error('no Redis Cluster primary reachable to load a rate-limit script');
+    return shas[0] as RedisReply;
+  }
+  return cluster.call(name, ...args) as Promise<RedisReply>;
 }
 
 /** Wrap a store so its failures follow the configured policy instead of erroring the request. */

@@ -3,12 +3,14 @@
  * unreachable (no offline queue) or slow (ioredis's `commandTimeout`), so callers can apply their
  * documented fail-open/fail-closed policy instead of hanging. The commands of one event-loop turn
  * share a socket write (ioredis's `enableAutoPipelining`). Scripts are loaded lazily by SHA and
- * reloaded once on NOSCRIPT (after a Redis restart or SCRIPT FLUSH).
+ * reloaded once on NOSCRIPT (after a Redis restart or SCRIPT FLUSH). Redis is one server, a
+ * Sentinel-managed primary or a Redis Cluster (see redis-topology.ts); on a Cluster every
+ * script's keys must share one hash slot (`{tag}` in the key names), and pub/sub is cluster-wide.
  * @module
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Kv, KvArg, KvScript, MessageHandler } from './kv';
+import { createRedisClient, type RedisClient, type RedisTopology } from './redis-topology';
 
 /** SHA1 of each Lua body run so far (EVALSHA's name for it). */
 const SHAS = new Map<string, string>();
@@ -17,7 +19,7 @@ const SHAS = new Map<string, string>();
  * Run `lua` by EVALSHA, sending the body (EVAL, which also caches it in Redis) only when Redis
  * answers NOSCRIPT (first use, or after a restart or SCRIPT FLUSH). `keys` are full key names.
  */
-export async function evalScript(client: Redis, lua: string, keys: string[], argv: string[]): Promise<unknown> {
+export async function evalScript(client: RedisClient, lua: string, keys: string[], argv: string[]): Promise<unknown> {
   let sha = SHAS.get(lua);
   if (!sha) {
     sha = createHash('sha1').update(lua).digest('hex');
@@ -31,9 +33,8 @@ export async function evalScript(client: Redis, lua: string, keys: string[], arg
   }
 }
 
-/** Options for {@link RedisKv.connect}. */
-export interface RedisKvOptions {
-  url: string;
+/** Options for {@link RedisKv.connect}: where Redis is (one of `url`, `cluster`, `sentinel`), the key prefix, the timeout. */
+export interface RedisKvOptions extends RedisTopology {
   prefix: string;
   /** How long a command may wait for Redis's answer before it fails with "Command timed out". */
   commandTimeoutMs: number;
@@ -51,12 +52,13 @@ export interface RedisKvHooks {
 /** Redis-backed `Kv` shared by all replicas. */
 export class RedisKv implements Kv {
   readonly kind = 'redis' as const;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private readonly handlers = new Map<string, MessageHandler[]>();
   private readonly missedHandlers: Array<() => void> = [];
 
   private constructor(
-    readonly client: Redis,
+    /** The command client: one server's (standalone, Sentinel) or a Cluster's. */
+    readonly connection: RedisClient,
     /** How it was opened; another thread opens its own connection with these (the usage writer). */
     readonly options: RedisKvOptions,
     private readonly onConnectionError: (err: Error) => void,
@@ -74,33 +76,24 @@ export class RedisKv implements Kv {
     if (!Number.isInteger(options.commandTimeoutMs) || options.commandTimeoutMs < 1) {
       throw new Error(`RedisKv: bad commandTimeoutMs ${options.commandTimeoutMs}`);
     }
-    const client = new Redis(options.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      enableAutoPipelining: true,
-      maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs,
-      connectTimeout: Math.max(1000, options.commandTimeoutMs),
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-      // How long close() lets a socket end gracefully before destroying it (ioredis: 2 s). A
-      // healthy Redis closes at once; a dead or half-open socket would hold shutdown that long.
-      disconnectTimeout: 500,
-    });
+    const client = createRedisClient(options, { commandTimeoutMs: options.commandTimeoutMs });
     // A listener must exist (an unhandled `error` event would crash the process); commands and
     // readiness report the failure to callers, the hook to logs and metrics.
     const onError = hooks.onConnectionError ?? (() => undefined);
     client.on('error', onError);
+    // A Cluster reports each node's connection errors separately from its own.
+    client.on('node error', onError);
     const kv = new RedisKv(client, options, onError);
     await client.connect().catch(() => undefined);
     return kv;
   }
 
   async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
-    return script.parse(await evalScript(this.client, script.lua, keys.map((k) => this.prefix + k), args.map(String)));
+    return script.parse(await evalScript(this.connection, script.lua, keys.map((k) => this.prefix + k), args.map(String)));
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.client.publish(this.prefix + channel, message);
+    await this.connection.publish(this.prefix + channel, message);
   }
 
   async subscribe(channel: string, handler: MessageHandler): Promise<void> {
@@ -119,20 +112,22 @@ export class RedisKv implements Kv {
   }
 
   async ping(): Promise<void> {
-    await this.client.ping();
+    await this.connection.ping();
   }
 
   async close(): Promise<void> {
     this.subscriber?.disconnect();
-    this.client.disconnect();
+    this.connection.disconnect();
   }
 
-  private ensureSubscriber(): Redis {
+  private ensureSubscriber(): RedisClient {
     if (this.subscriber) return this.subscriber;
     // A subscriber connection may queue SUBSCRIBE until connected; ioredis re-subscribes after
     // reconnects, but messages published meanwhile are lost: tell caches to flush.
-    const sub = this.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined, maxRetriesPerRequest: null });
+    const sub = createRedisClient(this.options, { commandTimeoutMs: this.options.commandTimeoutMs, subscriber: true });
     sub.on('error', this.onConnectionError);
+    sub.on('node error', this.onConnectionError);
+    sub.connect().catch(() => undefined);
     let readyBefore = false;
     sub.on('ready', () => {
       if (readyBefore) for (const h of this.missedHandlers) h();

@@ -52,6 +52,8 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
       spend.actualUsd = answer.costUsd;
+      // If so configured, a client never holds an answer whose usage record a crash could lose.
+      if (deps.config.usage.answerAfterRecord) await answer.recorded;
       const body = req.valid.body as EmbeddingsBody;
       const key = currentKey(req);
       // After the answer is sent: a sample is classified for the rankings datasets, and the

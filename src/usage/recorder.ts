@@ -27,6 +27,6 @@ export function createUsageRecorder(config: Config, kv: Kv, deps: OutboxDeps): U
   const embedded = (deps.db as Partial<Database>).kind === 'pglite';
   const batchSize = embedded ? Math.min(config.usage.batchSize, PGLITE_MAX_BATCH) : config.usage.batchSize;
   const options = { ...config.usage, batchSize, flushTimeoutMs: Math.max(1000, config.server.shutdownTimeoutMs) };
-  if (kv instanceof RedisKv) return new StreamOutbox(kv.client, kv.prefix, deps, options);
+  if (kv instanceof RedisKv) return new StreamOutbox(kv.connection, kv.prefix, deps, options);
   return new MemoryOutbox(deps, options);
 }

@@ -5,7 +5,7 @@
  * outbox's business (`stream-outbox.ts`).
  * @module
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../kv/redis-topology';
 import { toEntries, type Entry } from './stream-entries';
 
 /**
@@ -30,7 +30,7 @@ export class ConsumerGroup {
   private ready = false;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly key: string,
     private readonly name: string,
     private readonly consumer: string,

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../kv/redis-topology';
 import { errorFields } from '../observability/error-fields';
 import { BoundedQueue } from './bounded-queue';
 import { LingerBatch } from './linger-batch';
@@ -76,11 +76,11 @@ export class StreamOutbox extends OutboxRecorder {
   private mayHavePending = true;
 
   /**
-   * @param client - the Kv's ioredis client (`RedisKv.client`)
+   * @param client - the Kv's ioredis client (`RedisKv.connection`)
    * @param prefix - the Kv prefix; the stream key lives under it
    */
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     prefix: string,
     deps: OutboxDeps,
     options: StreamOutboxOptions,

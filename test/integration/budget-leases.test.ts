@@ -5,6 +5,7 @@
  * and a request kept out only by the other replica's unused lease waits for it instead of being
  * refused early. Leases here are small (4 requests' worth) so that a test budget has room for them.
  */
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { DATABASE_URL, REDIS_URL, describeIf } from '../helpers/services';
 import { bearer, createInferenceKey, type TestGateway } from '../helpers/gateway';
@@ -176,7 +177,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const key = await createInferenceKey(gw, { name: 'shutdown', workspace_id: ws.slug });
     await leaseOnFirst(key.secret);
     await instances[0]?.spend.close?.();
-    const redis = kv1.client;
+    const redis = (kv1.connection as Redis);
     const [holds] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
     const [spent] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:spent`);
     const fields = Object.keys(await redis.hgetall(holds as string));
@@ -189,8 +190,8 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const key = await createInferenceKey(gw, { name: 'spoof', workspace_id: ws.slug });
     const record = await gw.deps.keyCache.get(key.hash);
     const reservation = await gw.deps.spend.reserve(record as NonNullable<typeof record>, 0.01, 'lease:spoofed');
-    const [holds] = await kv1.client.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
-    const fields = Object.keys(await kv1.client.hgetall(holds as string)).filter((f) => !f.startsWith('#'));
+    const [holds] = await (kv1.connection as Redis).keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
+    const fields = Object.keys(await (kv1.connection as Redis).hgetall(holds as string)).filter((f) => !f.startsWith('#'));
     // The request's hold, plus the lease it may have opened (ids of our own making).
     expect(fields.filter((f) => f.includes('spoofed'))).toEqual([expect.stringMatching(/^r:lease:spoofed:/)]);
     expect(fields.filter((f) => f.startsWith('lease:') && f.includes('spoofed'))).toEqual([]);

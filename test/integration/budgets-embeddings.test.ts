@@ -5,6 +5,7 @@
  * the reservation equals the real cost (token-id input), when an upstream claims more tokens than
  * the input can hold, and when Redis loses the counters while usage is still in the outbox.
  */
+import type { Redis } from 'ioredis';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -176,9 +177,9 @@ describeIf(REDIS_URL && DATABASE_URL)('spend limits on POST /embeddings: two ins
     const ws = await workspace(N * COST);
     for (let i = 0; i < 3; i++) expect((await burst(ws.secret, 1, tokenInput()))[0]).toBe(200);
     // Redis loses the budget counters (eviction, failover) but keeps the usage stream.
-    const keys = await kv1.client.keys(`${kv1.prefix}budget:*`);
+    const keys = await (kv1.connection as Redis).keys(`${kv1.prefix}budget:*`);
     expect(keys.length).toBeGreaterThan(0);
-    await kv1.client.del(...keys);
+    await (kv1.connection as Redis).del(...keys);
     const rows = await db.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM generations WHERE workspace_id = $1', [ws.id]);
     expect(Number(rows[0]?.n)).toBe(0); // still only in the outbox
     const statuses = await burst(ws.secret, 10 * N, tokenInput());

@@ -54,8 +54,8 @@ describeIf(REDIS_URL)('Redis that stops answering', () => {
     // The replies held back arrive late and are matched to the commands that timed out; new
     // commands on the same connection get their own answers.
     expect(await kv.run(echo, [], ['after'])).toBe('after');
-    await kv.client.set(`${prefix}k`, 'v');
-    expect(await kv.client.get(`${prefix}k`)).toBe('v');
+    await kv.connection.set(`${prefix}k`, 'v');
+    expect(await kv.connection.get(`${prefix}k`)).toBe('v');
   });
 });
 

@@ -128,7 +128,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         flushTimeoutMs: 5000, ...opts,
       };
       const deps = { db: q, metrics, logger };
-      const r = kv.kind === 'redis' ? new StreamOutbox(redis ?? (kv as RedisKv).client, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
+      const r = kv.kind === 'redis' ? new StreamOutbox(redis ?? (kv as RedisKv).connection, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
       recorders.push(r);
       return r;
     }
@@ -246,7 +246,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       expect(await r.depth()).toBe(0);
       expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 1/);
       if (kv.kind === 'redis') {
-        const dead = (await (kv as RedisKv).client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
+        const dead = (await (kv as RedisKv).connection.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
         expect(dead.some(([, fields]) => fields[1]!.includes(bad.id))).toBe(true);
       }
     });
@@ -264,7 +264,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         };
         await r.record(usageEvent(orgId, 0));
         await r.record(tricky);
-        const client = (kv as RedisKv).client;
+        const client = (kv as RedisKv).connection;
         const add = (...fields: string[]) => client.xadd(kv.prefix + USAGE_STREAM_KEY, '*', ...fields);
         // Whole entries that are not a list of events: set aside as they are.
         const foreign = ['not json', '{"hello":1}', '[{"id":"gen-emb-cut","createdAt":"2026-', '', '[]'];
@@ -321,7 +321,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     }
 
     if (kvKind.name === 'redis') {
-      const client = () => (kv as RedisKv).client;
+      const client = () => (kv as RedisKv).connection as Redis;
       const streamKey = () => kv.prefix + USAGE_STREAM_KEY;
       /** The Kv's client with `replaced` methods (faults); every other member is the real one. */
       const clientWith = (replaced: Record<string, (...args: unknown[]) => unknown>): Redis =>

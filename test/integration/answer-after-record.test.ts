@@ -1,0 +1,62 @@
+/**
+ * `usage.answerAfterRecord`: with it on a 200 from POST /embeddings is sent only
+ * once its usage record is durable, so a replica killed right after answering never leaves a
+ * client holding an answer without a record (the replicas test kills one under load); off, the
+ * answer goes at once and the record follows (the default).
+ */
+import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import type { UsageEvent } from '../../src/usage/types';
+import { loadConfig } from '../../src/config';
+
+/** Make the harness's recorder hold every record until released. */
+function gateRecords(h: EmbeddingsHarness) {
+  const held: Array<{ event: UsageEvent; release: () => void }> = [];
+  const inner = h.gw.deps.recorder;
+  h.gw.deps.recorder = {
+    record: (event) => new Promise<void>((resolve) => held.push({ event, release: resolve })),
+    pending: () => inner.pending(),
+    flush: () => inner.flush(),
+    close: () => inner.close(),
+  };
+  return held;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+}
+
+test('off by default; USAGE_ANSWER_AFTER_RECORD turns it on', () => {
+  expect(loadConfig({}).usage.answerAfterRecord).toBe(false);
+  expect(loadConfig({ USAGE_ANSWER_AFTER_RECORD: 'true' }).usage.answerAfterRecord).toBe(true);
+});
+
+describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {
+  let h: EmbeddingsHarness;
+  beforeAll(async () => {
+    h = await startEmbeddingsHarness({ overrides: { usage: { answerAfterRecord } } });
+  });
+  afterAll(() => h.close());
+
+  test(answerAfterRecord ? 'the 200 waits for its usage record' : 'the 200 goes before its usage record', async () => {
+    const held = gateRecords(h);
+    let answered = false;
+    const response = h.post({ model: 'openai/text-embedding-3-small', input: 'hello' }).then((res) => {
+      answered = true;
+      return res;
+    });
+    await until(() => held.length === 1 || answered);
+    if (answerAfterRecord) {
+      // The record is under way and unfinished: give the route every chance to answer anyway.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+      held[0]!.release();
+    } else {
+      await until(() => answered);
+      expect(held).toHaveLength(1); // answered while its record is still held
+    }
+    const res = await response;
+    expect(res.status).toBe(200);
+    expect(held[0]!.event.id).toBe(res.body.id);
+    for (const record of held) record.release();
+  });
+});
