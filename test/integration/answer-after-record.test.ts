@@ -25,9 +25,9 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 5));
 }
 
-test('off by default; USAGE_ANSWER_AFTER_RECORD turns it on', () => {
-  expect(loadConfig({}).usage.answerAfterRecord).toBe(false);
-  expect(loadConfig({ USAGE_ANSWER_AFTER_RECORD: 'true' }).usage.answerAfterRecord).toBe(true);
+test('on by default; USAGE_ANSWER_AFTER_RECORD=false turns it off', () => {
+  expect(loadConfig({}).usage.answerAfterRecord).toBe(true);
+  expect(loadConfig({ USAGE_ANSWER_AFTER_RECORD: 'false' }).usage.answerAfterRecord).toBe(false);
 });
 
 describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {

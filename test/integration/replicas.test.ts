@@ -10,6 +10,9 @@
  * one usage row. The figures are printed at the end.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/temp-dir';
 import { Client } from 'pg';
 import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, uniqueId } from '../helpers/services';
 import { spawnGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
@@ -56,6 +59,8 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     proxy = await tcpProxy(redis.hostname, Number(redis.port || 6379));
     await proxy.open();
     upstream = await startFake(openaiWire);
+    const tuning = path.join(tempDir('sy-replicas-'), 'tuning.yaml');
+    writeFileSync(tuning, 'usage:\n  claimIdleMs: 2000\n');
     const env = {
       DATABASE_URL: dbUrl,
       DATABASE_POOL_SIZE: '5',
@@ -67,16 +72,14 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
       RATE_LIMIT_MAX: String(RATE_LIMIT),
       RATE_LIMIT_WINDOW_MS: '600000',
       // A dead replica's usage entries are picked up within a second (sweeps every claimIdleMs / 4).
-      USAGE_CLAIM_IDLE_MS: '2000',
-      // (c) asks that every 200 a client holds has its record even if the replica dies right
-      // after: answers wait for their XADD (with the default, off, 2 of 114 were lost here).
-      USAGE_ANSWER_AFTER_RECORD: 'true',
-      USAGE_ADD_LINGER_MS: '0',
+      SWITCHYARD_CONFIG: tuning,
       UPSTREAM_ATTEMPT_TIMEOUT_MS: '15000',
       UPSTREAM_DEADLINE_MS: '20000',
       SHUTDOWN_TIMEOUT_MS: '3000',
       LOG_LEVEL: 'warn',
     };
+    // (c) holds because answers wait for their usage XADD (usage.answerAfterRecord, on by default;
+    // with it off, 2 of 114 records were lost here).
     // The first one migrates the database and creates the bootstrap organization; the others join it.
     replicas.push(await spawnGatewayProcess(env));
     replicas.push(...(await Promise.all(Array.from({ length: REPLICAS - 1 }, () => spawnGatewayProcess(env)))));

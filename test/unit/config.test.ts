@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     expect(c.database.dataDir).toBe('./data');
     expect(c.redis.url).toBeNull();
     expect(c.rateLimit.failMode).toBe('open');
-    expect(c.usage.addLingerMs).toBe(20);
+    expect(c.usage).toMatchObject({ addLingerMs: 0, answerAfterRecord: true });
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.server)).toBe(true);
   });
@@ -52,7 +52,7 @@ describe('loadConfig', () => {
     expect(c.usage.addLingerMs).toBe(5);
     expect(c.budgets.leaseRequests).toBe(0);
     expect(c.log.flushMs).toBe(0);
-    expect(loadConfig({ USAGE_ADD_LINGER_MS: '7' }).usage.addLingerMs).toBe(20);
+    expect(loadConfig({ USAGE_ADD_LINGER_MS: '7' }).usage.addLingerMs).toBe(0);
   });
 
   test('empty variables count as unset', () => {
