@@ -114,6 +114,7 @@ export interface Config {
     perOrgPerDay: number;
     sampleRate: number;
     sampleQueueMax: number;
+    sampleMaxPerSecond: number;
   };
   /**
    * Analytics: the query timeout (cancelled in the database, then 408), the analytics routes' own

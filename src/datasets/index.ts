@@ -60,7 +60,7 @@ export function createRankings(d: RankingsDeps): Rankings {
     service: new RankingsService(d.db, rollup, catalogFaces(d.catalog.models), cfg, d.clock),
     rollup,
     scheduler: new RollupScheduler(() => rollup.run(cfg.rollupIntervalMs / 2), cfg.rollupIntervalMs, d.metrics, d.logger),
-    sampler: new RankingsSampler(d.db, d.classify ?? classifier.classify, { rate: cfg.sampleRate, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
+    sampler: new RankingsSampler(d.db, d.classify ?? classifier.classify, { rate: cfg.sampleRate, maxPerSecond: cfg.sampleMaxPerSecond, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
   };
 }
 

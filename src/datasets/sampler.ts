@@ -3,8 +3,11 @@
  * its text input classified after the answer was sent. The request path only draws a random
  * number; a sampled request registers for its response's `finish`, and only then is its input
  * queued (bounded: when full, samples are dropped and counted) and classified on a later turn
- * of the event loop, one at a time, then stored with weight 1 / rate. Nothing here can delay or
- * fail an answer: every failure is logged and counted.
+ * of the event loop, one at a time, then stored with weight 1 / rate. Under heavy traffic the
+ * rate used is lowered so that about `maxPerSecond` requests a second are sampled (classifying
+ * costs milliseconds of CPU each); each sample's weight is 1 / the rate it was drawn at, so the
+ * estimate stays unbiased. Nothing here can delay or fail an answer: every failure is logged and
+ * counted.
  * @module
  */
 import type { ServerResponse } from 'node:http';
@@ -39,6 +42,8 @@ interface Sample {
 /** Options of {@link RankingsSampler}. */
 export interface SamplerOptions {
   rate: number;
+  /** About how many requests a second may be sampled, whatever the traffic (the rate adapts). */
+  maxPerSecond: number;
   queueMax: number;
   random: () => number;
   clock: () => number;
@@ -67,6 +72,10 @@ export class RankingsSampler {
   private readonly queue: Sample[] = [];
   private draining: Promise<void> | null = null;
   private closed = false;
+  /** Offers per second, smoothed over the last few seconds, and the current second's count. */
+  private offersPerSecond = 0;
+  private windowStart = 0;
+  private windowOffers = 0;
 
   constructor(
     private readonly db: Database,
@@ -81,10 +90,24 @@ export class RankingsSampler {
    * The input is read when the response has finished, never before.
    */
   offer(res: ServerResponse, orgId: string, model: string, input: RawInput): void {
-    const { rate } = this.opts;
-    if (rate <= 0 || this.closed || this.opts.random() >= rate) return;
+    if (this.opts.rate <= 0 || this.closed) return;
     const at = this.opts.clock();
+    const rate = this.rateAt(at);
+    if (this.opts.random() >= rate) return;
     res.once('finish', () => this.enqueue({ at, orgId, model, input, weight: 1 / rate }));
+  }
+
+  /** The sampling rate now: the configured one, lowered while traffic would exceed `maxPerSecond` samples. */
+  private rateAt(now: number): number {
+    this.windowOffers++;
+    const elapsed = now - this.windowStart;
+    if (elapsed >= 1000) {
+      const current = (this.windowOffers * 1000) / elapsed;
+      this.offersPerSecond = this.windowStart === 0 ? current : (this.offersPerSecond + current) / 2;
+      this.windowStart = now;
+      this.windowOffers = 0;
+    }
+    return Math.min(this.opts.rate, this.opts.maxPerSecond / Math.max(1, this.offersPerSecond));
   }
 
   private enqueue(sample: Sample): void {

@@ -66,7 +66,7 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
     const metrics = new Metrics();
     const stuck: Classify = () => new Promise(() => undefined);
     const real = h.gw.deps.rankings.sampler;
-    h.gw.deps.rankings.sampler = new RankingsSampler(h.db, stuck, { rate: 1, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m }, metrics, createLogger('silent'));
+    h.gw.deps.rankings.sampler = new RankingsSampler(h.db, stuck, { rate: 1, maxPerSecond: 1000, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m }, metrics, createLogger('silent'));
     try {
       for (let i = 0; i < 5; i++) {
         const res = await h.post({ model: SMALL, input: `request number ${i} about the quarterly budget` });
@@ -91,7 +91,7 @@ describe('sampler failures', () => {
     };
     const stored: unknown[][] = [];
     const db = { query: async (_sql: string, params: unknown[]) => void stored.push(params) } as unknown as Database;
-    const sampler = new RankingsSampler(db, flaky, { rate: 0.5, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent'));
+    const sampler = new RankingsSampler(db, flaky, { rate: 0.5, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent'));
     const res = () => new EventEmitter() as unknown as ServerResponse;
     const a = res();
     const b = res();
@@ -111,7 +111,7 @@ describe('sampler failures', () => {
     expect(text).toMatch(/outcome="stored"\} 1/);
     // A draw at or above the rate is not sampled.
     const c = res();
-    new RankingsSampler(db, flaky, { rate: 0.3, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent')).offer(c, 'o', 'm', 'x');
+    new RankingsSampler(db, flaky, { rate: 0.3, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent')).offer(c, 'o', 'm', 'x');
     expect(c.listenerCount('finish')).toBe(0);
   });
 });
