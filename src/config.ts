@@ -65,6 +65,20 @@ export interface Config {
   budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
+  /**
+   * Embeddings cache (docs/embeddings-cache.md): the default for workspaces that set nothing, whose
+   * inputs share entries (`organization` or `workspace`), entry lifetime, the in-process store's
+   * byte bound (embedded mode), the longest a lookup may wait for the store before it is skipped,
+   * and how many entry writes may be pending at once (more are dropped).
+   */
+  embeddingsCache: {
+    enabled: boolean;
+    scope: 'organization' | 'workspace';
+    ttlMs: number;
+    maxBytes: number;
+    lookupTimeoutMs: number;
+    maxPendingWrites: number;
+  };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -118,6 +132,12 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'PASSTHROUGH_BASE_URL', path: ['passthrough', 'baseUrl'] },
   { name: 'PASSTHROUGH_API_KEY', path: ['passthrough', 'apiKey'], secret: true },
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
+  { name: 'EMBEDDINGS_CACHE_ENABLED', path: ['embeddingsCache', 'enabled'] },
+  { name: 'EMBEDDINGS_CACHE_SCOPE', path: ['embeddingsCache', 'scope'] },
+  { name: 'EMBEDDINGS_CACHE_TTL_MS', path: ['embeddingsCache', 'ttlMs'] },
+  { name: 'EMBEDDINGS_CACHE_MAX_BYTES', path: ['embeddingsCache', 'maxBytes'] },
+  { name: 'EMBEDDINGS_CACHE_LOOKUP_TIMEOUT_MS', path: ['embeddingsCache', 'lookupTimeoutMs'] },
+  { name: 'EMBEDDINGS_CACHE_MAX_PENDING_WRITES', path: ['embeddingsCache', 'maxPendingWrites'] },
 ];
 
 /**

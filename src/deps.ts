@@ -31,6 +31,10 @@ import { loadCatalog } from './catalog/load';
 import { ADAPTERS } from './providers/registry';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
+import { EmbeddingsCache } from './embeddings/cache/cache';
+import { CacheSettings } from './embeddings/cache/settings';
+import { MemoryCacheStore } from './embeddings/cache/memory-store';
+import { RedisCacheStore } from './embeddings/cache/redis-store';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -61,6 +65,8 @@ export interface AppDeps {
   embeddings: EmbeddingsService;
   /** Makes each rate limiter's store (Redis when configured, else in-process). */
   rateLimitStore: RateLimitStores;
+  /** The per-input embeddings cache (Redis when configured, else a byte-bounded in-process LRU) and each workspace's switch. */
+  embeddingsCache: EmbeddingsCache;
 }
 
 /**
@@ -95,7 +101,9 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     max: config.auth.keyCacheMax,
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
-  await Promise.all([keyCache.start(), budgetCache.start()]);
+  const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
+  await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
+  const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.client, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger }, opts.usageWriterPreload);
   return withEmbeddings({
     config,
@@ -128,6 +136,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     random: opts.random ?? Math.random,
     state: { draining: false },
     rateLimitStore: new RateLimitStores(kv),
+    embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
   });
 }
 

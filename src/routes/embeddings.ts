@@ -40,8 +40,10 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
   return [
     requireInferenceKey(),
     validate({ body: 'embeddings.create.body' }),
-    function planEmbeddings(req: Request, res: Response, next: NextFunction) {
-      const plan = embeddings.plan(req.valid.body as EmbeddingsBody);
+    async function planEmbeddings(req: Request, res: Response, next: NextFunction) {
+      const body = req.valid.body as EmbeddingsBody;
+      const directives = { bodyCache: body.cache, cacheControl: header(req, 'cache-control') };
+      const plan = await embeddings.plan(body, { key: currentKey(req), directives });
       res.locals.embeddingsPlan = plan;
       res.locals.spend = { estimateUsd: plan.estimateUsd };
       next();
@@ -53,6 +55,8 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
       spend.actualUsd = answer.costUsd;
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
+      if (answer.cacheStatus) res.set('X-Switchyard-Cache', answer.cacheStatus);
+      if (answer.afterSend) res.once('finish', answer.afterSend);
       // One write for the chunks of the answer (vectors are passed through as byte slices).
       res.cork();
       for (const chunk of answer.body.chunks) res.write(chunk);
