@@ -22,7 +22,7 @@ import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
-import { CACHE_OFF, modeFor, type CacheDirectives, type CacheMode } from './cache/settings';
+import { modeFor, type CacheDirectives, type CacheMode } from './cache/settings';
 import { inputKeys } from './cache/keys';
 import { cacheStatus, joinVectors, pickInputs, savings, writesFor, type CachePlan } from './cache/plan';
 import type { ApiKeyRecord } from '../keys/types';
@@ -85,19 +85,22 @@ export class EmbeddingsService {
     const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates();
     const plan: EmbeddingsPlan = { model: model.id, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
-    const mode = caller ? await this.cacheMode(caller) : CACHE_OFF;
-    return mode.read || mode.write ? this.withCache(plan, body, caller as CacheCaller, mode) : plan;
+    const mode = caller ? await this.cacheMode(caller) : null;
+    return mode ? this.withCache(plan, body, caller as CacheCaller, mode) : plan;
   }
 
-  /** The workspace's switch and the request's directives; off when the switch cannot be read. */
-  private async cacheMode(caller: CacheCaller): Promise<CacheMode> {
+  /**
+   * The request's directives when its workspace has the cache on (even if they skip both read
+   * and write: the answer still says MISS), else null; null too when the switch cannot be read.
+   */
+  private async cacheMode(caller: CacheCaller): Promise<CacheMode | null> {
     const cache = this.deps.embeddingsCache;
-    if (!cache) return CACHE_OFF;
+    if (!cache) return null;
     try {
       const on = cache.settings.enabled(caller.key.workspaceId);
-      return (typeof on === 'boolean' ? on : await on) ? modeFor(caller.directives) : CACHE_OFF;
+      return (typeof on === 'boolean' ? on : await on) ? modeFor(caller.directives) : null;
     } catch {
-      return CACHE_OFF;
+      return null;
     }
   }
 

@@ -23,9 +23,6 @@ export interface CacheDirectives {
   cacheControl: string | null;
 }
 
-/** Off entirely. */
-export const CACHE_OFF: CacheMode = Object.freeze({ read: false, write: false });
-
 /** The directive words of a `Cache-Control` header value, lower-cased. */
 function directiveWords(header: string | null): Set<string> {
   if (!header) return new Set();
