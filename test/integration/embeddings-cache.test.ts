@@ -321,3 +321,21 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
     }
   });
 });
+
+describe('embeddings cache with the gateway default on (embeddingsCache.enabled)', () => {
+  test('workspaces that set nothing use it; one switched off does not', async () => {
+    const h = await startEmbeddingsHarness({ overrides: { embeddingsCache: { enabled: true } } });
+    try {
+      await h.post({ model: SMALL, input: 'config default' }).expect(200);
+      expect((await h.post({ model: SMALL, input: 'config default' })).headers['x-switchyard-cache']).toBe('HIT');
+      await enableCache(h, false);
+      const off = await h.post({ model: SMALL, input: 'config default' });
+      expect([off.status, off.headers['x-switchyard-cache']]).toEqual([200, undefined]);
+      expect(openaiInputs(h)).toHaveLength(2);
+      const bad = await request(h.gw.app).patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: 'yes' });
+      expect([bad.status, bad.body.error.message]).toEqual([400, 'Invalid request parameters']);
+    } finally {
+      await h.close();
+    }
+  });
+});
