@@ -25,7 +25,7 @@ const entry = (over: Partial<CacheEntry> = {}): CacheEntry => ({
 
 describe('entry format', () => {
   test('round trip, with and without float text', () => {
-    for (const e of [entry(), entry({ text: null, images: 3 })]) expect(decodeEntry(encodeEntry(e))).toEqual(e);
+    for (const e of [entry(), entry({ text: null, images: 3 }), entry({ floats: null })]) expect(decodeEntry(encodeEntry(e))).toEqual(e);
   });
 
   test('any single damaged byte, truncation or foreign value is refused', () => {
@@ -72,17 +72,19 @@ describe('keys', () => {
 });
 
 describe('stored forms', () => {
-  test('a raw float vector keeps its exact text; base64 is the float32 bytes', () => {
+  test('a raw float vector keeps its exact text (only); base64 is encoded from it as the uncached path does', () => {
     const raw = new RawVector(Buffer.from('[0.10000000000000001, -1.5E-7]'));
     const form = storedForm(raw)!;
-    expect(form.text!.toString()).toBe('[0.10000000000000001, -1.5E-7]');
-    const e = entry({ ...form });
+    expect([form.text!.toString(), form.floats]).toEqual(['[0.10000000000000001, -1.5E-7]', null]);
+    const e = decodeEntry(encodeEntry(entry({ ...form })))!;
     expect((answerFrom(e, 'float') as RawVector).bytes.toString()).toBe('[0.10000000000000001, -1.5E-7]');
-    expect(answerFrom(e, 'base64')).toBe(Buffer.from(Float32Array.from([0.1, -1.5e-7]).buffer).toString('base64'));
+    expect((answerFrom(e, 'base64') as RawVector).values()).toEqual([0.1, -1.5e-7]);
   });
 
-  test('number arrays keep the JSON the client is sent', () => {
-    expect(storedForm([0.5, 1 / 3])!.text!.toString()).toBe(JSON.stringify([0.5, 1 / 3]));
+  test('number arrays keep the JSON the client is sent and their float32 bytes', () => {
+    const form = storedForm([0.5, 1 / 3])!;
+    expect(form.text!.toString()).toBe(JSON.stringify([0.5, 1 / 3]));
+    expect(answerFrom(entry({ ...form }), 'base64')).toBe(Buffer.from(Float32Array.from([0.5, 1 / 3]).buffer).toString('base64'));
   });
 
   test('base64 from the upstream is kept only when it re-encodes to itself; it cannot answer float', () => {

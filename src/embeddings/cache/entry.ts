@@ -1,11 +1,11 @@
 /**
- * One cached vector as stored: a small fixed header, the producing endpoint, the vector as
- * little-endian float32 bytes (what base64 answers are made of), and, when the entry came from a
- * float answer, the exact JSON text of the vector the client was sent. Float answers are spliced
- * from the upstream's own digits (`providers/raw-json.ts`), which float32 cannot reproduce byte
- * for byte (an upstream may print 17 significant digits, or 9, or exponents), so the text is kept
- * to make a cached float answer byte-identical to the first one. A CRC-32 over the whole entry
- * turns any damage (truncation, a foreign value, a bit flip) into a miss.
+ * One cached vector as stored: a small fixed header, the producing endpoint, and the vector as
+ * little-endian float32 bytes (what base64 answers are made of) and/or the exact JSON text of
+ * the vector the client was sent in a float answer. Float answers are spliced from the upstream's
+ * own digits (`providers/raw-json.ts`), which float32 cannot reproduce byte for byte (an upstream
+ * may print 17 significant digits, or 9, or exponents), so a float answer's entry keeps that text
+ * (see `vectors.ts` for which form each answer stores). A CRC-32 over the whole entry turns any
+ * damage (truncation, a foreign value, a bit flip) into a miss.
  * @module
  */
 import { crc32 } from 'node:zlib';
@@ -13,6 +13,7 @@ import { crc32 } from 'node:zlib';
 const MAGIC = 0x31455953; // "SYE1" read as a little-endian uint32
 const HEADER = 32;
 const HAS_TEXT = 1;
+const HAS_FLOATS = 2;
 
 /** What an entry holds. */
 export interface CacheEntry {
@@ -24,9 +25,9 @@ export interface CacheEntry {
   tokens: number;
   /** Images in this input (priced per image on some endpoints). */
   images: number;
-  /** The vector, little-endian float32. */
-  floats: Buffer;
-  /** The JSON array text the client got for `encoding_format: float`, when known. */
+  /** The vector, little-endian float32, when stored. */
+  floats: Buffer | null;
+  /** The JSON array text the client got for `encoding_format: float`, when stored. */
   text: Buffer | null;
 }
 
@@ -34,19 +35,20 @@ export interface CacheEntry {
 export function encodeEntry(e: CacheEntry): Buffer {
   const id = Buffer.from(e.endpointId, 'utf8');
   const textLength = e.text?.length ?? 0;
-  const out = Buffer.allocUnsafe(HEADER + id.length + e.floats.length + textLength + 4);
+  const floatsLength = e.floats?.length ?? 0;
+  const out = Buffer.allocUnsafe(HEADER + id.length + floatsLength + textLength + 4);
   out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt8(e.text ? HAS_TEXT : 0, 4);
+  out.writeUInt8((e.text ? HAS_TEXT : 0) | (e.floats ? HAS_FLOATS : 0), 4);
   out.writeUInt8(0, 5);
   out.writeUInt16LE(id.length, 6);
   out.writeDoubleLE(e.expiresAt, 8);
   out.writeUInt32LE(e.tokens, 16);
   out.writeUInt32LE(e.images, 20);
-  out.writeUInt32LE(e.floats.length / 4, 24);
+  out.writeUInt32LE(floatsLength / 4, 24);
   out.writeUInt32LE(textLength, 28);
   let at = HEADER;
   at += id.copy(out, at);
-  at += e.floats.copy(out, at);
+  if (e.floats) at += e.floats.copy(out, at);
   if (e.text) at += e.text.copy(out, at);
   out.writeUInt32LE(crc32(out.subarray(0, at)), at);
   return out;
@@ -63,8 +65,9 @@ export function decodeEntry(b: Buffer): CacheEntry | null {
   const dims = b.readUInt32LE(24);
   const textLength = b.readUInt32LE(28);
   const hasText = (flags & HAS_TEXT) !== 0;
+  const hasFloats = (flags & HAS_FLOATS) !== 0;
   const end = HEADER + idLength + dims * 4 + textLength;
-  if (dims === 0 || end + 4 !== b.length || hasText !== textLength > 0) return null;
+  if (end + 4 !== b.length || hasText !== textLength > 0 || hasFloats !== dims > 0 || !(hasText || hasFloats)) return null;
   if (crc32(b.subarray(0, end)) !== b.readUInt32LE(end)) return null;
   const floatsAt = HEADER + idLength;
   const textAt = floatsAt + dims * 4;
@@ -73,7 +76,7 @@ export function decodeEntry(b: Buffer): CacheEntry | null {
     expiresAt: b.readDoubleLE(8),
     tokens: b.readUInt32LE(16),
     images: b.readUInt32LE(20),
-    floats: b.subarray(floatsAt, textAt),
+    floats: hasFloats ? b.subarray(floatsAt, textAt) : null,
     text: hasText ? b.subarray(textAt, end) : null,
   };
 }

@@ -20,24 +20,30 @@ export function float32Bytes(values: readonly number[]): Buffer {
 }
 
 /**
- * What to store for `v`: its float32 bytes, and the exact float text the client was (or would
- * have been) sent for it. A base64 string from the upstream has no float text; it is stored only
- * when its bytes re-encode to the very same string (else a hit could not reproduce it): null then.
+ * What to store for `v`:
+ * - the upstream's base64 (passed through): its float32 bytes, and only when they re-encode to
+ *   the very same string (else a hit could not reproduce it: null then);
+ * - raw float text from the upstream: that text only. It is what a float hit must repeat byte for
+ *   byte, and float32 bytes derived from it would cost a parse of every vector on every write
+ *   (about as much CPU as the rest of the request), for a base64 hit to save the same parse later;
+ * - numbers the adapter already parsed: both the JSON the client is sent and the float32 bytes
+ *   (cheap here).
  */
-export function storedForm(v: Vector): { floats: Buffer; text: Buffer | null } | null {
+export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | null } | null {
   if (typeof v === 'string') {
     const floats = Buffer.from(v, 'base64');
     return floats.length > 0 && floats.length % 4 === 0 && floats.toString('base64') === v ? { floats, text: null } : null;
   }
-  if (v instanceof RawVector) return { floats: float32Bytes(v.values()), text: Buffer.from(v.bytes) };
+  if (v instanceof RawVector) return { floats: null, text: Buffer.from(v.bytes) };
   return v.length > 0 ? { floats: float32Bytes(v), text: Buffer.from(JSON.stringify(v)) } : null;
 }
 
 /**
  * The vector to answer from `e` in `encoding`, or undefined when the entry cannot give that
- * encoding byte for byte (a float request on an entry that came from a base64 answer).
+ * encoding byte for byte (a float request on an entry that came from a base64 answer). A base64
+ * answer from float text is encoded by the response builder, exactly as the uncached path does.
  */
 export function answerFrom(e: CacheEntry, encoding: 'float' | 'base64'): Vector | undefined {
-  if (encoding === 'base64') return e.floats.toString('base64');
+  if (encoding === 'base64') return e.floats ? e.floats.toString('base64') : new RawVector(e.text as Buffer);
   return e.text ? new RawVector(e.text) : undefined;
 }
