@@ -66,7 +66,7 @@ export class EmbeddingsCache {
     for (let i = 0; i < keys.length; i++) {
       const raw = found[i];
       if (!raw) continue;
-      const entry = decodeEntry(raw);
+      const entry = decodeEntry(raw, !this.store.inProcess);
       if (!entry) {
         metrics.embeddingsCacheCorrupt.inc();
         continue;

@@ -57,8 +57,10 @@ export function encodeEntry(e: CacheEntry): Buffer {
 /**
  * Read an entry back; null when it is not a well-formed entry of this version (damaged, cut
  * short, or not ours). The buffers returned are views into `b` (no copy).
+ * @param verify - check the CRC too; an in-process store, whose bytes never leave the process,
+ *   skips it (it is most of a hit's cost), keeping the structural checks
  */
-export function decodeEntry(b: Buffer): CacheEntry | null {
+export function decodeEntry(b: Buffer, verify = true): CacheEntry | null {
   if (b.length < HEADER + 4 || b.readUInt32LE(0) !== MAGIC) return null;
   const flags = b.readUInt8(4);
   const idLength = b.readUInt16LE(6);
@@ -68,7 +70,7 @@ export function decodeEntry(b: Buffer): CacheEntry | null {
   const hasFloats = (flags & HAS_FLOATS) !== 0;
   const end = HEADER + idLength + dims * 4 + textLength;
   if (end + 4 !== b.length || hasText !== textLength > 0 || hasFloats !== dims > 0 || !(hasText || hasFloats)) return null;
-  if (crc32(b.subarray(0, end)) !== b.readUInt32LE(end)) return null;
+  if (verify && crc32(b.subarray(0, end)) !== b.readUInt32LE(end)) return null;
   const floatsAt = HEADER + idLength;
   const textAt = floatsAt + dims * 4;
   return {

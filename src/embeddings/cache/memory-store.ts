@@ -10,6 +10,7 @@ import type { CacheStore } from './store';
 /** In-process {@link CacheStore}. */
 export class MemoryCacheStore implements CacheStore {
   readonly kind = 'memory' as const;
+  readonly inProcess = true;
   private readonly lru: LRUCache<string, Buffer>;
 
   constructor(

@@ -11,6 +11,7 @@ import type { CacheStore } from './store';
 /** Redis-backed {@link CacheStore}. */
 export class RedisCacheStore implements CacheStore {
   readonly kind = 'redis' as const;
+  readonly inProcess = false;
 
   constructor(
     private readonly client: Redis,

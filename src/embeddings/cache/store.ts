@@ -8,6 +8,8 @@
 /** The store behind the embeddings cache. */
 export interface CacheStore {
   readonly kind: 'memory' | 'redis';
+  /** Whether entries read back are the very bytes written in this process (no checksum needed on read). */
+  readonly inProcess: boolean;
   /** The entry under each key, in order; null where there is none. Rejects when the store fails. */
   getMany(keys: readonly string[]): Promise<Array<Buffer | null>>;
   /** Store `value` under `key` for `ttlMs`, replacing what was there. */
