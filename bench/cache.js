@@ -10,8 +10,10 @@
  *   half-hit   autocannon → Switchyard, cache on; each request carries the 32 cached inputs and 32
  *              never seen before (so 32 go upstream in one call, and 32 new entries are written)
  *
- * Each gateway target is its own process (so its peak RSS is its own), embedded mode (PGlite +
- * in-process stores; the in-process cache bounded to BENCH_CACHE_MAX_BYTES, default 64 MiB).
+ * Each gateway target is its own process (so its peak RSS is its own). BENCH_MODE `embedded`
+ * (default: PGlite + in-process stores; the in-process cache bounded to BENCH_CACHE_MAX_BYTES,
+ * default 64 MiB) or `services` (Postgres + Redis as in bench/run.js, entries in Redis; half-hit
+ * is left out there: it writes about 1 MB of entries per request into the shared Redis).
  * Targets are measured in BENCH_ROUNDS interleaved rounds (default 3) of BENCH_DURATION seconds
  * (default 10) after a warm-up (BENCH_WARMUP, default 5 s); figures are medians over rounds.
  * Reports requests/s, p50/p99 latency, CPU ms per request (the target process only) and peak
@@ -100,27 +102,28 @@ async function main() {
   const upstream = await startServer('upstream.js', {});
   const proxy = await startServer('proxy.js', { UPSTREAM: `http://127.0.0.1:${upstream.port}` });
   const cacheEnv = { EMBEDDINGS_CACHE_ENABLED: 'true', EMBEDDINGS_CACHE_MAX_BYTES: String(CACHE_MAX_BYTES) };
+  const mode = process.env.BENCH_MODE === 'services' ? 'services' : 'embedded';
   const gateways = [];
   try {
-    const uncached = await startBenchGateway(upstream.port, 'embedded');
+    const uncached = await startBenchGateway(upstream.port, mode);
     gateways.push(uncached);
-    const allHit = await startBenchGateway(upstream.port, 'embedded', { env: cacheEnv });
+    const allHit = await startBenchGateway(upstream.port, mode, { env: cacheEnv });
     gateways.push(allHit);
-    const halfHit = await startBenchGateway(upstream.port, 'embedded', { env: cacheEnv });
-    gateways.push(halfHit);
+    const halfHit = mode === 'embedded' ? await startBenchGateway(upstream.port, mode, { env: cacheEnv }) : null;
+    if (halfHit) gateways.push(halfHit);
     const gatewayBody = body(BATCH_INPUT);
     const targets = [
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body: body(BATCH_INPUT, 'text-embedding-3-small') },
       { name: 'uncached', handle: uncached, url: uncached.url, headers: uncached.headers, body: gatewayBody },
       { name: 'all-hit', handle: allHit, url: allHit.url, headers: allHit.headers, body: gatewayBody },
-      { name: 'half-hit', handle: halfHit, url: halfHit.url, headers: halfHit.headers, makeBody: halfHitBody },
+      ...(halfHit ? [{ name: 'half-hit', handle: halfHit, url: halfHit.url, headers: halfHit.headers, makeBody: halfHitBody }] : []),
     ];
     // Prime: the batch is embedded once by each caching gateway (its entries are written after that answer).
     await check(targets[2]);
-    await check(targets[3], 'MISS'); // the first 32 are new here too; the requests after it find them cached
+    if (halfHit) await check(targets[3], 'MISS'); // the first 32 are new here too; the requests after it find them cached
     await sleep(500);
     await check(targets[2], 'HIT');
-    await check(targets[3], 'PARTIAL');
+    if (halfHit) await check(targets[3], 'PARTIAL');
     await check(targets[1], undefined);
     for (const t of targets) {
       await load(t, WARMUP);
@@ -137,17 +140,18 @@ async function main() {
       peakRssMb: peakRssMb(t.handle.child.pid),
       roundsRps: t.rounds.map((r) => r.rps),
     }));
-    console.log(`\nembeddings cache, ${BATCH}-input batch, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s (medians); in-process cache bound ${CACHE_MAX_BYTES} bytes`);
+    console.log(`\nembeddings cache (${mode}), ${BATCH}-input batch, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s (medians); in-process cache bound ${CACHE_MAX_BYTES} bytes`);
     console.log('target    |   req/s | p50 ms | p99 ms | CPU ms/req | errors | peak RSS MB | req/s per round');
     console.log('----------|---------|--------|--------|------------|--------|-------------|----------------');
     for (const r of rows) {
       console.log(`${r.name.padEnd(9)} | ${fmt(r.rps).padStart(7)} | ${fmt(r.p50).padStart(6)} | ${fmt(r.p99).padStart(6)} | ${fmt(r.cpuMsPerRequest, 2).padStart(10)} | ${String(r.errors).padStart(6)} | ${fmt(r.peakRssMb).padStart(11)} | ${r.roundsRps.join(', ')}`);
     }
     const by = Object.fromEntries(rows.map((r) => [r.name, r]));
-    console.log(`all-hit = ${fmt(by['all-hit'].rps / by.proxy.rps, 2)} × the proxy's req/s, ${fmt(by['all-hit'].rps / by.uncached.rps, 2)} × the uncached gateway's; half-hit = ${fmt(by['half-hit'].rps / by.uncached.rps, 2)} × uncached`);
+    const ratio = (a, b) => fmt(by[a].rps / by[b].rps, 2);
+    console.log(`all-hit = ${ratio('all-hit', 'proxy')} × the proxy's req/s, ${ratio('all-hit', 'uncached')} × the uncached gateway's${halfHit ? `; half-hit = ${ratio('half-hit', 'uncached')} × uncached` : ''}`);
     const loadAvg = os.loadavg()[0];
     console.log(`machine load average (1 min) at the end: ${loadAvg.toFixed(2)} on ${os.cpus().length} CPUs (the machine is shared; figures drift)`);
-    writeFileSync(path.join(__dirname, 'cache-results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, batch: BATCH, cacheMaxBytes: CACHE_MAX_BYTES, rows, loadAverage1m: loadAvg }, null, 2)}\n`);
+    writeFileSync(path.join(__dirname, `cache-results-${mode}.json`), `${JSON.stringify({ mode, date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, batch: BATCH, cacheMaxBytes: CACHE_MAX_BYTES, rows, loadAverage1m: loadAvg }, null, 2)}\n`);
   } finally {
     for (const g of gateways) await g.cleanup();
     await stopChild(proxy.handle);

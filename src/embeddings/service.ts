@@ -140,6 +140,7 @@ export class EmbeddingsService {
     });
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     this.deps.metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, totalMs / 1000);
+    this.countSavings(plan.model, saved);
     const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, cost: 0, upstreamMs: 0, attempts: 0 };
     this.track(this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null }));
     return { body: json, costUsd: 0, cacheStatus: 'HIT' };
@@ -185,12 +186,20 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
     // The answer does not wait for its usage record (it cannot change the answer); shutdown does.
+    if (cache) this.countSavings(model, saved);
     const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, cost, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
     this.track(this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId }));
     const store = this.deps.embeddingsCache;
     // Stored once the answer is sent (the route runs this on 'finish'), never before.
     const afterSend = cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
     return { body: json, costUsd: cost, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend };
+  }
+
+  /** What the cache saved on one answer, for Prometheus. */
+  private countSavings(model: string, saved: { tokens: number; usd: number }): void {
+    if (saved.tokens === 0 && saved.usd === 0) return;
+    this.deps.metrics.embeddingsCacheSavedTokens.inc({ model }, saved.tokens);
+    this.deps.metrics.embeddingsCacheSavedUsd.inc({ model }, saved.usd);
   }
 
   /** Count `work` (a settle, a usage record) until it ends, so {@link drain} waits for it. */

@@ -249,6 +249,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly embeddingsCacheSavedTokens = new Counter({
+    name: 'switchyard_embeddings_cache_saved_tokens_total',
+    help: 'Prompt tokens answered from the embeddings cache instead of the upstream, by catalog model',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheSavedUsd = new Counter({
+    name: 'switchyard_embeddings_cache_saved_usd_total',
+    help: 'USD the embeddings cache saved (cached tokens and images at the producing endpoint\'s current price), by catalog model',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

@@ -278,6 +278,10 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(text).toMatch(/switchyard_embeddings_cache_writes_total\{outcome="stored"\} [1-9]/);
     expect(text).toMatch(/switchyard_embeddings_cache_written_bytes_total [1-9]/);
     if (kvKind.name === 'memory') expect(text).toMatch(/switchyard_embeddings_cache_bytes [1-9]/);
+    // m-1 (3 tokens) was answered from the cache at $0.02/M.
+    expect(text).toMatch(new RegExp(`switchyard_embeddings_cache_saved_tokens_total\\{model="${SMALL}"\\} [1-9]`));
+    const saved = new RegExp(`switchyard_embeddings_cache_saved_usd_total\\{model="${SMALL}"\\} (\\S+)`).exec(text)?.[1];
+    expect(Number(saved)).toBeGreaterThanOrEqual(3 * PRICE);
   });
 
   test('a store that does not answer is skipped after the bounded wait; the request goes upstream', async () => {

@@ -40,6 +40,8 @@ describe('entry format', () => {
     expect(decodeEntry(good.subarray(0, good.length - 1))).toBeNull();
     expect(decodeEntry(good.subarray(0, good.length - 1), false)).toBeNull();
     expect(decodeEntry(good, false)).toEqual(entry());
+    expect(decodeEntry(encodeEntry(entry(), false), false)).toEqual(entry());
+    expect(decodeEntry(encodeEntry(entry(), false))).toBeNull();
     expect(decodeEntry(Buffer.from('[1,2,3]'))).toBeNull();
     expect(decodeEntry(Buffer.alloc(0))).toBeNull();
   });

@@ -124,7 +124,7 @@ export class EmbeddingsCache {
         metrics.embeddingsCacheWrites.inc({ outcome: 'skipped' });
         continue;
       }
-      const bytes = encodeEntry({ endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form });
+      const bytes = encodeEntry({ endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form }, !this.store.inProcess);
       this.pendingWrites++;
       this.store.set(w.key, bytes, ttlMs).then(
         () => {

@@ -31,8 +31,11 @@ export interface CacheEntry {
   text: Buffer | null;
 }
 
-/** Serialise an entry. */
-export function encodeEntry(e: CacheEntry): Buffer {
+/**
+ * Serialise an entry (a copy: `e`'s buffers are not kept).
+ * @param checksum - compute the CRC; an in-process store, which never verifies it, writes 0
+ */
+export function encodeEntry(e: CacheEntry, checksum = true): Buffer {
   const id = Buffer.from(e.endpointId, 'utf8');
   const textLength = e.text?.length ?? 0;
   const floatsLength = e.floats?.length ?? 0;
@@ -50,7 +53,7 @@ export function encodeEntry(e: CacheEntry): Buffer {
   at += id.copy(out, at);
   if (e.floats) at += e.floats.copy(out, at);
   if (e.text) at += e.text.copy(out, at);
-  out.writeUInt32LE(crc32(out.subarray(0, at)), at);
+  out.writeUInt32LE(checksum ? crc32(out.subarray(0, at)) : 0, at);
   return out;
 }
 

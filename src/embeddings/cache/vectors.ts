@@ -28,13 +28,15 @@ export function float32Bytes(values: readonly number[]): Buffer {
  *   (about as much CPU as the rest of the request), for a base64 hit to save the same parse later;
  * - numbers the adapter already parsed: both the JSON the client is sent and the float32 bytes
  *   (cheap here).
+ * The buffers may be views into the upstream body: encode the entry at once, do not keep them.
  */
 export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | null } | null {
   if (typeof v === 'string') {
     const floats = Buffer.from(v, 'base64');
     return floats.length > 0 && floats.length % 4 === 0 && floats.toString('base64') === v ? { floats, text: null } : null;
   }
-  if (v instanceof RawVector) return { floats: null, text: Buffer.from(v.bytes) };
+  // A view into the upstream body, not a copy: the entry is encoded (copied) from it at once.
+  if (v instanceof RawVector) return { floats: null, text: v.bytes };
   return v.length > 0 ? { floats: float32Bytes(v), text: Buffer.from(JSON.stringify(v)) } : null;
 }
 
