@@ -146,6 +146,11 @@ async function main() {
     for (const r of rows) {
       console.log(`${r.name.padEnd(9)} | ${fmt(r.rps).padStart(7)} | ${fmt(r.p50).padStart(6)} | ${fmt(r.p99).padStart(6)} | ${fmt(r.cpuMsPerRequest, 2).padStart(10)} | ${String(r.errors).padStart(6)} | ${fmt(r.peakRssMb).padStart(11)} | ${r.roundsRps.join(', ')}`);
     }
+    for (const t of targets.filter((x) => x.handle.metricsUrl)) {
+      const text = await (await fetch(t.handle.metricsUrl)).text();
+      const lookups = text.split('\n').filter((l) => l.startsWith('switchyard_embeddings_cache_lookups_total{')).map((l) => l.replace('switchyard_embeddings_cache_lookups_total', '')).join(' ');
+      if (lookups) console.log(`${t.name}: cache lookups per input ${lookups}`);
+    }
     const by = Object.fromEntries(rows.map((r) => [r.name, r]));
     const ratio = (a, b) => fmt(by[a].rps / by[b].rps, 2);
     console.log(`all-hit = ${ratio('all-hit', 'proxy')} × the proxy's req/s, ${ratio('all-hit', 'uncached')} × the uncached gateway's${halfHit ? `; half-hit = ${ratio('half-hit', 'uncached')} × uncached` : ''}`);

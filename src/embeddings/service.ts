@@ -22,18 +22,10 @@ import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
-import { modeFor, type CacheDirectives, type CacheMode } from './cache/settings';
-import { inputKeys } from './cache/keys';
-import { cacheStatus, joinVectors, pickInputs, savings, writesFor, type CachePlan } from './cache/plan';
-import type { ApiKeyRecord } from '../keys/types';
+import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
+import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache'>>;
-
-/** Who asks, for the cache: the key (its organization and workspace) and the request's cache directives. */
-export interface CacheCaller {
-  key: ApiKeyRecord;
-  directives: CacheDirectives;
-}
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
@@ -85,41 +77,9 @@ export class EmbeddingsService {
     const candidates = selectCandidates(model, { inputKind: norm.input.kind, modalities: norm.modalities, parameters }, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates();
     const plan: EmbeddingsPlan = { model: model.id, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
-    const mode = caller ? await this.cacheMode(caller) : null;
-    return mode ? this.withCache(plan, body, caller as CacheCaller, mode) : plan;
-  }
-
-  /**
-   * The request's directives when its workspace has the cache on (even if they skip both read
-   * and write: the answer still says MISS), else null; null too when the switch cannot be read.
-   */
-  private async cacheMode(caller: CacheCaller): Promise<CacheMode | null> {
     const cache = this.deps.embeddingsCache;
-    if (!cache) return null;
-    try {
-      const on = cache.settings.enabled(caller.key.workspaceId);
-      return (typeof on === 'boolean' ? on : await on) ? modeFor(caller.directives) : null;
-    } catch {
-      return null;
-    }
-  }
-
-  /** Look each input up; the plan then covers only the misses. */
-  private async withCache(plan: EmbeddingsPlan, body: EmbeddingsBody, caller: CacheCaller, mode: CacheMode): Promise<EmbeddingsPlan> {
-    const cache = this.deps.embeddingsCache;
-    if (!cache) return plan;
-    const { key } = caller;
-    const tenant = this.deps.config.embeddingsCache.scope === 'workspace' ? `w:${key.workspaceId}` : `o:${key.orgId}`;
-    const full = plan.norm.input;
-    const keys = inputKeys({ tenant, model: plan.model, dimensions: body.dimensions, inputType: body.input_type }, full);
-    const hits = mode.read ? await cache.lookup(keys, plan.candidates, body.encoding_format ?? 'float') : new Array<undefined>(keys.length);
-    const misses: number[] = [];
-    for (let i = 0; i < keys.length; i++) if (!hits[i]) misses.push(i);
-    const cachePlan: CachePlan = { keys, hits, misses, write: mode.write, full };
-    if (misses.length === keys.length) return { ...plan, cache: cachePlan };
-    if (misses.length === 0) return { ...plan, estimateUsd: 0, cache: cachePlan };
-    const norm = normaliseInput(pickInputs(full, misses));
-    return { ...plan, norm, estimateUsd: estimateOf(norm, plan.candidates), cache: cachePlan };
+    if (!cache || !caller) return plan;
+    return withCacheLookup(cache, this.deps.config.embeddingsCache.scope, plan, body, caller, (misses) => estimateOf(misses, candidates));
   }
 
   /** The answer when every input was found: no upstream call, cost 0, the tokens counted as cached. */

@@ -284,8 +284,9 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(Number(saved)).toBeGreaterThanOrEqual(3 * PRICE);
   });
 
-  test('a store that does not answer is skipped after the bounded wait; the request goes upstream', async () => {
-    const hanging: CacheStore = { kind: 'memory', inProcess: true, getMany: () => new Promise(() => undefined), set: () => new Promise(() => undefined) };
+  test('a store that does not answer is skipped after the bounded wait; the request goes upstream and writes nothing', async () => {
+    const set = jest.fn(() => new Promise<void>(() => undefined));
+    const hanging: CacheStore = { kind: 'memory', inProcess: true, getMany: () => new Promise(() => undefined), set };
     const original = h.gw.deps.embeddingsCache;
     h.gw.deps.embeddingsCache = new EmbeddingsCache(hanging, original.settings, h.gw.deps);
     try {
@@ -294,6 +295,8 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
       expect(openaiInputs(h)).toHaveLength(2);
       expect(await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_lookups_total')).toMatch(/result="skipped"\} [1-9]/);
+      // A store that could not answer is not handed the answers' writes either.
+      expect(set).not.toHaveBeenCalled();
     } finally {
       h.gw.deps.embeddingsCache = original;
     }

@@ -17,6 +17,17 @@ import type { CacheSettings } from './settings';
 import type { CacheStore } from './store';
 import { answerFrom, storedForm } from './vectors';
 
+/** What a lookup found: the usable hit of each key, and whether the store answered at all. */
+export interface LookupResult {
+  /** Per key, in order; undefined is a miss. */
+  hits: Array<CachedVector | undefined>;
+  /**
+   * False when the store failed or was too slow: the request then also writes nothing, so a
+   * struggling store is not handed more work by the very requests it could not serve.
+   */
+  answered: boolean;
+}
+
 /** A usable hit: the vector to answer with and what it cost when it was embedded. */
 export interface CachedVector {
   vector: Vector;
@@ -53,13 +64,13 @@ export class EmbeddingsCache {
    * expired, from an endpoint among `candidates` (the request's `provider` preferences allow its
    * producer), and can give `encoding` byte for byte.
    */
-  async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<Array<CachedVector | undefined>> {
+  async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<LookupResult> {
     const { metrics, config, clock } = this.deps;
     const found = await this.fetch(keys, config.embeddingsCache.lookupTimeoutMs);
     const hits: Array<CachedVector | undefined> = new Array(keys.length);
     if (!found) {
       metrics.embeddingsCacheLookups.inc({ result: 'skipped' }, keys.length);
-      return hits;
+      return { hits, answered: false };
     }
     const now = clock();
     let hitCount = 0;
@@ -80,7 +91,7 @@ export class EmbeddingsCache {
     }
     if (hitCount > 0) metrics.embeddingsCacheLookups.inc({ result: 'hit' }, hitCount);
     if (hitCount < keys.length) metrics.embeddingsCacheLookups.inc({ result: 'miss' }, keys.length - hitCount);
-    return hits;
+    return { hits, answered: true };
   }
 
   /** The store's answer, or null when it failed or took longer than `timeoutMs`. */
