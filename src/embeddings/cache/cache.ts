@@ -97,8 +97,10 @@ export class EmbeddingsCache {
   /** The store's answer, or null when it failed or took longer than `timeoutMs`. */
   private async fetch(keys: readonly string[], timeoutMs: number): Promise<Array<Buffer | null> | null> {
     let timer: NodeJS.Timeout | undefined;
+    // When the timer fires, the answer may already be waiting in the socket (a busy event loop
+    // runs timers before it polls I/O): give the poll phase one turn before giving up.
     const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs, TIMED_OUT);
+      timer = setTimeout(() => setImmediate(resolve, TIMED_OUT), timeoutMs);
     });
     const read = this.store.getMany(keys);
     try {
