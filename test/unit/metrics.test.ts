@@ -35,6 +35,14 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_file_uploads_total', 'counter', ['outcome']],
   ['switchyard_file_bytes_total', 'counter', ['direction']],
   ['switchyard_store_connection_errors_total', 'counter', ['store']],
+  ['switchyard_embeddings_cache_lookups_total', 'counter', ['result']],
+  ['switchyard_embeddings_cache_writes_total', 'counter', ['outcome']],
+  ['switchyard_embeddings_cache_written_bytes_total', 'counter', []],
+  ['switchyard_embeddings_cache_bytes', 'gauge', []],
+  ['switchyard_embeddings_cache_evictions_total', 'counter', ['reason']],
+  ['switchyard_embeddings_cache_corrupt_total', 'counter', []],
+  ['switchyard_embeddings_cache_saved_tokens_total', 'counter', ['model']],
+  ['switchyard_embeddings_cache_saved_usd_total', 'counter', ['model']],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
