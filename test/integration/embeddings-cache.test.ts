@@ -145,6 +145,21 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(openaiInputs(h)).toHaveLength(2);
   });
 
+  test('multimodal items and token ids are cached per item too', async () => {
+    const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
+    const input = [{ content: [{ type: 'text', text: 'a cat' }, image] }, { content: [{ type: 'text', text: 'a dog' }] }];
+    const first = await h.post({ model: 'cohere/embed-v4.0', input });
+    expect([first.status, first.headers['x-switchyard-cache']]).toEqual([200, 'MISS']);
+    const again = await h.post({ model: 'cohere/embed-v4.0', input: [input[1], input[0]] });
+    expect([again.headers['x-switchyard-cache'], again.body.usage.cost, again.body.usage.cached]).toEqual(['HIT', 0, true]);
+    expect(again.body.usage.prompt_tokens_details.cached_tokens).toBe(first.body.usage.prompt_tokens);
+    expect(again.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual([first.body.data[1].embedding, first.body.data[0].embedding]);
+    expect(h.fleet.fakes.cohere!.calls).toHaveLength(1);
+    await h.post({ model: SMALL, input: [[1, 2, 3], [4, 5]] }).expect(200);
+    const tokens = await h.post({ model: SMALL, input: [[4, 5], [6]] });
+    expect([tokens.headers['x-switchyard-cache'], openaiInputs(h)]).toEqual(['PARTIAL', [[[1, 2, 3], [4, 5]], [[6]]]]);
+  });
+
   test('dimensions and input_type are part of the key', async () => {
     await h.post({ model: SMALL, input: 'dims' }).expect(200);
     const four = await h.post({ model: SMALL, input: 'dims', dimensions: 4 });
