@@ -122,6 +122,20 @@ export interface Config {
    * maintenance job (rollup refresh, retention) runs (0 = never; e.g. when a CronJob runs it).
    */
   analytics: { timeoutMs: number; rateLimit: { windowMs: number; limit: number }; retentionDays: number; maintenanceIntervalMs: number };
+  /**
+   * Embeddings cache (docs/embeddings-cache.md): the default for workspaces that set nothing, whose
+   * inputs share entries (`organization` or `workspace`), entry lifetime, the in-process store's
+   * byte bound (embedded mode), the longest a lookup may wait for the store before it is skipped,
+   * and how many entry writes may be pending at once (more are dropped).
+   */
+  embeddingsCache: {
+    enabled: boolean;
+    scope: 'organization' | 'workspace';
+    ttlMs: number;
+    maxBytes: number;
+    lookupTimeoutMs: number;
+    maxPendingWrites: number;
+  };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -179,6 +193,12 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'ANALYTICS_TIMEOUT_MS', path: ['analytics', 'timeoutMs'] },
   { name: 'ANALYTICS_RETENTION_DAYS', path: ['analytics', 'retentionDays'] },
   { name: 'ANALYTICS_MAINTENANCE_INTERVAL_MS', path: ['analytics', 'maintenanceIntervalMs'] },
+  { name: 'EMBEDDINGS_CACHE_ENABLED', path: ['embeddingsCache', 'enabled'] },
+  { name: 'EMBEDDINGS_CACHE_SCOPE', path: ['embeddingsCache', 'scope'] },
+  { name: 'EMBEDDINGS_CACHE_TTL_MS', path: ['embeddingsCache', 'ttlMs'] },
+  { name: 'EMBEDDINGS_CACHE_MAX_BYTES', path: ['embeddingsCache', 'maxBytes'] },
+  { name: 'EMBEDDINGS_CACHE_LOOKUP_TIMEOUT_MS', path: ['embeddingsCache', 'lookupTimeoutMs'] },
+  { name: 'EMBEDDINGS_CACHE_MAX_PENDING_WRITES', path: ['embeddingsCache', 'maxPendingWrites'] },
 ];
 
 /**

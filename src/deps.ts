@@ -37,6 +37,10 @@ import { closeRankings, createRankings, type Rankings } from './datasets';
 import { AnalyticsService } from './analytics/service';
 import { ClassifierService } from './classifiers/service';
 import { startMaintenance } from './analytics/maintenance';
+import { EmbeddingsCache } from './embeddings/cache/cache';
+import { CacheSettings } from './embeddings/cache/settings';
+import { MemoryCacheStore } from './embeddings/cache/memory-store';
+import { RedisCacheStore } from './embeddings/cache/redis-store';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -75,6 +79,8 @@ export interface AppDeps {
   classifiers: ClassifierService;
   /** Stops the analytics maintenance job (rollup refresh, retention) when the process started one. */
   stopMaintenance?: () => Promise<void>;
+  /** The per-input embeddings cache (Redis when configured, else a byte-bounded in-process LRU) and each workspace's switch. */
+  embeddingsCache: EmbeddingsCache;
 }
 
 /**
@@ -111,7 +117,9 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     max: config.auth.keyCacheMax,
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
-  await Promise.all([keyCache.start(), budgetCache.start()]);
+  const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
+  await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
+  const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   return withEmbeddings({
     config,
@@ -146,6 +154,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
     classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.workerPreload }),
     rateLimitStore: new RateLimitStores(kv),
+    embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
   }, opts.workerPreload);
 }
 

@@ -14,7 +14,7 @@ import { fromRoot } from '../paths';
 import { migrate } from '../store/migrate';
 import { listOrgMembers, listOrgs, upsertOrgMember } from '../orgs/repository';
 import { provisionOrg } from '../orgs/provision';
-import { findDefaultWorkspace, findWorkspace } from '../workspaces/repository';
+import { findDefaultWorkspace, findWorkspace, updateWorkspace } from '../workspaces/repository';
 import { insertKey, listKeys } from '../keys/repository';
 import { mintKey } from '../keys/mint';
 import { CliError, UsageError, pickOrg, type Out } from './context';
@@ -149,6 +149,31 @@ export const keysList: CliCommand = {
       const kind = k.isManagement ? 'management' : 'api';
       out.line(`${k.hash}\t${kind}\t${k.disabled ? 'disabled' : 'active'}\t${k.label}\t${k.name}`);
     }
+  },
+};
+
+const CACHE_SWITCH: Record<string, boolean | null> = { on: true, off: false, default: null };
+
+/**
+ * `workspaces cache on|off|default [--workspace id-or-slug] [--org id]`: the workspace's embeddings
+ * cache switch (`default` follows `embeddingsCache.enabled`). Running gateways see it within their
+ * settings cache's TTL (`auth.keyCacheTtlMs`); the management API's PATCH takes effect at once.
+ */
+export const workspacesCache: CliCommand = {
+  options: ['workspace', 'org'],
+  check(args, o) {
+    if (args.length !== 1 || !(args[0] as string in CACHE_SWITCH)) throw new UsageError('workspaces cache takes one of on, off, default');
+    if (o.workspace !== undefined && o.workspace === '') throw new UsageError('--workspace needs a workspace id or slug');
+    checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
+    checkOrg(o);
+  },
+  async run(db, out, args, o) {
+    const org = await pickOrg(db, o.org);
+    const ws = o.workspace ? await findWorkspace(db, org.id, o.workspace) : await findDefaultWorkspace(db, org.id);
+    if (!ws) throw new CliError(`no workspace "${o.workspace}" in organization ${org.name}`);
+    const value = CACHE_SWITCH[args[0] as string] as boolean | null;
+    await updateWorkspace(db, org.id, ws.id, { embeddingsCacheEnabled: value });
+    out.line(`embeddings cache of workspace ${ws.slug}: ${value === null ? 'gateway default' : value ? 'on' : 'off'}`);
   },
 };
 

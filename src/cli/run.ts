@@ -17,6 +17,7 @@ export const USAGE = `usage: switchyard <command> [options]
   users list [--org <org_id>]
   keys create --name <name> [--management] [--workspace <id-or-slug>] [--org <org_id>]
   keys list [--org <org_id>]
+  workspaces cache on|off|default [--workspace <id-or-slug>] [--org <org_id>]
   orgs create <name>
   orgs list
   classifiers create --name <name> --file <rules.json> [--workspace <id-or-slug>] [--org <org_id>]
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, cmd.CliCommand> = {
   'users list': cmd.usersList,
   'keys create': cmd.keysCreate,
   'keys list': cmd.keysList,
+  'workspaces cache': cmd.workspacesCache,
   'orgs create': cmd.orgsCreate,
   'orgs list': cmd.orgsList,
   'classifiers create': cmd.classifiersCreate,

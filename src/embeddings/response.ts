@@ -18,8 +18,14 @@ export interface EmbeddingsResponseParts {
   providerName: string;
   vectors: Vector[];
   encoding: 'float' | 'base64';
+  /** Prompt tokens of the whole input, cached ones included. */
   promptTokens: number;
+  /** What the upstream billed (USD); 0 when every input came from the cache. */
   cost: number;
+  /** Tokens answered from the cache (`prompt_tokens_details.cached_tokens`); omitted when the cache was off. */
+  cachedTokens?: number;
+  /** Every input came from the cache (`usage.cached: true`, so a cost of 0 is never silent). */
+  cached?: boolean;
 }
 
 /** A body as chunks to write in order; `length` is their total size in bytes (Content-Length). */
@@ -56,7 +62,14 @@ export function embeddingsResponseBody(p: EmbeddingsResponseParts): ChunkedBody 
     }
     text += `,"index":${i}}`;
   }
-  const usage = JSON.stringify({ prompt_tokens: p.promptTokens, total_tokens: p.promptTokens, cost: p.cost, is_byok: false });
+  const usage = JSON.stringify({
+    prompt_tokens: p.promptTokens,
+    total_tokens: p.promptTokens,
+    cost: p.cost,
+    is_byok: false,
+    ...(p.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: p.cachedTokens } }),
+    ...(p.cached ? { cached: true } : {}),
+  });
   push(Buffer.from(`${text}],"model":${JSON.stringify(p.model)},"provider":${JSON.stringify(p.providerName)},"usage":${usage}}`));
   return { chunks, length, id: p.id };
 }

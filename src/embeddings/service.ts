@@ -14,24 +14,31 @@ import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
 import { finalError } from '../routing/final-error';
 import { noCandidates } from '../routing/availability';
-import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
+import { runWithFallback, type AttemptResult } from '../routing/run-with-fallback';
 import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
 import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
-import { embeddingsResponseBody, type ChunkedBody } from './response';
+import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import { modelEndpoints } from './model-endpoints';
 import { unknownModel } from '../catalog/catalog';
-import type { CallerContext, EmbeddingsBody, EmbeddingsPlan } from './types';
+import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
+import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
+import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'>;
+type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache'>>;
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
   const p = endpoint.pricing;
   return tokens * p.prompt + images * p.image + p.request;
+}
+
+/** The most `norm` can cost on any of `candidates` (USD): what the budget step reserves. */
+function estimateOf(norm: NormalisedInput, candidates: readonly Endpoint[]): number {
+  return Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
 }
 
 /** One per app instance; stateless per request apart from the shared connection pool. */
@@ -70,9 +77,11 @@ export class EmbeddingsService {
   /**
    * The first half of POST /embeddings, before any spend is reserved: the model, the normalised
    * input, the endpoints that may serve it (in order) and the most the request can cost, which
-   * the budget step reserves. Throws a GatewayError (404 unknown model, no eligible endpoint).
+   * the budget step reserves. With the cache on for `caller`, each input is looked up first, and
+   * the plan's input and estimate cover only the misses (nothing, when every input was found).
+   * Throws a GatewayError (404 unknown model, no eligible endpoint).
    */
-  plan(body: EmbeddingsBody): EmbeddingsPlan {
+  async plan(body: EmbeddingsBody, caller?: CacheCaller): Promise<EmbeddingsPlan> {
     const model = this.catalog.resolve(body.model);
     const norm = normaliseInput(body.input);
     const parameters = new Set<RoutableParameter>();
@@ -81,8 +90,35 @@ export class EmbeddingsService {
     const needs = { inputKind: norm.input.kind, modalities: norm.modalities, parameters };
     const candidates = selectCandidates(model, needs, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates(model, needs, body.provider);
-    const estimateUsd = Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
-    return { model: model.id, norm, candidates, estimateUsd };
+    const plan: EmbeddingsPlan = { model: model.id, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
+    const cache = this.deps.embeddingsCache;
+    if (!cache || !caller) return plan;
+    return withCacheLookup(cache, this.deps.config.embeddingsCache.scope, plan, body, caller, (misses) => estimateOf(misses, candidates));
+  }
+
+  /** The answer when every input was found: no upstream call, cost 0, the tokens counted as cached. */
+  private fromCache(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan, cache: CachePlan): EmbeddingsAnswer {
+    const endpoint = (cache.hits[0] as NonNullable<CachePlan['hits'][number]>).endpoint;
+    const saved = savings(cache);
+    const id = generationId(this.deps.clock());
+    const json = embeddingsResponseBody({
+      id,
+      model: plan.model,
+      providerName: endpoint.provider.name,
+      vectors: joinVectors(cache, []),
+      encoding: body.encoding_format ?? 'float',
+      promptTokens: saved.tokens,
+      cost: 0,
+      cachedTokens: saved.tokens,
+      cached: true,
+    });
+    const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
+    this.deps.metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, totalMs / 1000);
+    this.countSavings(plan.model, saved);
+    const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, cost: 0, upstreamMs: 0, attempts: 0 };
+    const recorded = this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null });
+    this.track(recorded);
+    return { body: json, costUsd: 0, cacheStatus: 'HIT', recorded };
   }
 
   /**
@@ -91,9 +127,10 @@ export class EmbeddingsService {
    * is logged). The caller sends the body at once or after `recorded` (`usage.answerAfterRecord`).
    * Throws a GatewayError when no attempt succeeded.
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<{ body: ChunkedBody; costUsd: number; recorded: Promise<void> }> {
+  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<EmbeddingsAnswer> {
     const { config, metrics } = this.deps;
-    const { model, norm, candidates } = plan;
+    const { model, norm, candidates, cache } = plan;
+    if (cache && cache.misses.length === 0) return this.fromCache(ctx, body, plan, cache);
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
     const run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
@@ -108,24 +145,38 @@ export class EmbeddingsService {
     const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
     const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
     const id = generationId(this.deps.clock());
+    const saved = cache ? savings(cache) : { tokens: 0, usd: 0 };
     const json = embeddingsResponseBody({
       id,
       model,
       providerName: endpoint.provider.name,
-      vectors: parsed.vectors,
+      vectors: cache ? joinVectors(cache, parsed.vectors) : parsed.vectors,
       encoding: job.encoding,
-      promptTokens: tokens,
+      promptTokens: tokens + saved.tokens,
       cost,
+      cachedTokens: cache ? saved.tokens : undefined,
     });
     const labels = { provider: endpoint.provider.slug, model };
     metrics.embeddingTokens.inc(labels, tokens);
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
+    if (cache) this.countSavings(model, saved);
+    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, cost, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
-    const recorded = this.record({ id, ctx, body, model, endpoint, tokens, cost, totalMs, run, norm, upstreamId: parsed.upstreamId });
+    const recorded = this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId });
     this.track(recorded);
-    return { body: json, costUsd: cost, recorded };
+    const store = this.deps.embeddingsCache;
+    // Stored once the answer is sent (the route runs this on 'finish'), never before.
+    const afterSend = cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
+    return { body: json, costUsd: cost, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
+  }
+
+  /** What the cache saved on one answer, for Prometheus. */
+  private countSavings(model: string, saved: { tokens: number; usd: number }): void {
+    if (saved.tokens === 0 && saved.usd === 0) return;
+    this.deps.metrics.embeddingsCacheSavedTokens.inc({ model }, saved.tokens);
+    this.deps.metrics.embeddingsCacheSavedUsd.inc({ model }, saved.usd);
   }
 
   /** Count `work` (a settle, a usage record) until it ends, so {@link drain} waits for it. */
@@ -201,11 +252,15 @@ export class EmbeddingsService {
     body: EmbeddingsBody;
     model: string;
     endpoint: Endpoint;
+    /** Prompt tokens of the whole input, cached ones included. */
     tokens: number;
+    cachedTokens: number;
+    /** What the upstream billed (USD). */
     cost: number;
     totalMs: number;
-    run: Extract<FallbackResult<ParsedEmbeddings>, { ok: true }>;
-    norm: NormalisedInput;
+    upstreamMs: number;
+    attempts: number;
+    modalityLabel: string;
     upstreamId: string | null;
   }): Promise<void> {
     const event: UsageEvent = {
@@ -224,10 +279,10 @@ export class EmbeddingsService {
       tokensCompletion: 0,
       costUsd: r.cost,
       latencyMs: Math.round(r.totalMs),
-      generationTimeMs: Math.round(r.run.upstreamMs),
-      attempts: r.run.attempts.length,
+      generationTimeMs: Math.round(r.upstreamMs),
+      attempts: r.attempts,
       status: 'ok',
-      inputModality: r.norm.modalityLabel,
+      inputModality: r.modalityLabel,
       userAgent: r.ctx.userAgent,
       httpReferer: r.ctx.httpReferer,
       appTitle: r.ctx.appTitle,
@@ -238,7 +293,7 @@ export class EmbeddingsService {
       toolCalls: 0,
       isByok: false,
       upstreamCostUsd: r.cost,
-      cachedTokens: 0,
+      cachedTokens: r.cachedTokens,
     };
     const { logger, recorder } = this.deps;
     const requestId = r.ctx.requestId;

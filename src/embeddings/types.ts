@@ -6,6 +6,8 @@ import type { ApiKeyRecord } from '../keys/types';
 import type { ProviderPreferences } from '../routing/preferences';
 import type { NormalisedInput, RawInput } from './input';
 import type { Endpoint } from '../catalog/types';
+import type { CachePlan } from './cache/plan';
+import type { ChunkedBody } from './response';
 
 /** `req.valid.body` of POST /embeddings (schema `embeddings.create.body`). */
 export interface EmbeddingsBody {
@@ -18,6 +20,8 @@ export interface EmbeddingsBody {
   session_id?: string;
   trace?: Record<string, unknown>;
   provider?: ProviderPreferences | null;
+  /** `false` skips the cache lookup for this request (its answer may still be stored). */
+  cache?: boolean;
 }
 
 /** Who is calling, from the request context and headers. */
@@ -44,4 +48,21 @@ export interface EmbeddingsPlan {
   candidates: Endpoint[];
   /** The most the request can cost on any candidate (USD): what the budget step reserves. */
   estimateUsd: number;
+  /** The whole input's modality label (usage records), whatever part of it goes upstream. */
+  modalityLabel: string;
+  /** The cache lookup, when the cache is on for the request; `norm` and `estimateUsd` then cover the misses only. */
+  cache?: CachePlan;
+}
+
+/** What `EmbeddingsService.create` answers. */
+export interface EmbeddingsAnswer {
+  body: ChunkedBody;
+  /** What the upstream billed (USD): the budget step settles to it. */
+  costUsd: number;
+  /** `X-Switchyard-Cache` when the cache was on for the request. */
+  cacheStatus?: 'HIT' | 'MISS' | 'PARTIAL';
+  /** Stores the misses' vectors; run once the answer has been sent. */
+  afterSend?: () => void;
+  /** Settles once the usage record is durable (never rejects; a failed record is logged). */
+  recorded: Promise<void>;
 }

@@ -253,6 +253,59 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly embeddingsCacheLookups = new Counter({
+    name: 'switchyard_embeddings_cache_lookups_total',
+    help: 'Embeddings cache lookups per input by result (hit, miss; skipped = the store did not answer in time or failed)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheWrites = new Counter({
+    name: 'switchyard_embeddings_cache_writes_total',
+    help: 'Embeddings cache entry writes by outcome (stored, failed = store error, dropped = too many pending, skipped = not cacheable)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheBytesWritten = new Counter({
+    name: 'switchyard_embeddings_cache_written_bytes_total',
+    help: 'Bytes of embeddings cache entries written to the store',
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheBytes = new Gauge({
+    name: 'switchyard_embeddings_cache_bytes',
+    help: 'Bytes held by the in-process embeddings cache (embedded mode; with Redis see its used_memory)',
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheEvictions = new Counter({
+    name: 'switchyard_embeddings_cache_evictions_total',
+    help: 'Entries the in-process embeddings cache dropped by reason (evict = over its byte bound, expire = past TTL); Redis evictions are its evicted_keys',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheCorrupt = new Counter({
+    name: 'switchyard_embeddings_cache_corrupt_total',
+    help: 'Embeddings cache entries that failed their checks on read (treated as misses and replaced)',
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheSavedTokens = new Counter({
+    name: 'switchyard_embeddings_cache_saved_tokens_total',
+    help: 'Prompt tokens answered from the embeddings cache instead of the upstream, by catalog model',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly embeddingsCacheSavedUsd = new Counter({
+    name: 'switchyard_embeddings_cache_saved_usd_total',
+    help: 'USD the embeddings cache saved (cached tokens and images at the producing endpoint\'s current price), by catalog model',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;

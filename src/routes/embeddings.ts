@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import type { CallerContext, EmbeddingsBody } from '../embeddings/types';
+import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
 import type { ModelsQuery } from '../embeddings/models-list';
 import { reserveBudget } from '../http/budget';
 
@@ -32,6 +32,21 @@ function callerOf(req: Request): CallerContext {
 }
 
 /**
+ * Work that follows a sent answer, never delaying it: the cache stores the misses, a sample of
+ * requests is classified for the rankings datasets, and the workspace's classifiers tag it.
+ */
+function afterAnswer(deps: AppDeps, req: Request, res: Response, answer: EmbeddingsAnswer): void {
+  const body = req.valid.body as EmbeddingsBody;
+  const key = currentKey(req);
+  if (answer.afterSend) res.once('finish', answer.afterSend);
+  deps.rankings.sampler.offer(res, key.orgId, body.model, body.input);
+  if (answer.body.id) {
+    const observed = { generationId: answer.body.id, orgId: key.orgId, workspaceId: key.workspaceId, input: body.input, createdAt: new Date(deps.clock()) };
+    deps.classifiers.observeAfter(res, observed);
+  }
+}
+
+/**
  * `POST /embeddings` after the API chain: validation, the plan (model, candidates, estimate),
  * the budget step, then the fallback runner; the reservation settles once the answer is sent.
  */
@@ -40,8 +55,10 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
   return [
     requireInferenceKey(),
     validate({ body: 'embeddings.create.body' }),
-    function planEmbeddings(req: Request, res: Response, next: NextFunction) {
-      const plan = embeddings.plan(req.valid.body as EmbeddingsBody);
+    async function planEmbeddings(req: Request, res: Response, next: NextFunction) {
+      const body = req.valid.body as EmbeddingsBody;
+      const directives = { bodyCache: body.cache, cacheControl: header(req, 'cache-control') };
+      const plan = await embeddings.plan(body, { key: currentKey(req), directives });
       res.locals.embeddingsPlan = plan;
       res.locals.spend = { estimateUsd: plan.estimateUsd };
       next();
@@ -54,15 +71,9 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       spend.actualUsd = answer.costUsd;
       // If so configured, a client never holds an answer whose usage record a crash could lose.
       if (deps.config.usage.answerAfterRecord) await answer.recorded;
-      const body = req.valid.body as EmbeddingsBody;
-      const key = currentKey(req);
-      // After the answer is sent: a sample is classified for the rankings datasets, and the
-      // workspace's classifiers tag the request (both queued, never delaying the answer).
-      deps.rankings.sampler.offer(res, key.orgId, body.model, body.input);
-      if (answer.body.id) {
-        deps.classifiers.observeAfter(res, { generationId: answer.body.id, orgId: key.orgId, workspaceId: key.workspaceId, input: body.input, createdAt: new Date(deps.clock()) });
-      }
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) });
+      if (answer.cacheStatus) res.set('X-Switchyard-Cache', answer.cacheStatus);
+      afterAnswer(deps, req, res, answer);
       // One write for the chunks of the answer (vectors are passed through as byte slices).
       res.cork();
       for (const chunk of answer.body.chunks) res.write(chunk);

@@ -53,6 +53,7 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
 
   api.add('patch', '/workspaces/:id', mgmt, byRef, validate({ body: 'workspaces.update.body' }), async function updateWorkspace(req: Request, res: Response) {
     const ws = await workspaces.update(orgOf(req), refOf(req), req.valid.body as WorkspaceInput);
+    await deps.embeddingsCache.settings.changed(ws.id);
     res.json({ data: toWireWorkspace(ws) });
   });
 

@@ -31,6 +31,8 @@ export interface WorkspaceRecord {
   ioLoggingApiKeyIds: number[] | null;
   disabledServerTools: string[] | null;
   includeByokInBudgets: boolean;
+  /** Embeddings cache switch; null follows the gateway default (`embeddingsCache.enabled`). */
+  embeddingsCacheEnabled: boolean | null;
 }
 
 interface Row {
@@ -53,12 +55,13 @@ interface Row {
   io_logging_api_key_ids: number[] | null;
   disabled_server_tools: string[] | null;
   include_byok_in_budgets: boolean;
+  embeddings_cache_enabled: boolean | null;
 }
 
 const COLUMNS = `id, org_id, name, slug, description, is_default, created_by, created_at, updated_at,
   default_text_model, default_image_model, default_provider_sort, is_observability_io_logging_enabled,
   is_observability_broadcast_enabled, is_data_discount_logging_enabled, io_logging_sampling_rate,
-  io_logging_api_key_ids, disabled_server_tools, include_byok_in_budgets`;
+  io_logging_api_key_ids, disabled_server_tools, include_byok_in_budgets, embeddings_cache_enabled`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toRecord(r: Row): WorkspaceRecord {
@@ -82,6 +85,7 @@ function toRecord(r: Row): WorkspaceRecord {
     ioLoggingApiKeyIds: r.io_logging_api_key_ids,
     disabledServerTools: r.disabled_server_tools,
     includeByokInBudgets: r.include_byok_in_budgets,
+    embeddingsCacheEnabled: r.embeddings_cache_enabled,
   };
 }
 
@@ -146,6 +150,7 @@ export interface WorkspaceSettings {
   ioLoggingApiKeyIds?: number[] | null;
   disabledServerTools?: string[] | null;
   includeByokInBudgets?: boolean;
+  embeddingsCacheEnabled?: boolean | null;
 }
 
 /** Fields for a new workspace. */
@@ -165,13 +170,14 @@ export async function insertWorkspace(q: Queryable, w: NewWorkspace): Promise<Wo
   const rows = await q.query<Row>(
     `INSERT INTO workspaces (id, org_id, name, slug, description, is_default, created_by, default_text_model,
        default_image_model, default_provider_sort, is_observability_io_logging_enabled, is_observability_broadcast_enabled,
-       is_data_discount_logging_enabled, io_logging_sampling_rate, io_logging_api_key_ids, disabled_server_tools)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15::jsonb,$16::jsonb) RETURNING ${COLUMNS}`,
+       is_data_discount_logging_enabled, io_logging_sampling_rate, io_logging_api_key_ids, disabled_server_tools,
+       embeddings_cache_enabled)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15::jsonb,$16::jsonb,$17::boolean) RETURNING ${COLUMNS}`,
     [w.id, w.orgId, w.name, w.slug, w.description ?? null, w.isDefault ?? false, w.createdBy ?? null,
       w.defaultTextModel ?? null, w.defaultImageModel ?? null, w.defaultProviderSort ?? null,
       w.isObservabilityIoLoggingEnabled ?? false, w.isObservabilityBroadcastEnabled ?? false,
       w.isDataDiscountLoggingEnabled ?? false, w.ioLoggingSamplingRate ?? 1, json(w.ioLoggingApiKeyIds),
-      json(w.disabledServerTools)],
+      json(w.disabledServerTools), w.embeddingsCacheEnabled ?? null],
   );
   return toRecord(rows[0] as Row);
 }
@@ -203,6 +209,7 @@ function patchTriples(p: WorkspaceSettings): Array<[string, unknown, string]> {
     ['io_logging_api_key_ids', p.ioLoggingApiKeyIds === undefined ? undefined : json(p.ioLoggingApiKeyIds), 'jsonb'],
     ['disabled_server_tools', p.disabledServerTools === undefined ? undefined : json(p.disabledServerTools), 'jsonb'],
     ['include_byok_in_budgets', p.includeByokInBudgets, 'boolean'],
+    ['embeddings_cache_enabled', p.embeddingsCacheEnabled, 'boolean'],
   ];
 }
 
@@ -220,6 +227,15 @@ export async function updateWorkspace(q: Queryable, orgId: string, id: string, p
     params,
   );
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/**
+ * A live workspace's embeddings cache switch (null: follows the gateway default), or undefined
+ * when there is no such live workspace. Read by the request path through a coherent cache.
+ */
+export async function findEmbeddingsCacheSetting(q: Queryable, id: string): Promise<boolean | null | undefined> {
+  const rows = await q.query<{ enabled: boolean | null }>('SELECT embeddings_cache_enabled AS enabled FROM workspaces WHERE id = $1 AND deleted_at IS NULL', [id]);
+  return rows.length === 0 ? undefined : (rows[0] as { enabled: boolean | null }).enabled;
 }
 
 /** Live (not deleted) API keys in a workspace; deleting it is refused while there are any. */

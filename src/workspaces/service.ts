@@ -27,6 +27,7 @@ export interface WorkspaceInput {
   io_logging_sampling_rate?: number;
   io_logging_api_key_ids?: number[] | null;
   disabled_server_tools?: string[] | null;
+  is_embeddings_cache_enabled?: boolean | null;
 }
 
 function toSettings(i: WorkspaceInput): WorkspaceSettings {
@@ -43,6 +44,7 @@ function toSettings(i: WorkspaceInput): WorkspaceSettings {
     ioLoggingSamplingRate: i.io_logging_sampling_rate,
     ioLoggingApiKeyIds: i.io_logging_api_key_ids,
     disabledServerTools: i.disabled_server_tools,
+    embeddingsCacheEnabled: i.is_embeddings_cache_enabled,
   };
 }
 

@@ -27,6 +27,7 @@ export function toWireWorkspace(w: WorkspaceRecord) {
     io_logging_api_key_ids: w.ioLoggingApiKeyIds,
     disabled_server_tools: w.disabledServerTools,
     include_byok_in_budgets: w.includeByokInBudgets,
+    is_embeddings_cache_enabled: w.embeddingsCacheEnabled,
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt ? w.updatedAt.toISOString() : null,
     created_by: w.createdBy,

@@ -142,6 +142,32 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     expect(missing.err).toContain('no workspace "no-such-ws"');
   });
 
+  test('workspaces cache on|off|default sets the workspace switch the management API shows', async () => {
+    const created = await cli(env, 'keys', 'create', '--name', 'cache admin', '--management');
+    const secret = /secret \(shown once, store it now\): (\S+)/.exec(created.out)?.[1] as string;
+    // The CLI and the gateway take turns on the database (an embedded data dir has one user at a time).
+    const shownSwitch = async () => {
+      const db = await target.open(env);
+      try {
+        const { app } = await gatewayApp(db, new MemoryKv(`t:${uniqueId()}:`));
+        const res = await request(app).get('/api/v1/workspaces/default').set('Authorization', bearer(secret));
+        expect(res.status).toBe(200);
+        return res.body.data.is_embeddings_cache_enabled;
+      } finally {
+        await db.close();
+      }
+    };
+    expect(await shownSwitch()).toBeNull();
+    const on = await cli(env, 'workspaces', 'cache', 'on', '--workspace', 'default');
+    expect([on.code, on.out]).toEqual([0, 'embeddings cache of workspace default: on']);
+    expect(await shownSwitch()).toBe(true);
+    expect((await cli(env, 'workspaces', 'cache', 'off')).code).toBe(0);
+    expect(await shownSwitch()).toBe(false);
+    expect((await cli(env, 'workspaces', 'cache', 'default')).out).toBe('embeddings cache of workspace default: gateway default');
+    expect(await shownSwitch()).toBeNull();
+    expect((await cli(env, 'workspaces', 'cache', 'on', '--workspace', 'nope')).code).toBe(1);
+  });
+
   /** argv for a test title, long values shortened. */
   const shown = (argv: string[]) => JSON.stringify(argv.map((a) => (a.length > 20 ? `${a.slice(0, 4)}…(${a.length} chars)` : a)));
   test.each([
@@ -161,6 +187,9 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     [['users', 'list', 'extra']],
     [['orgs', 'create', 'o'.repeat(201)]],
     [['migrate', 'now']],
+    [['workspaces', 'cache']],
+    [['workspaces', 'cache', 'maybe']],
+    [['workspaces', 'cache', 'on', '--name', 'x']],
   ].map(([argv]) => [shown(argv as string[]), argv as string[]] as const))('usage error %s → exit 2 with usage text', async (_title, argv) => {
     const res = await cli(env, ...argv);
     expect(res.code).toBe(2);

@@ -13,7 +13,7 @@ const WORKSPACE_FIELDS = [
   'id', 'name', 'slug', 'description', 'default_text_model', 'default_image_model', 'default_provider_sort',
   'default_guardrail_id', 'is_observability_io_logging_enabled', 'is_observability_broadcast_enabled',
   'is_data_discount_logging_enabled', 'io_logging_sampling_rate', 'io_logging_api_key_ids', 'created_at',
-  'updated_at', 'created_by', 'include_byok_in_budgets', 'disabled_server_tools',
+  'updated_at', 'created_by', 'include_byok_in_budgets', 'disabled_server_tools', 'is_embeddings_cache_enabled',
 ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

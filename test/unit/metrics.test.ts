@@ -41,6 +41,14 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_rankings_rollup_duration_seconds', 'histogram', []],
   ['switchyard_rankings_samples_total', 'counter', ['outcome']],
   ['switchyard_analytics_queries_total', 'counter', ['outcome']],
+  ['switchyard_embeddings_cache_lookups_total', 'counter', ['result']],
+  ['switchyard_embeddings_cache_writes_total', 'counter', ['outcome']],
+  ['switchyard_embeddings_cache_written_bytes_total', 'counter', []],
+  ['switchyard_embeddings_cache_bytes', 'gauge', []],
+  ['switchyard_embeddings_cache_evictions_total', 'counter', ['reason']],
+  ['switchyard_embeddings_cache_corrupt_total', 'counter', []],
+  ['switchyard_embeddings_cache_saved_tokens_total', 'counter', ['model']],
+  ['switchyard_embeddings_cache_saved_usd_total', 'counter', ['model']],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
