@@ -43,6 +43,9 @@ export const METRICS: readonly MetricDef[] = [
   { name: 'byok_usage', label: 'BYOK Usage', isRate: false, format: 'currency', maxDays: 365, raw: `${BYOK_USD}::float8`, rollup: 'coalesce(sum(r.byok_usd), 0)::float8' },
   { name: 'usage_upstream', label: 'Upstream Usage', isRate: false, format: 'currency', maxDays: 365, raw: 'coalesce(sum(g.upstream_cost_usd), 0)::float8', rollup: 'coalesce(sum(r.upstream_usd), 0)::float8' },
   { name: 'cache_hit_rate', label: 'Cache Hit Rate', isRate: true, format: 'percent', maxDays: 365, raw: '(sum(g.cached_tokens)::float8 / nullif(sum(g.tokens_prompt), 0))', rollup: '(sum(r.cached_tokens)::float8 / nullif(sum(r.tokens_prompt), 0))' },
+  { name: 'response_cached_count', label: 'Response Cached Count', isRate: false, format: 'number', maxDays: 31, raw: '(count(*) FILTER (WHERE g.cached_tokens > 0 AND g.cached_tokens >= g.tokens_prompt))::float8' },
+  { name: 'response_cached_rate', label: 'Response Cached Rate', isRate: true, format: 'percent', maxDays: 31, raw: '((count(*) FILTER (WHERE g.cached_tokens > 0 AND g.cached_tokens >= g.tokens_prompt))::float8 / nullif(count(*), 0))' },
+  { name: 'usage_cache', label: 'Cache Savings', isRate: false, format: 'currency', maxDays: 31, raw: 'coalesce(sum(g.cache_saved_usd), 0)::float8' },
   { name: 'avg_latency', label: 'Average Latency', isRate: true, format: 'latency', maxDays: 31, raw: 'avg(g.latency_ms)::float8' },
   { name: 'p50_latency', label: 'P50 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.5, 'g.latency_ms') },
   { name: 'p90_latency', label: 'P90 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.9, 'g.latency_ms') },
@@ -55,9 +58,9 @@ export const METRICS: readonly MetricDef[] = [
 
 /** Metrics of the hosted service with no source in this gateway's usage records. */
 export const UNAVAILABLE_METRICS: ReadonlySet<string> = new Set([
-  'reasoning_tokens', 'guardrail_invoked_count', 'response_cached_count', 'usage_cache', 'usage_data', 'usage_web',
+  'reasoning_tokens', 'guardrail_invoked_count', 'usage_data', 'usage_web',
   'usage_upstream_web', 'openrouter_usage', 'byok_fees', 'usage_file', 'usage_upstream_file', 'usage_web_fetch',
-  'usage_upstream_web_fetch', 'guardrail_invoked_rate', 'response_cached_rate',
+  'usage_upstream_web_fetch', 'guardrail_invoked_rate',
 ]);
 
 /** Which label a dimension's raw value resolves to in result rows. */

@@ -115,7 +115,7 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     this.deps.metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, totalMs / 1000);
     this.countSavings(plan.model, saved);
-    const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, cost: 0, upstreamMs: 0, attempts: 0 };
+    const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost: 0, upstreamMs: 0, attempts: 0 };
     const recorded = this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null });
     this.track(recorded);
     return { body: json, costUsd: 0, cacheStatus: 'HIT', recorded };
@@ -162,7 +162,7 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
     if (cache) this.countSavings(model, saved);
-    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, cost, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
+    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
     const recorded = this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId });
     this.track(recorded);
@@ -255,6 +255,8 @@ export class EmbeddingsService {
     /** Prompt tokens of the whole input, cached ones included. */
     tokens: number;
     cachedTokens: number;
+    /** What the cache saved (USD). */
+    savedUsd: number;
     /** What the upstream billed (USD). */
     cost: number;
     totalMs: number;
@@ -294,6 +296,7 @@ export class EmbeddingsService {
       isByok: false,
       upstreamCostUsd: r.cost,
       cachedTokens: r.cachedTokens,
+      cacheSavedUsd: r.cachedTokens > 0 ? r.savedUsd : null,
     };
     const { logger, recorder } = this.deps;
     const requestId = r.ctx.requestId;

@@ -17,4 +17,5 @@ export const USAGE_COLUMNS: ReadonlyArray<readonly [column: string, field: keyof
   ['app_title', 'appTitle', 'text'], ['origin', 'origin', 'text'], ['finish_reason', 'finishReason', 'text'],
   ['variant', 'variant', 'text'], ['output_modality', 'outputModality', 'text'], ['tool_calls', 'toolCalls', 'int4'],
   ['is_byok', 'isByok', 'bool'], ['upstream_cost_usd', 'upstreamCostUsd', 'float8'], ['cached_tokens', 'cachedTokens', 'int4'],
+  ['cache_saved_usd', 'cacheSavedUsd', 'float8'],
 ];

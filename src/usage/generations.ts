@@ -21,6 +21,8 @@ interface GenerationRow {
   tokens_prompt: number;
   tokens_completion: number;
   cost_usd: number;
+  cached_tokens: number | null;
+  cache_saved_usd: number | null;
   latency_ms: number | null;
   generation_time_ms: number | null;
   attempts: number;
@@ -39,7 +41,7 @@ export async function findGeneration(db: Queryable, orgId: string, id: string): 
   const rows = await db.query<GenerationRow>(
     `SELECT id, created_at, workspace_id::text AS workspace_id, end_user, session_id, api_type, model, provider,
             upstream_id, tokens_prompt, tokens_completion, cost_usd, latency_ms, generation_time_ms, attempts,
-            user_agent, http_referer
+            user_agent, http_referer, cached_tokens, cache_saved_usd
        FROM generations WHERE id = $1 AND org_id = $2`,
     [id, orgId],
   );
@@ -53,7 +55,7 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     id: row.id,
     upstream_id: row.upstream_id,
     total_cost: cost,
-    cache_discount: null,
+    cache_discount: row.cache_saved_usd === null ? null : Number(row.cache_saved_usd),
     upstream_inference_cost: null,
     created_at: new Date(row.created_at).toISOString(),
     model: row.model,
@@ -72,7 +74,7 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     native_tokens_completion: row.tokens_completion,
     native_tokens_completion_images: null,
     native_tokens_reasoning: null,
-    native_tokens_cached: null,
+    native_tokens_cached: row.cached_tokens ? Number(row.cached_tokens) : null,
     num_media_prompt: null,
     num_input_audio_prompt: null,
     num_media_completion: null,

@@ -46,6 +46,8 @@ export interface UsageEvent {
   upstreamCostUsd: number | null;
   /** Prompt tokens answered from a cache instead of the upstream. */
   cachedTokens: number;
+  /** What the cache saved (USD at the hits' endpoint prices); absent when it answered nothing. */
+  cacheSavedUsd?: number | null;
 }
 
 /** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */

@@ -276,7 +276,19 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     await h.gw.deps.recorder.flush();
     const gen = await request(h.gw.app).get(`/api/v1/generation?id=${full.body.id}`).set('Authorization', bearer(h.key));
     expect(gen.status).toBe(200);
-    expect(gen.body.data).toMatchObject({ id: full.body.id, tokens_prompt: 15, total_cost: 0, usage: 0, provider_name: 'OpenAI' });
+    expect(gen.body.data).toMatchObject({ id: full.body.id, tokens_prompt: 15, total_cost: 0, usage: 0, provider_name: 'OpenAI', native_tokens_cached: 15 });
+    expect(gen.body.data.cache_discount).toBeCloseTo(15 * PRICE, 15);
+    // Analytics has a source for what the cache did: responses answered whole, and the money saved.
+    const at = Date.parse(gen.body.data.created_at as string);
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const analytics = await request(h.gw.app)
+      .post('/api/v1/analytics/query')
+      .set('Authorization', bearer(h.gw.mgmtKey))
+      .send({ metrics: ['response_cached_count', 'usage_cache', 'cached_tokens'], time_range: { start: iso(at - 3_600_000), end: iso(at + 3_600_000) }, filters: [{ field: 'generation_id', operator: 'in', value: [partial.body.id, full.body.id] }] });
+    expect(analytics.status).toBe(200);
+    const [row] = analytics.body.data.data as Array<Record<string, number>>;
+    expect(row).toMatchObject({ response_cached_count: 1, cached_tokens: 22 });
+    expect(row!.usage_cache).toBeCloseTo(22 * PRICE, 15);
     const rows = await h.db.query<{ id: string; cached_tokens: number; cost_usd: number }>(
       'SELECT id, cached_tokens, cost_usd FROM generations WHERE id = ANY($1::text[]) ORDER BY cached_tokens',
       [[partial.body.id, full.body.id]],
