@@ -2,7 +2,9 @@
  * The hourly usage rollup and raw-row retention. {@link refreshRollup} recomputes whole hours
  * from raw rows (delete the hours, insert their sums, in one transaction per day of hours), so
  * running it twice, on two replicas, or after late records arrive never double-counts; each run
- * recomputes the last `lookbackHours` again to pick up records the usage outbox wrote late.
+ * recomputes the last `lookbackHours` again, and the hours of any row ingested since the previous
+ * run (`generations.ingested_at`, the database's clock), so records the usage outbox wrote late,
+ * even days late, are picked up.
  * {@link applyRetention} deletes raw rows (and their tags) past the retention in bounded batches;
  * the rollup keeps their sums, so 365-day metrics outlive the raw rows.
  * @module
@@ -25,10 +27,24 @@ export const ROLLUP_DEFAULTS: RollupOptions = { lookbackHours: 2, graceMs: 5 * 6
 
 const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 
-/** The rollup's extent, or null before the first refresh. */
-export async function rollupWatermark(q: Queryable): Promise<{ from: Date; until: Date } | null> {
-  const rows = await q.query<{ from_hour: Date; until_hour: Date }>('SELECT from_hour, until_hour FROM usage_rollup_watermark');
-  return rows[0] ? { from: new Date(rows[0].from_hour), until: new Date(rows[0].until_hour) } : null;
+/** Rows committed this long after their `ingested_at` (a long transaction) are still seen as late. */
+const INGEST_MARGIN_MS = 10 * 60_000;
+
+/** The rollup's extent and how far it has seen rows arrive, or null before the first refresh. */
+export async function rollupWatermark(q: Queryable): Promise<{ from: Date; until: Date; ingestedUntil: Date | null } | null> {
+  const rows = await q.query<{ from_hour: Date; until_hour: Date; ingested_until: Date | null }>('SELECT from_hour, until_hour, ingested_until FROM usage_rollup_watermark');
+  const row = rows[0];
+  return row ? { from: new Date(row.from_hour), until: new Date(row.until_hour), ingestedUntil: row.ingested_until ? new Date(row.ingested_until) : null } : null;
+}
+
+/** Hours in [from, before) holding rows ingested since `since`: records written late for hours already rolled up. */
+async function lateHours(q: Queryable, since: Date, from: Date, before: Date): Promise<number[]> {
+  const rows = await q.query<{ hour: Date }>(
+    `SELECT DISTINCT date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour FROM generations
+      WHERE ingested_at >= $1 AND created_at >= $2 AND created_at < $3`,
+    [new Date(since.getTime() - INGEST_MARGIN_MS), from, before],
+  );
+  return rows.map((r) => new Date(r.hour).getTime());
 }
 
 /** Recompute the hours [from, to) of every organization from raw rows (one transaction). */
@@ -69,7 +85,14 @@ export async function refreshRollup(db: Database, now: number, opts: RollupOptio
       origin = oldest?.t ? floorHour(new Date(oldest.t).getTime()) : until;
       from = origin;
     }
+    const [seen] = await db.query<{ t: Date }>('SELECT now() AS t');
     let done = 0;
+    if (mark?.ingestedUntil && from > origin) {
+      for (const hour of await lateHours(db, mark.ingestedUntil, new Date(origin), new Date(from))) {
+        await db.transaction((tx) => recompute(tx, new Date(hour), new Date(hour + HOUR_MS)));
+        done++;
+      }
+    }
     let start = from;
     do {
       const end = Math.max(start, Math.min(start + DAY_MS, until));
@@ -77,9 +100,10 @@ export async function refreshRollup(db: Database, now: number, opts: RollupOptio
       await db.transaction(async (tx) => {
         if (end > start) await recompute(tx, new Date(start), new Date(end));
         await tx.query(
-          `INSERT INTO usage_rollup_watermark (id, from_hour, until_hour, refreshed_at) VALUES (true, $1, $2, $3)
-           ON CONFLICT (id) DO UPDATE SET until_hour = EXCLUDED.until_hour, refreshed_at = EXCLUDED.refreshed_at`,
-          [new Date(origin), new Date(watermark), new Date(now)],
+          `INSERT INTO usage_rollup_watermark (id, from_hour, until_hour, refreshed_at, ingested_until) VALUES (true, $1, $2, $3, $4)
+           ON CONFLICT (id) DO UPDATE SET until_hour = EXCLUDED.until_hour, refreshed_at = EXCLUDED.refreshed_at,
+                                          ingested_until = EXCLUDED.ingested_until`,
+          [new Date(origin), new Date(watermark), new Date(now), seen?.t ?? null],
         );
       });
       done += (end - start) / HOUR_MS;

@@ -82,7 +82,7 @@ describe.each(DATABASES)('analytics rollup on $name', (dbKind) => {
     expect(JSON.stringify(rows)).not.toMatch(/secret/);
   });
 
-  test('a refresh is idempotent; a late record within the lookback is picked up', async () => {
+  test('a refresh is idempotent; late records are picked up, within the lookback and days behind it', async () => {
     const count = async () => (await db.query<{ n: number; s: number }>('SELECT count(*)::int AS n, sum(request_count)::int AS s FROM usage_rollup_hourly'))[0]!;
     const before = await count();
     await refreshRollup(db, NOW);
@@ -94,6 +94,12 @@ describe.each(DATABASES)('analytics rollup on $name', (dbKind) => {
     await insertUsageEvents(db, [event(gw.orgId, gw.defaultWorkspaceId, 'a'.repeat(64), '2026-11-20T10:45:00Z', { model: 'late' })]);
     await refreshRollup(db, NOW);
     expect((await count()).s).toBe(before.s + 1);
+    await sameAnswers({ metrics: ['request_count'], dimensions: ['model'], time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-20T12:00:00Z' } });
+    // Written days late (an outbox drained after a long outage), far behind the lookback: its
+    // hour is recomputed because the row arrived after the last refresh.
+    await insertUsageEvents(db, [event(gw.orgId, gw.defaultWorkspaceId, 'a'.repeat(64), '2026-11-14T03:20:00Z', { model: 'very-late' })]);
+    await refreshRollup(db, NOW);
+    expect((await count()).s).toBe(before.s + 2);
     await sameAnswers({ metrics: ['request_count'], dimensions: ['model'], time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-20T12:00:00Z' } });
   });
 
