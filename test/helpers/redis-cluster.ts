@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { killChildren } from './kill-children';
 
 /** Why a local cluster cannot be started here, or null when it can. */
 export function clusterUnavailable(): string | null {
@@ -89,16 +90,7 @@ export async function startLocalRedisCluster(size = 3): Promise<LocalRedisCluste
   const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-cluster-'));
   const children: ChildProcess[] = [];
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGKILL');
-          }),
-      ),
-    );
+    await killChildren(children);
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './gateway-process';
+import { killChildren } from './kill-children';
 
 /** A running primary and its Sentinel. */
 export interface LocalSentinel {
@@ -42,16 +43,7 @@ export async function startLocalSentinel(name = 'sy-primary'): Promise<LocalSent
   const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-sentinel-'));
   const children: ChildProcess[] = [];
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGKILL');
-          }),
-      ),
-    );
+    await killChildren(children);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
