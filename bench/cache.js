@@ -24,11 +24,10 @@ const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { startChild, readyPort, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
 const { BENCH_INPUT, startBenchGateway } = require('./lib/gateway');
-const { percentile } = require('./lib/percentile');
+const { runLoad } = require('./lib/load');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -46,27 +45,10 @@ let fresh = 0;
 /** Half the batch cached (the first 32 inputs), half never seen before. */
 const halfHitBody = () => body([...BATCH_INPUT.slice(0, BATCH / 2), ...Array.from({ length: BATCH / 2 }, () => chunk(`fresh-${process.pid}-${fresh++}`))]);
 
-/** One autocannon run; `makeBody` (optional) gives each request its own body. */
-function load(t, duration) {
-  const latencies = [];
-  const requests = t.makeBody ? [{ method: 'POST', setupRequest: (req) => ({ ...req, body: t.makeBody() }) }] : undefined;
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      { url: t.url, method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: t.body, requests, connections: CONNECTIONS, duration, timeout: 10 },
-      (err, result) => {
-        if (err) return reject(err);
-        latencies.sort((a, b) => a - b);
-        resolve({
-          requests: result.requests.total,
-          rps: Math.round((result.requests.total / result.duration) * 10) / 10,
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-          errors: result.errors + result.timeouts + result.non2xx,
-        });
-      },
-    );
-    instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
-  });
+/** One 32-connection window against `t`; non-2xx answers count as errors here. */
+async function load(t, duration) {
+  const r = await runLoad({ url: t.url, headers: t.headers, body: t.body, makeBody: t.makeBody, connections: CONNECTIONS, duration });
+  return { requests: r.requests, rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors + r.non2xx };
 }
 
 async function measured(t) {

@@ -9,7 +9,8 @@ const autocannon = require('autocannon');
 
 /**
  * Run autocannon against `url`.
- * @param {{url: string, headers?: object, body?: string, connections: number, duration: number, overallRate?: number}} opts
+ * `makeBody`, when given, makes each request's body instead of sending `body` every time.
+ * @param {{url: string, headers?: object, body?: string, makeBody?: () => string, connections: number, duration: number, overallRate?: number}} opts
  */
 function runLoad(opts) {
   const latencies = [];
@@ -20,6 +21,7 @@ function runLoad(opts) {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(opts.headers || {}) },
         body: opts.body,
+        requests: opts.makeBody ? [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.makeBody() }) }] : undefined,
         connections: opts.connections,
         duration: opts.duration,
         overallRate: opts.overallRate,

@@ -9,6 +9,7 @@
 import safeRegex from 'safe-regex2';
 import type { ValidationIssue } from '../errors';
 import { CLASSIFIER_LIMITS, type ClassifierDimension } from './types';
+import { inputTexts } from '../embeddings/input';
 
 /** Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names. */
 export function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): ValidationIssue[] {
@@ -84,17 +85,9 @@ export function inputText(input: unknown, maxBytes = CLASSIFIER_LIMITS.inputByte
     parts.push(piece);
     size += Buffer.byteLength(piece) + 1;
   };
-  if (typeof input === 'string') push(input);
-  else if (Array.isArray(input)) {
-    for (const item of input) {
-      if (typeof item === 'string') push(item);
-      else if (item && typeof item === 'object' && Array.isArray((item as { content?: unknown }).content)) {
-        for (const part of (item as { content: Array<{ type?: string; text?: unknown }> }).content) {
-          if (part?.type === 'text' && typeof part.text === 'string') push(part.text);
-        }
-      }
-      if (size >= maxBytes) break;
-    }
+  for (const text of inputTexts(input)) {
+    push(text);
+    if (size >= maxBytes) break;
   }
   return parts.join('\n');
 }

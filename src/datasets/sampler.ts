@@ -15,7 +15,7 @@ import type { Database } from '../store/db';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
-import type { RawInput } from '../embeddings/input';
+import { inputTexts, type RawInput } from '../embeddings/input';
 import { countTokens } from '../usage/tokens';
 import type { Category, LanguageType } from './types';
 
@@ -53,16 +53,7 @@ export interface SamplerOptions {
 
 /** The text parts of an input, joined, at most {@link SAMPLE_CHARS}, and its full length. */
 export function inputText(input: RawInput): { text: string; length: number } {
-  const texts: string[] = [];
-  if (typeof input === 'string') texts.push(input);
-  else {
-    for (const item of input) {
-      if (typeof item === 'string') texts.push(item);
-      else if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-        for (const part of item.content) if (part.type === 'text') texts.push(part.text);
-      }
-    }
-  }
+  const texts = inputTexts(input);
   const joined = texts.join('\n');
   return { text: joined.slice(0, SAMPLE_CHARS), length: joined.length };
 }

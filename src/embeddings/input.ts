@@ -88,6 +88,19 @@ export function textsToCount(input: EmbeddingInput): string[] {
   return input.items.flatMap((parts) => parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
 }
 
+/**
+ * The text parts of a raw `input` (its strings, or the text parts of multimodal items), for work
+ * after the answer that reads what was sent (classifiers, rankings samples); none for token ids or
+ * for a value that is not an embeddings input.
+ */
+export function inputTexts(raw: unknown): string[] {
+  try {
+    return textsToCount(normaliseInput(raw as RawInput).input);
+  } catch {
+    return [];
+  }
+}
+
 /** Exact token count for token-id input. */
 export function tokenIdCount(input: EmbeddingInput): number {
   return input.kind === 'tokens' ? input.tokens.reduce((n, t) => n + t.length, 0) : 0;
