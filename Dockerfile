@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # Switchyard container image: three stages on the official Node 20 Debian slim image.
-#   build     npm ci (with dev dependencies, from the lockfile) and tsc → dist/
+#   build     npm ci (with dev dependencies, from the lockfile), tsc → dist/src, the dashboard's Vite build → dist/dashboard
 #   prod-deps npm ci --omit=dev: the runtime node_modules only
 #   runtime   dist/ + node_modules + the files read at run time, as a non-root user, under tini
 #
@@ -21,6 +21,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY dashboard ./dashboard
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
@@ -43,6 +44,7 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/dashboard ./dist/dashboard
 COPY config ./config
 COPY schemas ./schemas
 COPY src/store/migrations ./src/store/migrations
