@@ -221,6 +221,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await deps.embeddings.stats.close();
   await closeRankings(deps.rankings).catch(() => undefined);
   await deps.classifiers.close().catch(() => undefined);
   await deps.stopMaintenance?.().catch(() => undefined);
