@@ -124,9 +124,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
   const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
-  const dashboard = config.dashboard.enabled
-    ? await DashboardSessions.open(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock })
-    : null;
+  const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
   return withEmbeddings({
     config,
     db,
