@@ -22,12 +22,17 @@ export interface LimitCounter {
   holdsKey: string;
 }
 
+/** The unprefixed key stem of a workspace budget's counters in `period` (`…:spent`, `…:holds`). */
+export function budgetCounterBase(workspaceId: string, period: Period): string {
+  return `budget:{${workspaceId}}:${period.interval}:${period.id}`;
+}
+
 /** Every limit that applies to `key` at `nowMs`, workspace budgets first. */
 export function limitsFor(key: ApiKeyRecord, budgets: readonly BudgetRecord[], nowMs: number): LimitCounter[] {
   const tag = `{${key.workspaceId}}`;
   const out: LimitCounter[] = budgets.map((b) => {
     const period = periodOf(b.interval, nowMs);
-    const base = `budget:${tag}:${b.interval}:${period.id}`;
+    const base = budgetCounterBase(key.workspaceId, period);
     return {
       source: 'workspace_budget' as const,
       interval: b.interval,

@@ -13,6 +13,7 @@ import { updateWorkspace } from '../workspaces/repository';
 import { INTERVALS, type Interval } from './periods';
 import * as repo from './repository';
 import type { BudgetRecord } from './repository';
+import type { BudgetStatus } from './status';
 
 /** A budget plus the workspace-wide BYOK flag, as every budget route answers. */
 export interface BudgetView<T> {
@@ -20,15 +21,26 @@ export interface BudgetView<T> {
   includeByokInBudgets: boolean;
 }
 
-/** `WorkspaceBudget` on the wire; `reset_interval` echoes the interval (`lifetime` too, as the spec says). */
-export function toWireBudget(b: BudgetRecord) {
-  return {
+/**
+ * `WorkspaceBudget` on the wire; `reset_interval` echoes the interval (`lifetime` too, as the spec
+ * says). Reads add where it stands now (`spent_usd`, `reserved_usd`, `period_start`, `resets_at`).
+ */
+export function toWireBudget(b: BudgetRecord, status?: BudgetStatus) {
+  const wire = {
     id: b.id,
     workspace_id: b.workspaceId,
     limit_usd: b.limitUsd,
     reset_interval: b.interval,
     created_at: b.createdAt.toISOString(),
     updated_at: b.updatedAt.toISOString(),
+  };
+  if (!status) return wire;
+  return {
+    ...wire,
+    spent_usd: status.spentUsd,
+    reserved_usd: status.reservedUsd,
+    period_start: status.periodStart?.toISOString() ?? null,
+    resets_at: status.resetsAt?.toISOString() ?? null,
   };
 }
 

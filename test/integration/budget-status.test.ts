@@ -1,0 +1,51 @@
+/**
+ * Issue 37 (the Workspaces page's bars): a budget read says where it stands now: the spend recorded
+ * in its current period, what open requests hold against it, when the period began and when it
+ * resets (lifetime: never). On the in-process store and on Redis.
+ */
+import request from 'supertest';
+import { KVS } from '../helpers/services';
+import { bearer } from '../helpers/gateway';
+import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { hashSecret } from '../../src/keys/secrets';
+
+/** $0.02 per million tokens (config/models.yaml), 1,000 token ids per request. */
+const COST = (1000 * 0.02) / 1e6;
+const tokenInput = () => Array.from({ length: 1000 }, (_, i) => i % 50000);
+
+describe.each(KVS)('budget status on $name', (kvKind) => {
+  let h: EmbeddingsHarness;
+  beforeAll(async () => {
+    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { budgets: { leaseRequests: 0 } } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  const mgmt = () => bearer(h.gw.mgmtKey);
+  const budgets = async () => (await request(h.gw.app).get(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets`).set('Authorization', mgmt()).expect(200)).body.data as Array<Record<string, unknown>>;
+
+  test('spent, reserved, period start and reset time beside each budget', async () => {
+    for (const [interval, limit] of [['monthly', 1], ['lifetime', 5]] as const) {
+      await request(h.gw.app).put(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets/${interval}`).set('Authorization', mgmt()).send({ limit_usd: limit }).expect(200);
+    }
+    const fresh = await budgets();
+    expect(fresh.find((b) => b.reset_interval === 'monthly')).toMatchObject({ spent_usd: 0, reserved_usd: 0, period_start: '2026-11-01T00:00:00.000Z', resets_at: '2026-12-01T00:00:00.000Z' });
+    expect(fresh.find((b) => b.reset_interval === 'lifetime')).toMatchObject({ spent_usd: 0, period_start: null, resets_at: null });
+
+    for (let i = 0; i < 3; i++) expect((await h.post({ model: 'openai/text-embedding-3-small', input: tokenInput() })).status).toBe(200);
+    await h.gw.deps.recorder.flush();
+    const key = await h.gw.deps.keyCache.get(hashSecret(h.key));
+    const held = await h.gw.deps.spend.reserve(key!, 0.25, 'req-held');
+    const during = await budgets();
+    for (const b of during) {
+      expect(b.spent_usd).toBeCloseTo(3 * COST, 12);
+      expect(b.reserved_usd).toBeCloseTo(0.25, 9);
+    }
+    await held.release();
+    expect((await budgets()).map((b) => b.reserved_usd)).toEqual([0, 0]);
+
+    const one = await request(h.gw.app).get(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets/monthly`).set('Authorization', mgmt()).expect(200);
+    expect(one.body.data).toMatchObject({ limit_usd: 1, reset_interval: 'monthly', resets_at: '2026-12-01T00:00:00.000Z' });
+    expect(one.body.data.spent_usd).toBeCloseTo(3 * COST, 12);
+  });
+});
