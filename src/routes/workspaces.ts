@@ -11,6 +11,7 @@ import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { WorkspaceService, type WorkspaceInput } from '../workspaces/service';
 import { toWireWorkspace } from '../workspaces/wire';
+import { parseIncludes, withIncludes } from '../workspaces/includes';
 import { MemberService, toWireMember } from '../members/service';
 import { registerBudgetRoutes } from './budgets';
 import { deleteWorkspaceClassifiers } from '../classifiers/repository';
@@ -42,9 +43,10 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   api.add('get', '/workspaces', mgmt, validate({ query: 'workspaces.list.query' }), async function listWorkspaces(req: Request, res: Response) {
-    const { offset, limit } = req.valid.query as Page;
+    const { offset, limit, include } = req.valid.query as Page & { include?: string };
     const page = await workspaces.list(orgOf(req), offset, limit);
-    res.json({ data: page.data.map(toWireWorkspace), total_count: page.total });
+    const data = include ? await withIncludes(deps, page.data, parseIncludes(include)) : page.data.map(toWireWorkspace);
+    res.json({ data, total_count: page.total });
   });
 
   api.add('get', '/workspaces/:id', mgmt, byRef, async function getWorkspace(req: Request, res: Response) {

@@ -91,7 +91,7 @@ const ROUTES: RouteCase[] = [
       ],
     },
   },
-  { method: 'get', template: '/api/v1/workspaces', key: 'mgmt', query: { offset: 'int', limit: 'int' } },
+  { method: 'get', template: '/api/v1/workspaces', key: 'mgmt', query: { offset: 'int', limit: 'int', include: 'string' } },
   { method: 'get', template: '/api/v1/workspaces/:id', key: 'mgmt' },
   {
     method: 'patch',
