@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import compression from 'compression';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, NotFoundError } from '../errors';
 import { labelAs } from '../http/router';
@@ -44,7 +45,8 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
 export function dashboardRouter(deps: SessionDeps, sessions: DashboardSessions, dir = DASHBOARD_DIR): Router {
   const router = Router();
   const index = path.join(dir, 'index.html');
-  router.use(securityHeaders);
+  // Gzip (or deflate) for what browsers accept it in: the app's files and the session answers.
+  router.use(securityHeaders, compression());
   router.use('/api', labelAs('/dashboard/api/session'), sessionRoutes(deps, sessions), function noSuchRoute() {
     throw new NotFoundError();
   });

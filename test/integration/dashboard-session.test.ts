@@ -23,7 +23,7 @@ const TTL_MS = 3_600_000;
 const assets = mkdtempSync(path.join(tmpdir(), 'sy-dashboard-'));
 mkdirSync(path.join(assets, 'assets'));
 writeFileSync(path.join(assets, 'index.html'), '<!doctype html><title>Switchyard</title><script type="module" src="/dashboard/assets/app-1a2b3c.js"></script>');
-writeFileSync(path.join(assets, 'assets', 'app-1a2b3c.js'), 'console.log("dashboard")');
+writeFileSync(path.join(assets, 'assets', 'app-1a2b3c.js'), `console.log(${JSON.stringify('dashboard '.repeat(1000))})`);
 
 /** The `name=value` part of the session cookie a response set. */
 function sessionCookie(res: request.Response): string {
@@ -207,8 +207,10 @@ describe('dashboard files and switches', () => {
       expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.text).toContain('/dashboard/assets/app-1a2b3c.js');
     }
-    const asset = await request(app).get('/dashboard/assets/app-1a2b3c.js').expect(200);
+    const asset = await request(app).get('/dashboard/assets/app-1a2b3c.js').set('Accept-Encoding', 'gzip').expect(200);
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-encoding']).toBe('gzip');
+    expect(asset.text).toContain('dashboard dashboard');
     const missing = await request(app).get('/dashboard/assets/app-000000.js');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe(404);
