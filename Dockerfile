@@ -1,13 +1,15 @@
 # syntax=docker/dockerfile:1
 #
 # Switchyard container image: three stages on the official Node 20 Debian slim image.
-#   build     npm ci (with dev dependencies, from the lockfile) and tsc → dist/
+#   build     npm ci (with dev dependencies, from the lockfile), tsc → dist/src and the dashboard's
+#             Vite build → dist/dashboard
 #   prod-deps npm ci --omit=dev: the runtime node_modules only
 #   runtime   dist/ + node_modules + the files read at run time, as a non-root user, under tini
 #
 # The gateway finds its files from the project root (the folder holding package.json and
 # schemas/), so the runtime stage keeps the repository layout under /app: package.json, dist/,
-# config/ (defaults and the embeddings catalog), schemas/ and src/store/migrations/*.sql.
+# config/ (defaults and the embeddings catalog), schemas/ and src/store/migrations/*.sql, and the
+# dashboard's static files in dist/dashboard (served at /dashboard).
 #
 # Build:  docker build -t switchyard:0.1.0 .
 # Run:    docker run -p 8080:8080 -p 9464:9464 -e DATABASE_URL=... -e REDIS_URL=... switchyard:0.1.0
@@ -21,6 +23,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY dashboard ./dashboard
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
@@ -43,6 +46,7 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/dashboard ./dist/dashboard
 COPY config ./config
 COPY schemas ./schemas
 COPY src/store/migrations ./src/store/migrations
