@@ -1,8 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # Switchyard container image: three stages on the official Node 20 Debian slim image.
-#   build     npm ci (with dev dependencies, from the lockfile), tsc → dist/src and the dashboard's
-#             Vite build → dist/dashboard
+#   build     npm ci (with dev dependencies, from the lockfile), tsc → dist/src, the dashboard's Vite build → dist/dashboard
 #   prod-deps npm ci --omit=dev: the runtime node_modules only
 #   runtime   dist/ + node_modules + the files read at run time, as a non-root user, under tini
 #

@@ -1,7 +1,7 @@
 /**
  * `createApp(deps)`: the whole HTTP surface as one Express pipeline. Every API request, the
  * embeddings route included, runs the same ordered middleware list: request context and access
- * log → route label → auth → rate limit → management-path check → (passthrough) → JSON body →
+ * log → route label → (dashboard session cookie) → auth → rate limit → management-path check → (passthrough) → JSON body →
  * the route (validation, the budget step where a route is priced, the handler) → 404 → the one
  * error handler. No I/O happens here, so tests build as many instances as they like over shared
  * or separate stores.
@@ -26,6 +26,8 @@ import { registerDatasetRoutes } from './routes/datasets';
 import { passthroughRoutes } from './routes/passthrough';
 import { registerAnalyticsRoutes } from './routes/analytics';
 import { registerClassifierRoutes } from './routes/classifiers';
+import { registerProviderRoutes } from './routes/providers';
+import { dashboardRouter } from './dashboard/router';
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -34,6 +36,8 @@ export interface AppOptions {
    * read (an IP allow-list, CORS, an audit log): one list for embeddings, management and files.
    */
   use?: RequestHandler[];
+  /** Where the dashboard's built files are (default `dist/dashboard`); tests point it at their own. */
+  dashboardDir?: string;
 }
 
 /** Build the API application. */
@@ -46,6 +50,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
 
   app.use(requestContext(), accessLog(deps.logger, deps.metrics));
   app.use(healthRouter(deps));
+  if (deps.dashboard) app.use('/dashboard', dashboardRouter(deps, deps.dashboard, options.dashboardDir));
 
   const api = apiRouter();
   const passthrough = passthroughRoutes(deps);
@@ -58,6 +63,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   registerDatasetRoutes(api, deps);
   registerAnalyticsRoutes(api, deps);
   registerClassifierRoutes(api, deps);
+  registerProviderRoutes(api, deps);
   // Which routes exist, for tooling and tests (e.g. the hostile-input sweep checks it covers all).
   app.locals.apiRoutes = api.routes;
 
@@ -66,7 +72,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     // Before auth, so 401s and 429s are counted under the route template, not "unmatched".
     api.label,
     passthrough.label,
-    authenticate(deps.keyCache, deps.metrics, deps.clock),
+    // A dashboard session (cookie) stands in for a bearer key when the dashboard is on.
+    ...(deps.dashboard ? [deps.dashboard.cookiesWithoutBearer] : []),
+    authenticate(deps.keyCache, deps.metrics, deps.clock, deps.dashboard),
     perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
     requireManagementKeyOnManagementPaths(),
     ...(options.use ?? []),

@@ -136,6 +136,10 @@ export interface Config {
     lookupTimeoutMs: number;
     maxPendingWrites: number;
   };
+  /** The admin dashboard (docs/dashboard.md): served or not, and the secret its session cookies are signed with. */
+  dashboard: { enabled: boolean; sessionSecret: string | null };
+  /** Dashboard sessions: how long a sign-in lasts, and sign-in attempts per client IP per minute. */
+  dashboardSessions: { ttlMs: number; signInPerMinute: number };
 }
 
 /** Deep-partial config used for file layers and test overrides. */
@@ -199,6 +203,8 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'EMBEDDINGS_CACHE_MAX_BYTES', path: ['embeddingsCache', 'maxBytes'] },
   { name: 'EMBEDDINGS_CACHE_LOOKUP_TIMEOUT_MS', path: ['embeddingsCache', 'lookupTimeoutMs'] },
   { name: 'EMBEDDINGS_CACHE_MAX_PENDING_WRITES', path: ['embeddingsCache', 'maxPendingWrites'] },
+  { name: 'DASHBOARD_ENABLED', path: ['dashboard', 'enabled'] },
+  { name: 'DASHBOARD_SESSION_SECRET', path: ['dashboard', 'sessionSecret'], secret: true },
 ];
 
 /**

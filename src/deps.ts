@@ -41,6 +41,7 @@ import { EmbeddingsCache } from './embeddings/cache/cache';
 import { CacheSettings } from './embeddings/cache/settings';
 import { MemoryCacheStore } from './embeddings/cache/memory-store';
 import { RedisCacheStore } from './embeddings/cache/redis-store';
+import { DashboardSessions } from './dashboard/sessions';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -81,6 +82,8 @@ export interface AppDeps {
   stopMaintenance?: () => Promise<void>;
   /** The per-input embeddings cache (Redis when configured, else a byte-bounded in-process LRU) and each workspace's switch. */
   embeddingsCache: EmbeddingsCache;
+  /** Dashboard sign-in sessions; null when the dashboard is off (then no cookie is ever read). */
+  dashboard: DashboardSessions | null;
 }
 
 /**
@@ -121,6 +124,9 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
   const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
+  const dashboard = config.dashboard.enabled
+    ? await DashboardSessions.open(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock })
+    : null;
   return withEmbeddings({
     config,
     db,
@@ -155,6 +161,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.workerPreload }),
     rateLimitStore: new RateLimitStores(kv),
     embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
+    dashboard,
   }, opts.workerPreload);
 }
 

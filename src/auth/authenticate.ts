@@ -1,6 +1,9 @@
 /**
  * Bearer authentication: `Authorization: Bearer <key>` → SHA-256 → cached key record. The
- * secret itself is hashed immediately and never stored, logged or echoed.
+ * secret itself is hashed immediately and never stored, logged or echoed. A request with no
+ * `Authorization` header may instead carry a dashboard session cookie (src/dashboard/sessions.ts):
+ * it resolves to the management key the session was opened with, and a state-changing call must
+ * also carry the session's CSRF token.
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -9,36 +12,58 @@ import { hashSecret } from '../keys/secrets';
 import type { Metrics } from '../observability/metrics';
 import type { KeyCache } from './key-cache';
 import type { ApiKeyRecord } from '../keys/types';
+import { csrfRefusal, type DashboardSessions } from '../dashboard/sessions';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+/** Methods that change nothing, so a session call needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * `key` when it may authenticate at `nowMs`; else throws why (null: no such key), counted in the
+ * auth-failure metric. Shared by bearer authentication and the dashboard's sign-in.
+ */
+export function admittedKey(key: ApiKeyRecord | null, metrics: Metrics, nowMs: number): ApiKeyRecord {
+  const reason = !key ? 'unknown' : key.disabled ? 'disabled' : key.expiresAt && key.expiresAt.getTime() <= nowMs ? 'expired' : null;
+  if (!key || reason) {
+    metrics.authFailures.inc({ reason: reason ?? 'unknown' });
+    throw new AuthenticationError(REFUSALS[reason ?? 'unknown']);
+  }
+  return key;
+}
+
+const REFUSALS = { unknown: 'Invalid API key', disabled: 'API key is disabled', expired: 'API key has expired' } as const;
 
 /**
  * Build the authentication middleware.
  * @param now - clock for key expiry (tests inject one)
+ * @param sessions - dashboard sessions, when the dashboard is on: a request without a bearer key may carry one
  */
-export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number = Date.now) {
+export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number = Date.now, sessions: DashboardSessions | null = null) {
   /** Admit `key` (null: unknown) or throw the refusal; shared by the cached and the loaded lookup. */
   const admit = (req: Request, next: NextFunction, key: ApiKeyRecord | null): void => {
-    if (!key) {
-      metrics.authFailures.inc({ reason: 'unknown' });
-      throw new AuthenticationError('Invalid API key');
-    }
-    if (key.disabled) {
-      metrics.authFailures.inc({ reason: 'disabled' });
-      throw new AuthenticationError('API key is disabled');
-    }
-    if (key.expiresAt && key.expiresAt.getTime() <= now()) {
-      metrics.authFailures.inc({ reason: 'expired' });
-      throw new AuthenticationError('API key has expired');
-    }
-    req.ctx.key = key;
+    req.ctx.key = admittedKey(key, metrics, now());
     next();
+  };
+  /** The key behind a dashboard session, refusing an ended session or a state change without its CSRF token. */
+  const sessionKey = async (req: Request, sessions: DashboardSessions, id: string): Promise<ApiKeyRecord | null> => {
+    const record = await sessions.read(id);
+    if (!record) {
+      metrics.authFailures.inc({ reason: 'session_ended' });
+      throw new AuthenticationError('The dashboard session has ended; sign in again');
+    }
+    if (!SAFE_METHODS.has(req.method) && !sessions.csrfMatches(req, record)) {
+      metrics.authFailures.inc({ reason: 'csrf' });
+      throw csrfRefusal();
+    }
+    return keys.get(record.keyHash);
   };
   // Not async: a key found in the cache (nearly every request) is admitted without a promise;
   // only a cache miss waits for the load. Refusals are thrown either way (sync or rejected).
   return function authenticateMiddleware(req: Request, _res: Response, next: NextFunction): void | Promise<void> {
     const header = req.headers.authorization;
     if (!header || header.trim() === '') {
+      const sessionId = sessions?.idOf(req);
+      if (sessions && sessionId) return sessionKey(req, sessions, sessionId).then((key) => admit(req, next, key));
       metrics.authFailures.inc({ reason: 'missing' });
       throw new AuthenticationError();
     }

@@ -13,9 +13,15 @@ export type CircuitReading = { state: CircuitState; failures: number } | null;
 
 const STATE_NAMES: Record<CircuitState, 'closed' | 'half_open' | 'open'> = { 0: 'closed', 1: 'half_open', 2: 'open' };
 
+/** A circuit reading on the wire: its state's name (`unknown` when it could not be read) and failures in a row. */
+export function toWireCircuit(circuit: CircuitReading) {
+  return { state: circuit ? STATE_NAMES[circuit.state] : 'unknown', consecutive_failures: circuit?.failures ?? null };
+}
+
 /** One endpoint on the wire. */
 function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReading) {
-  const state = circuit ? STATE_NAMES[circuit.state] : 'unknown';
+  const wireCircuit = toWireCircuit(circuit);
+  const state = wireCircuit.state;
   return {
     name: `${e.provider.name} | ${model.id}`,
     model_name: model.name,
@@ -33,7 +39,7 @@ function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReadin
     // 0 = serving; -1 = its circuit is open; -2 = not usable here (no key configured), as the hosted status codes go below 0 when degraded.
     status: !e.provider.configured ? -2 : state === 'open' ? -1 : 0,
     configured: e.provider.configured,
-    circuit: { state, consecutive_failures: circuit?.failures ?? null },
+    circuit: wireCircuit,
     uptime_last_30m: null,
   };
 }

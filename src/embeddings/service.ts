@@ -23,6 +23,7 @@ import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import { modelEndpoints } from './model-endpoints';
+import { providerList } from './provider-list';
 import { unknownModel } from '../catalog/catalog';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
 import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
@@ -67,6 +68,11 @@ export class EmbeddingsService {
     const model = this.catalog.find(id);
     if (!model) throw unknownModel(id);
     return modelEndpoints(model, (e) => this.breaker.peek(e));
+  }
+
+  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now. */
+  providers() {
+    return providerList(this.catalog, (e) => this.breaker.peek(e));
   }
 
   /** GET /embeddings/models. */

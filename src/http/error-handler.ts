@@ -55,10 +55,7 @@ function fromOutage(err: unknown): GatewayError | null {
   return outage ? new ServiceUnavailableError({ reason: 'dependency_unavailable' }, 1) : null;
 }
 
-/**
- * Write the envelope for a GatewayError. Plain Node response calls only, since the embeddings
- * hot route (see `hot-route.ts`) renders its errors here without Express's helpers.
- */
+/** Write the envelope for a GatewayError (plain Node response calls, so it works on any response). */
 export function sendError(res: Response, err: GatewayError): void {
   if (res.headersSent) {
     res.destroy();

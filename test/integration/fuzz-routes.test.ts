@@ -59,6 +59,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'delete /api/v1/files/:file_id': { key: 'api', query: 'files.scope.query' },
   'get /api/v1/generation': { key: 'api', query: 'generation.query' },
   'get /api/v1/models/:author/:slug/endpoints': { key: 'api' },
+  'get /api/v1/providers': { key: 'api' },
   'get /api/v1/datasets/rankings-daily': { key: 'api', query: 'datasets.rankings.query' },
   'get /api/v1/analytics/meta': { key: 'mgmt' },
   'post /api/v1/analytics/query': { key: 'mgmt', body: 'analytics.query.body' },

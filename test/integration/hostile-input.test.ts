@@ -153,6 +153,7 @@ const ROUTES: RouteCase[] = [
   { method: 'delete', template: '/api/v1/files/:file_id', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'get', template: '/api/v1/generation', key: 'api', query: { id: 'string' } },
   { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
+  { method: 'get', template: '/api/v1/providers', key: 'api' },
   {
     method: 'get',
     template: '/api/v1/datasets/rankings-daily',

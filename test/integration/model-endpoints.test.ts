@@ -62,6 +62,24 @@ test('an endpoint whose provider has no key is listed as not usable here', async
   expect(res.body.data.endpoints[0]).toMatchObject({ tag: 'openai', configured: false, status: -2 });
 });
 
+test('GET /providers lists every catalog provider with the models it serves and each circuit now', async () => {
+  const before = (await get(h, '/api/v1/providers').expect(200)).body.data as Array<{ slug: string; configured: boolean; endpoints: Array<{ model: string; circuit: { state: string } }> }>;
+  const models = (await get(h, '/api/v1/embeddings/models').expect(200)).body.data as Array<{ id: string }>;
+  const served = new Set(before.flatMap((p) => p.endpoints.map((e) => e.model)));
+  expect([...served].sort()).toEqual(models.map((m) => m.id).sort());
+  const deepinfra = before.find((p) => p.slug === 'deepinfra');
+  expect(deepinfra).toMatchObject({ name: 'DeepInfra', configured: true, privacy_policy_url: null });
+  expect(deepinfra?.endpoints.map((e) => e.model)).toContain('baai/bge-m3');
+  h.fleet.fakes.deepinfra!.queue({ status: 500 });
+  await h.post({ model: 'baai/bge-m3', input: 'x' });
+  const after = (await get(h, '/api/v1/providers').expect(200)).body.data as typeof before;
+  const endpoint = after.find((p) => p.slug === 'deepinfra')?.endpoints.find((e) => e.model === 'baai/bge-m3');
+  expect(endpoint?.circuit).toEqual({ state: 'open', consecutive_failures: 1 });
+  const unkeyed = (await get(noKeys, '/api/v1/providers').expect(200)).body.data as typeof before;
+  expect(unkeyed.find((p) => p.slug === 'openai')?.configured).toBe(false);
+  expect((await request(h.gw.app).get('/api/v1/providers')).status).toBe(401);
+});
+
 test('needs a key: none → 401', async () => {
   const res = await request(h.gw.app).get('/api/v1/models/baai/bge-m3/endpoints');
   expect(res.status).toBe(401);

@@ -1,0 +1,75 @@
+/**
+ * `/dashboard/api/session`: sign in with a management key (exchanged once for a session
+ * cookie; the key goes no further), read the session (the app's CSRF token after a reload), and
+ * sign out. Sign-in attempts are rate-limited per client address, wrong keys included.
+ * @module
+ */
+import express, { Router, type Request, type Response } from 'express';
+import type { AppDeps } from '../deps';
+import { admittedKey } from '../auth/authenticate';
+import { AuthenticationError, ForbiddenError } from '../errors';
+import { hashSecret } from '../keys/secrets';
+import type { ApiKeyRecord } from '../keys/types';
+import { perKeyRateLimit } from '../http/rate-limit';
+import { validate } from '../http/validate';
+import { csrfRefusal, type DashboardSessions, type SessionRecord } from './sessions';
+
+/** The session as the app sees it: its CSRF token, when it ends, and which key opened it. */
+function toWireSession(record: SessionRecord, key: ApiKeyRecord) {
+  return {
+    data: {
+      csrf_token: record.csrf,
+      expires_at: new Date(record.expiresAt).toISOString(),
+      key: { hash: key.hash, name: key.name, label: key.label },
+    },
+  };
+}
+
+/** What the session routes use. */
+export type SessionDeps = Pick<AppDeps, 'config' | 'keyCache' | 'metrics' | 'clock' | 'rateLimitStore' | 'logger'>;
+
+/** The session routes, mounted at `/dashboard/api`. */
+export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): Router {
+  const { keyCache, metrics, clock } = deps;
+  const router = Router();
+  const signInLimit = perKeyRateLimit(deps.rateLimitStore, metrics, deps.logger, {
+    name: 'dashboard_sign_in',
+    windowMs: 60_000,
+    limit: deps.config.dashboardSessions.signInPerMinute,
+    failMode: deps.config.rateLimit.failMode,
+    keyOf: (req) => req.ip ?? 'unknown',
+  });
+
+  /** The live session, or a 401 that sends the app to its sign-in form. */
+  const current = async (req: Request) => {
+    const id = sessions.idOf(req);
+    const record = id ? await sessions.read(id) : null;
+    if (!id || !record) throw new AuthenticationError('Not signed in to the dashboard');
+    return { id, record };
+  };
+
+  router.use(sessions.cookies, express.json({ limit: '4kb' }));
+
+  router.post('/session', signInLimit, validate({ body: 'dashboard.session.body' }), async function signIn(req: Request, res: Response) {
+    const { key: secret } = req.valid.body as { key: string };
+    const key = admittedKey(await keyCache.get(hashSecret(secret.trim())), metrics, clock());
+    if (!key.isManagement) throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
+    const { id, record } = await sessions.create(key.hash);
+    sessions.setCookie(req, res, id);
+    res.json(toWireSession(record, key));
+  });
+
+  router.get('/session', async function readSession(req: Request, res: Response) {
+    const { record } = await current(req);
+    res.json(toWireSession(record, admittedKey(await keyCache.get(record.keyHash), metrics, clock())));
+  });
+
+  router.delete('/session', async function signOut(req: Request, res: Response) {
+    const { id, record } = await current(req);
+    if (!sessions.csrfMatches(req, record)) throw csrfRefusal();
+    await sessions.close(id);
+    sessions.clearCookie(req, res);
+    res.json({ data: { signed_out: true } });
+  });
+  return router;
+}

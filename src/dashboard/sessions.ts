@@ -1,0 +1,119 @@
+/**
+ * Dashboard sessions. Signing in exchanges a management key for a session: a random id in a
+ * signed, HttpOnly cookie, and a record in the shared store naming the key by its hash (never the
+ * secret) with a CSRF token. The record lives in Redis (or the in-process store), so every replica
+ * honours it and signing out ends it everywhere, not only in the browser that held the cookie.
+ * @module
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from 'express';
+import cookieParser from 'cookie-parser';
+import { ForbiddenError } from '../errors';
+import type { Kv } from '../kv/kv';
+import { SECRET_SHARE, SESSION_CLOSE, SESSION_OPEN, SESSION_READ } from './session-scripts';
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'switchyard_session';
+/** The header every state-changing call made with the session cookie must carry. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The refusal of a state-changing session call without the session's CSRF token. */
+export function csrfRefusal(): ForbiddenError {
+  return new ForbiddenError('Missing or invalid CSRF token: send the X-CSRF-Token header the dashboard session gave');
+}
+
+/** What a session holds: the key it was opened with (by hash), its CSRF token, when it ends. */
+export interface SessionRecord {
+  keyHash: string;
+  csrf: string;
+  expiresAt: number;
+}
+
+const SECRET_KEY = 'dashboard:secret';
+const sessionKey = (id: string) => `dashboard:session:${id}`;
+const token = () => randomBytes(32).toString('base64url');
+
+/** Options for {@link DashboardSessions.open}. */
+export interface SessionOptions {
+  /** The operator's secret; null → one shared through the store. */
+  secret: string | null;
+  ttlMs: number;
+  clock: () => number;
+}
+
+/** Opens, reads and closes dashboard sessions, and parses their cookie. */
+export class DashboardSessions {
+  /** cookie-parser with the signing secret: fills `req.signedCookies` (a forged cookie reads as false). */
+  readonly cookies: ReturnType<typeof cookieParser>;
+  /** {@link cookies} for the API: a request with a bearer key is authenticated by it, so its cookies are not read. */
+  readonly cookiesWithoutBearer: RequestHandler;
+
+  private constructor(
+    private readonly kv: Kv,
+    secret: string,
+    private readonly options: SessionOptions,
+  ) {
+    this.cookies = cookieParser(secret);
+    const cookies = this.cookies;
+    this.cookiesWithoutBearer = function sessionCookies(req: Request, res: Response, next: NextFunction) {
+      if (req.headers.authorization) next();
+      else cookies(req, res, next);
+    };
+  }
+
+  /** Resolve the signing secret (the operator's, or the replicas' shared one) and build the sessions. */
+  static async open(kv: Kv, options: SessionOptions): Promise<DashboardSessions> {
+    const secret = options.secret ?? (await kv.run(SECRET_SHARE, [SECRET_KEY], [token()]));
+    return new DashboardSessions(kv, secret, options);
+  }
+
+  /** Open a session for the key with hash `keyHash`. */
+  async create(keyHash: string): Promise<{ id: string; record: SessionRecord }> {
+    const id = token();
+    const record: SessionRecord = { keyHash, csrf: token(), expiresAt: this.options.clock() + this.options.ttlMs };
+    await this.kv.run(SESSION_OPEN, [sessionKey(id)], [JSON.stringify(record), this.options.ttlMs]);
+    return { id, record };
+  }
+
+  /** The session with this id, or null when it ended (signed out, expired, or never existed). */
+  async read(id: string): Promise<SessionRecord | null> {
+    const json = await this.kv.run(SESSION_READ, [sessionKey(id)], []);
+    if (json === null) return null;
+    const record = JSON.parse(json) as SessionRecord;
+    return record.expiresAt > this.options.clock() ? record : null;
+  }
+
+  /** End the session `id` on every replica. */
+  async close(id: string): Promise<void> {
+    await this.kv.run(SESSION_CLOSE, [sessionKey(id)], []);
+  }
+
+  /** The verified session id from a request's cookie (after {@link cookies} ran), or null. */
+  idOf(req: Request): string | null {
+    const value: unknown = (req.signedCookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+    return typeof value === 'string' && value.length > 0 ? value : null;
+  }
+
+  /** Whether the request carries the session's CSRF token (constant-time comparison). */
+  csrfMatches(req: Request, record: SessionRecord): boolean {
+    const sent = req.get(CSRF_HEADER);
+    if (!sent) return false;
+    const a = Buffer.from(sent);
+    const b = Buffer.from(record.csrf);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  /** Set the session cookie: signed, HttpOnly, SameSite=Strict, Secure when the request came over TLS. */
+  setCookie(req: Request, res: Response, id: string): void {
+    res.cookie(SESSION_COOKIE, id, { ...this.cookieOptions(req), signed: true, maxAge: this.options.ttlMs });
+  }
+
+  /** Remove the session cookie from the browser. */
+  clearCookie(req: Request, res: Response): void {
+    res.clearCookie(SESSION_COOKIE, this.cookieOptions(req));
+  }
+
+  private cookieOptions(req: Request): CookieOptions {
+    return { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/' };
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `/providers` (any key): the catalog's providers with their endpoints' circuit state.
+ * @module
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import type { ApiRouter } from '../http/router';
+
+/** Register the provider list route. */
+export function registerProviderRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
+  api.add('get', '/providers', async function listProviders(_req: Request, res: Response) {
+    res.json(await deps.embeddings.providers());
+  });
+}
