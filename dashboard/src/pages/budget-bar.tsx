@@ -18,8 +18,9 @@ export function BudgetBar({ budget, onRemove }: { budget: Budget; onRemove: () =
       <div class="budget-head">
         <strong>{budget.reset_interval}</strong>
         <span>
-          {budget.spent_usd === undefined ? 'spend not reported' : `${usd(spent)} spent`}
-          {reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of {usd(budget.limit_usd)}
+          {budget.spent_usd === undefined
+            ? `limit ${usd(budget.limit_usd)} (this gateway's budget API does not report the spend)`
+            : `${usd(spent)} spent${reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of ${usd(budget.limit_usd)}`}
         </span>
         <button type="button" class="link" onClick={onRemove} aria-label={`Remove the ${budget.reset_interval} budget`}>
           Remove

@@ -25,6 +25,11 @@ function totalsSince(rows: Row[], sinceMs: number): Totals {
   };
 }
 
+/** The bucket keys of the last `n` UTC days, oldest first, as the query writes them. */
+function lastDays(today: number, n: number): string[] {
+  return Array.from({ length: n }, (_v, i) => new Date(today - (n - 1 - i) * DAY_MS).toISOString());
+}
+
 async function loadOverview() {
   const now = Date.now();
   const today = dayStart(now);
@@ -73,7 +78,7 @@ function OverviewBody({ today, daily, latency, topKeys }: Awaited<ReturnType<typ
       </section>
       <section aria-labelledby="daily">
         <h2 id="daily">Daily spend by model, last 30 days</h2>
-        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage')} label="Spend per UTC day, one line per model" format={usd} />}
+        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: lastDays(today, 30), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} />}
       </section>
       <section aria-labelledby="latency">
         <h2 id="latency">Latency by provider, last 7 days</h2>

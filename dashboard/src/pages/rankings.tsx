@@ -49,7 +49,7 @@ function RankingsBody({ answer, period }: { answer: RankingsAnswer; period: Peri
         <Empty>No model was used in this window.</Empty>
       ) : (
         <>
-          <Chart data={pivot(rows, 'date', ['model'], 'tokens')} label={`Tokens per ${period}, one line per model`} format={short} />
+          <Chart data={pivot(rows, 'date', ['model'], 'tokens', { fill: 0 })} label={`Tokens per ${period}, one line per model`} format={short} />
           <Table
             caption="Models by tokens over the window"
             rows={ranked}

@@ -148,7 +148,7 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
         <Empty>No usage matches this query.</Empty>
       ) : (
         <>
-          {timeKey ? <Chart data={pivot(rows, timeKey, dims, first)} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={(v) => byFormat(formatOf(first), v)} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
+          {timeKey ? <Chart data={pivot(rows, timeKey, dims, first, { fill: meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0 })} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={(v) => byFormat(formatOf(first), v)} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
           <button type="button" onClick={() => downloadText('switchyard-usage.csv', toCsv(columns, rows))}>
             Download CSV
           </button>
