@@ -124,9 +124,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
   const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
-  const dashboard = config.dashboard.enabled
-    ? await DashboardSessions.open(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock })
-    : null;
+  const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
   return withEmbeddings({
     config,
     db,
@@ -221,6 +219,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  await deps.embeddings.stats.close();
   await closeRankings(deps.rankings).catch(() => undefined);
   await deps.classifiers.close().catch(() => undefined);
   await deps.stopMaintenance?.().catch(() => undefined);

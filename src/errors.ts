@@ -182,8 +182,8 @@ export class RateLimitError extends GatewayError {
 
 /** 503: a dependency this request needs (Redis, database, every upstream) is unavailable. */
 export class ServiceUnavailableError extends GatewayError {
-  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number, availability?: Availability) {
-    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds, availability });
+  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number, availability?: Availability, cause?: unknown) {
+    super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds, availability, cause });
   }
 }
 

@@ -8,7 +8,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from 'express';
 import cookieParser from 'cookie-parser';
-import { ForbiddenError } from '../errors';
+import { ForbiddenError, ServiceUnavailableError } from '../errors';
 import type { Kv } from '../kv/kv';
 import { SECRET_SHARE, SESSION_CLOSE, SESSION_OPEN, SESSION_READ } from './session-scripts';
 
@@ -33,7 +33,7 @@ const SECRET_KEY = 'dashboard:secret';
 const sessionKey = (id: string) => `dashboard:session:${id}`;
 const token = () => randomBytes(32).toString('base64url');
 
-/** Options for {@link DashboardSessions.open}. */
+/** Options for {@link DashboardSessions}. */
 export interface SessionOptions {
   /** The operator's secret; null → one shared through the store. */
   secret: string | null;
@@ -43,41 +43,59 @@ export interface SessionOptions {
 
 /** Opens, reads and closes dashboard sessions, and parses their cookie. */
 export class DashboardSessions {
-  /** cookie-parser with the signing secret: fills `req.signedCookies` (a forged cookie reads as false). */
-  readonly cookies: ReturnType<typeof cookieParser>;
+  /**
+   * cookie-parser with the signing secret: fills `req.signedCookies` (a forged cookie reads as
+   * false). The secret is resolved on first use, so a replica starting while Redis is down starts.
+   */
+  readonly cookies: RequestHandler;
   /** {@link cookies} for the API: a request with a bearer key is authenticated by it, so its cookies are not read. */
   readonly cookiesWithoutBearer: RequestHandler;
+  private parser: Promise<RequestHandler> | null = null;
 
-  private constructor(
+  constructor(
     private readonly kv: Kv,
-    secret: string,
     private readonly options: SessionOptions,
   ) {
-    this.cookies = cookieParser(secret);
-    const cookies = this.cookies;
+    const parse = (req: Request, res: Response, next: NextFunction) => {
+      this.parserNow().then((parser) => parser(req, res, next), next);
+    };
+    this.cookies = parse;
     this.cookiesWithoutBearer = function sessionCookies(req: Request, res: Response, next: NextFunction) {
       if (req.headers.authorization) next();
-      else cookies(req, res, next);
+      else parse(req, res, next);
     };
   }
 
-  /** Resolve the signing secret (the operator's, or the replicas' shared one) and build the sessions. */
-  static async open(kv: Kv, options: SessionOptions): Promise<DashboardSessions> {
-    const secret = options.secret ?? (await kv.run(SECRET_SHARE, [SECRET_KEY], [token()]));
-    return new DashboardSessions(kv, secret, options);
+  /** The cookie parser over the operator's secret, or the one the replicas share (created by the first to ask). */
+  private parserNow(): Promise<RequestHandler> {
+    if (!this.parser) {
+      this.parser = this.store(async () => cookieParser(this.options.secret ?? (await this.kv.run(SECRET_SHARE, [SECRET_KEY], [token()]))));
+      // A failure is not remembered: the next request asks the store again.
+      this.parser.catch(() => (this.parser = null));
+    }
+    return this.parser;
+  }
+
+  /** Run a store operation; the store being unreachable is a 503, never a 500. */
+  private async store<R>(op: () => Promise<R>): Promise<R> {
+    try {
+      return await op();
+    } catch (err) {
+      throw new ServiceUnavailableError({ reason: 'session_store_unavailable' }, 1, undefined, err);
+    }
   }
 
   /** Open a session for the key with hash `keyHash`. */
   async create(keyHash: string): Promise<{ id: string; record: SessionRecord }> {
     const id = token();
     const record: SessionRecord = { keyHash, csrf: token(), expiresAt: this.options.clock() + this.options.ttlMs };
-    await this.kv.run(SESSION_OPEN, [sessionKey(id)], [JSON.stringify(record), this.options.ttlMs]);
+    await this.store(() => this.kv.run(SESSION_OPEN, [sessionKey(id)], [JSON.stringify(record), this.options.ttlMs]));
     return { id, record };
   }
 
   /** The session with this id, or null when it ended (signed out, expired, or never existed). */
   async read(id: string): Promise<SessionRecord | null> {
-    const json = await this.kv.run(SESSION_READ, [sessionKey(id)], []);
+    const json = await this.store(() => this.kv.run(SESSION_READ, [sessionKey(id)], []));
     if (json === null) return null;
     const record = JSON.parse(json) as SessionRecord;
     return record.expiresAt > this.options.clock() ? record : null;
@@ -85,7 +103,7 @@ export class DashboardSessions {
 
   /** End the session `id` on every replica. */
   async close(id: string): Promise<void> {
-    await this.kv.run(SESSION_CLOSE, [sessionKey(id)], []);
+    await this.store(() => this.kv.run(SESSION_CLOSE, [sessionKey(id)], []));
   }
 
   /** The verified session id from a request's cookie (after {@link cookies} ran), or null. */

@@ -12,6 +12,7 @@ import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
 import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
+import { EndpointStats } from '../routing/endpoint-stats';
 import { finalError } from '../routing/final-error';
 import { noCandidates } from '../routing/availability';
 import { runWithFallback, type AttemptResult } from '../routing/run-with-fallback';
@@ -45,6 +46,8 @@ function estimateOf(norm: NormalisedInput, candidates: readonly Endpoint[]): num
 /** One per app instance; stateless per request apart from the shared connection pool. */
 export class EmbeddingsService {
   private readonly breaker: CircuitBreaker;
+  /** Each organization's recent attempts per endpoint (the Providers page's error rate and latency). */
+  readonly stats: EndpointStats;
   /** Bookkeeping of answered requests (settles, usage records) still running, and who waits for none to be left ({@link drain}). */
   private unfinished = 0;
   private whenIdle: Array<() => void> = [];
@@ -58,6 +61,7 @@ export class EmbeddingsService {
     private readonly http: UpstreamHttp,
   ) {
     this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, () => deps.clock(), deps.logger);
+    this.stats = new EndpointStats(deps.kv, { clock: () => deps.clock(), logger: deps.logger, metrics: deps.metrics });
   }
 
   /**
@@ -70,9 +74,10 @@ export class EmbeddingsService {
     return modelEndpoints(model, (e) => this.breaker.peek(e));
   }
 
-  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now. */
-  providers() {
-    return providerList(this.catalog, (e) => this.breaker.peek(e));
+  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */
+  async providers(orgId: string) {
+    const recent = await this.stats.read(orgId);
+    return providerList(this.catalog, (e) => this.breaker.peek(e), (e) => recent.get(e.id));
   }
 
   /** GET /embeddings/models. */
@@ -145,6 +150,7 @@ export class EmbeddingsService {
       onAttempt: this.onAttempt,
     });
     for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
+    this.stats.record(ctx.key.orgId, run.attempts);
     if (!run.ok) throw finalError(run, this.catalog.resolve(model), candidates, config.breaker.cooldownMs / 1000);
 
     const { value: parsed, endpoint } = run;
@@ -320,6 +326,7 @@ export class EmbeddingsService {
 
   /** Close the upstream connection pool. */
   async close(): Promise<void> {
+    await this.stats.close();
     await this.http.close();
   }
 }

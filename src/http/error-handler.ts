@@ -82,7 +82,8 @@ export function errorHandler(logger: Logger) {
       logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, error: errorFields(err) });
       gatewayError = new GatewayError(500);
     } else if (gatewayError.status >= 500) {
-      logger.warn('request failed', { request_id: req.ctx?.requestId, route: req.ctx?.route, status: gatewayError.status, message: gatewayError.message, metadata: gatewayError.metadata });
+      const cause = gatewayError.cause === undefined ? {} : { cause: gatewayError.cause };
+      logger.warn('request failed', { request_id: req.ctx?.requestId, route: req.ctx?.route, status: gatewayError.status, message: gatewayError.message, metadata: gatewayError.metadata, ...cause });
     }
     sendError(res, gatewayError);
   };

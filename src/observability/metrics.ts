@@ -292,6 +292,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly endpointStatsWriteFailures = new Counter({
+    name: 'switchyard_endpoint_stats_write_failures_total',
+    help: "Flushes of per-minute endpoint statistics (the dashboard's provider health) the shared store refused; their counts are dropped",
+    registers: [this.registry],
+  });
+
   readonly embeddingsCacheSavedTokens = new Counter({
     name: 'switchyard_embeddings_cache_saved_tokens_total',
     help: 'Prompt tokens answered from the embeddings cache instead of the upstream, by catalog model',

@@ -1,14 +1,16 @@
 /**
- * `/providers` (any key): the catalog's providers with their endpoints' circuit state.
+ * `/providers` (any key): the catalog's providers with their endpoints' circuit state and the
+ * caller's organization's recent attempts on each.
  * @module
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import type { ApiRouter } from '../http/router';
+import { currentKey } from '../auth/authenticate';
 
 /** Register the provider list route. */
 export function registerProviderRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
-  api.add('get', '/providers', async function listProviders(_req: Request, res: Response) {
-    res.json(await deps.embeddings.providers());
+  api.add('get', '/providers', async function listProviders(req: Request, res: Response) {
+    res.json(await deps.embeddings.providers(currentKey(req).orgId));
   });
 }

@@ -27,7 +27,7 @@ export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>,
   if (!last || !lastEndpoint) {
     return temporarilyUnavailable(model, 'every eligible provider is unavailable (circuit open)', tried, retryAfterS);
   }
-  const metadata = { provider_name: lastEndpoint.provider.name, attempts };
+  const metadata = { provider_name: lastEndpoint.provider.name, attempts: attempts.map(({ provider, outcome, status }) => ({ provider, outcome, status })) };
   switch (last.outcome) {
     case 'client':
       return new GatewayError(400, STATUS_MESSAGES[400], { metadata: { ...metadata, error_type: 'invalid_request', provider_code: last.status } });

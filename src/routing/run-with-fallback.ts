@@ -8,11 +8,15 @@ import type { Endpoint } from '../catalog/types';
 import type { UpstreamOutcome, UpstreamResult } from '../providers/http';
 import { CircuitState, type CircuitBreaker } from './breaker';
 
-/** One attempt as listed in `error.metadata.attempts` (no upstream bodies, no secrets). */
+/** One attempt: what `error.metadata.attempts` lists (no upstream bodies, no secrets), plus the endpoint and its wall time. */
 export interface AttemptRecord {
   provider: string;
   outcome: UpstreamOutcome;
   status: number | null;
+  /** The endpoint's id (`<provider>:<model>`); not on the wire. */
+  endpoint: string;
+  /** The attempt's wall time; not on the wire. */
+  ms: number;
 }
 
 /** A failed attempt's details. */
@@ -67,7 +71,7 @@ export async function runWithFallback<T>(
     // The upstream's share: until its body arrived when known (parsing it is gateway work).
     upstreamMs += result.outcome === 'ok' && result.upstreamMs !== undefined ? result.upstreamMs : ms;
     opts.onAttempt?.(endpoint, result.outcome, ms);
-    attempts.push({ provider: endpoint.provider.slug, outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status });
+    attempts.push({ provider: endpoint.provider.slug, outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status, endpoint: endpoint.id, ms });
     // A half-open probe is always reported, or its slot would stay taken for another cooldown:
     // an answer about the request itself (client) shows the endpoint alive; a 429 does not.
     const probe = permit.state === CircuitState.HalfOpen;

@@ -15,6 +15,7 @@ import { KVS, openTestPglite } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 import { createApp } from '../../src/app';
 import { provisionOrg } from '../../src/orgs/provision';
+import { DashboardSessions } from '../../src/dashboard/sessions';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -156,6 +157,20 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     expect(listed.body.data.map((k: { hash: string }) => k.hash)).not.toContain(theirs.hash);
     const withBearer = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie).set('Authorization', bearer(theirs.secret));
     expect(withBearer.status).toBe(403); // the inference key's answer, not the session's
+  });
+
+  test('with the session store unreachable, sign-in and session calls answer 503, and work again once it is back', async () => {
+    let down = true;
+    const flaky = Object.create(kv, { run: { value: (...args: Parameters<Kv['run']>) => (down ? Promise.reject(new Error('Command timed out')) : kv.run(...args)) } }) as Kv;
+    const sessions = new DashboardSessions(flaky, { secret: null, ttlMs: TTL_MS, clock });
+    const app = createApp({ ...gw.deps, dashboard: sessions }, { dashboardDir: assets });
+    const refused = await request(app).post('/dashboard/api/session').send({ key: gw.mgmtKey });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.metadata).toEqual({ reason: 'session_store_unavailable' });
+    expect((await request(app).get('/api/v1/keys').set('Cookie', 'switchyard_session=s%3Aabc.def')).status).toBe(503);
+    down = false;
+    const cookie = sessionCookie(await request(app).post('/dashboard/api/session').send({ key: gw.mgmtKey }).expect(200));
+    await request(app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
   });
 
   test('a second replica on the same stores honours the session (shared signing secret)', async () => {

@@ -47,6 +47,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_embeddings_cache_bytes', 'gauge', []],
   ['switchyard_embeddings_cache_evictions_total', 'counter', ['reason']],
   ['switchyard_embeddings_cache_corrupt_total', 'counter', []],
+  ['switchyard_endpoint_stats_write_failures_total', 'counter', []],
   ['switchyard_embeddings_cache_saved_tokens_total', 'counter', ['model']],
   ['switchyard_embeddings_cache_saved_usd_total', 'counter', ['model']],
 ];
