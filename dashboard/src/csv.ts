@@ -23,5 +23,6 @@ export function downloadText(name: string, text: string, type = 'text/csv'): voi
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  // The download has started by now; the URL is released a little later for slower browsers.
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

@@ -31,6 +31,11 @@ export function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${(value * 100).toFixed(1)} %`;
 }
 
+/** An error rate with what it is out of ("2.5 % of 40"), or a dash when nothing was tried. */
+export function errorRate(failures: number, attempts: number): string {
+  return attempts > 0 ? `${percent(failures / attempts)} of ${num(attempts)}` : '— (no attempts)';
+}
+
 /** A value in the display format the analytics meta names for its metric. */
 export function byFormat(format: Format, value: number | null | undefined): string {
   switch (format) {

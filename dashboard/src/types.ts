@@ -43,16 +43,27 @@ export interface Member {
   created_at: string;
 }
 
+/** The caller's organization's upstream attempts over the last `window_minutes`. */
+export interface Recent {
+  window_minutes: number;
+  attempts: number;
+  failures: number;
+  error_rate: number | null;
+  avg_latency_ms: number | null;
+}
+
 export interface Endpoint {
   model: string;
   model_name: string;
   circuit: { state: 'closed' | 'half_open' | 'open' | 'unknown'; consecutive_failures: number | null };
+  recent: Recent;
 }
 
 export interface Provider {
   slug: string;
   name: string;
   configured: boolean;
+  recent: Recent;
   endpoints: Endpoint[];
 }
 

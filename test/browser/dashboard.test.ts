@@ -21,6 +21,7 @@ import { event } from '../helpers/analytics-fixture';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import { closeDependencies } from '../../src/deps';
 import { PROJECT_ROOT } from '../../src/paths';
+import type { AttemptRecord } from '../../src/routing/run-with-fallback';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -52,6 +53,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     const beta = (await createInferenceKey(gw, { name: 'beta' })).hash;
     await seedUsage(gw, alpha, beta);
     await gw.deps.rankings.rollup.run();
+    // Recent upstream attempts as the fallback runner reports them: 1 of 4 failed.
+    const attempt = (outcome: AttemptRecord['outcome']): AttemptRecord => ({ provider: 'openai', outcome, status: null, endpoint: 'openai:openai/text-embedding-3-small', ms: 100 });
+    gw.deps.embeddings.stats.record(gw.orgId, [attempt('ok'), attempt('ok'), attempt('server'), attempt('ok')]);
     server = gw.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,6 +93,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(await figure(page, 'Spend, 30 days')).toBe('$0.21');
     expect(await figure(page, 'Requests, 30 days')).toBe('5');
     expect(await figure(page, 'Requests, 7 days')).toBe('4');
+    expect(await figure(page, 'Upstream error rate, last 60 min')).toBe('25.0 % of 4');
     expect(Number(await page.locator('.chart [data-points]').first().getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
     expect(await colouredPixels(page)).toBeGreaterThan(50);
     expect(await page.locator('.chart .legend li').allTextContents()).toEqual(['openai/text-embedding-3-large', 'cohere/embed-v4.0', 'openai/text-embedding-3-small']);
@@ -181,12 +186,11 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThan(0);
   });
 
-  test('providers show each endpoint with its circuit state', async () => {
+  test('providers show each endpoint with its circuit state and recent error rate', async () => {
     await page.getByRole('link', { name: 'Providers' }).click();
     await settled(page);
-    const openai = page.getByRole('region', { name: /Endpoints of .*OpenAI/i });
-    await expect(openai.textContent()).resolves.toContain('openai/text-embedding-3-small');
-    await expect(openai.textContent()).resolves.toMatch(/closed|unknown|open/);
+    const row = page.getByRole('region', { name: /Endpoints of .*OpenAI/i }).getByRole('row', { name: /openai\/text-embedding-3-small/ });
+    await expect(row.textContent()).resolves.toMatch(/closed \(healthy\).*25\.0 % of 4/);
   });
 
   test('axe-core finds no serious or critical violation on any page', async () => {

@@ -8,7 +8,7 @@ function share(part: number, whole: number): string {
 }
 
 /** The bar and its figures in words (the bar itself is decoration for the same numbers). */
-export function BudgetBar({ budget, onRemove }: { budget: Budget; onRemove: () => void }) {
+export function BudgetBar({ budget, workspace, onRemove }: { budget: Budget; workspace: string; onRemove: () => void }) {
   const spent = budget.spent_usd ?? 0;
   const reserved = budget.reserved_usd ?? 0;
   const resets = budget.resets_at !== undefined ? budget.resets_at : periodEnd(budget.reset_interval);
@@ -22,7 +22,7 @@ export function BudgetBar({ budget, onRemove }: { budget: Budget; onRemove: () =
             ? `limit ${usd(budget.limit_usd)} (this gateway's budget API does not report the spend)`
             : `${usd(spent)} spent${reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of ${usd(budget.limit_usd)}`}
         </span>
-        <button type="button" class="link" onClick={onRemove} aria-label={`Remove the ${budget.reset_interval} budget`}>
+        <button type="button" class="link" onClick={onRemove} aria-label={`Remove the ${budget.reset_interval} budget of ${workspace}`}>
           Remove
         </button>
       </div>

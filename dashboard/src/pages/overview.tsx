@@ -1,16 +1,18 @@
 /**
  * Overview: spend and requests today / 7 days / 30 days, daily spend by model, latency by
- * provider and the top keys by spend, from three analytics queries sent together.
+ * provider, the recent upstream error rate and the top keys by spend, from three analytics
+ * queries and the provider list, sent together.
  */
 import { DAY_MS, dayStart, query, range } from '../analytics';
 import { Chart } from '../chart';
 import { Figure } from '../figure';
-import { ms, num, usd } from '../format';
+import { errorRate, ms, num, usd } from '../format';
 import { useLoad } from '../load';
 import { pivot } from '../series';
 import { Empty, Status } from '../status';
 import { Table } from '../table';
-import type { Row } from '../types';
+import { get } from '../api';
+import type { Provider, Row } from '../types';
 
 interface Totals {
   spend: number;
@@ -34,12 +36,15 @@ async function loadOverview() {
   const now = Date.now();
   const today = dayStart(now);
   const month = range(today - 29 * DAY_MS, now);
-  const [daily, latency, topKeys] = await Promise.all([
+  const [daily, latency, topKeys, providers] = await Promise.all([
     query({ metrics: ['total_usage', 'request_count'], dimensions: ['model'], granularity: 'day', time_range: month }),
     query({ metrics: ['request_count', 'p50_latency', 'p99_latency'], dimensions: ['provider'], time_range: range(today - 6 * DAY_MS, now), order_by: { field: 'request_count', direction: 'desc' } }),
     query({ metrics: ['total_usage', 'request_count'], dimensions: ['api_key_id'], time_range: month, order_by: { field: 'total_usage', direction: 'desc' }, limit: 5 }),
+    get<{ data: Provider[] }>('/api/v1/providers'),
   ]);
-  return { today, daily, latency, topKeys };
+  const recent = providers.data.reduce((a, p) => ({ attempts: a.attempts + p.recent.attempts, failures: a.failures + p.recent.failures }), { attempts: 0, failures: 0 });
+  const windowMinutes = providers.data[0]?.recent.window_minutes ?? 60;
+  return { today, daily, latency, topKeys, errors: { ...recent, windowMinutes } };
 }
 
 /** The Overview page. */
@@ -57,7 +62,7 @@ export function Overview() {
   );
 }
 
-function OverviewBody({ today, daily, latency, topKeys }: Awaited<ReturnType<typeof loadOverview>>) {
+function OverviewBody({ today, daily, latency, topKeys, errors }: Awaited<ReturnType<typeof loadOverview>>) {
   const periods: Array<[string, Totals]> = [
     ['Today', totalsSince(daily, today)],
     ['7 days', totalsSince(daily, today - 6 * DAY_MS)],
@@ -97,7 +102,10 @@ function OverviewBody({ today, daily, latency, topKeys }: Awaited<ReturnType<typ
             ]}
           />
         )}
-        <p class="help">The usage records hold successful requests only, so no error rate is computed from them; the Providers page shows each endpoint's circuit and its consecutive failures.</p>
+        <dl class="figures small">
+          <Figure label={`Upstream error rate, last ${errors.windowMinutes} min`} value={errorRate(errors.failures, errors.attempts)} />
+        </dl>
+        <p class="help">Failed upstream attempts over all providers; the Providers page breaks them down per endpoint.</p>
       </section>
       <section aria-labelledby="top-keys">
         <h2 id="top-keys">Top keys by spend, last 30 days</h2>

@@ -1,11 +1,12 @@
 /**
- * Providers: each provider's endpoints with their circuit state and the models they serve, and
- * the last 24 hours' requests and latency per provider (one analytics query, sent alongside).
+ * Providers: each provider's endpoints with their circuit state, recent error rate and the
+ * models they serve, and the last 24 hours' requests and latency per provider (one analytics
+ * query, sent alongside the provider list).
  */
 import { get } from '../api';
 import { DAY_MS, query, range } from '../analytics';
 import { Figure } from '../figure';
-import { ms, num } from '../format';
+import { errorRate, ms, num } from '../format';
 import { useLoad } from '../load';
 import { Empty, Status } from '../status';
 import { Table } from '../table';
@@ -39,7 +40,7 @@ export function Providers() {
         <Empty>No providers in the catalog.</Empty>
       ) : (
         <>
-          <p class="help">Requests and latency over the last 24 hours. Failed requests are not in the usage records, so the failures shown are each endpoint's consecutive failures as its circuit breaker counts them.</p>
+          <p class="help">Error rates are the share of this organization's upstream attempts that failed in the last {load.data.providers[0]?.recent.window_minutes ?? 60} minutes; requests and latency percentiles cover the last 24 hours of answered requests.</p>
           {load.data.providers.map((p) => (
             <ProviderCard key={p.slug} provider={p} stats={load.data.stats.find((s) => s.provider === p.slug)} />
           ))}
@@ -58,6 +59,7 @@ function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row |
       </h2>
       <dl class="figures small">
         <Figure label="Configured" value={p.configured ? 'yes' : 'no key set'} />
+        <Figure label="Error rate" value={errorRate(p.recent.failures, p.recent.attempts)} />
         <Figure label="Requests, 24 h" value={num((stats?.request_count as number | undefined) ?? 0)} />
         <Figure label="p50 latency" value={ms(stats?.p50_latency as number | null | undefined)} />
         <Figure label="p99 latency" value={ms(stats?.p99_latency as number | null | undefined)} />
@@ -70,6 +72,9 @@ function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row |
           { label: 'Model', cell: (e) => (e.model_name && e.model_name !== e.model ? `${e.model_name} (${e.model})` : e.model) },
           { label: 'Circuit', cell: (e) => <span class={`state ${e.circuit.state}`}>{STATE_TEXT[e.circuit.state]}</span> },
           { label: 'Consecutive failures', cell: (e) => num(e.circuit.consecutive_failures), numeric: true },
+          { label: 'Attempts', cell: (e) => num(e.recent.attempts), numeric: true },
+          { label: 'Error rate', cell: (e) => errorRate(e.recent.failures, e.recent.attempts), numeric: true },
+          { label: 'Mean latency', cell: (e) => ms(e.recent.avg_latency_ms), numeric: true },
         ]}
       />
     </section>

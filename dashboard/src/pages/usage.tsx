@@ -2,7 +2,7 @@
  * Usage explorer: a form over the analytics query (metrics, up to two dimensions, filters,
  * granularity, range) giving a chart, a table and a CSV download of the rows.
  */
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { describeError, get } from '../api';
 import { DAY_MS, dayStart, query } from '../analytics';
 import { Chart } from '../chart';
@@ -140,6 +140,11 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
   const columns = [...(timeKey ? [timeKey] : []), ...dims, ...form.metrics];
   const formatOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_format ?? 'number';
   const first = form.metrics[0] as string;
+  // Built once per answer: the chart is redrawn only when its data changes, not while the form is edited.
+  const chart = useMemo(
+    () => (timeKey ? { data: pivot(rows, timeKey, dims, first, { fill: meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0 }), format: (v: number) => byFormat(formatOf(first), v) } : null),
+    [answer],
+  );
   const labelOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_label ?? meta.dimensions.find((d) => d.name === name)?.display_label ?? (name === timeKey ? 'Bucket start (UTC)' : name);
   return (
     <section aria-labelledby="result">
@@ -148,7 +153,7 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
         <Empty>No usage matches this query.</Empty>
       ) : (
         <>
-          {timeKey ? <Chart data={pivot(rows, timeKey, dims, first, { fill: meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0 })} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={(v) => byFormat(formatOf(first), v)} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
+          {chart ? <Chart data={chart.data} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={chart.format} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
           <button type="button" onClick={() => downloadText('switchyard-usage.csv', toCsv(columns, rows))}>
             Download CSV
           </button>

@@ -78,7 +78,7 @@ function WorkspaceCard({ detail, changed }: { detail: Detail; changed: () => voi
       ) : (
         <ul class="budgets">
           {ordered.map((b) => (
-            <BudgetBar key={b.reset_interval} budget={b} onRemove={() => remove(b.reset_interval)} />
+            <BudgetBar key={b.reset_interval} budget={b} workspace={workspace.name} onRemove={() => remove(b.reset_interval)} />
           ))}
         </ul>
       )}
