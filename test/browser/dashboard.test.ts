@@ -254,14 +254,17 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
   });
 });
 
-/** Five usage records (two keys, three models, two providers) over the last 12 days: $0.212. */
+/**
+ * Five usage records (two keys, three models, two providers) over the last 12 days: $0.212, and
+ * each on a UTC day of its own for its model at any time of day (so the CSV has five rows).
+ */
 async function seedUsage(gw: TestGateway, alpha: string, beta: string): Promise<void> {
   const ws = gw.defaultWorkspaceId;
   const at = (ms: number) => new Date(Date.now() - ms).toISOString();
   await insertUsageEvents(gw.deps.db, [
     event(gw.orgId, ws, alpha, at(1 * HOUR), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 }),
-    event(gw.orgId, ws, alpha, at(1 * DAY), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 }),
-    event(gw.orgId, ws, beta, at(2 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 }),
+    event(gw.orgId, ws, alpha, at(2 * DAY), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 }),
+    event(gw.orgId, ws, beta, at(3 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 }),
     event(gw.orgId, ws, beta, at(5 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 }),
     event(gw.orgId, ws, alpha, at(12 * DAY), { model: 'openai/text-embedding-3-large', provider: 'openai', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 }),
   ]);
