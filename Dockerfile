@@ -7,7 +7,8 @@
 #
 # The gateway finds its files from the project root (the folder holding package.json and
 # schemas/), so the runtime stage keeps the repository layout under /app: package.json, dist/,
-# config/ (defaults and the embeddings catalog), schemas/ and src/store/migrations/*.sql.
+# config/ (defaults and the embeddings catalog), schemas/ and src/store/migrations/*.sql, and the
+# dashboard's static files in dist/dashboard (served at /dashboard).
 #
 # Build:  docker build -t switchyard:0.1.0 .
 # Run:    docker run -p 8080:8080 -p 9464:9464 -e DATABASE_URL=... -e REDIS_URL=... switchyard:0.1.0

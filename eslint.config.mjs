@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 /**
  * Libraries through their public APIs only: these forms reach a dependency's private members or
@@ -56,6 +57,8 @@ export default tseslint.config(
   },
   { files: ['src/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ...PRIVATE_ACCESS, ...LOGGED_ERRORS] } },
   { files: ['src/cli.ts', 'src/cli/**', 'test/**', 'bench/**', '*.js', '*.mjs'], rules: { 'no-console': 'off' } },
+  // The dashboard runs in the browser: its globals, and no Node ones.
+  { files: ['dashboard/**/*.{ts,tsx}'], languageOptions: { globals: globals.browser } },
   { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly', Blob: 'readonly', fetch: 'readonly' } } },
   { files: ['*.js', 'bench/**/*.js', 'test/**/*.js', 'scripts/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -1,0 +1,174 @@
+/**
+ * Usage explorer: a form over the analytics query (metrics, up to two dimensions, filters,
+ * granularity, range) giving a chart, a table and a CSV download of the rows.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { describeError, get } from '../api';
+import { DAY_MS, dayStart, query } from '../analytics';
+import { Chart } from '../chart';
+import { toCsv, downloadText } from '../csv';
+import { byFormat } from '../format';
+import { useLoad } from '../load';
+import { pivot } from '../series';
+import { Empty, FormError, Status } from '../status';
+import { Table } from '../table';
+import type { AnalyticsMeta, Row } from '../types';
+import { FilterRows, dimensionChoices, filterBody, type Filter } from './usage-filters';
+import { SelectField, type Choice } from '../fields';
+
+type Meta = AnalyticsMeta['data'];
+
+/** What the form holds; the query body is built from it. */
+interface Form {
+  metrics: string[];
+  dimensions: [string, string];
+  granularity: string;
+  start: string;
+  end: string;
+  filters: Filter[];
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function initialForm(): Form {
+  const today = dayStart(Date.now());
+  return { metrics: ['total_usage', 'request_count'], dimensions: ['model', ''], granularity: 'day', start: isoDay(today - 6 * DAY_MS), end: isoDay(today), filters: [] };
+}
+
+/** The query body of `form`: whole UTC days from the start date to the end date inclusive. */
+function body(form: Form): Record<string, unknown> {
+  const dims = form.dimensions.filter(Boolean);
+  return {
+    metrics: form.metrics,
+    ...(dims.length ? { dimensions: dims } : {}),
+    ...(form.granularity ? { granularity: form.granularity } : {}),
+    ...(form.filters.length ? { filters: filterBody(form.filters) } : {}),
+    time_range: { start: `${form.start}T00:00:00Z`, end: new Date(Date.parse(`${form.end}T00:00:00Z`) + DAY_MS).toISOString() },
+  };
+}
+
+/** The Usage explorer page. */
+export function Usage() {
+  const [meta] = useLoad(() => get<AnalyticsMeta>('/api/v1/analytics/meta').then((m) => m.data), []);
+  return (
+    <>
+      <h1 tabIndex={-1}>Usage explorer</h1>
+      {meta.state !== 'ready' ? <Status load={meta} /> : <Explorer meta={meta.data} />}
+    </>
+  );
+}
+
+interface Answer {
+  form: Form;
+  rows: Row[];
+}
+
+function Explorer({ meta }: { meta: Meta }) {
+  const [form, setForm] = useState<Form>(initialForm);
+  const [answer, setAnswer] = useState<Answer | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setAnswer({ form, rows: await query(body(form)) });
+    } catch (err) {
+      setError(err);
+      setAnswer(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const toggle = (name: string, on: boolean) => setForm({ ...form, metrics: on ? [...form.metrics, name] : form.metrics.filter((m) => m !== name) });
+  const setDim = (i: 0 | 1, value: string) => {
+    const dims: [string, string] = [...form.dimensions];
+    dims[i] = value;
+    setForm({ ...form, dimensions: dims });
+  };
+  return (
+    <>
+      <form class="card explorer" onSubmit={run} aria-label="Analytics query">
+        <fieldset class="metrics">
+          <legend>Metrics</legend>
+          {meta.metrics.map((m) => (
+            <label key={m.name} class="check">
+              <input type="checkbox" checked={form.metrics.includes(m.name)} onChange={(e) => toggle(m.name, e.currentTarget.checked)} />
+              {m.display_label}
+            </label>
+          ))}
+        </fieldset>
+        <div class="row">
+          {([0, 1] as const).map((i) => (
+            <SelectField key={i} id={`dim-${i}`} label={i === 0 ? 'Group by' : 'Then by'} value={form.dimensions[i]} choices={[['', '(none)'], ...dimensionChoices(meta)]} onChange={(v) => setDim(i, v)} />
+          ))}
+          <SelectField id="granularity" label="Granularity" value={form.granularity} choices={[['', '(totals)'], ...meta.granularities.map((g): Choice => [g.name, g.display_label])]} onChange={(v) => setForm({ ...form, granularity: v })} />
+          <div class="field">
+            <label for="start">From (UTC day)</label>
+            <input id="start" type="date" required value={form.start} onInput={(e) => setForm({ ...form, start: e.currentTarget.value })} />
+          </div>
+          <div class="field">
+            <label for="end">To (UTC day, included)</label>
+            <input id="end" type="date" required value={form.end} onInput={(e) => setForm({ ...form, end: e.currentTarget.value })} />
+          </div>
+        </div>
+        <FilterRows meta={meta} filters={form.filters} onChange={(filters) => setForm({ ...form, filters })} />
+        <button type="submit" disabled={busy || form.metrics.length === 0}>
+          {busy ? 'Running…' : 'Run query'}
+        </button>
+        {form.metrics.length === 0 && <p class="help">Choose at least one metric.</p>}
+        <FormError message={error ? describeQueryError(error) : null} />
+      </form>
+      {answer && <Result meta={meta} answer={answer} />}
+    </>
+  );
+}
+
+function describeQueryError(err: unknown): string {
+  const issues = (err as { metadata?: { errors?: Array<{ path?: string; message?: string }> } }).metadata?.errors;
+  if (Array.isArray(issues) && issues.length > 0) return issues.map((i) => `${i.path ?? ''} ${i.message ?? ''}`.trim()).join('; ');
+  return describeError(err);
+}
+
+function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
+  const { form, rows } = answer;
+  const dims = form.dimensions.filter(Boolean);
+  const timeKey = form.granularity ? `date__${form.granularity}` : null;
+  const columns = [...(timeKey ? [timeKey] : []), ...dims, ...form.metrics];
+  const formatOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_format ?? 'number';
+  const first = form.metrics[0] as string;
+  // Built once per answer: the chart is redrawn only when its data changes, not while the form is edited.
+  const chart = useMemo(
+    () => (timeKey ? { data: pivot(rows, timeKey, dims, first, { fill: meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0 }), format: (v: number) => byFormat(formatOf(first), v) } : null),
+    [answer],
+  );
+  const labelOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_label ?? meta.dimensions.find((d) => d.name === name)?.display_label ?? (name === timeKey ? 'Bucket start (UTC)' : name);
+  return (
+    <section aria-labelledby="result">
+      <h2 id="result">Result: {rows.length} rows</h2>
+      {rows.length === 0 ? (
+        <Empty>No usage matches this query.</Empty>
+      ) : (
+        <>
+          {chart ? <Chart data={chart.data} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={chart.format} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
+          <button type="button" onClick={() => downloadText('switchyard-usage.csv', toCsv(columns, rows))}>
+            Download CSV
+          </button>
+          <Table
+            caption="Query rows"
+            rows={rows}
+            rowKey={(_r, i) => String(i)}
+            columns={columns.map((c) => ({
+              label: labelOf(c),
+              numeric: form.metrics.includes(c),
+              cell: (r: Row) => (form.metrics.includes(c) ? byFormat(formatOf(c), r[c] as number | null) : (r[c] ?? '(none)')),
+            }))}
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,325 @@
+/**
+ * The admin dashboard in a real browser: headless Chromium against a gateway started here (on
+ * 127.0.0.1, over the test stores) with seeded usage. Sign-in (wrong and non-management keys
+ * refused with their messages), the overview chart drawn from the seeded rows, key creation
+ * with its one-time secret, budgets as bars and the ordering error next to its field, the usage
+ * explorer's chart and CSV, rankings, providers, axe-core on every page, no CSP violation, the
+ * first page's transfer size, a 360 px viewport without horizontal scroll, and sign-out ending
+ * the session on the server. `UPDATE_SCREENSHOTS=1` rewrites docs/images/dashboard-*.png.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { BrowserContext, Page, Request as PwRequest } from 'playwright-core';
+import request from 'supertest';
+import { createTestGateway, createInferenceKey, bearer, type TestGateway } from '../helpers/gateway';
+import { DATABASES, KVS } from '../helpers/services';
+import { CHROMIUM_PROBLEM, ensureDashboardBuilt, launchBrowser, seriousViolations } from '../helpers/browser';
+import { event } from '../helpers/analytics-fixture';
+import { insertUsageEvents } from '../../src/usage/direct-recorder';
+import { closeDependencies } from '../../src/deps';
+import { PROJECT_ROOT } from '../../src/paths';
+import type { AttemptRecord } from '../../src/routing/run-with-fallback';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const PAGES = ['/', '/keys', '/workspaces', '/usage', '/rankings', '/providers'] as const;
+const FIRST_PAGE_BUDGET = 250 * 1024;
+
+/** The real stores when running (closest to production), else PGlite and the in-process Kv. */
+const dbKind = DATABASES[DATABASES.length - 1]!;
+const kvKind = KVS[KVS.length - 1]!;
+
+const suite = CHROMIUM_PROBLEM ? describe.skip : describe;
+
+suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
+  let gw: TestGateway;
+  let server: Server;
+  let base: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let context: BrowserContext;
+  let inferenceKey: string;
+  const consoleLines: string[] = [];
+  const firstPage = { measuring: true, transferred: 0, gzip: 0, pending: [] as Promise<void>[] };
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    gw = await createTestGateway(await dbKind.open(), await kvKind.open());
+    inferenceKey = (await createInferenceKey(gw, { name: 'alpha' })).secret;
+    const alpha = (await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey))).body.data[0].hash as string;
+    const beta = (await createInferenceKey(gw, { name: 'beta' })).hash;
+    await seedUsage(gw, alpha, beta);
+    await gw.deps.rankings.rollup.run();
+    // Recent upstream attempts as the fallback runner reports them: 1 of 4 failed.
+    const attempt = (outcome: AttemptRecord['outcome']): AttemptRecord => ({ provider: 'openai', outcome, status: null, endpoint: 'openai:openai/text-embedding-3-small', ms: 100 });
+    gw.deps.embeddings.stats.record(gw.orgId, [attempt('ok'), attempt('ok'), attempt('server'), attempt('ok')]);
+    server = gw.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+    ({ page, context } = browser);
+    page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
+    page.on('requestfinished', (r) => {
+      if (firstPage.measuring) firstPage.pending.push(measure(r, firstPage));
+    });
+  }, 120000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    if (gw) await closeDependencies(gw.deps);
+  }, 60000);
+
+  test('a wrong key is refused with its message', async () => {
+    await page.goto(`${base}/dashboard/`);
+    await signInWith(page, `sk-sy-v1-${'0'.repeat(64)}`);
+    await expectAlert(page, /Invalid API key/);
+  });
+
+  test('a non-management key is refused with a message saying a management key is needed', async () => {
+    await signInWith(page, inferenceKey);
+    await expectAlert(page, /management key/i);
+  });
+
+  test('signs in with the management key; the overview shows the seeded spend and its chart has drawn data', async () => {
+    await signInWith(page, gw.mgmtKey);
+    await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
+    await settled(page);
+    expect(await figure(page, 'Spend, 30 days')).toBe('$0.21');
+    expect(await figure(page, 'Requests, 30 days')).toBe('5');
+    expect(await figure(page, 'Requests, 7 days')).toBe('4');
+    expect(await figure(page, 'Upstream error rate, last 60 min')).toBe('25.0 % of 4');
+    expect(Number(await page.locator('.chart [data-points]').first().getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
+    expect(await colouredPixels(page)).toBeGreaterThan(50);
+    expect(await page.locator('.chart .legend li').allTextContents()).toEqual(['openai/text-embedding-3-large', 'cohere/embed-v4.0', 'openai/text-embedding-3-small']);
+    await expect(page.getByRole('region', { name: 'The five keys that spent most' }).textContent()).resolves.toMatch(/alpha.*beta/s);
+  });
+
+  test(`the first page (sign-in, then the overview) transfers at most ${FIRST_PAGE_BUDGET / 1024} KB gzipped`, async () => {
+    firstPage.measuring = false;
+    await Promise.all(firstPage.pending);
+    console.log(`first page: ${firstPage.transferred} bytes transferred, ${firstPage.gzip} bytes gzipped`);
+    expect(firstPage.gzip).toBeGreaterThan(10_000); // the app's script was counted
+    expect(firstPage.gzip).toBeLessThanOrEqual(FIRST_PAGE_BUDGET);
+    expect(firstPage.transferred).toBeLessThanOrEqual(2 * FIRST_PAGE_BUDGET);
+  });
+
+  test('a state-changing call without the CSRF token is refused', async () => {
+    const status = await page.evaluate<number>(`fetch('/api/v1/keys', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"no-csrf"}' }).then((r) => r.status)`);
+    expect(status).toBe(403);
+  });
+
+  test('creates a key: the secret is shown once, with a copy button, and the key is listed', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await settled(page);
+    await page.getByLabel('Name', { exact: true }).fill('dashboard-made');
+    await page.getByLabel('Spending limit in USD (optional)').fill('5');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretField = page.getByLabel('Secret key');
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('region', { name: /^Keys, newest first/ }).getByText('dashboard-made').waitFor();
+    const listed = await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey));
+    expect(listed.body.data.map((k: { name: string }) => k.name)).toContain('dashboard-made');
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await settled(page);
+    expect(await page.content()).not.toContain(secret);
+    await page.getByText('dashboard-made').first().waitFor();
+  });
+
+  test('sets a budget and shows it as a bar with its reset time', async () => {
+    await page.getByRole('link', { name: 'Workspaces' }).click();
+    await settled(page);
+    const card = page.locator('section.workspace[data-slug="default"]');
+    await card.getByLabel('Interval').selectOption('weekly');
+    await card.getByLabel('Limit in USD').fill('50');
+    await card.getByRole('button', { name: 'Set budget' }).click();
+    const bar = card.locator('.budget[data-interval="weekly"]');
+    await bar.waitFor();
+    await expect(bar.textContent()).resolves.toMatch(/\$50\.00/);
+    await expect(bar.textContent()).resolves.toMatch(/Resets \d{4}-\d{2}-\d{2} 00:00 UTC/);
+    expect(await bar.locator('.bar').count()).toBe(1);
+  });
+
+  test('a budget that breaks the ordering rule is refused, the error next to its field', async () => {
+    const card = page.locator('section.workspace[data-slug="default"]');
+    await card.getByLabel('Interval').selectOption('daily');
+    const limit = card.getByLabel('Limit in USD');
+    await limit.fill('100');
+    await card.getByRole('button', { name: 'Set budget' }).click();
+    await page.locator(`[id="${await limit.getAttribute('id')}"][aria-describedby]`).waitFor();
+    const errorId = await limit.getAttribute('aria-describedby');
+    const message = await page.locator(`[id="${errorId}"]`).textContent();
+    expect(message).toMatch(/daily budget .* weekly budget/);
+    expect(await limit.getAttribute('aria-invalid')).toBe('true');
+    expect(await card.locator('.budget[data-interval="daily"]').count()).toBe(0);
+  });
+
+  test('the usage explorer charts the query, lists its rows and downloads them as CSV', async () => {
+    await page.getByRole('link', { name: 'Usage explorer' }).click();
+    await settled(page);
+    await page.getByLabel('From (UTC day)').fill(isoDay(Date.now() - 20 * DAY));
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByRole('heading', { name: /^Result: \d+ rows$/ }).waitFor();
+    expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
+    expect(await colouredPixels(page)).toBeGreaterThan(50);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csv = readFileSync(await download.path(), 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe('date__day,model,total_usage,request_count');
+    expect(csv.length).toBe(1 + 5);
+    expect(csv.some((line) => line.includes('cohere/embed-v4.0'))).toBe(true);
+  });
+
+  test('rankings list the seeded models', async () => {
+    await page.getByRole('link', { name: 'Rankings' }).click();
+    await settled(page);
+    const table = page.getByRole('region', { name: 'Models by tokens over the window' });
+    await expect(table.textContent()).resolves.toContain('cohere/embed-v4.0');
+    expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThan(0);
+  });
+
+  test('providers show each endpoint with its circuit state and recent error rate', async () => {
+    await page.getByRole('link', { name: 'Providers' }).click();
+    await settled(page);
+    const row = page.getByRole('region', { name: /Endpoints of .*OpenAI/i }).getByRole('row', { name: /openai\/text-embedding-3-small/ });
+    await expect(row.textContent()).resolves.toMatch(/closed \(healthy\).*25\.0 % of 4/);
+  });
+
+  test('axe-core finds no serious or critical violation on any page', async () => {
+    const found: Record<string, unknown> = {};
+    for (const p of PAGES) {
+      await page.goto(`${base}/dashboard${p}`);
+      await settled(page);
+      const v = await seriousViolations(page);
+      if (v.length > 0) found[p] = v;
+    }
+    expect(found).toEqual({});
+  });
+
+  test('at 360 px wide no page scrolls sideways', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    const wide: Record<string, number> = {};
+    for (const p of PAGES) {
+      await page.goto(`${base}/dashboard${p}`);
+      await settled(page);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+      if (width > 360) wide[p] = width;
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(wide).toEqual({});
+  });
+
+  (process.env.UPDATE_SCREENSHOTS === '1' ? test : test.skip)('screenshots for the README (UPDATE_SCREENSHOTS=1)', async () => {
+    const shot = (name: string) => page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `dashboard-${name}.png`) });
+    await page.goto(`${base}/dashboard/`);
+    await settled(page);
+    await shot('overview');
+    await page.goto(`${base}/dashboard/usage`);
+    await settled(page);
+    await page.getByLabel('From (UTC day)').fill(isoDay(Date.now() - 20 * DAY));
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByRole('heading', { name: /^Result/ }).waitFor();
+    await shot('usage');
+    await page.goto(`${base}/dashboard/workspaces`);
+    await settled(page);
+    await shot('workspaces');
+  });
+
+  test('signs out: the sign-in form returns and the old session cookie is refused', async () => {
+    const cookies = (await context.cookies(base)).map((c) => `${c.name}=${c.value}`).join('; ');
+    expect(cookies).not.toBe('');
+    await page.goto(`${base}/dashboard/`);
+    await settled(page);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Management key').waitFor();
+    expect(await page.evaluate<number>(`fetch('/api/v1/keys').then((r) => r.status)`)).toBe(401);
+    const replayed = await request(gw.app).get('/api/v1/keys').set('Cookie', cookies);
+    expect(replayed.status).toBe(401);
+    const session = await request(gw.app).get('/dashboard/api/session').set('Cookie', cookies);
+    expect(session.status).toBe(401);
+    const violations = await seriousViolations(page);
+    expect(violations).toEqual([]);
+  });
+
+  test('no Content-Security-Policy violation and no script error was reported', () => {
+    expect(consoleLines.filter((l) => /Content Security Policy|Refused to|pageerror/i.test(l))).toEqual([]);
+  });
+});
+
+/**
+ * Five usage records (two keys, three models, two providers) over the last 12 days: $0.212, and
+ * each on a UTC day of its own for its model at any time of day (so the CSV has five rows).
+ */
+async function seedUsage(gw: TestGateway, alpha: string, beta: string): Promise<void> {
+  const ws = gw.defaultWorkspaceId;
+  const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+  await insertUsageEvents(gw.deps.db, [
+    event(gw.orgId, ws, alpha, at(1 * HOUR), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 }),
+    event(gw.orgId, ws, alpha, at(2 * DAY), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 }),
+    event(gw.orgId, ws, beta, at(3 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 }),
+    event(gw.orgId, ws, beta, at(5 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 }),
+    event(gw.orgId, ws, alpha, at(12 * DAY), { model: 'openai/text-embedding-3-large', provider: 'openai', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 }),
+  ]);
+}
+
+/** Add a finished request's transferred bytes and its body's gzip size to `into`. */
+async function measure(r: PwRequest, into: { transferred: number; gzip: number }): Promise<void> {
+  const sizes = await r.sizes().catch(() => null);
+  const response = await r.response().catch(() => null);
+  const body = await response?.body().catch(() => null);
+  if (sizes) into.transferred += sizes.responseHeadersSize + sizes.responseBodySize;
+  if (body) into.gzip += gzipSync(body).length;
+}
+
+async function signInWith(page: Page, key: string): Promise<void> {
+  const field = page.getByLabel('Management key');
+  await field.fill(key);
+  expect(await field.getAttribute('type')).toBe('password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function expectAlert(page: Page, pattern: RegExp): Promise<void> {
+  const alert = page.locator('form [role="alert"]');
+  await alert.waitFor();
+  expect(await alert.textContent()).toMatch(pattern);
+}
+
+/** Wait until the page has its heading and nothing is loading any more. */
+async function settled(page: Page): Promise<void> {
+  await page.locator('main h1').waitFor();
+  await page.locator('p.status').waitFor({ state: 'detached' });
+  const failure = page.getByText(/^Could not load this page/);
+  if ((await failure.count()) > 0) throw new Error(`${page.url()}: ${await failure.first().textContent()}`);
+}
+
+async function figure(page: Page, label: string): Promise<string | null> {
+  return page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent();
+}
+
+/** Pixels of the first chart's canvas in a saturated colour: the series (axes and grid are grey). */
+function colouredPixels(page: Page): Promise<number> {
+  return page.evaluate<number>(`(() => {
+    const canvas = document.querySelector('.chart canvas');
+    if (!canvas) return 0;
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const max = Math.max(data[i], data[i + 1], data[i + 2]);
+      const min = Math.min(data[i], data[i + 1], data[i + 2]);
+      if (data[i + 3] > 200 && max - min > 60) n++;
+    }
+    return n;
+  })()`);
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
