@@ -32,9 +32,9 @@ export interface Budget {
   workspace_id: string;
   limit_usd: number;
   reset_interval: Interval;
-  spent_usd?: number;
-  reserved_usd?: number;
-  resets_at?: string | null;
+  spent_usd: number;
+  reserved_usd: number | null;
+  resets_at: string | null;
 }
 
 export interface Member {

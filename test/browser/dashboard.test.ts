@@ -24,7 +24,6 @@ import { PROJECT_ROOT } from '../../src/paths';
 import type { AttemptRecord } from '../../src/routing/run-with-fallback';
 
 const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const PAGES = ['/', '/keys', '/workspaces', '/usage', '/rankings', '/providers'] as const;
 const FIRST_PAGE_BUDGET = 250 * 1024;
 
@@ -140,13 +139,17 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await settled(page);
     const card = page.locator('section.workspace[data-slug="default"]');
     await card.getByLabel('Interval').selectOption('weekly');
-    await card.getByLabel('Limit in USD').fill('50');
+    await card.getByLabel('Limit in USD').fill('0.25');
     await card.getByRole('button', { name: 'Set budget' }).click();
     const bar = card.locator('.budget[data-interval="weekly"]');
     await bar.waitFor();
-    await expect(bar.textContent()).resolves.toMatch(/\$50\.00/);
+    // This week's seeded spend against the new limit.
+    const spent = seededThisWeek();
+    await expect(bar.textContent()).resolves.toContain(`$${spent.toFixed(2)} spent of $0.25`);
     await expect(bar.textContent()).resolves.toMatch(/Resets \d{4}-\d{2}-\d{2} 00:00 UTC/);
     expect(await bar.locator('.bar').count()).toBe(1);
+    const width = await bar.locator('.bar .spent').evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
+    expect(parseFloat(width)).toBeCloseTo((spent / 0.25) * 100, 2);
   });
 
   test('a budget that breaks the ordering rule is refused, the error next to its field', async () => {
@@ -258,16 +261,30 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
  * Five usage records (two keys, three models, two providers) over the last 12 days: $0.212, and
  * each on a UTC day of its own for its model at any time of day (so the CSV has five rows).
  */
+/** The seeded usage: how long ago, whose, and what; spend figures on the pages are checked against it. */
+const SEED = [
+  { ago: 60_000, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 },
+  { ago: 2 * DAY, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 },
+  { ago: 3 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 },
+  { ago: 5 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 },
+  { ago: 12 * DAY, key: 'alpha', model: 'openai/text-embedding-3-large', provider: 'openai', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 },
+] as const;
+const seededAt = Date.now();
+
+/** Seeded spend since the start of this ISO week (UTC), as a weekly budget counts it. */
+function seededThisWeek(): number {
+  const d = new Date(seededAt);
+  const weekStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
+  return SEED.filter((e) => seededAt - e.ago >= weekStart).reduce((sum, e) => sum + e.costUsd, 0);
+}
+
 async function seedUsage(gw: TestGateway, alpha: string, beta: string): Promise<void> {
   const ws = gw.defaultWorkspaceId;
-  const at = (ms: number) => new Date(Date.now() - ms).toISOString();
-  await insertUsageEvents(gw.deps.db, [
-    event(gw.orgId, ws, alpha, at(1 * HOUR), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 }),
-    event(gw.orgId, ws, alpha, at(2 * DAY), { model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 }),
-    event(gw.orgId, ws, beta, at(3 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 }),
-    event(gw.orgId, ws, beta, at(5 * DAY), { model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 }),
-    event(gw.orgId, ws, alpha, at(12 * DAY), { model: 'openai/text-embedding-3-large', provider: 'openai', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 }),
-  ]);
+  const hashes = { alpha, beta };
+  await insertUsageEvents(
+    gw.deps.db,
+    SEED.map(({ ago, key, ...fields }) => event(gw.orgId, ws, hashes[key], new Date(seededAt - ago).toISOString(), fields)),
+  );
 }
 
 /** Add a finished request's transferred bytes and its body's gzip size to `into`. */

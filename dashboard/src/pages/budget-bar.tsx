@@ -1,6 +1,5 @@
 /** One budget as a bar: spent and reserved against the limit, and when it resets. */
 import { usd, utc } from '../format';
-import { periodEnd } from '../periods';
 import type { Budget } from '../types';
 
 function share(part: number, whole: number): string {
@@ -9,18 +8,17 @@ function share(part: number, whole: number): string {
 
 /** The bar and its figures in words (the bar itself is decoration for the same numbers). */
 export function BudgetBar({ budget, workspace, onRemove }: { budget: Budget; workspace: string; onRemove: () => void }) {
-  const spent = budget.spent_usd ?? 0;
+  const spent = budget.spent_usd;
   const reserved = budget.reserved_usd ?? 0;
-  const resets = budget.resets_at !== undefined ? budget.resets_at : periodEnd(budget.reset_interval);
+  const resets = budget.resets_at;
   const used = spent + reserved;
   return (
     <li class="budget" data-interval={budget.reset_interval}>
       <div class="budget-head">
         <strong>{budget.reset_interval}</strong>
         <span>
-          {budget.spent_usd === undefined
-            ? `limit ${usd(budget.limit_usd)} (this gateway's budget API does not report the spend)`
-            : `${usd(spent)} spent${reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of ${usd(budget.limit_usd)}`}
+          {`${usd(spent)} spent${reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of ${usd(budget.limit_usd)}`}
+          {budget.reserved_usd === null && ' (reservations unknown: the budget store is unreachable)'}
         </span>
         <button type="button" class="link" onClick={onRemove} aria-label={`Remove the ${budget.reset_interval} budget of ${workspace}`}>
           Remove

@@ -19,19 +19,11 @@ interface Detail {
   memberCount: number;
 }
 
-/** The workspace list, then every workspace's budgets and members in parallel. */
+/** Every workspace with its budgets (and where they stand) and first members, in one call. */
 async function loadWorkspaces(): Promise<Detail[]> {
-  const { data } = await get<{ data: Workspace[] }>('/api/v1/workspaces?limit=100');
-  return Promise.all(
-    data.map(async (workspace) => {
-      const id = encodeURIComponent(workspace.id);
-      const [budgets, members] = await Promise.all([
-        get<{ data: Budget[] }>(`/api/v1/workspaces/${id}/budgets`),
-        get<{ data: Member[]; total_count: number }>(`/api/v1/workspaces/${id}/members?limit=100`),
-      ]);
-      return { workspace, budgets: budgets.data, members: members.data, memberCount: members.total_count };
-    }),
-  );
+  type Listed = Workspace & { budgets: Budget[]; members: { data: Member[]; total_count: number } };
+  const { data } = await get<{ data: Listed[] }>('/api/v1/workspaces?limit=100&include=budgets,members');
+  return data.map(({ budgets, members, ...workspace }) => ({ workspace, budgets, members: members.data, memberCount: members.total_count }));
 }
 
 /** The Workspaces page. */
