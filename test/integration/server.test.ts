@@ -34,13 +34,16 @@ test('SIGTERM-style shutdown drains the in-flight request, then refuses new conn
 
   // A request whose body is still arriving when shutdown begins.
   const body = JSON.stringify({ name: 'created during drain' });
+  // Shutdown starts only once the server has the request (a connection still in the accept
+  // backlog when the listener closes would be reset, which is not what this test is about).
+  const received = new Promise((resolve) => server.api.once('request', resolve));
   const inflight = rawRequest(server.apiPort, 'POST', '/api/v1/keys', {
     Authorization: `Bearer ${org.secret}`,
     'Content-Type': 'application/json',
     'Content-Length': String(body.length),
   });
   inflight.req.write(body.slice(0, 5));
-  await new Promise((r) => setTimeout(r, 50));
+  await received;
 
   const closing = server.shutdown('test');
   expect(deps.state.draining).toBe(true);
