@@ -6,7 +6,6 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { EmbeddingsAdapter, UpstreamRequest } from './types';
-import { ByteChunks } from './byte-chunks';
 
 /** How an upstream attempt ended. */
 export type UpstreamOutcome = 'ok' | 'timeout' | 'overloaded' | 'rate_limited' | 'server' | 'client' | 'network';
@@ -16,8 +15,8 @@ export type UpstreamResult =
   | {
       outcome: 'ok';
       status: number;
-      /** The raw body bytes, as they arrived; the adapter parses them (invalid → a `server` failure). */
-      body: ByteChunks;
+      /** The raw body bytes; the adapter parses them (invalid → a `server` failure). */
+      body: Buffer;
       /** Time until the whole body had arrived (the upstream's share of the request). */
       elapsedMs: number;
     }
@@ -101,9 +100,9 @@ export class UpstreamHttp {
           chunks.push(chunk);
         },
         onResponseEnd() {
-          const body = new ByteChunks(chunks);
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
           if (status >= 200 && status < 300) finish({ outcome: 'ok', status, body, elapsedMs: performance.now() - started });
-          else finish(classifyStatus(status, body.text(), retryAfter(retryAfterHeader), adapter));
+          else finish(classifyStatus(status, body.toString('utf8'), retryAfter(retryAfterHeader), adapter));
         },
         onResponseError(_c, err) {
           finish({ outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' });

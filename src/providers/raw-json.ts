@@ -6,7 +6,6 @@
  * the response builder splices the slices back in unchanged.
  * @module
  */
-import { ByteChunks } from './byte-chunks';
 
 /** A JSON array of numbers, kept as the upstream's bytes. */
 export class RawVector {
@@ -28,7 +27,6 @@ export function parseJson(text: string): unknown {
 }
 
 const OPEN = 0x5b;
-const CLOSE = 0x5d;
 const COLON = 0x3a;
 
 function isSpace(c: number | undefined): boolean {
@@ -165,10 +163,8 @@ export function rawClaimer(raws: readonly RawVector[]): (ordinal: unknown) => Ra
  * …) and returning the arrays as validated {@link RawVector}s. Returns undefined when the body is
  * not valid JSON or a lifted array is not a plain array of numbers. Values of `key` that are not
  * arrays (e.g. base64 strings) are left in place. Only the small remainder is decoded and parsed.
- * A lifted array is a view of the chunk it arrived in, or a copy when it straddles two.
  */
-export function parseLiftingArrays(input: ByteChunks | Buffer, key: string): { body: unknown; raws: RawVector[] } | undefined {
-  const body = input instanceof ByteChunks ? input : new ByteChunks([input]);
+export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; raws: RawVector[] } | undefined {
   const needle = Buffer.from(`"${key}"`);
   const raws: RawVector[] = [];
   let skeleton = '';
@@ -176,20 +172,17 @@ export function parseLiftingArrays(input: ByteChunks | Buffer, key: string): { b
   // The next key is searched for after the vector just lifted (`from`), not inside its bytes again.
   for (let at = body.indexOf(needle); at !== -1; at = body.indexOf(needle, Math.max(at + needle.length, from))) {
     let i = at + needle.length;
-    while (isSpace(body.byteAt(i))) i++;
-    if (body.byteAt(i) !== COLON) continue;
+    while (isSpace(body[i])) i++;
+    if (body[i] !== COLON) continue;
     i++;
-    while (isSpace(body.byteAt(i))) i++;
-    if (body.byteAt(i) !== OPEN) continue;
-    // A number array holds no ']': the first one after '[' closes it, if it is valid at all.
-    const close = body.indexOf(CLOSE, i);
-    if (close === -1) return undefined;
-    const bytes = body.bytes(i, close + 1);
-    if (numberArrayEnd(bytes, 0) !== bytes.length) return undefined;
-    skeleton += `${body.text(from, i)}${raws.length}`;
-    raws.push(new RawVector(bytes));
-    from = close + 1;
+    while (isSpace(body[i])) i++;
+    if (body[i] !== OPEN) continue;
+    const end = numberArrayEnd(body, i);
+    if (end === -1) return undefined;
+    skeleton += `${body.toString('utf8', from, i)}${raws.length}`;
+    raws.push(new RawVector(body.subarray(i, end)));
+    from = end;
   }
-  const parsed = parseJson(raws.length === 0 ? body.text() : skeleton + body.text(from));
+  const parsed = parseJson(raws.length === 0 ? body.toString('utf8') : skeleton + body.toString('utf8', from));
   return parsed === undefined ? undefined : { body: parsed, raws };
 }

@@ -7,7 +7,6 @@
  */
 import type { Endpoint } from '../catalog/types';
 import type { RawVector } from './raw-json';
-import type { ByteChunks } from './byte-chunks';
 
 /** One part of a multimodal input item (the hosted service's ContentPart). */
 export type ContentPart =
@@ -67,8 +66,8 @@ export interface EmbeddingsAdapter {
    * `embeddings/batches.ts`). Omitted → no limit below the API's own 2048.
    */
   readonly maxBatch?: number;
-  /** Map a 2xx body (raw bytes, as they arrived); null when it is not a valid embeddings response (→ 502). */
-  parseResponse(body: ByteChunks, job: EmbeddingJob): ParsedEmbeddings | null;
+  /** Map a 2xx body (raw bytes); null when it is not a valid embeddings response (→ 502). */
+  parseResponse(body: Buffer, job: EmbeddingJob): ParsedEmbeddings | null;
   /**
    * Whether an error body signals overload (mapped to 529) although its status is not 529,
    * e.g. a 503 "model is overloaded". Optional; the default looks for "overload".

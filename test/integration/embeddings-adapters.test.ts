@@ -10,7 +10,6 @@ import { UpstreamHttp } from '../../src/providers/http';
 import { ADAPTERS, adapterFor } from '../../src/providers/registry';
 import type { EmbeddingJob, Vector } from '../../src/providers/types';
 import { numberArrayEnd, parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
-import { ByteChunks } from '../../src/providers/byte-chunks';
 import { embeddingsResponseBody } from '../../src/embeddings/response';
 import { fromBase64Float32, toBase64Float32 } from '../../src/embeddings/encode';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
@@ -86,7 +85,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
   test('rejects bodies that are not embeddings responses', () => {
     const bodies = [null, {}, { data: 'x' }, { embeddings: {} }, { data: [{ embedding: ['x'] }] }, { data: [{ embedding: [] }] }, { embeddings: [{ values: [] }] }, []];
     for (const text of [...bodies.map((b) => JSON.stringify(b)), '', '{"data":[{"embedding":[1,,2]}]}', '{"data":[{"embedding":[1, 2', '<html>']) {
-      expect(adapter.parseResponse(new ByteChunks([Buffer.from(text)]), job())).toBeNull();
+      expect(adapter.parseResponse(Buffer.from(text), job())).toBeNull();
     }
   });
 
