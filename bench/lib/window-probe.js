@@ -3,7 +3,7 @@
  * profile (or, with PROBE_HEAP=1, allocation sampling; with PROBE_HEAP=promoted, sampling of only
  * the allocations that outlived a scavenge) and counts garbage collections; the second stops both
  * and writes them to PROBE_OUT (`<out>.cpuprofile` or `<out>.heapprofile`, and `<out>.gc.json`).
- * It also samples the process's memory every 50 ms over the window and writes the peak of each part
+ * It also samples the process's memory every 100 ms over the window and writes the peak of each part
  * (`<out>.memory.json`): RSS, the main thread's V8 heap, and the ArrayBuffers (Buffers) outside it.
  * So the profile covers the measured load window only, not start-up and warm-up, which
  * `--cpu-prof` includes. Benchmark tooling; never loaded by the gateway itself.
@@ -49,7 +49,7 @@ new PerformanceObserver((list) => {
 function start() {
   gc = {};
   memory = {};
-  sampler = setInterval(sampleMemory, 50);
+  sampler = setInterval(sampleMemory, 100);
   session = new inspector.Session();
   session.connect();
   if (HEAP) {
