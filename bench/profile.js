@@ -7,7 +7,7 @@
  * mode), and its garbage collections. The first window is also profiled (a V8 CPU profile, or
  * with PROFILE_HEAP=1 allocation sampling, PROFILE_HEAP=promoted only the allocations that outlived
  * a scavenge) through bench/lib/window-probe.js, so start-up and warm-up are not in it; the profile
- * is written to bench/profiles/ and summarised.
+ * is written to bench/profiles/ and summarised, with the peaks of the gateway's memory parts over that window.
  *
  * With PROFILE_RATE set (e.g. 500) the windows are an evenly paced load at that rate instead
  * (bench/lib/paced.js, as the benchmark's latency scenario): each prints p50/p99, and the profile
@@ -65,7 +65,8 @@ async function measureWindow(gateway, probe) {
 async function probeFiles(out) {
   const profile = `${out}.${HEAP ? 'heapprofile' : 'cpuprofile'}`;
   for (let i = 0; i < 100 && !existsSync(`${out}.gc.json`); i++) await setTimeout(100);
-  return { profile: JSON.parse(readFileSync(profile, 'utf8')), gc: JSON.parse(readFileSync(`${out}.gc.json`, 'utf8')), file: profile };
+  const read = (suffix) => JSON.parse(readFileSync(`${out}.${suffix}`, 'utf8'));
+  return { profile: read(HEAP ? 'heapprofile' : 'cpuprofile'), gc: read('gc.json'), memory: read('memory.json'), file: profile };
 }
 
 async function main() {
@@ -85,9 +86,15 @@ async function main() {
       const result = await measureWindow(gateway, round === 0);
       if (round === 0) profiled = result;
     }
-    const { profile, gc, file } = await probeFiles(out);
+    const { profile, gc, memory, file } = await probeFiles(out);
     const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
     console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
+    const mb = (bytes) => `${Math.round(bytes / 1048576)} MB`;
+    console.log(
+      `memory peaks in the profiled window (each part's own peak): RSS ${mb(memory.rss)}, main thread V8 heap ${mb(memory.heapTotal)} ` +
+        `(${mb(memory.heapUsed)} used), ArrayBuffers ${mb(memory.arrayBuffers)}; RSS minus the heap and ArrayBuffers at their peaks: ` +
+        `${mb(memory.rss - memory.heapTotal - memory.arrayBuffers)} or more (native, code, worker threads)`,
+    );
     if (PROBE_HEAP === 'promoted') console.log('promoted only: the sampled allocations that outlived a scavenge');
     console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : summariseCpu(profile, TOP));
     if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));

@@ -9,16 +9,22 @@ const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const net = require('node:net');
 
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+/** `n` distinct free TCP ports on 127.0.0.1: all are held open until each is known, so none is handed out twice. */
+async function freePorts(n) {
+  const servers = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const s = net.createServer();
+      servers.push(s);
+      await new Promise((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(0, '127.0.0.1', resolve);
+      });
+    }
+    return servers.map((s) => s.address().port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(() => resolve()))));
+  }
 }
 
 /**
@@ -140,4 +146,4 @@ function stopChild(handle, killAfterMs = 5000) {
   });
 }
 
-module.exports = { freePort, readyPort, startChild, peakRssMb, procStat, cpuTimes, cpuSeconds, stopChild };
+module.exports = { freePorts, readyPort, startChild, peakRssMb, procStat, cpuTimes, cpuSeconds, stopChild };

@@ -9,7 +9,7 @@ const os = require('node:os');
 const { mkdtempSync, rmSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const { fetch } = require('undici');
-const { freePort, startChild, stopChild } = require('./children');
+const { freePorts, startChild, stopChild } = require('./children');
 const { prepareServices } = require('./services');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -34,8 +34,7 @@ const startFlags = (root) => require(path.join(root, 'package.json')).scripts.st
  * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string}} opts
  */
 async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT }) {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const [port, metricsPort] = await freePorts(2);
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });

@@ -3,12 +3,15 @@
  * profile (or, with PROBE_HEAP=1, allocation sampling; with PROBE_HEAP=promoted, sampling of only
  * the allocations that outlived a scavenge) and counts garbage collections; the second stops both
  * and writes them to PROBE_OUT (`<out>.cpuprofile` or `<out>.heapprofile`, and `<out>.gc.json`).
+ * It also samples the process's memory every 100 ms over the window and writes the peak of each part
+ * (`<out>.memory.json`): RSS, the main thread's V8 heap, and the ArrayBuffers (Buffers) outside it.
  * So the profile covers the measured load window only, not start-up and warm-up, which
  * `--cpu-prof` includes. Benchmark tooling; never loaded by the gateway itself.
  */
 'use strict';
 const inspector = require('node:inspector');
 const { writeFileSync } = require('node:fs');
+const { setInterval, clearInterval } = require('node:timers');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
 
 const OUT = process.env.PROBE_OUT;
@@ -24,6 +27,15 @@ const KINDS = {
 
 let session = null;
 let gc = null;
+/** Peaks (bytes) of the memory parts over the window, and the sampling timer. */
+let memory = null;
+let sampler = null;
+
+function sampleMemory() {
+  const m = process.memoryUsage();
+  const parts = { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers, external: m.external };
+  for (const [k, v] of Object.entries(parts)) memory[k] = Math.max(memory[k] ?? 0, v);
+}
 new PerformanceObserver((list) => {
   if (!gc) return;
   for (const entry of list.getEntries()) {
@@ -36,6 +48,8 @@ new PerformanceObserver((list) => {
 
 function start() {
   gc = {};
+  memory = {};
+  sampler = setInterval(sampleMemory, 100);
   session = new inspector.Session();
   session.connect();
   if (HEAP) {
@@ -47,6 +61,8 @@ function start() {
 }
 
 function stop() {
+  clearInterval(sampler);
+  writeFileSync(`${OUT}.memory.json`, JSON.stringify(memory));
   const s = session;
   session = null;
   const done = (err, result) => {

@@ -12,6 +12,14 @@ import type { ClassifyReply } from './worker';
 /** The worker's entry beside this file (`.js` when compiled, `.ts` under the test runner). */
 const ENTRY = path.join(__dirname, `worker${path.extname(__filename)}`);
 
+/**
+ * The thread's own heap bounds. The language model's inference allocates heavily, and with the
+ * default limits the thread lets its heap grow to several times what it holds before collecting;
+ * a bounded heap keeps the classifier a small share of the gateway's memory. A thread that
+ * exceeds them exits, and the next sample starts a new one (see the class).
+ */
+export const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 } as const;
+
 /** A classifier thread; `classify` is its {@link Classify}. */
 export class ClassifierThread {
   private worker: Worker | null = null;
@@ -34,7 +42,7 @@ export class ClassifierThread {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const code = [this.preload, ENTRY].filter((m) => m !== undefined).map((m) => `require(${JSON.stringify(m)});`).join('');
-    const worker = new Worker(code, { eval: true });
+    const worker = new Worker(code, { eval: true, resourceLimits: THREAD_HEAP_LIMITS });
     worker.unref();
     worker.on('message', (m: ClassifyReply) => {
       const waiter = this.waiting.get(m.id);
