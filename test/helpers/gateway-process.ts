@@ -5,9 +5,9 @@
  * CI job's own DATABASE_URL or provider keys never leak in). Resolves once `/healthz` answers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { TS_LOADER } from './services';
+import { freePorts } from './ports';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -26,17 +26,6 @@ export interface GatewayProcess {
   stop(killAfterMs?: number): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -45,8 +34,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Start one replica with `env` (PORT, METRICS_PORT and HOST are chosen here). */
 export async function spawnGatewayProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const child = spawn(process.execPath, ['-r', TS_LOADER, path.join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ...env },

@@ -6,11 +6,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { killChildren } from './kill-children';
+import { freePorts } from './ports';
 
 /** Why a local cluster cannot be started here, or null when it can. */
 export function clusterUnavailable(): string | null {
@@ -39,17 +39,6 @@ export interface LocalRedisCluster {
   /** `127.0.0.1:<port>` of each primary. */
   nodes: string[];
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPing(port: number, deadline: number): Promise<void> {
@@ -94,8 +83,7 @@ export async function startLocalRedisCluster(size = 3): Promise<LocalRedisCluste
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const ports: number[] = [];
-    for (let i = 0; i < size; i++) ports.push(await freePort());
+    const ports = await freePorts(size);
     for (const port of ports) {
       const child = spawn(
         'redis-server',

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './gateway-process';
+import { freePorts } from './ports';
 import { killChildren } from './kill-children';
 
 /** A running primary and its Sentinel. */
@@ -47,8 +47,7 @@ export async function startLocalSentinel(name = 'sy-primary'): Promise<LocalSent
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const primaryPort = await freePort();
-    const sentinelPort = await freePort();
+    const [primaryPort, sentinelPort] = (await freePorts(2)) as [number, number];
     children.push(spawn('redis-server', ['--port', String(primaryPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }));
     const conf = path.join(dir, 'sentinel.conf');
     writeFileSync(
