@@ -189,6 +189,42 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThan(0);
   });
 
+  test('a page whose request fails says so plainly, and an empty answer shows the empty state', async () => {
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 503, message: 'Service Unavailable' } }) }),
+    );
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await settled(page);
+    await page.getByRole('link', { name: 'Rankings' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^Could not load this page: .*Service Unavailable/);
+    await page.unroute('**/api/v1/datasets/rankings-daily**');
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ data: [], meta: { as_of: null, start_date: '2026-10-27', end_date: '2026-11-25', version: 'v1' } }) }),
+    );
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await settled(page);
+    await page.getByRole('link', { name: 'Rankings' }).click();
+    await settled(page);
+    await page.getByText('No model was used in this window.').waitFor();
+    await page.unroute('**/api/v1/datasets/rankings-daily**');
+  });
+
+  test('the pages are reachable from the keyboard, and the browser keeps no copy of the management key', async () => {
+    await page.goto(`${base}/dashboard/`);
+    await settled(page);
+    let focused = '';
+    for (let i = 0; i < 15 && focused !== 'Providers'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate<string>('document.activeElement ? document.activeElement.textContent.trim() : ""');
+    }
+    expect(focused).toBe('Providers');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('main h1').textContent()).resolves.toBe('Providers');
+    const stored = await page.evaluate<string>('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])');
+    expect(stored).toBe('[[],[],""]'); // nothing in storage; the session cookie is HttpOnly
+    expect(await page.content()).not.toContain(gw.mgmtKey);
+  });
+
   test('providers show each endpoint with its circuit state and recent error rate', async () => {
     await page.getByRole('link', { name: 'Providers' }).click();
     await settled(page);

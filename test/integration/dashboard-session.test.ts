@@ -217,6 +217,13 @@ describe('dashboard files and switches', () => {
     expect((await request(app).get('/dashboard/api/nothing')).status).toBe(404);
   });
 
+  test('behind a TLS-terminating proxy (TRUST_PROXY) the cookie is Secure', async () => {
+    const tls = await createTestGateway(db, kv, { server: { trustProxy: true } });
+    const res = await request(createApp(tls.deps, { dashboardDir: assets })).post('/dashboard/api/session').set('X-Forwarded-Proto', 'https').send({ key: tls.mgmtKey }).expect(200);
+    expect(([] as string[]).concat(res.headers['set-cookie'] ?? []).join()).toMatch(/switchyard_session=.*; Secure/);
+    await tls.deps.recorder.close();
+  });
+
   test('an unbuilt dashboard says how to build it', async () => {
     const app = createApp(gw.deps, { dashboardDir: path.join(assets, 'nowhere') });
     const res = await request(app).get('/dashboard');
