@@ -49,13 +49,20 @@ function body(form: Form): Record<string, unknown> {
   };
 }
 
-/** The Usage explorer page. */
+/** What the form can offer and the default query's answer, fetched together. */
+async function loadExplorer(): Promise<{ meta: Meta; first: Answer }> {
+  const form = initialForm();
+  const [meta, rows] = await Promise.all([get<AnalyticsMeta>('/api/v1/analytics/meta'), query(body(form))]);
+  return { meta: meta.data, first: { form, rows } };
+}
+
+/** The Usage explorer page: the form, with the default query (last 7 days by model) already answered. */
 export function Usage() {
-  const [meta] = useLoad(() => get<AnalyticsMeta>('/api/v1/analytics/meta').then((m) => m.data), []);
+  const [load] = useLoad(loadExplorer, []);
   return (
     <>
       <h1 tabIndex={-1}>Usage explorer</h1>
-      {meta.state !== 'ready' ? <Status load={meta} /> : <Explorer meta={meta.data} />}
+      {load.state !== 'ready' ? <Status load={load} /> : <Explorer meta={load.data.meta} first={load.data.first} />}
     </>
   );
 }
@@ -65,9 +72,9 @@ interface Answer {
   rows: Row[];
 }
 
-function Explorer({ meta }: { meta: Meta }) {
-  const [form, setForm] = useState<Form>(initialForm);
-  const [answer, setAnswer] = useState<Answer | null>(null);
+function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
+  const [form, setForm] = useState<Form>(first.form);
+  const [answer, setAnswer] = useState<Answer | null>(first);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = async (e: Event) => {
