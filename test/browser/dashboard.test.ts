@@ -134,6 +134,24 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await page.getByText('dashboard-made').first().waitFor();
   });
 
+  test("changes a key's limit, disables it and deletes it (after a confirmation)", async () => {
+    const keyOf = async () => ((await request(gw.app).get('/api/v1/keys?include_disabled=true').set('Authorization', bearer(gw.mgmtKey))).body.data as Array<{ name: string; limit: number | null; disabled: boolean }>).find((k) => k.name === 'dashboard-made');
+    const row = () => page.getByRole('region', { name: /^Keys, newest first/ }).getByRole('row', { name: /dashboard-made/ });
+    await page.getByRole('button', { name: 'Change the limit of dashboard-made' }).click();
+    await page.getByLabel('Limit in USD for dashboard-made (empty: none)').fill('7.5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await row().getByText(/\$7\.50/).waitFor();
+    expect((await keyOf())?.limit).toBe(7.5);
+    await page.getByRole('button', { name: 'Disable dashboard-made' }).click();
+    await page.getByRole('button', { name: 'Enable dashboard-made' }).waitFor();
+    expect((await keyOf())?.disabled).toBe(true);
+    await page.getByRole('button', { name: 'Delete dashboard-made' }).click();
+    expect(await keyOf()).toBeDefined(); // not before the confirmation
+    await page.getByRole('button', { name: 'Confirm: delete dashboard-made' }).click();
+    await row().waitFor({ state: 'detached' });
+    expect(await keyOf()).toBeUndefined();
+  });
+
   test('sets a budget and shows it as a bar with its reset time', async () => {
     await page.getByRole('link', { name: 'Workspaces' }).click();
     await settled(page);
