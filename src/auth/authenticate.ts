@@ -15,8 +15,6 @@ import type { ApiKeyRecord } from '../keys/types';
 import { csrfRefusal, type DashboardSessions } from '../dashboard/sessions';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-/** Methods that change nothing, so a session call needs no CSRF token for them. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * `key` when it may authenticate at `nowMs`; else throws why (null: no such key), counted in the
@@ -51,7 +49,7 @@ export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number
       metrics.authFailures.inc({ reason: 'session_ended' });
       throw new AuthenticationError('The dashboard session has ended; sign in again');
     }
-    if (!SAFE_METHODS.has(req.method) && !sessions.csrfMatches(req, record)) {
+    if (sessions.csrfRefused(req, record)) {
       metrics.authFailures.inc({ reason: 'csrf' });
       throw csrfRefusal();
     }

@@ -12,6 +12,7 @@ import { budgetCounterBase, fromNanos } from './limits';
 import { periodOf } from './periods';
 import { recordedSpend, type BudgetRecord } from './repository';
 import { HELD } from './scripts/held';
+import { toWireBudget } from './service';
 
 /** A budget's standing in its current period. */
 export interface BudgetStatus {
@@ -37,4 +38,9 @@ export async function budgetStatus(deps: { db: Database; kv: Kv; metrics: Metric
     periodStart: budget.interval === 'lifetime' ? null : new Date(period.startMs),
     resetsAt: period.endMs === null ? null : new Date(period.endMs),
   };
+}
+
+/** `budgets` on the wire as the reads answer them: each with its standing at `nowMs`. */
+export function wireBudgetsWithStatus(deps: { db: Database; kv: Kv; metrics: Metrics }, budgets: readonly BudgetRecord[], nowMs: number) {
+  return Promise.all(budgets.map(async (b) => toWireBudget(b, await budgetStatus(deps, b, nowMs))));
 }

@@ -66,7 +66,7 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
 
   router.delete('/session', async function signOut(req: Request, res: Response) {
     const { id, record } = await current(req);
-    if (!sessions.csrfMatches(req, record)) throw csrfRefusal();
+    if (sessions.csrfRefused(req, record)) throw csrfRefusal();
     await sessions.close(id);
     sessions.clearCookie(req, res);
     res.json({ data: { signed_out: true } });

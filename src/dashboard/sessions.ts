@@ -16,6 +16,8 @@ import { SECRET_SHARE, SESSION_CLOSE, SESSION_OPEN, SESSION_READ } from './sessi
 export const SESSION_COOKIE = 'switchyard_session';
 /** The header every state-changing call made with the session cookie must carry. */
 export const CSRF_HEADER = 'x-csrf-token';
+/** Methods that change nothing, so a session call needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The refusal of a state-changing session call without the session's CSRF token. */
 export function csrfRefusal(): ForbiddenError {
@@ -112,13 +114,14 @@ export class DashboardSessions {
     return typeof value === 'string' && value.length > 0 ? value : null;
   }
 
-  /** Whether the request carries the session's CSRF token (constant-time comparison). */
-  csrfMatches(req: Request, record: SessionRecord): boolean {
+  /** Whether `req` changes state without the session's CSRF token (compared in constant time). */
+  csrfRefused(req: Request, record: SessionRecord): boolean {
+    if (SAFE_METHODS.has(req.method)) return false;
     const sent = req.get(CSRF_HEADER);
-    if (!sent) return false;
+    if (!sent) return true;
     const a = Buffer.from(sent);
     const b = Buffer.from(record.csrf);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return a.length !== b.length || !timingSafeEqual(a, b);
   }
 
   /** Set the session cookie: signed, HttpOnly, SameSite=Strict, Secure when the request came over TLS. */

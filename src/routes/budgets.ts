@@ -11,8 +11,7 @@ import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { BudgetService, toWireBudget } from '../budgets/service';
 import type { Interval } from '../budgets/periods';
-import type { BudgetRecord } from '../budgets/repository';
-import { budgetStatus } from '../budgets/status';
+import { wireBudgetsWithStatus } from '../budgets/status';
 
 /** Register the budget routes (called by `registerWorkspaceRoutes`). */
 export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: RequestHandler): void {
@@ -34,18 +33,17 @@ export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: Reques
     },
   );
 
-  /** A budget with where it stands now, as the reads answer it. */
-  const withStatus = async (b: BudgetRecord) => toWireBudget(b, await budgetStatus(deps, b, deps.clock()));
 
   api.add('get', '/workspaces/:id/budgets/:interval', mgmt, byInterval, async function getBudget(req: Request, res: Response) {
     const { id, interval } = paramsOf(req);
     const view = await budgets.get(orgOf(req), id, interval);
-    res.json({ data: await withStatus(view.data), include_byok_in_budgets: view.includeByokInBudgets });
+    const [data] = await wireBudgetsWithStatus(deps, [view.data], deps.clock());
+    res.json({ data, include_byok_in_budgets: view.includeByokInBudgets });
   });
 
   api.add('get', '/workspaces/:id/budgets', mgmt, validate({ params: 'workspaces.ref.params' }), async function listBudgets(req: Request, res: Response) {
     const view = await budgets.list(orgOf(req), (req.valid.params as { id: string }).id);
-    res.json({ data: await Promise.all(view.data.map(withStatus)), include_byok_in_budgets: view.includeByokInBudgets });
+    res.json({ data: await wireBudgetsWithStatus(deps, view.data, deps.clock()), include_byok_in_budgets: view.includeByokInBudgets });
   });
 
   api.add('delete', '/workspaces/:id/budgets/:interval', mgmt, byInterval, async function deleteBudget(req: Request, res: Response) {

@@ -6,8 +6,7 @@
  */
 import type { AppDeps } from '../deps';
 import { listBudgets } from '../budgets/repository';
-import { toWireBudget } from '../budgets/service';
-import { budgetStatus } from '../budgets/status';
+import { wireBudgetsWithStatus } from '../budgets/status';
 import { listMembers } from '../members/repository';
 import { toWireMember } from '../members/service';
 import type { WorkspaceRecord } from './repository';
@@ -28,8 +27,7 @@ export async function withIncludes(deps: Pick<AppDeps, 'db' | 'kv' | 'metrics' |
     list.map(async (ws) => {
       const wire: Record<string, unknown> = toWireWorkspace(ws);
       if (include.has('budgets')) {
-        const budgets = await listBudgets(deps.db, ws.id);
-        wire.budgets = await Promise.all(budgets.map(async (b) => toWireBudget(b, await budgetStatus(deps, b, now))));
+        wire.budgets = await wireBudgetsWithStatus(deps, await listBudgets(deps.db, ws.id), now);
       }
       if (include.has('members')) {
         const page = await listMembers(deps.db, ws, 0, INCLUDED_MEMBERS);
