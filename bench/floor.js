@@ -3,11 +3,11 @@
  * makes every embeddings response need — the client's JSON read, a new upstream request, the
  * upstream's vectors checked number by number (a malformed body must become a 502, never a
  * broken answer) and a new body around them — with the gateway's own code for the last three
- * (the OpenAI adapter, its upstream client `UpstreamHttp`, `dist/src/embeddings/response.js`,
- * and the `ResponseBatch` that writes the answers finished in one poll pass together) and
- * nothing else: no authentication, limits, budgets, usage, metrics or log. The gap between it
- * and the proxy is the price of validating; the gap between it and the gateway is the
- * features'. Forwards to UPSTREAM; prints `READY <port>`.
+ * (the OpenAI adapter, its upstream client `UpstreamHttp` and `dist/src/embeddings/response.js`,
+ * written as the gateway writes it: corked chunks) and nothing else: no authentication, limits,
+ * budgets, usage, metrics or log. A batch request's inputs are sent on as they came. The gap
+ * between it and the proxy is the price of validating; the gap between it and the gateway is
+ * the features'. Forwards to UPSTREAM; prints `READY <port>`.
  * Expects a build (`npm run bench` makes one).
  */
 'use strict';
@@ -15,7 +15,6 @@ const { Buffer } = require('node:buffer');
 const http = require('node:http');
 const { UpstreamHttp } = require('../dist/src/providers/http');
 const { openaiAdapter } = require('../dist/src/providers/openai');
-const { ResponseBatch } = require('../dist/src/http/response-batch');
 const { embeddingsResponseBody } = require('../dist/src/embeddings/response');
 
 /** The one endpoint it serves, with what the adapter reads of a catalog endpoint. */
@@ -26,10 +25,12 @@ const endpoint = {
 };
 const upstream = new UpstreamHttp({ connectionsPerOrigin: 64, keepAliveTimeoutMs: 60_000 });
 let served = 0;
-const answers = new ResponseBatch((err) => process.stderr.write(`response write failed: ${err}\n`));
 
 function reply(res, status, body) {
-  answers.send(res, status, { 'content-type': 'application/json', 'content-length': body.length }, body.chunks);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+  res.cork();
+  for (const chunk of body.chunks) res.write(chunk);
+  res.end();
 }
 
 function fail(res, status, message) {
@@ -48,10 +49,11 @@ const server = http.createServer((req, res) => {
       fail(res, 400, 'bad json');
       return;
     }
-    const job = { input: { kind: 'text', texts: [input] }, dimensions: undefined, inputType: undefined, user: undefined, encoding: 'float' };
+    const texts = Array.isArray(input) ? input : [input];
+    const job = { input: { kind: 'text', texts }, dimensions: undefined, inputType: undefined, user: undefined, encoding: 'float' };
     void upstream.post(openaiAdapter.buildRequest(job, endpoint), openaiAdapter, 30_000).then((result) => {
       const parsed = result.outcome === 'ok' ? openaiAdapter.parseResponse(result.body, job) : null;
-      if (!parsed || parsed.vectors.length !== 1 || parsed.promptTokens === null) return fail(res, 502, 'invalid upstream answer');
+      if (!parsed || parsed.vectors.length !== texts.length || parsed.promptTokens === null) return fail(res, 502, 'invalid upstream answer');
       served += 1;
       reply(res, 200, embeddingsResponseBody({
         id: `gen-emb-${served}`,

@@ -16,10 +16,9 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { errorFields } from '../observability/error-fields';
 import { inputTexts, type RawInput } from '../embeddings/input';
-import { countTokens } from '../usage/tokens';
 import type { Category, LanguageType } from './types';
 
-/** Characters of input classified and counted; the rest is counted by proportion. */
+/** Characters of input classified (the whole request's tokens are stored). */
 export const SAMPLE_CHARS = 8_000;
 
 /** What the classifiers say about one input. */
@@ -31,11 +30,17 @@ export interface Classification {
 /** A classifier of input text (see `classify/`). */
 export type Classify = (text: string) => Promise<Classification>;
 
-interface Sample {
-  at: number;
+/** What the sampler is offered of an answered request. */
+export interface SampledRequest {
   orgId: string;
   model: string;
   input: RawInput;
+  /** The request's prompt tokens as charged (the usage record's figure), not recounted here. */
+  tokens: number;
+}
+
+interface Sample extends SampledRequest {
+  at: number;
   weight: number;
 }
 
@@ -51,11 +56,9 @@ export interface SamplerOptions {
   modelId: (name: string) => string;
 }
 
-/** The text parts of an input, joined, at most {@link SAMPLE_CHARS}, and its full length. */
-export function inputText(input: RawInput): { text: string; length: number } {
-  const texts = inputTexts(input);
-  const joined = texts.join('\n');
-  return { text: joined.slice(0, SAMPLE_CHARS), length: joined.length };
+/** The text parts of an input, joined, at most {@link SAMPLE_CHARS}. */
+export function inputText(input: RawInput): string {
+  return inputTexts(input).join('\n').slice(0, SAMPLE_CHARS);
 }
 
 /** Samples, classifies and stores request inputs off the request path. */
@@ -80,12 +83,12 @@ export class RankingsSampler {
    * The one call on the request path, after the answer was handed to `res`: maybe sample it.
    * The input is read when the response has finished, never before.
    */
-  offer(res: ServerResponse, orgId: string, model: string, input: RawInput): void {
+  offer(res: ServerResponse, request: SampledRequest): void {
     if (this.opts.rate <= 0 || this.closed) return;
     const at = this.opts.clock();
     const rate = this.rateAt(at);
     if (this.opts.random() >= rate) return;
-    res.once('finish', () => this.enqueue({ at, orgId, model, input, weight: 1 / rate }));
+    res.once('finish', () => this.enqueue({ ...request, at, weight: 1 / rate }));
   }
 
   /** The sampling rate now: the configured one, lowered while traffic would exceed `maxPerSecond` samples. */
@@ -123,16 +126,15 @@ export class RankingsSampler {
   }
 
   private async store(sample: Sample): Promise<void> {
-    const { text, length } = inputText(sample.input);
+    const text = inputText(sample.input);
     if (text.trim() === '') {
       this.metrics.rankingsSamples.inc({ outcome: 'skipped' });
       return;
     }
     const { languageType, category } = await this.classify(text);
-    const tokens = Math.round(countTokens([text]) * (length / text.length));
     await this.db.query(
       `INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [new Date(sample.at).toISOString(), sample.orgId, this.opts.modelId(sample.model), Math.min(tokens, 2_147_483_647), sample.weight, languageType, category],
+      [new Date(sample.at).toISOString(), sample.orgId, this.opts.modelId(sample.model), Math.min(sample.tokens, 2_147_483_647), sample.weight, languageType, category],
     );
     this.metrics.rankingsSamples.inc({ outcome: 'stored' });
   }

@@ -129,7 +129,7 @@ export class EmbeddingsService {
     const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost: 0, upstreamMs: 0, attempts: 0 };
     const recorded = this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null });
     this.track(recorded);
-    return { body: json, costUsd: 0, cacheStatus: 'HIT', recorded };
+    return { body: json, costUsd: 0, promptTokens: saved.tokens, cacheStatus: 'HIT', recorded };
   }
 
   /**
@@ -181,7 +181,7 @@ export class EmbeddingsService {
     const store = this.deps.embeddingsCache;
     // Stored once the answer is sent (the route runs this on 'finish'), never before.
     const afterSend = cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
-    return { body: json, costUsd: cost, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
+    return { body: json, costUsd: cost, promptTokens: usage.tokens, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
   }
 
   /** What the cache saved on one answer, for Prometheus. */

@@ -59,6 +59,8 @@ export interface EmbeddingsAnswer {
   body: ChunkedBody;
   /** What the upstream billed (USD): the budget step settles to it. */
   costUsd: number;
+  /** The request's prompt tokens as charged (cached ones included): the usage record's figure. */
+  promptTokens: number;
   /** `X-Switchyard-Cache` when the cache was on for the request. */
   cacheStatus?: 'HIT' | 'MISS' | 'PARTIAL';
   /** Stores the misses' vectors; run once the answer has been sent. */

@@ -39,7 +39,7 @@ function afterAnswer(deps: AppDeps, req: Request, res: Response, answer: Embeddi
   const body = req.valid.body as EmbeddingsBody;
   const key = currentKey(req);
   if (answer.afterSend) res.once('finish', answer.afterSend);
-  deps.rankings.sampler.offer(res, key.orgId, body.model, body.input);
+  deps.rankings.sampler.offer(res, { orgId: key.orgId, model: body.model, input: body.input, tokens: answer.promptTokens });
   if (answer.body.id) {
     const observed = { generationId: answer.body.id, orgId: key.orgId, workspaceId: key.workspaceId, input: body.input, createdAt: new Date(deps.clock()) };
     deps.classifiers.observeAfter(res, observed);

@@ -48,6 +48,8 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
       [SMALL, 4, 'natural', 'health'],
       [SMALL, 4, 'natural', 'health'],
     ]);
+    // Each sample holds its request's charged tokens: the usage record's figure, not a recount.
+    expect(samples.map((s) => s.tokens)).toEqual(h.events.slice(0, 3).map((e) => e.tokensPrompt));
     const metrics = await h.gw.deps.metrics.registry.metrics();
     expect(metrics).toMatch(/switchyard_rankings_samples_total\{outcome="stored"\} 3/);
     expect(metrics).toMatch(/switchyard_rankings_samples_total\{outcome="skipped"\} 1/);
@@ -95,8 +97,8 @@ describe('sampler failures', () => {
     const res = () => new EventEmitter() as unknown as ServerResponse;
     const a = res();
     const b = res();
-    sampler.offer(a, '00000000-0000-4000-8000-000000000001', 'm/x', 'first text');
-    sampler.offer(b, '00000000-0000-4000-8000-000000000001', 'm/x', 'second text');
+    sampler.offer(a, { orgId: '00000000-0000-4000-8000-000000000001', model: 'm/x', input: 'first text', tokens: 2 });
+    sampler.offer(b, { orgId: '00000000-0000-4000-8000-000000000001', model: 'm/x', input: 'second text', tokens: 2 });
     // Nothing happens before the answer has finished.
     await new Promise((r) => setImmediate(r));
     expect(calls).toBe(0);
@@ -111,7 +113,7 @@ describe('sampler failures', () => {
     expect(text).toMatch(/outcome="stored"\} 1/);
     // A draw at or above the rate is not sampled.
     const c = res();
-    new RankingsSampler(db, flaky, { rate: 0.3, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent')).offer(c, 'o', 'm', 'x');
+    new RankingsSampler(db, flaky, { rate: 0.3, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent')).offer(c, { orgId: 'o', model: 'm', input: 'x', tokens: 1 });
     expect(c.listenerCount('finish')).toBe(0);
   });
 });

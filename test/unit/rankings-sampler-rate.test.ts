@@ -29,7 +29,7 @@ async function run(requestsPerSecond: number, seconds: number, rate: number, max
     for (let i = 0; i < requestsPerSecond; i++) {
       clock.now += 1000 / requestsPerSecond;
       const res = new EventEmitter();
-      sampler.offer(res as unknown as ServerResponse, 'org', 'model', 'some text to classify');
+      sampler.offer(res as unknown as ServerResponse, { orgId: 'org', model: 'model', input: 'some text to classify', tokens: 4 });
       res.emit('finish');
     }
     await sampler.flush();

@@ -3,14 +3,12 @@
  * `programming`), then the category.
  * @module
  */
-import type { Classify } from '../sampler';
+import type { Classification } from '../sampler';
 import { classifyCategory } from './category';
-import { LanguageTypeDetector } from './language';
+import { detectLanguageType } from './language';
 
-/** A classifier over one shared language model. */
-export function createClassifier(detector = new LanguageTypeDetector()): Classify {
-  return async (text) => {
-    const languageType = await detector.detect(text);
-    return { languageType, category: classifyCategory(text, languageType) };
-  };
+/** Classify one input (pure; the sampler runs it on its thread, see `thread.ts`). */
+export function classifyText(text: string): Classification {
+  const languageType = detectLanguageType(text);
+  return { languageType, category: classifyCategory(text, languageType) };
 }

@@ -1,17 +1,14 @@
 /**
  * `language_type`: does an input contain source code (`programming`) or is it prose
- * (`natural`)? Two signals: `@vscode/vscode-languagedetection` (guesslang's model, shipped in
- * the package and loaded from disk, so it works offline) names a programming language with a
- * confidence; and the share of lines that look like code (brackets, operators, keywords at line
- * starts). The model is confident on longer code; the line test catches short snippets, on
- * which the model's confidence is as low as on prose.
+ * (`natural`)? Decided by the share of lines that look like code: statement ends, keywords,
+ * assignments, calls, comments, preprocessor lines, imports, shell and SQL. An earlier version
+ * also asked guesslang's model (`@vscode/vscode-languagedetection`, TF.js); on real files it
+ * called much prose code and cost tens of megabytes, so the line test decides alone (the
+ * figures are in docs/rankings.md).
  * @module
  */
-import { ModelOperations } from '@vscode/vscode-languagedetection';
 import type { LanguageType } from '../types';
 
-/** Model confidence from which its top language alone decides `programming`. */
-export const MODEL_CONFIDENCE = 0.2;
 /** Share of non-empty lines that must look like code. */
 export const CODE_LINE_SHARE = 0.4;
 
@@ -23,6 +20,15 @@ const CODE_LINE = [
   /\w+\(.*\)\s*(\{|;|:|->)?\s*$/, // calls and signatures, nested ones too
   /^\s*return\b/, // returns
   /^\s{2,}\S.*[(){}[\];=]/, // indented lines with code punctuation
+  /^\s*#\s*(include|define|undef|ifn?def|if|elif|else|endif|pragma)\b/, // the C preprocessor
+  /^\s*(fi|done|then|do|esac|end|[)\]}][)\]};,]*)\s*$/, // block ends alone on a line
+  /^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\s+.+)$/, // Python imports
+  /^\s*"[^"\s]*",?\s*$/, // a quoted token alone (import lists, enum values)
+  /\$\{?[A-Za-z_]\w*/, // shell and Perl variables
+  /(\\|&&|\|\||;\s*(then|do))\s*$/, // shell continuations
+  /^\s*[A-Za-z_][\w.]*,\s*$/, // one identifier of a list
+  /^\s*(SELECT|WHERE|ORDER BY|GROUP BY|INSERT INTO|DELETE FROM|VALUES|ALTER TABLE|CREATE (TABLE|VIEW|INDEX|FUNCTION|PROCEDURE|TRIGGER|OR REPLACE)|DROP (TABLE|VIEW|INDEX)|((LEFT|RIGHT|INNER|OUTER) )?JOIN)\b/, // SQL clauses
+  /^\s*`?\w+`?\s+(INT|INTEGER|BIGINT|SMALLINT|TINYINT|VARCHAR|CHAR|TEXT|BLOB|DATE|DATETIME|TIMESTAMP|BOOLEAN|DECIMAL|NUMERIC|FLOAT|DOUBLE|ENUM|SERIAL)\b/, // SQL columns
 ];
 
 /** Share of non-empty lines of `text` that look like code. */
@@ -34,22 +40,7 @@ export function codeLineShare(text: string): number {
   return code / lines.length;
 }
 
-/** Language-type detector; the model is loaded on first use and reused. */
-export class LanguageTypeDetector {
-  private model: ModelOperations | null = null;
-
-  /** Classify `text`; a model failure falls back to the line test alone. */
-  async detect(text: string): Promise<LanguageType> {
-    if (codeLineShare(text) >= CODE_LINE_SHARE) return 'programming';
-    this.model ??= new ModelOperations();
-    const results = await this.model.runModel(text);
-    const top = results[0];
-    return top && top.confidence >= MODEL_CONFIDENCE ? 'programming' : 'natural';
-  }
-
-  /** Release the model's tensors. */
-  dispose(): void {
-    this.model?.dispose();
-    this.model = null;
-  }
+/** `programming` when at least {@link CODE_LINE_SHARE} of the non-empty lines look like code. */
+export function detectLanguageType(text: string): LanguageType {
+  return codeLineShare(text) >= CODE_LINE_SHARE ? 'programming' : 'natural';
 }

@@ -13,12 +13,12 @@ import type { ClassifyReply } from './worker';
 const ENTRY = path.join(__dirname, `worker${path.extname(__filename)}`);
 
 /**
- * The thread's own heap bounds. The language model's inference allocates heavily, and with the
- * default limits the thread lets its heap grow to several times what it holds before collecting;
- * a bounded heap keeps the classifier a small share of the gateway's memory. A thread that
- * exceeds them exits, and the next sample starts a new one (see the class).
+ * The thread's own heap bounds: it holds compiled regexes and one text of at most 8,000
+ * characters at a time, and with Node's default limits it would let garbage grow far past that
+ * before collecting. A thread that exceeds them exits, and the next sample starts a new one
+ * (see the class).
  */
-export const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 } as const;
+export const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 } as const;
 
 /** A classifier thread; `classify` is its {@link Classify}. */
 export class ClassifierThread {

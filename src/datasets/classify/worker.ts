@@ -1,11 +1,11 @@
 /**
  * The classifier thread's entry: classifies the texts it is sent and answers each by id. The
- * language model's inference is synchronous CPU work (milliseconds per input), so it runs here,
+ * category rules are synchronous regex work (milliseconds on a long input), so they run here,
  * never on the thread that serves requests.
  * @module
  */
 import { parentPort } from 'node:worker_threads';
-import { createClassifier } from './index';
+import { classifyText } from './index';
 
 /** A request to the thread. */
 export interface ClassifyRequest {
@@ -16,11 +16,13 @@ export interface ClassifyRequest {
 /** The thread's answer: the classification, or the error's message. */
 export type ClassifyReply = { id: number; languageType: 'natural' | 'programming'; category: string | null } | { id: number; error: string };
 
-const classify = createClassifier();
 const port = parentPort;
 port?.on('message', (m: ClassifyRequest) => {
-  classify(m.text).then(
-    (r) => port.postMessage({ id: m.id, ...r } satisfies ClassifyReply),
-    (err: unknown) => port.postMessage({ id: m.id, error: (err as Error).message } satisfies ClassifyReply),
-  );
+  let reply: ClassifyReply;
+  try {
+    reply = { id: m.id, ...classifyText(m.text) };
+  } catch (err) {
+    reply = { id: m.id, error: (err as Error).message };
+  }
+  port.postMessage(reply);
 });
