@@ -12,7 +12,7 @@ import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { provisionOrg } from '../../src/orgs/provision';
 import { createLogger } from '../../src/observability/logger';
-import { TS_LOADER } from './services';
+import { KVS, TS_LOADER, type DbFactory } from './services';
 
 /** A test gateway and the tenant it was created with. */
 export interface TestGateway {
@@ -54,6 +54,17 @@ export async function createTestGateway(
   const { app, deps } = await gatewayApp(db, kv, overrides, clock);
   const org = await db.transaction((tx) => provisionOrg(tx, 'Test Org'));
   return { app, deps, mgmtKey: org.secret, orgId: org.org.id, defaultWorkspaceId: org.workspace.id };
+}
+
+/** The usual per-suite setup: a fresh database of `dbKind`, an in-process `Kv` and a gateway over them. */
+export async function openTestGateway(
+  dbKind: DbFactory,
+  overrides: ConfigOverrides = {},
+  clock?: () => number,
+): Promise<{ db: Database; kv: Kv; gw: TestGateway }> {
+  const db = await dbKind.open();
+  const kv = await KVS[0]!.open();
+  return { db, kv, gw: await createTestGateway(db, kv, overrides, clock) };
 }
 
 /** Create an inference key through the API and return its secret and hash. */

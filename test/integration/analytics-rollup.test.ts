@@ -5,8 +5,8 @@
  * keeps 365-day answers after the raw rows are gone; tags go with their rows).
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { event } from '../helpers/analytics-fixture';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import { AnalyticsService } from '../../src/analytics/service';
@@ -27,9 +27,7 @@ describe.each(DATABASES)('analytics rollup on $name', (dbKind) => {
   let raw: AnalyticsService;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv, {}, () => NOW);
+    ({ db, kv, gw } = await openTestGateway(dbKind, {}, () => NOW));
     other = await createTestGateway(db, kv, {}, () => NOW);
     raw = new AnalyticsService(db, { timeoutMs: 10_000, clock: () => NOW, rollup: false });
     const ws = gw.defaultWorkspaceId;

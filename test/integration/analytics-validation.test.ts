@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { bearer, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { loadConfig } from '../../src/config';
@@ -19,9 +19,7 @@ describe.each(DATABASES)('analytics validation on $name', (dbKind) => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
   });
   afterAll(async () => {
     await kv.close();

@@ -5,8 +5,8 @@
  * isolation: the other organization's row never shows in any dimension, filter or label.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { event, seedAnalytics, WINDOW, type Seeded } from '../helpers/analytics-fixture';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import type { Database } from '../../src/store/db';
@@ -22,9 +22,7 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
   let s: Seeded;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
     s = await seedAnalytics(gw, other);
   });

@@ -6,7 +6,7 @@
 import express from 'express';
 import request from 'supertest';
 import { DATABASES, KVS, REDIS_URL, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
+import { bearer, createInferenceKey, createTestGateway, gatewayApp, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { requireInferenceKey, authenticate } from '../../src/auth/authenticate';
 import { errorHandler } from '../../src/http/error-handler';
 import { requestContext } from '../../src/http/request-context';
@@ -32,9 +32,7 @@ describe.each(DATABASES)('authentication on $name', (dbKind) => {
   let now = Date.now();
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv, {}, () => now);
+    ({ db, kv, gw } = await openTestGateway(dbKind, {}, () => now));
   });
   afterAll(async () => {
     await kv.close();

@@ -5,8 +5,8 @@
  * the workspace-wide BYOK flag, slug addressing and tenant isolation.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -18,9 +18,7 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
   let slugSeq = 0;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
   });
   afterAll(async () => {

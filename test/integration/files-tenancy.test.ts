@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { insertWorkspace } from '../../src/workspaces/repository';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -26,9 +26,7 @@ describe.each(DATABASES)('files tenancy on $name', (dbKind) => {
   let otherInference: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
     ws2 = (await insertWorkspace(db, { id: randomUUID(), orgId: gw.orgId, name: 'Research', slug: 'research' })).id;
     keyDefault = (await createInferenceKey(gw, { name: 'default ws' })).secret;

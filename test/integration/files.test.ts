@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
+import { DATABASES } from '../helpers/services';
 import { filePartHead, openMultipartUpload } from '../helpers/multipart-upload';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -70,9 +70,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
   let inference: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     // Small chunks so a ~1.3 MB file spans many of them; and a tiny limit for the 413 cases.
     big = await createTestGateway(db, kv, { files: { chunkBytes: 64 * 1024, maxBytes: 4 * 1024 * 1024 } });
     small = await createTestGateway(db, kv, { files: { maxBytes: 4096 } });

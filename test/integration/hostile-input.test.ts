@@ -10,8 +10,8 @@
  * not exist, and the embeddings model is unknown, so nothing can reach an upstream.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { ApiRoute, Method } from '../../src/http/router';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -296,10 +296,8 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
     // The rankings route's own limits (30/min per key) would answer most of its sweep with 429s.
-    gw = await createTestGateway(db, kv, { server: { bodyLimitBytes: BODY_LIMIT }, rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 } });
+    ({ db, kv, gw } = await openTestGateway(dbKind, { server: { bodyLimitBytes: BODY_LIMIT }, rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 } }));
     apiKey = (await createInferenceKey(gw)).secret;
   });
   afterAll(async () => {

@@ -3,8 +3,8 @@
  * envelope, the Key wire shape, tenant isolation and validation of every input.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { hashSecret } from '../../src/keys/secrets';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -22,9 +22,7 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
   let other: TestGateway;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
   });
   afterAll(async () => {

@@ -4,8 +4,8 @@
  * counts 0 and returns the existing membership, never a new id or `created_at`.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { upsertOrgMember } from '../../src/orgs/repository';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -20,9 +20,7 @@ describe.each(DATABASES)('membership identity on $name', (dbKind) => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     for (const u of USERS) await upsertOrgMember(db, gw.orgId, u, u === 'user_one' ? 'admin' : 'member');
   });
   afterAll(async () => {

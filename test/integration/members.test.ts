@@ -5,8 +5,8 @@
  * organization), validation limits, slug addressing and tenant isolation.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { upsertOrgMember } from '../../src/orgs/repository';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -21,9 +21,7 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
   let wsId: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
     await upsertOrgMember(db, gw.orgId, 'user_admin', 'admin');
     await upsertOrgMember(db, gw.orgId, 'user_a', 'member');

@@ -5,8 +5,8 @@
  * in budgets-enforcement.test.ts.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { upsertOrgMember } from '../../src/orgs/repository';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -18,9 +18,7 @@ describe.each(DATABASES)('spec messages on $name', (dbKind) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     apiKey = (await createInferenceKey(gw)).secret;
     await upsertOrgMember(db, gw.orgId, 'user_a', 'member');
     await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: 'T', slug: 'team' }).expect(201);

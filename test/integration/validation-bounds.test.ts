@@ -5,8 +5,8 @@
  * the rest counted, and a large body stops at its first problem.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -17,9 +17,7 @@ describe.each(DATABASES)('validation bounds on $name', (dbKind) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     apiKey = (await createInferenceKey(gw)).secret;
   });
   afterAll(async () => {

@@ -7,8 +7,8 @@
  * no file (stored but unreachable).
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -21,10 +21,8 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
   let gw: TestGateway;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
     // Every racer holds an upload slot at once: the per-organization cap must not be what refuses them.
-    gw = await createTestGateway(db, kv, { files: { maxConcurrentUploads: 16, maxConcurrentUploadsPerOrg: 12 } });
+    ({ db, kv, gw } = await openTestGateway(dbKind, { files: { maxConcurrentUploads: 16, maxConcurrentUploadsPerOrg: 12 } }));
   });
   afterAll(async () => {
     await kv.close();

@@ -4,8 +4,8 @@
  * guards (default workspace, live keys), management-only access and tenant isolation.
  */
 import request from 'supertest';
-import { DATABASES, KVS } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import { DATABASES } from '../helpers/services';
+import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -24,9 +24,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
   let other: TestGateway;
 
   beforeAll(async () => {
-    db = await dbKind.open();
-    kv = await KVS[0]!.open();
-    gw = await createTestGateway(db, kv);
+    ({ db, kv, gw } = await openTestGateway(dbKind));
     other = await createTestGateway(db, kv);
   });
   afterAll(async () => {
