@@ -1,25 +1,22 @@
 /**
- * Worker-thread entry of {@link ThreadMatcher}: tags texts with classifier rules off the main
+ * Worker-thread entry of the matcher (`matcher.ts`): tags texts with classifier rules off the main
  * thread, so a pattern that backtracks badly despite the checks at creation stalls only this
  * thread, which the matcher then terminates.
  * @module
  */
-import { parentPort } from 'node:worker_threads';
+import { serveJobs } from '../workers/job-thread';
 import { compileDimensions, tagText, type CompiledDimension } from './rules';
-import type { MatchRequest, MatchReply } from './matcher';
+import type { MatchJob, MatchTags } from './matcher';
 
 const compiled = new Map<string, CompiledDimension[]>();
 const MAX_CACHED = 1000;
 
-parentPort?.on('message', (m: MatchRequest) => {
+serveJobs<MatchJob, MatchTags>((m) => {
   let dims = compiled.get(m.key);
   if (!dims) {
     if (compiled.size >= MAX_CACHED) compiled.clear();
     dims = compileDimensions(m.dimensions);
     compiled.set(m.key, dims);
   }
-  const reply: MatchReply = { id: m.id, tags: tagText(dims, m.text) };
-  parentPort?.postMessage(reply);
+  return tagText(dims, m.text);
 });
-// Loaded: the matcher starts its deadlines from here, not from the thread's start-up.
-parentPort?.postMessage({ ready: true });
