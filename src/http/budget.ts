@@ -1,36 +1,51 @@
 /**
  * The budget step of a priced route: reserves the request's estimated cost (`res.locals.spend`)
- * against every budget of the caller's workspace and the key's own limit before the handler runs,
- * then, once the answer is finished, settles the hold to what the handler recorded as spent or
- * releases it (a failed call costs nothing). A refusal is the guard's 402; a store it cannot reach
- * is a 503 (budgets fail closed).
+ * against every budget of the caller's workspace and the key's own limit, runs the handler, and
+ * once the handler's work is over settles the hold to what it recorded as spent, or releases it
+ * (a failed call costs nothing). A refusal is the guard's 402; a store it cannot reach is a 503
+ * (budgets fail closed).
+ *
+ * Settling follows the handler, not the socket: a client that leaves while the upstream call is
+ * in flight does not stop that call from being recorded, so its cost must still reach the
+ * counters. A client that leaves while the reservation is being made gets no upstream call at all.
  * @module
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { SpendGuard } from '../budgets/types';
 import { currentKey } from '../auth/authenticate';
 
+/** The priced work the budget step wraps; it sets `res.locals.spend.actualUsd` once the cost is known. */
+export type PricedHandler = (req: Request, res: Response) => Promise<void>;
+
 /**
- * Build the budget step. `deps.spend` is read per request (a guard swapped in later is used);
- * `track` receives each settle or release, so shutdown can wait for the spend of answered
- * requests to reach the counters.
+ * Build the budget step around `handler`. `deps.spend` is read per request (a guard swapped in
+ * later is used); `track` receives each settle or release, so shutdown can wait for the spend of
+ * answered requests to reach the counters.
  */
-export function reserveBudget(deps: { readonly spend: SpendGuard }, track: (work: Promise<unknown>) => void): RequestHandler {
-  return async function reserveBudget(req: Request, res: Response, next: NextFunction): Promise<void> {
+export function reserveBudget(deps: { readonly spend: SpendGuard }, track: (work: Promise<unknown>) => void, handler: PricedHandler): RequestHandler {
+  return async function reserveBudget(req: Request, res: Response): Promise<void> {
     const wanted = res.locals.spend;
     if (!wanted) throw new Error('reserveBudget: no spend estimate set before the budget step');
+    // Listen before the first await: a client that leaves during the reserve round trip fires
+    // 'close' then, and never again.
+    let gone = false;
+    const leave = (): void => {
+      gone = true;
+    };
+    res.once('close', leave);
     const key = currentKey(req);
     const { spend } = deps;
     const reservation = spend.reserveNow?.(key, wanted.estimateUsd) ?? (await spend.reserve(key, wanted.estimateUsd, req.ctx.requestId));
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
+    res.off('close', leave);
+    if (gone) {
+      track(reservation.release());
+      return;
+    }
+    try {
+      await handler(req, res);
+    } finally {
       const actual = res.locals.spend?.actualUsd;
       track(actual === undefined ? reservation.release() : reservation.settle(actual));
-    };
-    res.once('finish', finish);
-    res.once('close', finish);
-    next();
+    }
   };
 }

@@ -48,7 +48,7 @@ function afterAnswer(deps: AppDeps, req: Request, res: Response, answer: Embeddi
 
 /**
  * `POST /embeddings` after the API chain: validation, the plan (model, candidates, estimate),
- * the budget step, then the fallback runner; the reservation settles once the answer is sent.
+ * then the budget step around the fallback runner; the reservation settles once the run is over.
  */
 function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
   const { embeddings } = deps;
@@ -63,8 +63,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       res.locals.spend = { estimateUsd: plan.estimateUsd };
       next();
     },
-    reserveBudget(deps, (work) => embeddings.track(work)),
-    async function createEmbeddings(req: Request, res: Response) {
+    reserveBudget(deps, (work) => embeddings.track(work), async function createEmbeddings(req: Request, res: Response) {
       const { embeddingsPlan: plan, spend } = res.locals;
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
       const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
@@ -78,7 +77,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       res.cork();
       for (const chunk of answer.body.chunks) res.write(chunk);
       res.end();
-    },
+    }),
   ];
 }
 

@@ -1,7 +1,8 @@
 /**
  * A fake upstream: a real HTTP server on 127.0.0.1 that answers one provider wire format and can
  * be told to misbehave: any status (429/500/503/529 …) with a body and headers, extra latency, a
- * hang (never answers), a connection reset, or malformed JSON. Faults are queued (one per
+ * hang (never answers), an answer held until the test releases it, a connection reset, or
+ * malformed JSON. Faults are queued (one per
  * request) or sticky; every request is recorded for assertions.
  */
 import http from 'node:http';
@@ -15,7 +16,9 @@ export type Fault =
   | { malformed: true }
   /** 200 with exactly these bytes (e.g. a number JSON.parse reads as Infinity). */
   | { rawBody: string }
-  | { latencyMs: number };
+  | { latencyMs: number }
+  /** Answer normally once `release` settles; `arrived` is called when the request is in. */
+  | { holdUntil: Promise<unknown>; arrived?: () => void };
 
 /** A request the fake received. */
 export interface RecordedCall {
@@ -89,6 +92,10 @@ export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
       if ('malformed' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
       if ('rawBody' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody);
       if ('latencyMs' in fault) return void setTimeout(succeed, fault.latencyMs);
+      if ('holdUntil' in fault) {
+        fault.arrived?.();
+        return void fault.holdUntil.then(succeed);
+      }
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
     });
   });
