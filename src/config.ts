@@ -142,8 +142,11 @@ export interface Config {
   dashboardSessions: { ttlMs: number; signInPerMinute: number };
 }
 
-/** Deep-partial config used for file layers and test overrides. */
-export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> };
+/** Any part of a value at any depth; lists are given whole. */
+type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+/** Deep-partial config used for test overrides, merged like a file layer (see {@link loadConfig}). */
+export type ConfigOverrides = DeepPartial<Config>;
 
 /**
  * Environment variable → config path: the settings an operator sets (the README's table).
@@ -276,14 +279,21 @@ function readYaml(file: string, problems: string[]): Layer {
   }
 }
 
-function merge(base: Layer, over: Layer | ConfigOverrides): Layer {
-  const out: Layer = { ...base };
-  for (const [section, values] of Object.entries(over)) {
-    if (values && typeof values === 'object' && !Array.isArray(values)) {
-      out[section] = { ...(base[section] ?? {}), ...(values as Record<string, unknown>) };
-    } else {
-      out[section] = values as Record<string, unknown>;
-    }
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Lay `over` on `base` at every depth: mappings merge key by key, anything else (a scalar, a list,
+ * null) replaces. A later layer that sets one leaf, such as `providers.OPENAI.apiKey` from the
+ * environment or `analytics.rateLimit.limit` in a file, keeps its siblings from the layers below.
+ */
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const below = out[key];
+    out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
   }
   return out;
 }
@@ -320,11 +330,13 @@ const validate = createAjv(true).compile(JSON.parse(readFileSync(fromRoot('schem
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
   const problems: string[] = [];
-  let layered = readYaml(fromRoot('config', 'default.yaml'), problems);
-  if (env.SWITCHYARD_CONFIG) layered = merge(layered, readYaml(path.resolve(env.SWITCHYARD_CONFIG), problems));
-  layered = merge(layered, envLayer(env, problems));
-  layered = merge(layered, providerEnvLayer(env, problems));
-  layered = merge(layered, overrides);
+  const layers: Array<Record<string, unknown>> = [
+    env.SWITCHYARD_CONFIG ? readYaml(path.resolve(env.SWITCHYARD_CONFIG), problems) : {},
+    envLayer(env, problems),
+    providerEnvLayer(env, problems),
+    overrides,
+  ];
+  const layered = layers.reduce(merge, readYaml(fromRoot('config', 'default.yaml'), problems));
   const data = structuredClone(layered);
   if (!validate(data)) {
     const byVar = new Map(ENV_VARS.map((v) => [`config.${v.path.join('.')}`, v.name]));
@@ -342,7 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
  * Rules between settings that one schema property cannot express. Checked on the merged data
  * even when other values are invalid, so every problem is still reported together.
  */
-function crossFieldProblems(data: Layer): string[] {
+function crossFieldProblems(data: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const { port, metricsPort } = (data.server ?? {}) as { port?: unknown; metricsPort?: unknown };
   // Port 0 means "any free port" for each listener, so two zeros do not collide.
@@ -366,7 +378,7 @@ function crossFieldProblems(data: Layer): string[] {
       `config.files.maxConcurrentUploadsPerOrg (FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below config.files.maxConcurrentUploads (FILES_MAX_CONCURRENT_UPLOADS): ${perOrg} >= ${total}`,
     );
   }
-  problems.push(...redisTopologyProblems(data.redis ?? {}));
+  problems.push(...redisTopologyProblems((data.redis ?? {}) as Record<string, unknown>));
   return problems;
 }
 

@@ -76,6 +76,53 @@ describe('loadConfig', () => {
     expect(c.server.metricsPort).toBe(9464);
   });
 
+  describe('layers merge at every depth: a later layer keeps what it does not set', () => {
+    function fileWith(yaml: string): string {
+      const file = path.join(tempDir('sy-cfg-'), 'site.yaml');
+      writeFileSync(file, yaml);
+      return file;
+    }
+
+    test('a provider base URL from the file and its key from the environment are both kept', () => {
+      const file = fileWith('providers:\n  OPENAI:\n    baseUrl: http://llm.internal:8000/v1\n');
+      const c = loadConfig({ SWITCHYARD_CONFIG: file, OPENAI_API_KEY: 'sk-from-env' });
+      expect(c.providers.OPENAI).toEqual({ baseUrl: 'http://llm.internal:8000/v1', apiKey: 'sk-from-env' });
+    });
+
+    test('the reverse: a key from the file, the base URL from the environment', () => {
+      const file = fileWith('providers:\n  MISTRAL:\n    apiKey: sk-from-file\n  OPENAI:\n    apiKey: sk-other\n');
+      const c = loadConfig({ SWITCHYARD_CONFIG: file, MISTRAL_BASE_URL: 'http://127.0.0.1:9/v1' });
+      expect(c.providers.MISTRAL).toEqual({ apiKey: 'sk-from-file', baseUrl: 'http://127.0.0.1:9/v1' });
+      expect(c.providers.OPENAI).toEqual({ apiKey: 'sk-other' });
+    });
+
+    test('one leaf two levels down in a file keeps its siblings from the defaults', () => {
+      const c = loadConfig({ SWITCHYARD_CONFIG: fileWith('analytics:\n  rateLimit:\n    limit: 5\n') });
+      expect(c.analytics.rateLimit).toEqual({ windowMs: 60000, limit: 5 });
+      expect(c.analytics.timeoutMs).toBe(10000);
+    });
+
+    test('a file leaf one level down keeps its siblings, and an environment variable still wins over it', () => {
+      const file = fileWith('rateLimit:\n  limit: 7\n  failMode: closed\nbudgets:\n  leaseMs: 50\n');
+      const c = loadConfig({ SWITCHYARD_CONFIG: file, RATE_LIMIT_MAX: '8' });
+      expect(c.rateLimit).toEqual({ windowMs: loadConfig({}).rateLimit.windowMs, limit: 8, failMode: 'closed' });
+      expect(c.budgets).toEqual({ ...loadConfig({}).budgets, leaseMs: 50 });
+    });
+
+    test('overrides merge the same way, below the leaf they set', () => {
+      const c = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, { analytics: { rateLimit: { limit: 3 } }, providers: { OPENAI: { apiKey: 'k' } } });
+      expect(c.analytics.rateLimit).toEqual({ windowMs: 60000, limit: 3 });
+      expect(c.providers.OPENAI).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' });
+    });
+
+    test('a list is replaced whole, not merged item by item', () => {
+      const file = fileWith('redis:\n  sentinels: ["a:26379", "b:26379", "c:26379"]\n  sentinelName: main\n');
+      const c = loadConfig({ SWITCHYARD_CONFIG: file, REDIS_SENTINELS: 'x:26379' });
+      expect(c.redis.sentinels).toEqual(['x:26379']);
+      expect(c.redis.sentinelName).toBe('main');
+    });
+  });
+
   test('every problem is listed in one error, naming the variable', () => {
     let error: unknown;
     try {
