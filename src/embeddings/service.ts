@@ -65,19 +65,19 @@ export class EmbeddingsService {
   }
 
   /**
-   * GET /models/{author}/{slug}/endpoints: the model's endpoints with their circuit state now.
+   * GET /models/{author}/{slug}/endpoints: the model's endpoints with the circuit state `orgId` sees now.
    * @throws NotFoundError (with where the list is) for a model this gateway does not serve
    */
-  async modelEndpoints(id: string) {
+  async modelEndpoints(id: string, orgId: string) {
     const model = this.catalog.find(id);
     if (!model) throw unknownModel(id);
-    return modelEndpoints(model, (e) => this.breaker.peek(e));
+    return modelEndpoints(model, (e) => this.breaker.peek(e, orgId));
   }
 
   /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */
   async providers(orgId: string) {
     const recent = await this.stats.read(orgId);
-    return providerList(this.catalog, (e) => this.breaker.peek(e), (e) => recent.get(e.id));
+    return providerList(this.catalog, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
   }
 
   /** GET /embeddings/models. */
@@ -146,7 +146,7 @@ export class EmbeddingsService {
     const run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       deadlineMs: config.upstream.deadlineMs,
-      breaker: this.breaker,
+      breaker: this.breaker.forOrg(ctx.key.orgId),
       onAttempt: this.onAttempt,
     });
     for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });

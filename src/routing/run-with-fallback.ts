@@ -6,7 +6,7 @@
  */
 import type { Endpoint } from '../catalog/types';
 import type { UpstreamOutcome, UpstreamResult } from '../providers/http';
-import { CircuitState, type CircuitBreaker } from './breaker';
+import { CircuitState, type Circuits } from './breaker';
 
 /** One attempt: what `error.metadata.attempts` lists (no upstream bodies, no secrets), plus the endpoint and its wall time. */
 export interface AttemptRecord {
@@ -29,7 +29,8 @@ export type AttemptResult<T> = { outcome: 'ok'; value: T; upstreamMs?: number } 
 export interface FallbackOptions {
   attemptTimeoutMs: number;
   deadlineMs: number;
-  breaker: CircuitBreaker;
+  /** The calling organization's circuits (`CircuitBreaker.forOrg`). */
+  breaker: Circuits;
   /** Called after each attempt (metrics); `ms` is the attempt's wall time. */
   onAttempt?: (endpoint: Endpoint, outcome: UpstreamOutcome, ms: number) => void;
 }

@@ -7,7 +7,8 @@
  */
 import request from 'supertest';
 import { KVS } from '../helpers/services';
-import { gatewayApp } from '../helpers/gateway';
+import { createInferenceKey, gatewayApp } from '../helpers/gateway';
+import { provisionOrg } from '../../src/orgs/provision';
 import { FAST_UPSTREAM, startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import type { Fault } from '../fakes/server';
 
@@ -222,5 +223,71 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
     const res = await request(second.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${h.key}`).send({ model: BGE, input: 'x' });
     expect(res.status).toBe(503);
     await second.deps.embeddings.close();
+  });
+});
+
+describe.each(KVS)('circuits and tenants through HTTP on $name', (kvKind) => {
+  let h: EmbeddingsHarness;
+  beforeAll(async () => {
+    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => h.fleet.resetAll());
+
+  /** An inference key of a new organization. */
+  async function tenant(name: string): Promise<string> {
+    const org = await h.db.transaction((tx) => provisionOrg(tx, name));
+    return (await createInferenceKey({ app: h.gw.app, mgmtKey: org.secret })).secret;
+  }
+  const postAs = (secret: string, model: string) =>
+    request(h.gw.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${secret}`).send({ model, input: 'hello' });
+  const MODEL = 'openai/text-embedding-3-small';
+
+  test("one organization's failures open its own circuit, never another organization's", async () => {
+    const [a, b] = [await tenant('A'), await tenant('B')];
+    const openai = h.fleet.fakes.openai!;
+    openai.setSticky({ status: 500 });
+    for (let i = 0; i < 2; i++) expect((await postAs(a, MODEL)).status).toBe(502);
+    expect((await postAs(a, MODEL)).status).toBe(503); // A's own circuit is open
+    expect(openai.calls).toHaveLength(2);
+    openai.setSticky(null);
+    const res = await postAs(b, MODEL);
+    expect(res.status).toBe(200);
+    expect(openai.calls).toHaveLength(3);
+    expect((await postAs(a, MODEL)).status).toBe(503); // still A's until its cooldown
+  });
+
+  test('a streak of failures from two organizations opens the circuit for everyone', async () => {
+    const [a, b, c] = [await tenant('A2'), await tenant('B2'), await tenant('C2')];
+    const voyage = h.fleet.fakes.voyage!;
+    const model = 'voyage/voyage-3.5';
+    voyage.setSticky({ status: 500 });
+    expect((await postAs(a, model)).status).toBe(502);
+    expect((await postAs(b, model)).status).toBe(502);
+    voyage.setSticky(null);
+    voyage.calls.length = 0;
+    const res = await postAs(c, model);
+    expect(res.status).toBe(503);
+    expect(voyage.calls).toHaveLength(0);
+    // after the cooldown one probe decides for everyone
+    h.clock.now += 10_001;
+    expect((await postAs(c, model)).status).toBe(200);
+    expect((await postAs(a, model)).status).toBe(200);
+  });
+
+  test("a success from another organization ends a tenant's streak on the shared circuit", async () => {
+    const [a, b, c] = [await tenant('A3'), await tenant('B3'), await tenant('C3')];
+    const cohere = h.fleet.fakes.cohere!;
+    const model = 'cohere/embed-v4.0';
+    cohere.setSticky({ status: 500 });
+    expect((await postAs(a, model)).status).toBe(502);
+    cohere.setSticky(null);
+    expect((await postAs(b, model)).status).toBe(200);
+    cohere.setSticky({ status: 500 });
+    expect((await postAs(c, model)).status).toBe(502);
+    cohere.setSticky(null);
+    expect((await postAs(b, model)).status).toBe(200);
   });
 });

@@ -8,7 +8,7 @@ import { KVS } from '../helpers/services';
 import { createLogger } from '../../src/observability/logger';
 import type { Kv } from '../../src/kv/kv';
 import { Metrics } from '../../src/observability/metrics';
-import { CircuitBreaker, CircuitState, HEALTHY_CACHE_MS } from '../../src/routing/breaker';
+import { CircuitBreaker, CircuitState, HEALTHY_CACHE_MS, type Circuits } from '../../src/routing/breaker';
 import { runWithFallback } from '../../src/routing/run-with-fallback';
 import { retryAfter } from '../../src/providers/http';
 import type { Endpoint } from '../../src/catalog/types';
@@ -19,13 +19,16 @@ const other = { id: 'other:model/a', modelId: 'model/a', provider: { slug: 'othe
 describe.each(KVS)('circuit breaker on $name', (kvKind) => {
   let kv: Kv;
   let now: number;
-  let breaker: CircuitBreaker;
-  let replica: CircuitBreaker;
+  let breakers: CircuitBreaker[];
+  /** Organization A's view on the first replica, and on a second replica over the same Kv. */
+  let breaker: Circuits;
+  let replica: Circuits;
   beforeEach(async () => {
     kv = await kvKind.open();
     now = 1_000_000;
-    breaker = new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now);
-    replica = new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now);
+    breakers = [0, 1].map(() => new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now));
+    breaker = breakers[0]!.forOrg('org-a');
+    replica = breakers[1]!.forOrg('org-a');
   });
   afterEach(async () => {
     await kv.close();
@@ -117,12 +120,72 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
   });
 });
 
+describe.each(KVS)('circuits per organization on $name', (kvKind) => {
+  let kv: Kv;
+  let now: number;
+  let breaker: CircuitBreaker;
+  beforeEach(async () => {
+    kv = await kvKind.open();
+    now = 1_000_000;
+    breaker = new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now);
+  });
+  afterEach(async () => {
+    await kv.close();
+  });
+
+  const fail = async (org: string) => {
+    const view = breaker.forOrg(org);
+    await view.report(endpoint, await view.acquire(endpoint), false);
+  };
+  const stateFor = async (org: string) => (await breaker.forOrg(org).acquire(endpoint)).state;
+
+  test("one organization's streak opens its own circuit only", async () => {
+    for (let i = 0; i < 5; i++) await fail('a');
+    expect(await stateFor('a')).toBe(CircuitState.Open);
+    expect(await stateFor('b')).toBe(CircuitState.Closed);
+    expect((await breaker.peek(endpoint, 'a'))?.state).toBe(CircuitState.Open);
+    expect((await breaker.peek(endpoint, 'b'))?.state).toBe(CircuitState.Closed);
+  });
+
+  test('a streak with failures from two organizations opens the shared circuit for every organization', async () => {
+    await fail('a');
+    await fail('a');
+    expect(await stateFor('c')).toBe(CircuitState.Closed);
+    await fail('b');
+    expect(await stateFor('c')).toBe(CircuitState.Open);
+    expect((await breaker.peek(endpoint, 'c'))?.state).toBe(CircuitState.Open);
+  });
+
+  test('a success ends the shared streak: failures either side of it do not add up', async () => {
+    await fail('a');
+    await fail('a');
+    const b = breaker.forOrg('b');
+    await b.report(endpoint, await b.acquire(endpoint), true);
+    await fail('c');
+    await fail('a');
+    expect(await stateFor('d')).toBe(CircuitState.Closed);
+  });
+
+  test("the shared circuit's probe goes to one organization; its failure reopens it for all", async () => {
+    await fail('a');
+    await fail('b');
+    await fail('a');
+    now += 5000;
+    const probe = await breaker.forOrg('c').acquire(endpoint);
+    expect(probe.state).toBe(CircuitState.HalfOpen);
+    expect(await stateFor('d')).toBe(CircuitState.Open);
+    await breaker.forOrg('c').report(endpoint, probe, false);
+    now += 4999;
+    expect(await stateFor('d')).toBe(CircuitState.Open);
+  });
+});
+
 test('an unreachable Kv fails open: calls proceed as if closed, logged with the error\'s message and stack', async () => {
   const broken = { run: () => Promise.reject(new Error('redis down')) } as unknown as Kv;
   const stream = new PassThrough();
   let written = '';
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
-  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0, createLogger('warn', stream));
+  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0, createLogger('warn', stream)).forOrg('org-a');
   const permit = await breaker.acquire(endpoint);
   expect(permit).toEqual({ state: CircuitState.Closed, failures: 0 });
   await expect(breaker.report(endpoint, permit, false)).resolves.toBeUndefined();
