@@ -88,8 +88,9 @@ export interface Config {
     /**
      * Hold a 200 until its usage event is durable (in the Redis Stream, or the embedded queue), so
      * a replica killed right after answering never loses the record of an answer a client has.
-     * Off (default): the answer goes at once, and a crash can lose the records of the answers sent
-     * in its last `addLingerMs`; on, each answer waits up to `addLingerMs`, so pair it with 0.
+     * On (the default): each answer waits for its record, up to `addLingerMs`, so pair it with 0.
+     * Off: the answer goes at once, and a crash can lose the records of the answers sent in its
+     * last `addLingerMs`.
      */
     answerAfterRecord: boolean;
   };

@@ -8,7 +8,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
-import { errorFields } from '../observability/error-fields';
 
 interface BodyParserError {
   type?: string;
@@ -78,8 +77,8 @@ export function errorHandler(logger: Logger) {
   return function errorHandlerMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
     let gatewayError = err instanceof GatewayError ? err : (fromFramework(err) ?? fromOutage(err));
     if (!gatewayError) {
-      // errorFields: winston cannot serialise an Error nested in metadata (it logs `{}`).
-      logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, error: errorFields(err) });
+      // The logger's format turns the Error into its name, message and stack.
+      logger.error('unhandled error', { request_id: req.ctx?.requestId, route: req.ctx?.route, error: err });
       gatewayError = new GatewayError(500);
     } else if (gatewayError.status >= 500) {
       const cause = gatewayError.cause === undefined ? {} : { cause: gatewayError.cause };

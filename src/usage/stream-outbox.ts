@@ -98,8 +98,9 @@ export class StreamOutbox extends OutboxRecorder {
   /**
    * XADD the event; durable in Redis once this resolves (else buffered and written directly).
    * Events recorded within `addLingerMs` of the first one waiting share one XADD, so under load
-   * many requests pay for one Redis command. The answer does not wait for this, so the linger is
-   * also how long an answered request's record sits in memory only, if the process is killed.
+   * many requests pay for one Redis command. With `usage.answerAfterRecord` (the default) the
+   * answer waits for this; with it off, the linger is also how long an answered request's record
+   * sits in memory only, if the process is killed.
    */
   record(event: UsageEvent): Promise<void> {
     return this.adds.add(event);
