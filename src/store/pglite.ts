@@ -50,16 +50,15 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 
 /**
  * Postgres settings of the embedded database. PGlite starts Postgres with its defaults, whose
- * 128 MB of shared buffers live in the WASM heap of this very process: 287 MB of RSS right after
- * opening a data dir, against 174 MB with 16 MB of buffers (measured with PGlite 0.5). Embedded
- * mode serves one development process and a small database, which 16 MB of buffers holds.
+ * shared buffers live in the WASM heap of this very process and would make up much of its memory.
+ * Embedded mode serves one development process and a small database, which 16 MB of buffers holds.
  */
 export const PGLITE_CONF = ['shared_buffers=16MB'];
 
 /**
  * Create a new data directory in a short-lived child process. PGlite's initdb runs in a WASM
- * instance of its own whose memory the process keeps afterwards: a first boot done in-process
- * left the gateway at 674 MB of RSS (804 MB peak) against 206 MB after a later boot of the same
+ * instance of its own whose memory the process would keep afterwards, so a first boot done
+ * in-process would leave the gateway several times larger than a later boot of the same
  * directory. A child that fails is ignored (its output is not kept): the in-process create that
  * follows then meets the same problem and reports it through the usual path.
  */

@@ -1,8 +1,7 @@
 /**
- * POST /embeddings reads plain JSON bodies with its own reader (src/http/json-body.ts) and hands
- * everything else to body-parser. Through the real app: each body below is sent once plainly (the
- * reader) and once gzip-compressed (body-parser inflates it), and both must get the same answer;
- * the cases only body-parser serves keep its answers.
+ * POST /embeddings bodies are read by express.json (body-parser), plain or compressed. Through the
+ * real app: each body below is sent once plainly and once gzip-compressed (body-parser inflates
+ * it), and both must get the same answer.
  */
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
