@@ -4,7 +4,7 @@
  * @module
  */
 import type { Queryable } from '../store/db';
-import { isUuid } from '../workspaces/repository';
+import { isUuid } from '../validation/formats';
 import type { ClassifierDimension, ClassifierRecord } from './types';
 
 interface Row {

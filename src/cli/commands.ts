@@ -25,6 +25,7 @@ import { ClassifierService } from '../classifiers/service';
 import { toWireClassifier, type ClassifierRecord } from '../classifiers/types';
 import { getValidator } from '../validation/schemas';
 import { toIssues } from '../validation/ajv';
+import { isUuid } from '../validation/formats';
 import { createLogger } from '../observability/logger';
 import { GatewayError, ValidationError } from '../errors';
 import { runMaintenance } from '../analytics/maintenance';
@@ -54,7 +55,6 @@ export interface CliCommand {
 }
 
 const USER_ID = /^[A-Za-z0-9_.@:-]{1,200}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The API's limit on key names, read from its schema so CLI-made keys are always API-valid. */
 export const KEY_NAME_MAX = (JSON.parse(readFileSync(fromRoot('schemas', 'keys.create.json'), 'utf8')) as { properties: { name: { maxLength: number } } })
   .properties.name.maxLength;
@@ -70,7 +70,7 @@ function noArgs(command: string) {
 }
 
 function checkOrg(o: CommandOptions): void {
-  if (o.org !== undefined && !UUID.test(o.org)) throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
+  if (o.org !== undefined && !isUuid(o.org)) throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
 }
 
 function checkLength(flag: string, value: string | undefined, max: number): void {
@@ -302,7 +302,7 @@ export const classifiersList: CliCommand = {
 export const classifiersDelete: CliCommand = {
   options: ['workspace', 'org'],
   check(args, o) {
-    if (args.length !== 1 || !UUID.test(args[0] as string)) throw new UsageError('classifiers delete takes exactly one <classifier_id> (a UUID)');
+    if (args.length !== 1 || !isUuid(args[0] as string)) throw new UsageError('classifiers delete takes exactly one <classifier_id> (a UUID)');
     checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
     checkOrg(o);
   },

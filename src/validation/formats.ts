@@ -24,3 +24,10 @@ export function isUsableDateTime(value: string): boolean {
 export function addStrictFormats(ajv: Ajv): void {
   ajv.addFormat('date-time', { type: 'string', validate: isUsableDateTime, compare: rfc3339DateTime.compare });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Is `value` a plain UUID (no `urn:uuid:` prefix or braces)? The one test for ids the CLI and repositories take. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Queryable } from '../store/db';
+import { isUuid } from '../validation/formats';
 
 /** How the hosted service may order providers by default for a workspace. */
 export type ProviderSort = 'price' | 'throughput' | 'latency' | 'exacto';
@@ -62,7 +63,6 @@ const COLUMNS = `id, org_id, name, slug, description, is_default, created_by, cr
   default_text_model, default_image_model, default_provider_sort, is_observability_io_logging_enabled,
   is_observability_broadcast_enabled, is_data_discount_logging_enabled, io_logging_sampling_rate,
   io_logging_api_key_ids, disabled_server_tools, include_byok_in_budgets, embeddings_cache_enabled`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toRecord(r: Row): WorkspaceRecord {
   return {
@@ -87,11 +87,6 @@ function toRecord(r: Row): WorkspaceRecord {
     includeByokInBudgets: r.include_byok_in_budgets,
     embeddingsCacheEnabled: r.embeddings_cache_enabled,
   };
-}
-
-/** Is `ref` shaped like a UUID? Such a ref is always looked up as an id, so slugs of this shape are refused. */
-export function isUuid(ref: string): boolean {
-  return UUID.test(ref);
 }
 
 /**

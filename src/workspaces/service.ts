@@ -7,6 +7,7 @@
  * memberships and files with it.
  * @module
  */
+import { isUuid } from '../validation/formats';
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../store/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
@@ -54,7 +55,7 @@ function toSettings(i: WorkspaceInput): WorkspaceSettings {
  * never be addressed by its slug.
  */
 function refuseUuidSlug(slug: string | undefined): void {
-  if (slug !== undefined && repo.isUuid(slug)) {
+  if (slug !== undefined && isUuid(slug)) {
     throw new ValidationError(
       [{ path: 'body.slug', message: 'must not be shaped like a UUID' }],
       'slug must not be shaped like a UUID: a UUID-shaped reference always addresses a workspace by its id',
