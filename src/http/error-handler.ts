@@ -5,6 +5,7 @@
  * trace or internal detail ever reaches a client.
  * @module
  */
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
@@ -55,7 +56,7 @@ function fromOutage(err: unknown): GatewayError | null {
 }
 
 /** Write the envelope for a GatewayError (plain Node response calls, so it works on any response). */
-export function sendError(res: Response, err: GatewayError): void {
+export function sendError(res: ServerResponse, err: GatewayError): void {
   if (res.headersSent) {
     res.destroy();
     return;

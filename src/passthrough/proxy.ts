@@ -3,15 +3,17 @@
  * itself (chat, completions, models) to one configured upstream with http-proxy-middleware.
  * Bodies and responses are piped, never parsed or buffered, so SSE streams arrive chunk by
  * chunk. The client's credentials are removed and the upstream's key is sent instead; upstream
- * cookies are not passed back. A failure to reach the upstream becomes the 502 envelope through
- * the one error handler, and one that does not finish within the timeout becomes 524.
+ * cookies are not passed back. A failure to reach the upstream becomes the 502 envelope, and one
+ * that does not finish within the timeout becomes 524, written by the proxy's own error handler
+ * with the one envelope writer ({@link sendError}).
  * @module
  */
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import { UpstreamError, UpstreamTimeoutError } from '../errors';
 import type { Logger } from '../observability/logger';
+import { sendError } from '../http/error-handler';
 
 /** What the proxy needs from config `passthrough.*`. */
 export interface PassthroughOptions {
@@ -26,19 +28,14 @@ export interface PassthroughOptions {
 /** Client headers that carry the client's own credentials or account and must not reach the upstream. */
 const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key', 'cookie', 'openai-organization', 'openai-project'];
 
-/** Where the proxy's error callback finds the request's `next` (http-proxy calls back without it). */
-const NEXT = Symbol('passthroughNext');
-/** Set when `proxyTimeout` fired, so the resulting socket error is reported as a timeout (524). */
-const TIMED_OUT = Symbol('passthroughTimedOut');
-type WithNext = ServerResponse & { [NEXT]?: NextFunction; [TIMED_OUT]?: boolean };
+/** Requests whose upstream exchange hit `proxyTimeout`, so the resulting socket error is reported as a timeout (524). */
+const timedOut = new WeakSet<IncomingMessage>();
 
 function replaceCredentials(apiKey: string | null) {
-  return function onProxyReq(proxyReq: ClientRequest, _req: IncomingMessage, res: ServerResponse): void {
+  return function onProxyReq(proxyReq: ClientRequest, req: IncomingMessage): void {
     for (const name of CLIENT_CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
     if (apiKey) proxyReq.setHeader('Authorization', `Bearer ${apiKey}`);
-    proxyReq.once('timeout', () => {
-      (res as WithNext)[TIMED_OUT] = true;
-    });
+    proxyReq.once('timeout', () => timedOut.add(req));
   };
 }
 
@@ -61,20 +58,16 @@ export function createPassthroughProxy(options: PassthroughOptions, logger: Logg
     on: {
       proxyReq: replaceCredentials(options.apiKey),
       proxyRes: onProxyRes,
-      error(err, _req, res) {
+      error(err, req, res) {
         const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
         logger.warn('passthrough upstream failed', { code });
-        const next = (res as WithNext)[NEXT];
-        const error = (res as WithNext)[TIMED_OUT] || code === 'ETIMEDOUT'
+        if (!(res instanceof ServerResponse)) return void res.destroy(); // a WebSocket upgrade: no HTTP answer to give
+        const error = timedOut.has(req) || code === 'ETIMEDOUT'
           ? new UpstreamTimeoutError({ reason: 'passthrough_timeout' })
           : new UpstreamError({ reason: 'passthrough_unreachable', code });
-        if (next) next(error);
-        else (res as ServerResponse).destroy?.();
+        sendError(res, error);
       },
     },
   });
-  return function passthroughProxy(req: Request, res: Response, next: NextFunction) {
-    (res as unknown as WithNext)[NEXT] = next;
-    return proxy(req, res, next);
-  };
+  return proxy;
 }
