@@ -60,5 +60,5 @@ export default tseslint.config(
   // The dashboard runs in the browser: its globals, and no Node ones.
   { files: ['dashboard/**/*.{ts,tsx}'], languageOptions: { globals: globals.browser } },
   { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly', Blob: 'readonly', fetch: 'readonly' } } },
-  { files: ['*.js', 'bench/**/*.js', 'test/**/*.js', 'scripts/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  { files: ['*.js', 'bench/**/*.js', 'testkit/**/*.js', 'test/**/*.js', 'scripts/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -1,7 +1,8 @@
 /** Jest: TypeScript through SWC (no type-check at test time; `npm run typecheck` does that). */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // The suite, and the benchmark's own tests beside its code (bench/test/).
+  roots: ['<rootDir>/test', '<rootDir>/bench'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',

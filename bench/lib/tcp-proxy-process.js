@@ -1,5 +1,5 @@
 /**
- * bench/lib/tcp-proxy.js in a process of its own, for the fault run. In the benchmark's process
+ * testkit/tcp-proxy.js in a process of its own, for the fault run. In the benchmark's process
  * the proxies shared one event loop with the load generator, which at 1,000 requests/s on a slow
  * machine could not keep up: Redis's replies then waited behind the client's own work, the
  * gateway's commands timed out (500 ms) and budgeted requests failed with 503 while every service
@@ -9,7 +9,7 @@
 'use strict';
 const path = require('node:path');
 const { fork } = require('node:child_process');
-const { tcpProxy } = require('./tcp-proxy');
+const { tcpProxy } = require('../../testkit/tcp-proxy');
 
 /**
  * A switchable proxy to `targetHost:targetPort`, initially closed, run in a child process; same

@@ -13,7 +13,7 @@ import { bearer, createInferenceKey } from '../helpers/gateway';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { fakeVector } from '../fakes/wires';
 import { KVS, REDIS_URL, describeIf, uniqueId } from '../helpers/services';
-import { tcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy } from '../../testkit/tcp-proxy';
 import { RedisKv } from '../../src/kv/redis';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
 import { inputKeys } from '../../src/embeddings/cache/keys';

@@ -5,7 +5,7 @@
  * listener is an uncaught exception. Connections go through a TCP proxy that is cut mid-way;
  * the pool must serve again once the proxy is back.
  */
-import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy, type TcpProxy } from '../../testkit/tcp-proxy';
 import { DATABASE_URL, describeIf, uniqueId } from '../helpers/services';
 import { openPostgres } from '../../src/store/postgres';
 import type { Database } from '../../src/store/db';

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { REDIS_URL, deleteRedisPrefix, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, gatewayApp, testConfig, type TestGateway } from '../helpers/gateway';
 import type { ConfigOverrides } from '../../src/config';
-import { tcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy } from '../../testkit/tcp-proxy';
 import type { Database } from '../../src/store/db';
 import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';

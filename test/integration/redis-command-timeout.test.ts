@@ -7,7 +7,7 @@
  */
 import request from 'supertest';
 import { REDIS_URL, describeIf, deleteRedisPrefix, openTestPglite, uniqueId } from '../helpers/services';
-import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy, type TcpProxy } from '../../testkit/tcp-proxy';
 import { createTestGateway } from '../helpers/gateway';
 import { RedisKv } from '../../src/kv/redis';
 import type { KvScript } from '../../src/kv/kv';

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/temp-dir';
 import { Client } from 'pg';
 import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, uniqueId } from '../helpers/services';
 import { spawnGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
-import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy, type TcpProxy } from '../../testkit/tcp-proxy';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import { openaiWire } from '../fakes/wires';
 

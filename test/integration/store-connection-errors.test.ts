@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { types } from 'node:util';
 import { DATABASE_URL, describeIf, uniqueId } from '../helpers/services';
-import { tcpProxy } from '../helpers/tcp-proxy';
+import { tcpProxy } from '../../testkit/tcp-proxy';
 import { RedisKv } from '../../src/kv/redis';
 import { openPostgres } from '../../src/store/postgres';
 import { openDependencies } from '../../src/deps';

@@ -3,7 +3,7 @@
  * stretch's owner is the outermost frame of our code, and gaps between samples long enough to
  * mean the thread was not running are counted as stalled, not as work.
  */
-import { longTasks, type CpuProfile } from '../../bench/lib/profile-summary';
+import { longTasks, type CpuProfile } from '../lib/profile-summary';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
 

@@ -2,7 +2,7 @@
  * The benchmark's reading of the gateway's histograms (bench/lib/histogram.js): the observations
  * between two scrapes, summed over label sets, and a quantile's bucket bound.
  */
-import { bucketCounts, histogramDelta, mergeDeltas, quantileBound } from '../../bench/lib/histogram';
+import { bucketCounts, histogramDelta, mergeDeltas, quantileBound } from '../lib/histogram';
 
 const scrape = (rows: Array<[labels: string, le: string, count: number]>): string =>
   [

@@ -4,7 +4,7 @@
  * these tests serve it responses cut at awkward places and check what it counts.
  */
 import net from 'node:net';
-import { runPaced, stopPaced } from '../../bench/lib/paced';
+import { runPaced, stopPaced } from '../lib/paced';
 
 /** A raw TCP server answering each request with `respond(socket, n)` (n = request number from 0). */
 async function rawServer(respond: (socket: net.Socket, n: number) => void): Promise<{ url: string; close: () => Promise<void>; requests: () => number }> {

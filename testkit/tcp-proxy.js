@@ -2,7 +2,7 @@
  * A TCP proxy in front of a real service that can be switched off and on, to make the service
  * unreachable (nothing listens on the proxy's port, every forwarded connection is cut) and bring
  * it back, without touching the shared service or starting processes. Used by the fault run
- * (bench/faults.js) and, through test/helpers/tcp-proxy.ts, by the fault tests. Plain
+ * (bench/faults.js, in a process of its own) and by the fault tests (test/integration/). Plain
  * JavaScript so the benchmark runs it without a build.
  */
 'use strict';
