@@ -3,13 +3,17 @@
  *
  *   direct   autocannon → fake upstream (bench/upstream.js: OpenAI-compatible, 1536 floats)
  *   proxy    autocannon → minimal node:http proxy (bench/proxy.js) → fake upstream
+ *   floor    autocannon → the featureless Express floor (bench/floor.js: express.json, one undici
+ *            POST, the upstream's bytes back) → fake upstream; the gateway is judged against it
+ *   checked  (BENCH_VALIDATING_FLOOR=1) the cheapest validating gateway (bench/validating-floor.js)
  *   gateway  autocannon → Switchyard (dist/src/main.js, a child process) → fake upstream, with
  *            auth, validation, the per-key rate limit, budget + key-limit checks (a monthly
  *            workspace budget and a key limit are set) and usage recording all on
  *
- * Each target is measured at 32 connections (max throughput) and at a fixed 500 requests/s
- * (latency; evenly paced by bench/lib/paced.js from a client process of its own, in BENCH_SLICES
- * turns per round, default 5, once the gateway has written the previous load's usage records),
+ * Each target is measured at 32 connections (max throughput) and at a fixed rate, half the
+ * floor's capacity in that round (BENCH_RATE overrides it) (latency; evenly paced by
+ * bench/lib/paced.js from a client process of its own, in BENCH_SLICES turns per round, default
+ * 5, once the gateway has written the previous load's usage records),
  * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a warm-up (BENCH_WARMUP,
  * 10 s each); then once with autocannon's `overallRate` (which sends each second's quota in one
  * burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and the gateway's added latency,
@@ -45,11 +49,12 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
  */
 const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const CONNECTIONS = 32;
-const FIXED_RATE = 500;
+/** A fixed paced rate (req/s) instead of half the floor's capacity in each round. */
+const FIXED_RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 /** Turns each target's paced time is split into per round (see pacedRound). */
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
-/** Also measure bench/floor.js (the cheapest validating gateway), between the proxy and the gateway. */
-const FLOOR = process.env.BENCH_FLOOR === '1';
+/** Also measure bench/validating-floor.js (the cheapest validating gateway), between the floor and the gateway. */
+const VALIDATING_FLOOR = process.env.BENCH_VALIDATING_FLOOR === '1';
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(name, url, headers, body) {
@@ -76,7 +81,8 @@ async function measureAll(targets) {
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
     await settle(targets);
-    await pacedRound(targets);
+    const floor = targets.find((t) => t.name === 'floor');
+    await pacedRound(targets, FIXED_RATE ?? Math.max(1, Math.round(floor.rounds.max[round].rps / 2)));
   }
   return targets.map((t) => ({
     name: t.name,
@@ -105,18 +111,18 @@ async function settle(targets) {
 }
 
 /**
- * One paced round: each target gets DURATION seconds at FIXED_RATE, in SLICES turns (the order
+ * One paced round: each target gets DURATION seconds at `rate`, in SLICES turns (the order
  * reversed every other turn), its latencies pooled. A 10 s window per target one after another let
  * the machine's state move between the direct window and the gateway's; in turns of 2 s every
  * target samples the same 40 s.
  */
-async function pacedRound(targets) {
+async function pacedRound(targets, rate) {
   const pooled = new Map(targets.map((t) => [t, { latencies: [], requests: 0, errors: 0, non2xx: 0, clientStalls: 0, cpuSeconds: 0, seconds: 0 }]));
   for (let turn = 0; turn < SLICES; turn++) {
     for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
       const p = pooled.get(t);
       const { result: r, seconds } = await cpuDuring(t.handle, () =>
-        withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate: FIXED_RATE, duration: DURATION / SLICES, keepLatencies: true })));
+        withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, keepLatencies: true })));
       p.seconds += r.seconds;
       p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
       p.latencies.push(...r.latencies);
@@ -127,6 +133,7 @@ async function pacedRound(targets) {
     const p = pooled.get(t);
     const sorted = p.latencies.sort((a, b) => a - b);
     t.rounds.fixed.push({
+      rate,
       requests: p.requests,
       rps: Math.round((p.requests / p.seconds) * 10) / 10,
       p50: percentile(sorted, 50),
@@ -218,86 +225,84 @@ function ownTimeLine(summary) {
     const shares = s.atOrUnder.map(({ ms, share }) => `<=${ms} ms ${(share * 100).toFixed(2)} %`).join(', ');
     return `${label} p99 <= ${s.p99AtOrUnderMs ?? '-'} ms (${shares})`;
   };
-  return `gateway's own histograms @500/s (${summary.overhead.observations} requests): ${part('own overhead', summary.overhead)}; ${part('upstream call', summary.upstream)}`;
+  return `gateway's own histograms at the paced rate (${summary.overhead.observations} requests): ${part('own overhead', summary.overhead)}; ${part('upstream call', summary.upstream)}`;
 }
 
 function fmt(v, digits = 2) {
   return v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v);
 }
 
+/** Median over rounds of `f(i)`, round i's figures of the targets being back to back. */
+function perRoundOf(rounds, f) {
+  return median(rounds.map((_, i) => f(i)));
+}
+
 function report(mode, rows) {
   const row = (name) => rows.find((r) => r.name === name);
-  const [direct, proxy, gateway, floor] = [row('direct'), row('proxy'), row('gateway'), row('floor')];
-  // Per-round comparisons (each round's targets ran back to back), then their median.
-  const perRound = (f) => median(gateway.rounds.max.map((_, i) => f(i)));
-  const added = {
-    p50: perRound((i) => gateway.rounds.fixed[i].p50 - direct.rounds.fixed[i].p50),
-    p99: perRound((i) => gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99),
-    autocannonBurstP50: gateway.burst.p50 - direct.burst.p50,
-    autocannonBurstP99: gateway.burst.p99 - direct.burst.p99,
-  };
-  const shares = gateway.rounds.max.map((g, i) => g.rps / proxy.rounds.max[i].rps);
-  const share = median(shares);
-  // The proxy's own added latency, round by round: the tail is judged as a ratio to it.
-  const proxyAdded = {
-    p50: perRound((i) => proxy.rounds.fixed[i].p50 - direct.rounds.fixed[i].p50),
-    p99: perRound((i) => proxy.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99),
-  };
-  const p99Ratio = perRound((i) => (gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99) / Math.max(0.001, proxy.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99));
-  // Standing targets: 40 % of the proxy for one input; 0.5x and 200 MB for the 64-input batch.
-  const shareTarget = BATCH ? 0.5 : 0.4;
-  const rssTarget = BATCH ? 200 : null;
+  const [direct, proxy, floor, gateway, checked] = [row('direct'), row('proxy'), row('floor'), row('gateway'), row('checked')];
+  const perRound = (f) => perRoundOf(gateway.rounds.max, f);
+  const each = (values, digits) => values.map((v) => fmt(v, digits)).join(', ');
+  // Added latency of a target at the paced rate: its p50/p99 minus the upstream's own, round by round.
+  const added = (t, q) => perRound((i) => t.rounds.fixed[i][q] - direct.rounds.fixed[i][q]);
+  const shareOf = (t, base) => gateway.rounds.max.map((_, i) => t.rounds.max[i].rps / base.rounds.max[i].rps);
+  const gatewayOfFloor = shareOf(gateway, floor);
+  const gatewayOfProxy = shareOf(gateway, proxy);
+  const floorOfProxy = shareOf(floor, proxy);
+  const p99Ratio = perRound((i) => (gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99) / Math.max(0.001, floor.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99));
+  // The standing targets (issue #44): a share of the floor, memory over the floor's, the tail at half its capacity.
+  const shareTarget = BATCH ? 0.6 : 0.7;
+  const rssTarget = BATCH && floor.peakRssMb !== null ? floor.peakRssMb + 50 : null;
   const targets = {
-    throughputShareOfProxy: { value: share, target: `>= ${shareTarget}`, pass: share >= shareTarget },
-    addedP50Ms: { value: added.p50, proxy: proxyAdded.p50 },
-    addedP99Ms: { value: added.p99, proxy: proxyAdded.p99, ratioToProxy: p99Ratio },
-    gatewayPeakRssMb: { value: gateway.peakRssMb, target: rssTarget === null ? 'reported' : `<= ${rssTarget}`, pass: rssTarget === null || (gateway.peakRssMb !== null && gateway.peakRssMb <= rssTarget) },
+    throughputShareOfFloor: { value: median(gatewayOfFloor), target: `>= ${shareTarget}`, pass: median(gatewayOfFloor) >= shareTarget },
+    throughputShareOfProxy: { value: median(gatewayOfProxy) },
+    addedP99RatioToFloor: { value: p99Ratio, target: '<= 2', pass: p99Ratio <= 2 },
+    gatewayPeakRssMb: { value: gateway.peakRssMb, floor: floor.peakRssMb, target: rssTarget === null ? 'reported' : `<= ${rssTarget} (the floor's + 50)`, pass: rssTarget === null || (gateway.peakRssMb !== null && gateway.peakRssMb <= rssTarget) },
   };
-  console.log(`\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; fixed rate ${FIXED_RATE} req/s)`);
-  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | @500/s p50 ms | @500/s p99 ms | ac@500 p50 | ac@500 p99 | errors | peak RSS MB');
-  console.log('----------|---------------|---------|---------|------------|---------------|---------------|------------|------------|--------|------------');
+  const rates = gateway.rounds.fixed.map((f) => f.rate);
+  console.log(`\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; paced at ${FIXED_RATE === null ? "half the floor's capacity" : 'BENCH_RATE'}: ${rates.join(', ')} req/s by round)`);
+  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | paced p50 ms | paced p99 ms | burst p50 | burst p99 | errors | peak RSS MB');
+  console.log('----------|---------------|---------|---------|------------|--------------|--------------|-----------|-----------|--------|------------');
   for (const r of rows) {
     const errors = [r.max, r.fixed, r.burst].reduce((n, x) => n + x.errors + x.non2xx, 0);
     console.log(
       `${r.name.padEnd(9)} | ${fmt(r.max.rps, 1).padStart(13)} | ${fmt(r.max.p50).padStart(7)} | ${fmt(r.max.p99).padStart(7)} | ${fmt(r.max.cpuMsPerRequest, 3).padStart(10)} | ` +
-        `${fmt(r.fixed.p50, 3).padStart(13)} | ${fmt(r.fixed.p99, 3).padStart(13)} | ${fmt(r.burst.p50).padStart(10)} | ${fmt(r.burst.p99).padStart(10)} | ` +
+        `${fmt(r.fixed.p50, 3).padStart(12)} | ${fmt(r.fixed.p99, 3).padStart(12)} | ${fmt(r.burst.p50).padStart(9)} | ${fmt(r.burst.p99).padStart(9)} | ` +
         `${String(errors).padStart(6)} | ${fmt(r.peakRssMb, 1).padStart(11)}`,
     );
   }
-  console.log('@500/s = evenly paced 500 req/s (bench/lib/paced.js); ac@500 = autocannon overallRate 500, which sends each second\'s quota as a burst');
-  const each = (values, digits) => values.map((v) => fmt(v, digits)).join(', ');
+  console.log('paced = evenly paced (bench/lib/paced.js); burst = autocannon overallRate at the same rate, which sends each second\'s quota at once');
   console.log(`figures are medians of ${ROUNDS} interleaved rounds; comparisons are medians of the per-round comparisons`);
   console.log(`case: ${BATCH ? `batch of ${BATCH} inputs` : 'single input'}`);
-  console.log(`gateway throughput = ${(share * 100).toFixed(1)} % of the minimal proxy (target >= ${shareTarget * 100} %) ${targets.throughputShareOfProxy.pass ? 'PASS' : 'MISS'}  [rounds: ${each(shares.map((x) => x * 100), 1)} %]`);
-  console.log(`added latency @500/s vs direct: gateway p50 ${fmt(added.p50, 3)} ms, p99 ${fmt(added.p99, 3)} ms; the proxy's own p50 ${fmt(proxyAdded.p50, 3)} ms, p99 ${fmt(proxyAdded.p99, 3)} ms; gateway/proxy added p99 ${fmt(p99Ratio, 2)}x` +
-    `  [rounds p50: ${each(gateway.rounds.fixed.map((g, i) => g.p50 - direct.rounds.fixed[i].p50), 3)}; p99: ${each(gateway.rounds.fixed.map((g, i) => g.p99 - direct.rounds.fixed[i].p99), 3)}]`);
+  console.log(`gateway ÷ floor = ${fmt(targets.throughputShareOfFloor.value, 3)} (target ${targets.throughputShareOfFloor.target}) ${targets.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(gatewayOfFloor, 3)}]`);
+  console.log(`gateway ÷ proxy = ${fmt(targets.throughputShareOfProxy.value, 3)}  [rounds: ${each(gatewayOfProxy, 3)}]; floor ÷ proxy = ${fmt(median(floorOfProxy), 3)}`);
+  if (checked) console.log(`validating floor ÷ floor = ${fmt(median(shareOf(checked, floor)), 3)}; gateway ÷ validating floor = ${fmt(median(shareOf(gateway, checked)), 3)}`);
+  console.log(`CPU ms per request: proxy ${fmt(proxy.max.cpuMsPerRequest, 3)}, floor ${fmt(floor.max.cpuMsPerRequest, 3)}, gateway ${fmt(gateway.max.cpuMsPerRequest, 3)}`);
+  console.log(`added latency at the paced rate vs direct: gateway p50 ${fmt(added(gateway, 'p50'), 3)} ms, p99 ${fmt(added(gateway, 'p99'), 3)} ms; floor p50 ${fmt(added(floor, 'p50'), 3)} ms, p99 ${fmt(added(floor, 'p99'), 3)} ms; ` +
+    `proxy p50 ${fmt(added(proxy, 'p50'), 3)} ms, p99 ${fmt(added(proxy, 'p99'), 3)} ms; gateway/floor added p99 ${fmt(p99Ratio, 2)}x (target <= 2) ${targets.addedP99RatioToFloor.pass ? 'PASS' : 'MISS'}`);
   console.log(`paced client stalls (its 1 ms timer over 2 ms late: the machine held it up) per round: ${rows.map((r) => `${r.name} ${r.rounds.fixed.map((x) => x.clientStalls).join('/')}`).join(', ')}`);
-  const floorShares = floor ? floor.rounds.max.map((f, i) => ({ ofProxy: f.rps / proxy.rounds.max[i].rps, gatewayOfFloor: gateway.rounds.max[i].rps / f.rps })) : null;
-  if (floorShares) {
-    console.log(`floor (bench/floor.js) = ${(median(floorShares.map((x) => x.ofProxy)) * 100).toFixed(1)} % of the proxy; gateway = ${(median(floorShares.map((x) => x.gatewayOfFloor)) * 100).toFixed(1)} % of the floor` +
-      `  [rounds: ${each(floorShares.map((x) => x.ofProxy * 100), 1)} %; ${each(floorShares.map((x) => x.gatewayOfFloor * 100), 1)} %]`);
-  }
   if (gateway.ownTimeAtFixedRate) console.log(ownTimeLine(gateway.ownTimeAtFixedRate));
   const load = os.loadavg()[0];
   console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
-  console.log(`gateway peak RSS ${fmt(gateway.peakRssMb, 1)} MB${rssTarget === null ? '' : ` (<= ${rssTarget}) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`}`);
-  return { mode, rounds: ROUNDS, rows, addedLatencyMs: added, floorShares, targets, loadAverage1m: os.loadavg()[0] };
+  console.log(`peak RSS: floor ${fmt(floor.peakRssMb, 1)} MB, gateway ${fmt(gateway.peakRssMb, 1)} MB${rssTarget === null ? '' : ` (target ${targets.gatewayPeakRssMb.target}) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`}`);
+  return { mode, rounds: ROUNDS, rows, targets, loadAverage1m: os.loadavg()[0] };
 }
 
-async function benchMode(mode, upstream, proxy, floor, body) {
+async function benchMode(mode, upstream, proxy, floor, checked, body) {
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
   const gateway = await startBenchGateway(upstream.port, mode, { nodeArgs });
   try {
     const targets = [
       { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/embeddings`, headers: {}, body },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body },
-      ...(floor ? [{ name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY }] : []),
+      { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY },
+      ...(checked ? [{ name: 'checked', handle: checked.handle, url: `http://127.0.0.1:${checked.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY }] : []),
       { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     const rows = await measureAll(targets);
+    const burstRate = median(rows[0].rounds.fixed.map((f) => f.rate));
     for (const [i, t] of targets.entries()) {
       const row = rows[i];
-      row.burst = await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION, overallRate: FIXED_RATE }));
+      row.burst = await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION, overallRate: burstRate }));
       row.peakRssMb = peakRssMb(t.handle.child.pid);
     }
     return report(mode, rows);
@@ -319,13 +324,16 @@ async function main() {
   const upstream = await startServer('upstream.js', {});
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.port}` };
   const proxy = await startServer('proxy.js', forward);
-  const floor = FLOOR ? await startServer('floor.js', forward, startFlags(path.resolve(__dirname, '..'))) : null;
+  const flags = startFlags(path.resolve(__dirname, '..'));
+  const floor = await startServer('floor.js', forward, flags);
+  const checked = VALIDATING_FLOOR ? await startServer('validating-floor.js', forward, flags) : null;
   const results = [];
   try {
-    for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, floor, body));
+    for (const mode of modes) results.push(await benchMode(mode, upstream, proxy, floor, checked, body));
   } finally {
     await stopPaced();
-    if (floor) await stopChild(floor.handle);
+    if (checked) await stopChild(checked.handle);
+    await stopChild(floor.handle);
     await stopChild(proxy.handle);
     await stopChild(upstream.handle);
   }
