@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/metrics';
 import type { KeyCache } from './key-cache';
 import type { ApiKeyRecord } from '../keys/types';
 import { csrfRefusal, type DashboardSessions } from '../dashboard/sessions';
+import { anyPath } from '../http/route-templates';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -89,7 +90,7 @@ export function requireManagementKey() {
  * Management-only path prefixes (relative to `/api/v1`): `/keys` and below (not `/key`),
  * `/workspaces` and below, `/analytics` and below. Case-insensitive like the router.
  */
-const MANAGEMENT_PATHS = /^\/+(?:keys|workspaces|analytics)(?:\/|$)/i;
+const isManagementPath = anyPath(['/keys{/*rest}', '/workspaces{/*rest}', '/analytics{/*rest}']);
 
 /**
  * Mounted after `authenticate`, in front of every route: a non-management key gets 403 on a
@@ -98,7 +99,7 @@ const MANAGEMENT_PATHS = /^\/+(?:keys|workspaces|analytics)(?:\/|$)/i;
  */
 export function requireManagementKeyOnManagementPaths() {
   return function managementPathsMiddleware(req: Request, _res: Response, next: NextFunction): void {
-    if (!req.ctx.key?.isManagement && MANAGEMENT_PATHS.test(req.path)) throw new ForbiddenError();
+    if (!req.ctx.key?.isManagement && isManagementPath(req.path)) throw new ForbiddenError();
     next();
   };
 }

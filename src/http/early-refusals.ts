@@ -12,6 +12,7 @@ import { STATUS_MESSAGES } from '../errors';
 import type { Config } from '../config';
 import { FORM_OVERHEAD_BYTES } from '../files/multipart';
 import { API_PREFIX } from './router';
+import { RouteTemplates } from './route-templates';
 import { PASSTHROUGH_ROUTES } from '../routes/passthrough';
 
 /** The envelope for `status`, as a string. */
@@ -26,9 +27,10 @@ function envelope(status: number, metadata?: Record<string, unknown>): string {
  * (their bodies stream to the upstream, which sets its own limit).
  */
 export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthrough'>) {
-  const passthrough = new Set(config.passthrough.baseUrl ? PASSTHROUGH_ROUTES.map(([m, p]) => `${m.toUpperCase()} ${API_PREFIX}${p}`) : []);
+  const routes = new RouteTemplates();
+  if (config.passthrough.baseUrl) for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, `${API_PREFIX}${path}`, path);
   return function limitOf(req: http.IncomingMessage): number | null {
-    if (passthrough.size > 0 && passthrough.has(`${req.method} ${(req.url ?? '').split('?')[0]}`)) return null;
+    if (routes.match(req.method ?? '', (req.url ?? '').split('?')[0]!) !== undefined) return null;
     const type = req.headers['content-type'] ?? '';
     return /^multipart\//i.test(type) ? config.files.maxBytes + FORM_OVERHEAD_BYTES : config.server.bodyLimitBytes;
   };

@@ -1,38 +1,39 @@
 /**
- * The API's route templates as a matcher, so a request can be labelled with its template
- * *before* authentication and rate limiting: a 401 or 429 on `/api/v1/keys/:hash` is then
- * counted under that template instead of `unmatched`. Only registered templates are ever
- * returned, so metric labels stay bounded; anything else stays `unmatched`.
+ * The one route matcher beside Express's router, on the router's own path-to-regexp with the
+ * router's defaults (case-insensitive, an optional trailing slash, the whole path): whatever the
+ * gateway decides about a path before or outside the router (the route label of a request not yet
+ * routed, the health probes, the management-only prefixes, the passthrough routes' body limit)
+ * matches exactly what the router would.
  *
- * Matching follows Express 5's defaults for the same templates (case-insensitive, optional
- * trailing slash, a `:param` is one non-empty segment, GET routes also answer HEAD). Only
- * literal segments and `:name` parameters are supported; anything else is refused at boot
- * rather than matched differently from the router.
+ * {@link RouteTemplates} labels a request with its template *before* authentication and rate
+ * limiting, so a 401 or 429 on `/api/v1/keys/:hash` is counted under that template instead of
+ * `unmatched`. Only registered templates are ever returned, so metric labels stay bounded.
  * @module
  */
+import { match } from 'path-to-regexp';
+
+/** A test of a path (`req.path`, no query) against one template, as Express's router matches it. */
+export type PathTest = (path: string) => boolean;
+
+/**
+ * Compile `template` (`/keys/:hash`, `/keys{/*rest}`) with Express's defaults.
+ * @throws TypeError at boot for a template path-to-regexp cannot parse
+ */
+export function pathMatcher(template: string): PathTest {
+  const test = match(template, { decode: false });
+  return (path) => test(path) !== false;
+}
+
+/** A test of a path against several templates: true when any matches. */
+export function anyPath(templates: readonly string[]): PathTest {
+  const tests = templates.map(pathMatcher);
+  return (path) => tests.some((test) => test(path));
+}
 
 interface Entry {
   method: string;
-  pattern: RegExp;
+  test: PathTest;
   template: string;
-}
-
-const LITERAL_SEGMENT = /^[A-Za-z0-9._~-]+$/;
-const PARAM_SEGMENT = /^:[A-Za-z_][A-Za-z0-9_]*$/;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Compile `/keys/:hash` to a RegExp over the mounted path (`req.path`). */
-function compile(path: string): RegExp {
-  const segments = path.split('/').slice(1);
-  const parts = segments.map((segment) => {
-    if (PARAM_SEGMENT.test(segment)) return '[^/]+';
-    if (LITERAL_SEGMENT.test(segment)) return escapeRegExp(segment);
-    throw new Error(`route template "${path}": only literal segments and :params are supported`);
-  });
-  return new RegExp(`^/${parts.join('/')}/?$`, 'i');
 }
 
 /** Registered (method, template) pairs, matched in registration order like the router. */
@@ -45,15 +46,14 @@ export class RouteTemplates {
    * @param template - the label, e.g. `/api/v1/keys/:hash`
    */
   add(method: string, path: string, template: string): void {
-    if (!path.startsWith('/')) throw new Error(`route template "${path}" must start with /`);
-    this.entries.push({ method: method.toUpperCase(), pattern: compile(path), template });
+    this.entries.push({ method: method.toUpperCase(), test: pathMatcher(path), template });
   }
 
-  /** The template of the route `method path` would reach, or undefined. */
+  /** The template of the route `method path` would reach, or undefined. GET routes also answer HEAD. */
   match(method: string, path: string): string | undefined {
     const m = method === 'HEAD' ? 'GET' : method;
     for (const e of this.entries) {
-      if (e.method === m && e.pattern.test(path)) return e.template;
+      if (e.method === m && e.test(path)) return e.template;
     }
     return undefined;
   }

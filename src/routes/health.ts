@@ -10,8 +10,11 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
+import { pathMatcher } from '../http/route-templates';
 
 const CHECK_TIMEOUT_MS = 2000;
+const isHealthz = pathMatcher('/healthz');
+const isReadyz = pathMatcher('/readyz');
 
 async function check(fn: () => Promise<void>): Promise<'ok' | 'down'> {
   let timer: NodeJS.Timeout | undefined;
@@ -50,13 +53,11 @@ export function healthRouter(deps: AppDeps): RequestHandler {
   };
   return function health(req: Request, res: Response, next: NextFunction) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    // Express routing's defaults: case-insensitive, a trailing slash allowed.
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1).toLowerCase() : req.path.toLowerCase();
-    if (path === '/healthz') {
+    if (isHealthz(req.path)) {
       req.ctx.route = '/healthz';
       return healthz(req, res);
     }
-    if (path === '/readyz') {
+    if (isReadyz(req.path)) {
       req.ctx.route = '/readyz';
       return readyz(req, res);
     }
