@@ -1,7 +1,7 @@
 /**
  * Worker-thread entry of the matcher (`matcher.ts`): tags texts with classifier rules off the main
- * thread, so a pattern that backtracks badly despite the checks at creation stalls only this
- * thread, which the matcher then terminates.
+ * thread, so rules that are costly to run (linear in the text, but many or large) occupy only
+ * this thread, which the matcher terminates at its deadline.
  * @module
  */
 import { serveJobs } from '../workers/job-thread';
