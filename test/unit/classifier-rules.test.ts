@@ -73,12 +73,15 @@ test('constructs RE2 cannot run are refused by name; invalid and overlong patter
   expect(checkDimensions([{ name: 'a', rules: [{ value: 'v' }] }])).toEqual([{ path: 'body.dimensions.0.rules.0', message: 'needs at least one keyword or pattern' }]);
 });
 
-test('observe returns at once even when the database never answers; overflow is dropped and counted', async () => {
+test('observe returns at once even when the database never answers; past an organization\'s share or the whole bound, requests are dropped and counted', async () => {
   const never = new Promise<never>(() => undefined);
   const db = { query: () => never, transaction: () => never } as unknown as Database;
   const metrics = new Metrics();
-  const svc = new ClassifierService(db, { logger: createLogger('silent'), metrics, maxQueued: 10 });
+  const svc = new ClassifierService(db, { logger: createLogger('silent'), metrics, maxQueued: 15, maxQueuedPerOrg: 10 });
   // observe is synchronous (returns void): the loop cannot wait on the hanging database.
   for (let i = 0; i < 25; i++) expect(svc.observe({ generationId: `g${i}`, orgId: 'o', workspaceId: 'w', input: 'text', createdAt: new Date() })).toBeUndefined();
-  expect(await metrics.registry.getSingleMetricAsString('switchyard_classifier_tagging_total')).toMatch(/outcome="dropped"} 15/);
+  for (let i = 0; i < 10; i++) expect(svc.observe({ generationId: `p${i}`, orgId: 'p', workspaceId: 'v', input: 'text', createdAt: new Date() })).toBeUndefined();
+  const counted = await metrics.registry.getSingleMetricAsString('switchyard_classifier_tagging_total');
+  expect(counted).toMatch(/outcome="org_queue_full"} 15/);
+  expect(counted).toMatch(/outcome="dropped"} 5/);
 });
