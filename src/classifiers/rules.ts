@@ -7,6 +7,7 @@
  * matching still runs on a worker thread with a deadline (`matcher.ts`), never on the event loop.
  * @module
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RE2JS } from 're2js';
 import type { ValidationIssue } from '../errors';
 import { CLASSIFIER_LIMITS, type ClassifierDimension } from './types';
@@ -16,23 +17,36 @@ import { describePatternError } from './pattern-syntax';
 /** Patterns match case-insensitively (with Unicode case folding), as they did as JavaScript `iu` regular expressions. */
 const PATTERN_FLAGS = RE2JS.CASE_INSENSITIVE;
 
-/** Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names. */
-export function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): ValidationIssue[] {
+/** How long checking patterns may hold the event loop before it lets other work run. */
+const CHECK_SLICE_MS = 10;
+
+/**
+ * Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names.
+ * RE2 builds a program for each pattern (costly for Unicode classes with case folding), and a
+ * classifier may hold thousands, so the check yields to the event loop every
+ * {@link CHECK_SLICE_MS}: other requests go on while a large classifier is checked.
+ */
+export async function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): Promise<ValidationIssue[]> {
   const issues: ValidationIssue[] = [];
   const names = new Set<string>();
-  dimensions.forEach((d, i) => {
+  let slice = performance.now();
+  for (const [i, d] of dimensions.entries()) {
     if (names.has(d.name)) issues.push({ path: `${path}.${i}.name`, message: `dimension "${d.name}" is listed twice` });
     names.add(d.name);
-    d.rules.forEach((r, j) => {
+    for (const [j, r] of d.rules.entries()) {
       if ((r.keywords?.length ?? 0) + (r.patterns?.length ?? 0) === 0) {
         issues.push({ path: `${path}.${i}.rules.${j}`, message: 'needs at least one keyword or pattern' });
       }
-      (r.patterns ?? []).forEach((pattern, k) => {
+      for (const [k, pattern] of (r.patterns ?? []).entries()) {
         const problem = patternProblem(pattern);
         if (problem) issues.push({ path: `${path}.${i}.rules.${j}.patterns.${k}`, message: problem });
-      });
-    });
-  });
+        if (performance.now() - slice >= CHECK_SLICE_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+      }
+    }
+  }
   return issues;
 }
 

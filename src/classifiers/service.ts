@@ -83,7 +83,7 @@ export class ClassifierService {
 
   /** Create a classifier in a workspace (UUID or slug) of the organization. */
   async create(orgId: string, wsRef: string, input: ClassifierInput & { name: string; dimensions: ClassifierRecord['dimensions'] }): Promise<ClassifierRecord> {
-    const issues = checkDimensions(input.dimensions);
+    const issues = await checkDimensions(input.dimensions);
     if (issues.length > 0) throw new ValidationError(issues);
     return this.db.transaction(async (tx) => {
       const ws = await requireWorkspace(tx, orgId, wsRef, 'share');
@@ -121,7 +121,7 @@ export class ClassifierService {
   /** Change name, active flag, sample rate or dimensions. */
   async update(orgId: string, wsRef: string, id: string, patch: ClassifierInput): Promise<ClassifierRecord> {
     if (patch.dimensions) {
-      const issues = checkDimensions(patch.dimensions);
+      const issues = await checkDimensions(patch.dimensions);
       if (issues.length > 0) throw new ValidationError(issues);
     }
     const current = await this.get(orgId, wsRef, id);
