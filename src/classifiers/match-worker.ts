@@ -5,18 +5,10 @@
  * @module
  */
 import { serveJobs } from '../workers/job-thread';
-import { compileDimensions, tagText, type CompiledDimension } from './rules';
+import { tagText } from './rules';
+import { RuleCache } from './rule-cache';
 import type { MatchJob, MatchTags } from './matcher';
 
-const compiled = new Map<string, CompiledDimension[]>();
-const MAX_CACHED = 1000;
+const rules = new RuleCache({ maxEntries: 1000, maxHeapBytes: 256 * 1024 * 1024 });
 
-serveJobs<MatchJob, MatchTags>((m) => {
-  let dims = compiled.get(m.key);
-  if (!dims) {
-    if (compiled.size >= MAX_CACHED) compiled.clear();
-    dims = compileDimensions(m.dimensions);
-    compiled.set(m.key, dims);
-  }
-  return tagText(dims, m.text);
-});
+serveJobs<MatchJob, MatchTags>((m) => tagText(rules.get(m.key, m.dimensions), m.text));
