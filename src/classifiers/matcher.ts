@@ -1,9 +1,11 @@
 /**
- * Runs classifier rules on a worker thread with a deadline. Patterns pass safe-regex2 and a
- * length cap at creation, but no static check catches every slow pattern (overlapping
- * alternatives or adjacent quantifiers still backtrack polynomially or worse), so matching never
- * runs on the event loop: a text not tagged within `timeoutMs` has its worker terminated (which
- * stops the regular expression mid-run), and the next text starts a fresh one.
+ * Runs classifier rules on a worker thread with a deadline. Patterns match on RE2, linear in the
+ * text, so none backtracks; but linear is not cheap when a pattern compiles to a large program
+ * (a counted repetition of a Unicode class) and a classifier may hold thousands of patterns, so
+ * one text can still cost seconds. Hence matching never runs on the event loop, and a text not
+ * tagged within `timeoutMs` has its worker terminated (stopping the match mid-run); the next
+ * text starts a fresh one. This bounds what one text costs, and so how long a tenant's turn in
+ * the tagging queue lasts.
  * @module
  */
 import path from 'node:path';

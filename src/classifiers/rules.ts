@@ -1,33 +1,52 @@
 /**
  * Classifier rules: checked when a classifier is created or changed, and compiled into matchers
- * that tag a text. Regular expressions must pass safe-regex2's star-height check (no nested
- * quantifiers, the usual cause of catastrophic backtracking) and a length cap, and the text a
- * pattern sees is capped. No static check catches every slow pattern, so matching itself runs
- * on a worker thread with a deadline (`matcher.ts`), never on the event loop.
+ * that tag a text. Patterns run on RE2 (re2js, pure JavaScript), whose matching time is linear in
+ * the text whatever the pattern, so alternation or nested quantifiers under a star cannot
+ * backtrack catastrophically; what RE2 cannot express (backreferences, lookaround) is refused by
+ * name. Linear is not free (a large program stepped along an 8 KB text, times many patterns), so
+ * matching still runs on a worker thread with a deadline (`matcher.ts`), never on the event loop.
  * @module
  */
-import safeRegex from 'safe-regex2';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { RE2JS } from 're2js';
 import type { ValidationIssue } from '../errors';
 import { CLASSIFIER_LIMITS, type ClassifierDimension } from './types';
 import { inputTexts } from '../embeddings/input';
+import { describePatternError } from './pattern-syntax';
 
-/** Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names. */
-export function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): ValidationIssue[] {
+/** Patterns match case-insensitively (with Unicode case folding), as they did as JavaScript `iu` regular expressions. */
+const PATTERN_FLAGS = RE2JS.CASE_INSENSITIVE;
+
+/** How long checking patterns may hold the event loop before it lets other work run. */
+const CHECK_SLICE_MS = 10;
+
+/**
+ * Problems with `dimensions` (the schema has checked shapes and sizes): patterns and unique names.
+ * RE2 builds a program for each pattern (costly for Unicode classes with case folding), and a
+ * classifier may hold thousands, so the check yields to the event loop every
+ * {@link CHECK_SLICE_MS}: other requests go on while a large classifier is checked.
+ */
+export async function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): Promise<ValidationIssue[]> {
   const issues: ValidationIssue[] = [];
   const names = new Set<string>();
-  dimensions.forEach((d, i) => {
+  let slice = performance.now();
+  for (const [i, d] of dimensions.entries()) {
     if (names.has(d.name)) issues.push({ path: `${path}.${i}.name`, message: `dimension "${d.name}" is listed twice` });
     names.add(d.name);
-    d.rules.forEach((r, j) => {
+    for (const [j, r] of d.rules.entries()) {
       if ((r.keywords?.length ?? 0) + (r.patterns?.length ?? 0) === 0) {
         issues.push({ path: `${path}.${i}.rules.${j}`, message: 'needs at least one keyword or pattern' });
       }
-      (r.patterns ?? []).forEach((pattern, k) => {
+      for (const [k, pattern] of (r.patterns ?? []).entries()) {
         const problem = patternProblem(pattern);
         if (problem) issues.push({ path: `${path}.${i}.rules.${j}.patterns.${k}`, message: problem });
-      });
-    });
-  });
+        if (performance.now() - slice >= CHECK_SLICE_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+      }
+    }
+  }
   return issues;
 }
 
@@ -35,28 +54,37 @@ export function checkDimensions(dimensions: ClassifierDimension[], path = 'body.
 export function patternProblem(pattern: string): string | null {
   if (pattern.length > CLASSIFIER_LIMITS.patternChars) return `must be at most ${CLASSIFIER_LIMITS.patternChars} characters`;
   try {
-    new RegExp(pattern, 'iu');
-  } catch {
-    return 'is not a valid regular expression';
+    RE2JS.compile(pattern, PATTERN_FLAGS);
+  } catch (err) {
+    return describePatternError(pattern, err);
   }
-  if (!safeRegex(pattern)) return 'may backtrack catastrophically (nested quantifiers); simplify it';
   return null;
 }
 
 /** A dimension ready to tag texts. */
 export interface CompiledDimension {
   name: string;
-  rules: Array<{ value: string; keywords: string[]; patterns: RegExp[] }>;
+  rules: Array<{ value: string; keywords: string[]; patterns: RE2JS[] }>;
 }
 
-/** Compile checked dimensions (keywords lower-cased, patterns case-insensitive). */
+/**
+ * Compile dimensions (keywords lower-cased, patterns case-insensitive). A stored pattern RE2
+ * cannot compile (one saved when patterns were JavaScript regular expressions) is left out: it
+ * never matches, and the rest of its classifier still tags, rather than the text failing.
+ */
 export function compileDimensions(dimensions: ClassifierDimension[]): CompiledDimension[] {
   return dimensions.map((d) => ({
     name: d.name,
     rules: d.rules.map((r) => ({
       value: r.value,
       keywords: (r.keywords ?? []).map((k) => k.toLowerCase()),
-      patterns: (r.patterns ?? []).map((p) => new RegExp(p, 'iu')),
+      patterns: (r.patterns ?? []).flatMap((p) => {
+        try {
+          return [RE2JS.compile(p, PATTERN_FLAGS)];
+        } catch {
+          return [];
+        }
+      }),
     })),
   }));
 }

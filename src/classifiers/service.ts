@@ -1,8 +1,10 @@
 /**
  * Classifier management (org- and workspace-scoped CRUD) and tagging. Tagging runs after the
- * answer has been sent: {@link ClassifierService.observe} only queues (bounded; overflow is
- * dropped and counted), and a drain off the request path samples, tags the capped text input and
- * stores the tags keyed by the generation id. Failures are logged and counted, never thrown.
+ * answer has been sent: {@link ClassifierService.observe} only queues, in a queue per organization
+ * (each bounded; overflow is dropped and counted) served in turn, so one tenant's backlog neither
+ * crowds out nor delays another's tags. A drain off the request path samples, tags the capped text
+ * input and stores the tags keyed by the generation id, in small batches written at least every
+ * `flushMs`. Failures are logged and counted, never thrown.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -16,6 +18,10 @@ import * as repo from './repository';
 import { checkDimensions, inputText } from './rules';
 import { MatchTimeoutError, ThreadMatcher } from './matcher';
 import { CLASSIFIER_LIMITS, type ClassifierInput, type ClassifierRecord } from './types';
+import { FairQueue } from './fair-queue';
+
+/** Requests tagged before their tags are written, at most. */
+const BATCH_MAX = 25;
 
 /** A request whose answer was sent: what tagging needs. */
 export interface ObservedRequest {
@@ -32,8 +38,12 @@ export interface ClassifierServiceOptions {
   logger: Logger;
   metrics?: Metrics;
   random?: () => number;
-  /** Requests waiting to be tagged at most; more are dropped. */
+  /** Requests waiting to be tagged at most, all organizations together (memory); more are dropped. */
   maxQueued?: number;
+  /** Requests of one organization waiting to be tagged at most; more are dropped, so its backlog stays short. */
+  maxQueuedPerOrg?: number;
+  /** A batch that has taken this long (by `clock`) is written at once, so tags are not held back behind slow texts. */
+  flushMs?: number;
   /** How long a workspace's active classifiers are cached for tagging. */
   cacheMs?: number;
   clock?: () => number;
@@ -50,7 +60,7 @@ interface Cached {
 
 /** Workspace classifiers: CRUD and tagging. */
 export class ClassifierService {
-  private readonly queue: ObservedRequest[] = [];
+  private readonly queue: FairQueue<ObservedRequest>;
   private draining: Promise<void> | null = null;
   private readonly cache = new Map<string, Cached>();
   private readonly o: Required<Omit<ClassifierServiceOptions, 'metrics' | 'preload'>> & Pick<ClassifierServiceOptions, 'metrics'>;
@@ -60,7 +70,8 @@ export class ClassifierService {
     private readonly db: Database,
     opts: ClassifierServiceOptions,
   ) {
-    this.o = { random: Math.random, maxQueued: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 250, ...opts };
+    this.o = { random: Math.random, maxQueued: 1000, maxQueuedPerOrg: 100, flushMs: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 250, ...opts };
+    this.queue = new FairQueue(this.o.maxQueuedPerOrg, this.o.maxQueued);
     this.matcher = new ThreadMatcher(this.o.matchTimeoutMs, opts.preload);
   }
 
@@ -72,7 +83,7 @@ export class ClassifierService {
 
   /** Create a classifier in a workspace (UUID or slug) of the organization. */
   async create(orgId: string, wsRef: string, input: ClassifierInput & { name: string; dimensions: ClassifierRecord['dimensions'] }): Promise<ClassifierRecord> {
-    const issues = checkDimensions(input.dimensions);
+    const issues = await checkDimensions(input.dimensions);
     if (issues.length > 0) throw new ValidationError(issues);
     return this.db.transaction(async (tx) => {
       const ws = await requireWorkspace(tx, orgId, wsRef, 'share');
@@ -110,7 +121,7 @@ export class ClassifierService {
   /** Change name, active flag, sample rate or dimensions. */
   async update(orgId: string, wsRef: string, id: string, patch: ClassifierInput): Promise<ClassifierRecord> {
     if (patch.dimensions) {
-      const issues = checkDimensions(patch.dimensions);
+      const issues = await checkDimensions(patch.dimensions);
       if (issues.length > 0) throw new ValidationError(issues);
     }
     const current = await this.get(orgId, wsRef, id);
@@ -149,11 +160,11 @@ export class ClassifierService {
    * runs on a later turn of the event loop.
    */
   observe(req: ObservedRequest): void {
-    if (this.queue.length >= this.o.maxQueued) {
-      this.o.metrics?.classifierTagging.inc({ outcome: 'dropped' });
+    const pushed = this.queue.push(req.orgId, req);
+    if (pushed !== 'queued') {
+      this.o.metrics?.classifierTagging.inc({ outcome: pushed === 'full' ? 'dropped' : 'org_queue_full' });
       return;
     }
-    this.queue.push(req);
     this.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
   }
 
@@ -164,20 +175,30 @@ export class ClassifierService {
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, 100);
-        const tags: repo.TagRow[] = [];
-        for (const r of batch) tags.push(...(await this.tag(r)));
-        await repo.insertTags(this.db, tags);
-        if (tags.length > 0) this.o.metrics?.classifierTagging.inc({ outcome: 'tagged' }, new Set(tags.map((t) => t.generationId)).size);
-      }
+      while (this.queue.size > 0) await this.tagBatch();
     } catch (err) {
       this.o.metrics?.classifierTagging.inc({ outcome: 'failed' });
       this.o.logger.error('classifier tagging failed', { error: errorFields(err) });
     } finally {
       this.draining = null;
-      if (this.queue.length > 0) this.draining = this.drain();
+      if (this.queue.size > 0) this.draining = this.drain();
     }
+  }
+
+  /**
+   * Tag queued requests, organizations in turn, and write their tags: after {@link BATCH_MAX}
+   * requests, once the batch has taken `flushMs`, or when the queue is empty.
+   */
+  private async tagBatch(): Promise<void> {
+    const started = this.o.clock();
+    const tags: repo.TagRow[] = [];
+    let count = 0;
+    do {
+      tags.push(...(await this.tag(this.queue.shift()!)));
+      count++;
+    } while (count < BATCH_MAX && this.queue.size > 0 && this.o.clock() - started < this.o.flushMs);
+    await repo.insertTags(this.db, tags);
+    if (tags.length > 0) this.o.metrics?.classifierTagging.inc({ outcome: 'tagged' }, new Set(tags.map((t) => t.generationId)).size);
   }
 
   private async tag(r: ObservedRequest): Promise<repo.TagRow[]> {

@@ -226,7 +226,7 @@ export class Metrics {
 
   readonly classifierTagging = new Counter({
     name: 'switchyard_classifier_tagging_total',
-    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, timeout = matching past its deadline, failed = store error)',
+    help: 'Requests handled by workspace classifiers after their answer (tagged, dropped = queue full, org_queue_full = the organization already has its share queued, timeout = matching past its deadline, failed = store error)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -28,6 +28,11 @@ const DIMENSIONS = [
   { name: 'lang', rules: [{ value: 'fr', keywords: ['bonjour'] }] },
 ];
 
+/** Issue #43: alternation under a star, exponential for a backtracking engine on "aaaa…!", linear for RE2 (and `(a+)+$`, nested). */
+const STAR_PATTERNS = ['^(a|a)*$', '^(a|aa)*$', '^(\\w|\\d)*!$', '(?:a|a)*c', '((a)|(a))*$', '^(a|ab|abc)*d$', '(a|b|ab)*c$', '(a+)+$'];
+/** Linear but costly: 50 never-matching patterns that each step a large program along the whole text, far past 250 ms in all. */
+const SLOW_PATTERNS = Array.from({ length: 50 }, (_, i) => `\\p{L}{1000}${i}`);
+
 describe.each(DATABASES)('classifiers on $name', (dbKind) => {
   let db: Database;
   let kv: Kv;
@@ -89,7 +94,7 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
     expect(res.body.error.metadata.errors[0].path).toBe('body.classifier_dimensions.classifier_id');
   });
 
-  test('refused: catastrophic or invalid patterns, overlong patterns, duplicate names, empty rules, too many dimensions', async () => {
+  test('refused: constructs a linear-time (RE2) matcher cannot run, named; invalid or overlong patterns, duplicate names, empty rules, too many dimensions', async () => {
     const bad = async (dimensions: unknown, path: string, message: RegExp) => {
       const res = await mgmt('post', '/workspaces/default/classifiers').send({ name: 'x', dimensions });
       if (res.status === 404) throw new Error('default workspace slug');
@@ -98,8 +103,15 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
       expect(res.body.error.metadata.errors).toContainEqual({ path, message: expect.stringMatching(message) });
     };
     const one = (rule: object) => [{ name: 'd', rules: [rule] }];
-    await bad(one({ value: 'v', patterns: ['(a+)+$'] }), 'body.dimensions.0.rules.0.patterns.0', /backtrack/);
-    await bad(one({ value: 'v', patterns: ['(x*)*y'] }), 'body.dimensions.0.rules.0.patterns.0', /backtrack/);
+    const construct = async (pattern: string, name: RegExp) => bad(one({ value: 'v', patterns: ['ok', pattern] }), 'body.dimensions.0.rules.0.patterns.1', name);
+    await construct('(a)\\1', /backreference/);
+    await construct('(?<w>a)\\k<w>', /named backreference/);
+    await construct('(?=a)b', /lookahead/);
+    await construct('a(?!b)', /negative lookahead/);
+    await construct('(?<=a)b', /lookbehind/);
+    await construct('(?<!a)b', /negative lookbehind/);
+    await construct('a++b', /possessive quantifier/);
+    await construct('(?>a|ab)c', /atomic group/);
     await bad(one({ value: 'v', patterns: ['([a-z'] }), 'body.dimensions.0.rules.0.patterns.0', /not a valid regular expression/);
     await bad(one({ value: 'v', patterns: ['a'.repeat(201)] }), 'body.dimensions.0.rules.0.patterns.0', /at most 200/);
     await bad(one({ value: 'v' }), 'body.dimensions.0.rules.0', /at least one keyword or pattern/);
@@ -121,12 +133,32 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
     await mgmt('delete', `/workspaces/default/classifiers/${id}`).expect(200);
   });
 
-  test('a pattern that passes the checks but backtracks badly is stopped; other classifiers still tag the request', async () => {
+  test('issue #43 patterns (alternation under a star) are accepted and tag an 8 KB "aaaa…!" input correctly, none stopped at the deadline', async () => {
+    const ws = (await mgmt('post', '/workspaces').send({ name: 'Stars', slug: 'stars' }).expect(201)).body.data.id;
+    const starsKey = (await createInferenceKey(gw, { name: 'stars traffic', workspace_id: ws })).secret;
+    const ids: string[] = [];
+    for (const pattern of STAR_PATTERNS) {
+      const res = await mgmt('post', '/workspaces/stars/classifiers').send({ name: pattern, dimensions: [{ name: 'shape', rules: [{ value: 'matched', patterns: [pattern] }] }] });
+      expect([pattern, res.status]).toEqual([pattern, 201]);
+      ids.push(res.body.data.id);
+    }
+    const text = `${'a'.repeat(8191)}!`;
+    expect((await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(starsKey)).send({ model: SMALL, input: text })).status).toBe(200);
+    await gw.deps.classifiers.idle();
+    const rows = await db.query<{ classifier_id: string; value: string | null }>('SELECT classifier_id, value FROM generation_tags WHERE classifier_id = ANY($1::uuid[])', [ids]);
+    const got = new Map(rows.map((r) => [r.classifier_id, r.value]));
+    // The oracle: the backtracking engine on a text short enough for it (these patterns match "aaaa!" as they match the 8 KB text).
+    const expected = STAR_PATTERNS.map((p) => [p, new RegExp(p, 'iu').test('aaaa!') ? 'matched' : null]);
+    expect(new Set(expected.map(([, v]) => v))).toEqual(new Set(['matched', null]));
+    expect(STAR_PATTERNS.map((p, i) => [p, got.has(ids[i]!) ? got.get(ids[i]!) : 'untagged'])).toEqual(expected);
+  });
+
+  test('a classifier whose (linear) matching outlasts the deadline is stopped; other classifiers still tag the request', async () => {
     const ws = (await mgmt('post', '/workspaces').send({ name: 'Slow', slug: 'slow' }).expect(201)).body.data.id;
     const slowKey = (await createInferenceKey(gw, { name: 'slow traffic', workspace_id: ws })).secret;
-    const slow = (await mgmt('post', '/workspaces/slow/classifiers').send({ name: 'Slow', dimensions: [{ name: 'shape', rules: [{ value: 'as', patterns: ['^(a|a)*$'] }] }] }).expect(201)).body.data.id;
+    const slow = (await mgmt('post', '/workspaces/slow/classifiers').send({ name: 'Slow', dimensions: [{ name: 'shape', rules: [{ value: 'as', patterns: SLOW_PATTERNS }] }] }).expect(201)).body.data.id;
     const fine = (await mgmt('post', '/workspaces/slow/classifiers').send({ name: 'Fine', dimensions: [{ name: 'mark', rules: [{ value: 'bang', keywords: ['!'] }] }] }).expect(201)).body.data.id;
-    const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(slowKey)).send({ model: SMALL, input: `${'a'.repeat(40)}!` });
+    const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(slowKey)).send({ model: SMALL, input: `${'a'.repeat(8191)}!` });
     expect(res.status).toBe(200);
     await gw.deps.classifiers.idle();
     const tags = await db.query<{ classifier_id: string; value: string | null }>('SELECT classifier_id, value FROM generation_tags WHERE classifier_id IN ($1, $2)', [slow, fine]);
