@@ -238,6 +238,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     // Sub-cent labels ("$0.0000024") fit: nothing is drawn in the canvas's leftmost columns.
     expect(await colouredPixels(page)).toBeGreaterThan(0);
     expect(await leftEdgeInk(page)).toBe(0);
+    // The amount itself (bucket, model, total usage, requests), to the nano-dollar it was recorded at.
+    const cells = page.getByRole('region', { name: 'Query rows' }).getByRole('row').nth(1).getByRole('cell');
+    expect(await cells.allTextContents()).toEqual([new Date(dayStartMs(seededAt - TINY_AGO)).toISOString(), 'openai/text-embedding-3-small', '$0.0000024', '1']);
   });
 
   test('empty buckets of the window are filled, as on the Overview', async () => {
