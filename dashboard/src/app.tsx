@@ -69,7 +69,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
       <header class="top">
         <span class="brand">Switchyard</span>
         <span class="who">
-          Signed in with <strong>{session.key.name}</strong> <code>{session.key.label}</code>
+          Signed in with <strong>{session.key.name}</strong> <code class="key-label">{session.key.label}</code>
         </span>
         <button type="button" onClick={out}>
           Sign out

@@ -2,7 +2,7 @@
  * A time-series line chart over uPlot (a canvas, about 20 KB gzipped). The canvas has a text
  * alternative, and every chart on a page sits beside a table with the same numbers.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { SeriesData } from './series';
@@ -11,6 +11,34 @@ import type { SeriesData } from './series';
 export const PALETTE = ['#1f5fbf', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490', '#a16207', '#4b5563'];
 
 const HEIGHT = 260;
+/** The axes' font, set here so the y axis can be sized to its widest label in the same font. */
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** Tick length plus the gap between tick and label, plus a margin at the canvas's left edge. */
+const AXIS_EXTRA = 10 + 5 + 8;
+const DAY_SECONDS = 86_400;
+
+let measurer: CanvasRenderingContext2D | null = null;
+
+/**
+ * The y axis's width: its widest label plus ticks and margins. A fixed width cut the start of
+ * wide labels (the `$` of `$0.000012`) at the canvas's left edge.
+ */
+function yAxisSize(_u: uPlot, values: string[] | null): number {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer || !values) return 50;
+  measurer.font = AXIS_FONT;
+  const widest = values.reduce((w, v) => Math.max(w, measurer?.measureText(v).width ?? 0), 0);
+  return Math.ceil(widest) + AXIS_EXTRA;
+}
+
+/** The x range: half a bucket beyond the first and last bucket, so no point sits on an edge. */
+function xRange(data: SeriesData): [number, number] | undefined {
+  const first = data.x[0];
+  const last = data.x[data.x.length - 1];
+  if (first === undefined || last === undefined) return undefined;
+  const half = (data.step ?? DAY_SECONDS) / 2;
+  return [first - half, last + half];
+}
 
 function colour(i: number): string {
   return PALETTE[i % PALETTE.length] as string;
@@ -23,19 +51,29 @@ export interface ChartProps {
   format: (value: number) => string;
 }
 
-/** The chart; redrawn when the data changes and resized with its container. */
+/** The drawn x scale's extent (Unix seconds) on the plot's element, for tests and anyone inspecting the page. */
+function showExtent(u: uPlot): void {
+  u.root.dataset.xMin = String(u.scales.x?.min);
+  u.root.dataset.xMax = String(u.scales.x?.max);
+}
+
+/**
+ * The chart; redrawn when the data changes and resized with its container. A layout effect, so
+ * the old plot is gone in the same frame as the data it drew.
+ */
 export function Chart({ data, label, format }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 240),
       height: HEIGHT,
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: xRange(data) } },
       // The legend is rendered below as a list (uPlot's own is a table without a caption).
       legend: { show: false },
-      axes: [{}, { values: (_u, ticks) => ticks.map(format), size: 70 }],
+      axes: [{ font: AXIS_FONT }, { font: AXIS_FONT, values: (_u, ticks) => ticks.map(format), size: yAxisSize }],
+      hooks: { draw: [showExtent] },
       series: [
         {},
         ...data.series.map((s, i) => ({

@@ -1,14 +1,19 @@
 /** Number, money, latency and date formatting, in one place so every page reads the same. */
 import type { Format } from './types';
+import { roundUsd, USD_DECIMALS } from '../../src/catalog/usd';
 
 const count = new Intl.NumberFormat('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
-/** USD with enough digits to show small spend (a fraction of a cent) as non-zero. */
+/**
+ * USD: cents, or for spend under a cent as many digits as it takes to show it (down to the
+ * nano-dollar prices carry), rounded as the server rounds, so float noise never shows.
+ */
 export function usd(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
-  const digits = value !== 0 && Math.abs(value) < 0.01 ? 6 : 2;
-  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+  const exact = roundUsd(value);
+  const digits = exact !== 0 && Math.abs(exact) < 0.01 ? USD_DECIMALS : 2;
+  return `$${exact.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
 }
 
 /** A count with thousands separators. */

@@ -8,6 +8,8 @@ import type { Row } from './types';
 export interface SeriesData {
   x: number[];
   series: Array<{ label: string; values: Array<number | null> }>;
+  /** One bucket's length in seconds: the axis reaches half a bucket past the first and last. */
+  step?: number;
 }
 
 const OTHER = 'other';
@@ -20,8 +22,10 @@ export function groupLabel(row: Row, dims: readonly string[]): string {
 
 /** How {@link pivot} treats buckets. */
 export interface PivotOptions {
-  /** Every bucket of the window (else those with rows); a bucket must match `timeKey` values. */
-  buckets?: readonly string[];
+  /** Every bucket start of the window in ms (else those with rows), matched to `timeKey` instants. */
+  buckets?: readonly number[];
+  /** One bucket's length in seconds (see {@link SeriesData.step}). */
+  step?: number;
   /**
    * The value where a group has no row: 0 for counts and sums (no requests means nothing
    * spent), null (a gap) for rates and percentiles, which are undefined without requests.
@@ -36,8 +40,9 @@ export interface PivotOptions {
  * largest by total named and the rest summed as "other".
  */
 export function pivot(rows: readonly Row[], timeKey: string, dims: readonly string[], metric: string, options: PivotOptions = {}): SeriesData {
-  const { buckets, fill = null, maxSeries = 8 } = options;
-  const times = buckets ? [...buckets] : [...new Set(rows.map((r) => String(r[timeKey])))].sort();
+  const { buckets, fill = null, maxSeries = 8, step } = options;
+  const at = (r: Row) => Date.parse(String(r[timeKey]));
+  const times = buckets ? [...buckets] : [...new Set(rows.map(at))].sort((a, b) => a - b);
   const totals = new Map<string, number>();
   for (const r of rows) totals.set(groupLabel(r, dims), (totals.get(groupLabel(r, dims)) ?? 0) + (Number(r[metric]) || 0));
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([g]) => g);
@@ -48,11 +53,11 @@ export function pivot(rows: readonly Row[], timeKey: string, dims: readonly stri
   for (const r of rows) {
     const g = groupLabel(r, dims);
     const s = named.includes(g) ? labels.indexOf(g) : labels.indexOf(OTHER);
-    const t = index.get(String(r[timeKey]));
+    const t = index.get(at(r));
     const v = Number(r[metric]);
     if (s < 0 || t === undefined || r[metric] === null || Number.isNaN(v)) continue;
     const line = values[s] as Array<number | null>;
     line[t] = (line[t] ?? 0) + v;
   }
-  return { x: times.map((t) => Date.parse(t) / 1000), series: labels.map((label, i) => ({ label, values: values[i] as Array<number | null> })) };
+  return { x: times.map((t) => t / 1000), series: labels.map((label, i) => ({ label, values: values[i] as Array<number | null> })), step };
 }

@@ -93,5 +93,6 @@ export interface RankingRow {
 
 export interface RankingsAnswer {
   data: RankingRow[];
-  meta: { as_of: string; start_date: string; end_date: string };
+  /** `as_of` is the last rollup's start (the epoch before the first run). */
+  meta: { as_of: string | null; start_date: string; end_date: string };
 }

@@ -15,6 +15,8 @@ export interface OutputColumn {
   alias: string;
   key: string;
   kind: 'time' | 'dimension' | 'tag' | 'metric';
+  /** For metrics: a USD amount, rounded to the precision of money on the way out. */
+  usd?: boolean;
   /** For dimensions: which label the row shows instead of the raw value. */
   labels?: 'api_key' | 'workspace' | 'user' | null;
 }
@@ -95,7 +97,7 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
   const groupCount = select.length;
   plan.metrics.forEach((m, i) => {
     select.push(`${rollup ? m.rollup : m.raw} AS m${i}_`);
-    columns.push({ alias: `m${i}_`, key: m.name, kind: 'metric' });
+    columns.push({ alias: `m${i}_`, key: m.name, kind: 'metric', usd: m.format === 'currency' });
   });
   if (plan.order.column.kind === 'request_count' && !plan.metrics.some((m) => m.name === 'request_count')) select.push(rollup ? `coalesce(sum(r.request_count), 0)::float8 AS rc_` : `count(*)::float8 AS rc_`);
 

@@ -12,6 +12,7 @@ import type { Metrics } from '../observability/metrics';
 import { findClassifier } from '../classifiers/repository';
 import { compileQuery, type CompiledQuery, type OutputColumn } from './compile';
 import { planQuery } from './plan';
+import { roundUsd } from '../catalog/usd';
 import type { QueryInput } from './types';
 
 /** Postgres's "canceling statement due to statement timeout". */
@@ -122,7 +123,7 @@ function shape(q: CompiledQuery, rows: Row[], ms: number): AnalyticsResult {
 function cell(c: OutputColumn, r: Row, warn: (w: string) => void): unknown {
   const v = r[c.alias];
   if (c.kind === 'time') return isoOf(v);
-  if (c.kind === 'metric') return v === null || v === undefined ? null : Number(v);
+  if (c.kind === 'metric') return v === null || v === undefined ? null : c.usd ? roundUsd(Number(v)) : Number(v);
   if (v === null || v === undefined) return null;
   switch (c.labels) {
     case 'api_key': {

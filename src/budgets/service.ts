@@ -14,6 +14,7 @@ import { INTERVALS, type Interval } from './periods';
 import * as repo from './repository';
 import type { BudgetRecord } from './repository';
 import type { BudgetStatus } from './status';
+import { roundUsd } from '../catalog/usd';
 
 /** A budget plus the workspace-wide BYOK flag, as every budget route answers. */
 export interface BudgetView<T> {
@@ -37,8 +38,8 @@ export function toWireBudget(b: BudgetRecord, status?: BudgetStatus) {
   if (!status) return wire;
   return {
     ...wire,
-    spent_usd: status.spentUsd,
-    reserved_usd: status.reservedUsd,
+    spent_usd: roundUsd(status.spentUsd),
+    reserved_usd: status.reservedUsd === null ? null : roundUsd(status.reservedUsd),
     period_start: status.periodStart?.toISOString() ?? null,
     resets_at: status.resetsAt?.toISOString() ?? null,
   };

@@ -13,6 +13,7 @@ import { createAjv, toIssues } from '../validation/ajv';
 import { fromRoot } from '../paths';
 import { Catalog } from './catalog';
 import { shiftDecimal } from './decimal';
+import { USD_DECIMALS } from './usd';
 import { toModelWire } from './wire';
 import type { CatalogModel, Endpoint, Modality, ProviderInfo, Quantization, RoutableParameter } from './types';
 
@@ -123,6 +124,13 @@ function buildEndpoint(modelId: string, modelContext: number, e: EndpointYaml, p
   };
 }
 
+/** The prices of `e` (per token, image, request) with more decimals than money carries. */
+function tooFinePrices(e: Endpoint): string[] {
+  return Object.entries(e.pricing.text)
+    .filter(([, text]) => (text.split('.')[1] ?? '').length > USD_DECIMALS)
+    .map(([name, text]) => `${name} ${text} USD has more than ${USD_DECIMALS} decimals, the precision costs are rounded to`);
+}
+
 /**
  * Load and validate the catalog named by `config.catalog`.
  * @param adapters - names of the registered wire adapters (a provider naming another fails the boot)
@@ -149,7 +157,11 @@ export function loadCatalog(config: Config, adapters: ReadonlySet<string>): Cata
     for (const e of m.endpoints) {
       const provider = providers.get(e.provider);
       if (!provider) problems.push(`models.${m.id}: unknown provider "${e.provider}"`);
-      else endpoints.push(buildEndpoint(m.id, m.context_length, e, provider));
+      else {
+        const endpoint = buildEndpoint(m.id, m.context_length, e, provider);
+        for (const issue of tooFinePrices(endpoint)) problems.push(`models.${m.id}.endpoints.${e.provider}.pricing: ${issue}`);
+        endpoints.push(endpoint);
+      }
     }
     if (endpoints.length === 0) continue;
     const facts = {

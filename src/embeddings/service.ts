@@ -26,6 +26,7 @@ import { listEmbeddingModels, type ModelsQuery } from './models-list';
 import { modelEndpoints } from './model-endpoints';
 import { providerList } from './provider-list';
 import { unknownModel } from '../catalog/catalog';
+import { roundUsd } from '../catalog/usd';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
 import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
@@ -35,7 +36,7 @@ type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recor
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
   const p = endpoint.pricing;
-  return tokens * p.prompt + images * p.image + p.request;
+  return roundUsd(tokens * p.prompt + images * p.image + p.request);
 }
 
 /** The most `norm` can cost on any of `candidates` (USD): what the budget step reserves. */

@@ -3,29 +3,26 @@
  * snake_case, every field present (nullable ones as null), usage zero until spend exists.
  * @module
  */
+import { roundUsd } from '../catalog/usd';
 import type { ApiKeyRecord, KeyUsage } from './types';
 
 function iso(d: Date | null): string | null {
   return d ? d.toISOString() : null;
 }
 
-function round(n: number): number {
-  return Math.round(n * 1e9) / 1e9;
-}
-
 /** What is left of the key's limit in its current reset period; null without a limit. */
 export function limitRemaining(k: ApiKeyRecord, usage: KeyUsage): number | null {
   if (k.limitUsd === null) return null;
   const spent = k.limitReset === null ? usage.total : usage[k.limitReset];
-  return round(Math.max(0, k.limitUsd - spent));
+  return roundUsd(Math.max(0, k.limitUsd - spent));
 }
 
 function usageFields(usage: KeyUsage) {
   return {
-    usage: round(usage.total),
-    usage_daily: round(usage.daily),
-    usage_weekly: round(usage.weekly),
-    usage_monthly: round(usage.monthly),
+    usage: roundUsd(usage.total),
+    usage_daily: roundUsd(usage.daily),
+    usage_weekly: roundUsd(usage.weekly),
+    usage_monthly: roundUsd(usage.monthly),
     byok_usage: 0,
     byok_usage_daily: 0,
     byok_usage_weekly: 0,

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Queryable } from '../store/db';
+import { roundUsd } from '../catalog/usd';
 
 /** A `generations` row as read for the wire. */
 interface GenerationRow {
@@ -50,12 +51,12 @@ export async function findGeneration(db: Queryable, orgId: string, id: string): 
 
 /** Map a row to the Generation object; every field of the reference notes is present. */
 export function toGenerationWire(row: GenerationRow): GenerationWire {
-  const cost = Number(row.cost_usd);
+  const cost = roundUsd(Number(row.cost_usd));
   return {
     id: row.id,
     upstream_id: row.upstream_id,
     total_cost: cost,
-    cache_discount: row.cache_saved_usd === null ? null : Number(row.cache_saved_usd),
+    cache_discount: row.cache_saved_usd === null ? null : roundUsd(Number(row.cache_saved_usd)),
     upstream_inference_cost: null,
     created_at: new Date(row.created_at).toISOString(),
     model: row.model,

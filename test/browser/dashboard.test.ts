@@ -3,16 +3,19 @@
  * 127.0.0.1, over the test stores) with seeded usage. Sign-in (wrong and non-management keys
  * refused with their messages), the overview chart drawn from the seeded rows, key creation
  * with its one-time secret, budgets as bars and the ordering error next to its field, the usage
- * explorer's chart and CSV, rankings, providers, axe-core on every page, no CSP violation, the
- * first page's transfer size, a 360 px viewport without horizontal scroll, and sign-out ending
- * the session on the server. `UPDATE_SCREENSHOTS=1` rewrites docs/images/dashboard-*.png.
+ * explorer's chart and CSV (every bucket of the window drawn, minute buckets over a time-of-day
+ * range), rankings with today's traffic, providers after real traffic through fake upstreams
+ * (failing first, unconfigured grey and last), axe-core on every page, no CSP violation, the
+ * first page's transfer size, a 360 px viewport without horizontal scroll or key labels broken
+ * inside, and sign-out ending the session on the server. Usage rows are seeded as the gateway
+ * records them (provider display names). `UPDATE_SCREENSHOTS=1` rewrites docs/images/dashboard-*.png.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { BrowserContext, Page, Request as PwRequest } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request as PwRequest } from 'playwright-core';
 import request from 'supertest';
 import { createTestGateway, createInferenceKey, bearer, type TestGateway } from '../helpers/gateway';
 import { DATABASES, KVS } from '../helpers/services';
@@ -22,6 +25,9 @@ import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import { closeDependencies } from '../../src/deps';
 import { PROJECT_ROOT } from '../../src/paths';
 import type { AttemptRecord } from '../../src/routing/run-with-fallback';
+import { providerEnvName } from '../../src/config';
+import { startFake, type FakeUpstream } from '../fakes/server';
+import { cohereWire, openaiWire } from '../fakes/wires';
 
 const DAY = 86_400_000;
 const PAGES = ['/', '/keys', '/workspaces', '/usage', '/rankings', '/providers'] as const;
@@ -41,12 +47,19 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
   let page: Page;
   let context: BrowserContext;
   let inferenceKey: string;
+  let fakes: { openai: FakeUpstream; cohere: FakeUpstream };
   const consoleLines: string[] = [];
   const firstPage = { measuring: true, transferred: 0, gzip: 0, pending: [] as Promise<void>[] };
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    gw = await createTestGateway(await dbKind.open(), await kvKind.open());
+    // Two providers configured, each pointing at a fake upstream on 127.0.0.1; the rest have no key.
+    fakes = { openai: await startFake(openaiWire), cohere: await startFake(cohereWire) };
+    const providers = {
+      [providerEnvName('openai')]: { baseUrl: `${fakes.openai.origin}/v1`, apiKey: 'test-key-openai' },
+      [providerEnvName('cohere')]: { baseUrl: fakes.cohere.origin, apiKey: 'test-key-cohere' },
+    };
+    gw = await createTestGateway(await dbKind.open(), await kvKind.open(), { providers });
     inferenceKey = (await createInferenceKey(gw, { name: 'alpha' })).secret;
     const alpha = (await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey))).body.data[0].hash as string;
     const beta = (await createInferenceKey(gw, { name: 'beta' })).hash;
@@ -72,6 +85,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
     if (gw) await closeDependencies(gw.deps);
+    await Promise.all([fakes?.openai.close(), fakes?.cohere.close()]);
   }, 60000);
 
   test('a wrong key is refused with its message', async () => {
@@ -132,6 +146,14 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await settled(page);
     expect(await page.content()).not.toContain(secret);
     await page.getByText('dashboard-made').first().waitFor();
+  });
+
+  test('Delete is styled as a dangerous action, unlike Disable', async () => {
+    const disable = page.getByRole('button', { name: 'Disable dashboard-made' });
+    const remove = page.getByRole('button', { name: 'Delete dashboard-made' });
+    const background = (l: Locator) => css(l, 'backgroundColor');
+    expect(await background(remove)).toBe('rgb(180, 35, 24)'); // --danger
+    expect(await background(remove)).not.toBe(await background(disable));
   });
 
   test("changes a key's limit, disables it and deletes it (after a confirmation)", async () => {
@@ -201,12 +223,85 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(csv.some((line) => line.includes('cohere/embed-v4.0'))).toBe(true);
   });
 
-  test('rankings list the seeded models', async () => {
+  test('a result with a single time bucket is drawn on an axis around that bucket, with a "$" on every y label', async () => {
+    await page.getByLabel('From (UTC day)').fill(isoDay(seededAt - TINY_AGO));
+    await page.getByLabel('To (UTC day, included)').fill(isoDay(seededAt - TINY_AGO));
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByRole('heading', { name: 'Result: 1 rows' }).waitFor();
+    const bucket = dayStartMs(seededAt - TINY_AGO) / 1000;
+    const [min, max] = await xScale(page);
+    expect(min).toBeLessThan(bucket);
+    expect(max).toBeGreaterThan(bucket + DAY / 1000 / 4);
+    expect(max - min).toBeLessThanOrEqual((2 * DAY) / 1000);
+    // The point is inside the plot, not on its edge.
+    expect(bucket - min).toBeGreaterThanOrEqual((max - min) / 4);
+    // Sub-cent labels ("$0.0000024") fit: nothing is drawn in the canvas's leftmost columns.
+    expect(await colouredPixels(page)).toBeGreaterThan(0);
+    expect(await leftEdgeInk(page)).toBe(0);
+    // The amount itself (bucket, model, total usage, requests), to the nano-dollar it was recorded at.
+    const cells = page.getByRole('region', { name: 'Query rows' }).getByRole('row').nth(1).getByRole('cell');
+    expect(await cells.allTextContents()).toEqual([new Date(dayStartMs(seededAt - TINY_AGO)).toISOString(), 'openai/text-embedding-3-small', '$0.0000024', '1']);
+  });
+
+  test('empty buckets of the window are filled, as on the Overview', async () => {
+    await page.getByLabel('From (UTC day)').fill(isoDay(seededAt - 4 * DAY));
+    await page.getByLabel('To (UTC day, included)').fill(isoDay(seededAt));
+    await page.getByRole('button', { name: 'Run query' }).click();
+    // Rows: today and 2 days ago (OpenAI small), 3 days ago (Cohere).
+    await page.getByRole('heading', { name: 'Result: 3 rows' }).waitFor();
+    // Two lines (one per model), each with a value for all five days of the window.
+    expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBe(2 * 5);
+    const [min, max] = await xScale(page);
+    expect(min).toBe(dayStartMs(seededAt - 4 * DAY) / 1000 - DAY / 2000);
+    expect(max).toBe(dayStartMs(seededAt) / 1000 + DAY / 2000);
+  });
+
+  test('minute granularity takes a time-of-day range and its query succeeds', async () => {
+    await page.getByLabel('Granularity').selectOption('minute');
+    const from = page.getByLabel(/^From \(UTC/);
+    expect(await from.getAttribute('type')).toBe('datetime-local');
+    // The last hour, to the minute: within the 3 hours minute buckets allow.
+    const span = Date.parse(`${await page.getByLabel(/^To \(UTC/).inputValue()}:00Z`) - Date.parse(`${await from.inputValue()}:00Z`);
+    expect(span).toBe(3_600_000);
+    await page.getByRole('button', { name: 'Run query' }).click();
+    // The record of a minute before the suite started.
+    await page.getByRole('heading', { name: 'Result: 1 rows' }).waitFor();
+    expect(await page.locator('form.explorer [role="alert"]').count()).toBe(0);
+    expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBe(60);
+    await page.getByLabel('Granularity').selectOption('day');
+    expect(await page.getByLabel('From (UTC day)').getAttribute('type')).toBe('date');
+  });
+
+  test("rankings list the seeded models, today's traffic included", async () => {
     await page.getByRole('link', { name: 'Rankings' }).click();
     await settled(page);
     const table = page.getByRole('region', { name: 'Models by tokens over the window' });
     await expect(table.textContent()).resolves.toContain('cohere/embed-v4.0');
     expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThan(0);
+    // OpenAI small: 1,200 tokens today and 2,000 two days ago.
+    const small = table.getByRole('row', { name: /openai\/text-embedding-3-small/ });
+    await expect(small.textContent()).resolves.toContain('3,200');
+    await expect(page.locator('main p.help').first().textContent()).resolves.toContain(`to ${isoDay(Date.now())} (today so far)`);
+  });
+
+  test('on a fresh install (no rollup yet, traffic only today) the page says when the traffic will appear', async () => {
+    const today = isoDay(Date.now());
+    const fresh = { data: [], meta: { as_of: '1970-01-01T00:00:00.000Z', start_date: isoDay(Date.now() - 30 * DAY), end_date: today, version: 'v1' } };
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fresh) }));
+    await page.getByLabel('Period').selectOption('week');
+    await settled(page);
+    await expect(page.locator('p.empty').textContent()).resolves.toMatch(/rollup has not run\. It runs every few minutes; requests then appear here/);
+    await page.unroute('**/api/v1/datasets/rankings-daily**');
+    // The dataset's default window (completed days only): the page says where today's requests are.
+    const yesterday = { data: [], meta: { as_of: new Date().toISOString(), start_date: isoDay(Date.now() - 31 * DAY), end_date: isoDay(Date.now() - DAY), version: 'v1' } };
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(yesterday) }));
+    await page.getByLabel('Include today so far (UTC)').uncheck();
+    await settled(page);
+    await expect(page.locator('p.empty').textContent()).resolves.toContain(`Today's requests (${today}) appear in this window after midnight UTC; tick "Include today so far" to see them now.`);
+    await page.unroute('**/api/v1/datasets/rankings-daily**');
+    await page.getByLabel('Include today so far (UTC)').check();
+    await page.getByLabel('Period').selectOption('day');
+    await settled(page);
   });
 
   test('a page whose request fails says so plainly, and an empty answer shows the empty state', async () => {
@@ -225,7 +320,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await settled(page);
     await page.getByRole('link', { name: 'Rankings' }).click();
     await settled(page);
-    await page.getByText('No model was used in this window.').waitFor();
+    await page.getByText(/^No model in this window yet: the rankings rollup has not run\./).waitFor();
     await page.unroute('**/api/v1/datasets/rankings-daily**');
   });
 
@@ -245,11 +340,44 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(await page.content()).not.toContain(gw.mgmtKey);
   });
 
-  test('providers show each endpoint with its circuit state and recent error rate', async () => {
-    await page.getByRole('link', { name: 'Providers' }).click();
+  test("after real traffic, a provider's card shows its requests and latency of the last 24 h", async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(inferenceKey)).send({ model: 'openai/text-embedding-3-small', input: `hello ${i}` });
+      expect(res.status).toBe(200);
+    }
+    // Cohere's upstream fails: its attempt is counted, and no usage is recorded.
+    fakes.cohere.setSticky({ status: 500 });
+    const failed = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(inferenceKey)).send({ model: 'cohere/embed-v4.0', input: 'x' });
+    expect(failed.status).toBe(502);
+    await gw.deps.recorder.flush();
+    // A fresh load: the previous test left the browser on this page.
+    await page.goto(`${base}/dashboard/providers`);
     await settled(page);
+    const openai = providerCard(page, 'openai');
+    // The seeded record of a minute ago and the three requests just sent.
+    expect(await cardFigure(openai, 'Requests, 24 h')).toBe('4');
+    expect(await cardFigure(openai, 'p50 latency')).toMatch(/^\d[\d,]* ms$/);
+    expect(await cardFigure(openai, 'p99 latency')).toMatch(/^\d[\d,]* ms$/);
     const row = page.getByRole('region', { name: /Endpoints of .*OpenAI/i }).getByRole('row', { name: /openai\/text-embedding-3-small/ });
-    await expect(row.textContent()).resolves.toMatch(/closed \(healthy\).*25\.0 % of 4/);
+    // The 4 attempts the fallback runner reported at the start (1 failed) and the 3 requests.
+    await expect(row.textContent()).resolves.toMatch(/closed \(healthy\).*14\.3 % of 7/);
+  });
+
+  test('providers are listed failing first; those without a key grey and last, never "healthy"', async () => {
+    const cards = page.locator('main section.card');
+    const order = await cardSlugs(cards);
+    // Cohere failed 1 of 1 attempt, OpenAI 1 of 7; six providers have no key.
+    expect(order.slice(0, 2)).toEqual(['cohere', 'openai']);
+    expect(order).toHaveLength(8);
+    const unconfigured = cards.filter({ hasText: 'no key set' });
+    expect(await cardSlugs(unconfigured)).toEqual(order.slice(2));
+    await expect(unconfigured.first().textContent()).resolves.not.toContain('healthy');
+    const state = unconfigured.first().locator('.state').first();
+    expect(await state.textContent()).toBe('not configured (no key)');
+    expect(await css(state, 'color')).toBe('rgb(74, 84, 96)'); // --muted
+    expect(await css(unconfigured.first(), 'backgroundColor')).toBe('rgb(245, 247, 249)'); // --panel
+    const configuredState = providerCard(page, 'openai').locator('.state').first();
+    expect(await css(configuredState, 'color')).toBe('rgb(22, 101, 52)'); // --ok
   });
 
   test('axe-core finds no serious or critical violation on any page', async () => {
@@ -274,6 +402,19 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     }
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(wide).toEqual({});
+  });
+
+  test('at 360 px a key label is never broken inside', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${base}/dashboard/keys`);
+    await settled(page);
+    const labels = page.locator('header .who code, [role="region"][aria-label^="Keys, newest first"] td code');
+    expect(await labels.count()).toBeGreaterThanOrEqual(3); // the header's and two keys'
+    // One line box per label: a label broken inside has two.
+    const lines = await labels.evaluateAll((els) => els.map((el) => `${el.textContent} ${el.getClientRects().length}`));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(lines.every((l) => l.endsWith(' 1'))).toBe(true);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
   });
 
   (process.env.UPDATE_SCREENSHOTS === '1' ? test : test.skip)('screenshots for the README (UPDATE_SCREENSHOTS=1)', async () => {
@@ -315,15 +456,20 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
 
 /**
  * Five usage records (two keys, three models, two providers) over the last 12 days: $0.212, and
- * each on a UTC day of its own for its model at any time of day (so the CSV has five rows).
+ * each on a UTC day of its own for its model at any time of day (so the CSV has five rows); and
+ * one of $0.0000024 forty days ago, for sub-cent axis labels.
  */
 /** The seeded usage: how long ago, whose, and what; spend figures on the pages are checked against it. */
+/** How long ago the one sub-cent record was: outside every window the other checks use. */
+const TINY_AGO = 40 * DAY;
+/** Providers as usage records name them: by display name, as `GET /generation` and analytics answer. */
 const SEED = [
-  { ago: 60_000, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 },
-  { ago: 2 * DAY, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'openai', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 },
-  { ago: 3 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 },
-  { ago: 5 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 },
-  { ago: 12 * DAY, key: 'alpha', model: 'openai/text-embedding-3-large', provider: 'openai', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 },
+  { ago: 60_000, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 },
+  { ago: 2 * DAY, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 },
+  { ago: 3 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'Cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 },
+  { ago: 5 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'Cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 },
+  { ago: 12 * DAY, key: 'alpha', model: 'openai/text-embedding-3-large', provider: 'OpenAI', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 },
+  { ago: TINY_AGO, key: 'beta', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.0000024, latencyMs: 90, tokensPrompt: 120 },
 ] as const;
 const seededAt = Date.now();
 
@@ -395,4 +541,48 @@ function colouredPixels(page: Page): Promise<number> {
 
 function isoDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+function dayStartMs(ms: number): number {
+  return Math.floor(ms / DAY) * DAY;
+}
+
+/** The first chart's x scale [min, max] in Unix seconds, as it drew it (set once it has drawn). */
+async function xScale(page: Page): Promise<[number, number]> {
+  const box = page.locator('.chart [data-x-min]').first();
+  await box.waitFor();
+  return [Number(await box.getAttribute('data-x-min')), Number(await box.getAttribute('data-x-max'))];
+}
+
+/** Opaque pixels in the first chart canvas's three leftmost columns above the x axis: a y label cut by the edge. */
+function leftEdgeInk(page: Page): Promise<number> {
+  return page.evaluate<number>(`(() => {
+    const canvas = document.querySelector('.chart canvas');
+    const rows = canvas.height - 60;
+    const data = canvas.getContext('2d').getImageData(0, 0, 3, rows).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 100) n++;
+    return n;
+  })()`);
+}
+
+/** A computed style property of the element `l` points at. */
+function css(l: Locator, property: 'color' | 'backgroundColor'): Promise<string> {
+  return l.evaluate((el, p) => el.ownerDocument.defaultView?.getComputedStyle(el)[p] ?? '', property);
+}
+
+/** The slug in each provider card's heading ("OpenAI (openai)"), in page order. */
+async function cardSlugs(l: Locator): Promise<string[]> {
+  const headings = await l.locator('h2').allTextContents();
+  return headings.map((h) => /\(([^()]+)\)$/.exec(h)?.[1] ?? h);
+}
+
+/** The provider card whose heading names `slug`. */
+function providerCard(page: Page, slug: string): Locator {
+  return page.locator('main section.card', { has: page.locator('h2', { hasText: `(${slug})` }) });
+}
+
+/** A headline figure inside one provider card. */
+function cardFigure(card: Locator, label: string): Promise<string | null> {
+  return card.locator('.figure', { has: card.page().locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent();
 }

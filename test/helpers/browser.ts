@@ -56,6 +56,8 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; page: 
 
 const DASHBOARD = path.join(PROJECT_ROOT, 'dashboard');
 const BUILT = path.join(PROJECT_ROOT, 'dist', 'dashboard', 'index.html');
+/** Server files the dashboard imports (one rounding of money for API and UI): a change rebuilds too. */
+const SHARED = [path.join(PROJECT_ROOT, 'src', 'catalog', 'usd.ts')];
 
 function newestSource(dir: string): number {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -63,9 +65,10 @@ function newestSource(dir: string): number {
     .reduce((newest, e) => Math.max(newest, statSync(path.join(e.parentPath, e.name)).mtimeMs), 0);
 }
 
-/** Build dist/dashboard with Vite when it is missing or older than dashboard/. */
+/** Build dist/dashboard with Vite when it is missing or older than dashboard/ or the server files it imports. */
 export function ensureDashboardBuilt(): void {
-  if (existsSync(BUILT) && statSync(BUILT).mtimeMs >= newestSource(DASHBOARD)) return;
+  const newest = Math.max(newestSource(DASHBOARD), ...SHARED.map((f) => statSync(f).mtimeMs));
+  if (existsSync(BUILT) && statSync(BUILT).mtimeMs >= newest) return;
   const vite = path.join(PROJECT_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   execFileSync(process.execPath, [vite, 'build', '--config', path.join(DASHBOARD, 'vite.config.ts'), '--logLevel', 'warn'], { cwd: PROJECT_ROOT, timeout: 120000, stdio: 'pipe' });
 }

@@ -21,10 +21,13 @@ import { EmbeddingsCache } from '../../src/embeddings/cache/cache';
 import type { CacheStore } from '../../src/embeddings/cache/store';
 import { provisionOrg } from '../../src/orgs/provision';
 import type { SpendGuard } from '../../src/budgets/types';
+import { roundUsd } from '../../src/catalog/usd';
 
 const SMALL = 'openai/text-embedding-3-small';
 const MISTRAL = 'mistralai/mistral-embed';
 const PRICE = 0.00000002; // openai/text-embedding-3-small, per token
+/** USD for `n` tokens at {@link PRICE}, at the precision costs are answered in (no float noise). */
+const usd = (n: number) => roundUsd(n * PRICE);
 const WEEK = 7 * 24 * 3600 * 1000;
 
 /** The raw bytes of each `embedding` value of a response body, in order. */
@@ -88,7 +91,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       const res = await h.post({ model: SMALL, input: 'default off' });
       expect(res.status).toBe(200);
       expect(res.headers['x-switchyard-cache']).toBeUndefined();
-      expect(res.body.usage).toEqual({ prompt_tokens: 11, total_tokens: 11, cost: 11 * PRICE, is_byok: false });
+      expect(res.body.usage).toEqual({ prompt_tokens: 11, total_tokens: 11, cost: usd(11), is_byok: false });
     }
     await enableCache(h, false);
     await h.post({ model: SMALL, input: 'default off' }).expect(200);
@@ -98,7 +101,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('a batch with some inputs cached sends only the misses upstream and answers all in input order', async () => {
     const first = await h.post({ model: SMALL, input: ['aa', 'bbbb'] });
     expect(first.headers['x-switchyard-cache']).toBe('MISS');
-    expect(first.body.usage).toEqual({ prompt_tokens: 6, total_tokens: 6, cost: 6 * PRICE, is_byok: false, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(first.body.usage).toEqual({ prompt_tokens: 6, total_tokens: 6, cost: usd(6), is_byok: false, prompt_tokens_details: { cached_tokens: 0 } });
     const input = ['x', 'bbbb', 'yyy', 'aa', 'bbbb'];
     const res = await h.post({ model: SMALL, input });
     expect(res.status).toBe(200);
@@ -106,7 +109,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(openaiInputs(h)).toEqual([['aa', 'bbbb'], ['x', 'yyy']]);
     expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding])).toEqual(input.map((t, i) => [i, fakeVector(t.length)]));
     // The upstream billed 1 + 3 tokens; the cached ones (4 + 2 + 4) are counted apart.
-    expect(res.body.usage).toEqual({ prompt_tokens: 14, total_tokens: 14, cost: 4 * PRICE, is_byok: false, prompt_tokens_details: { cached_tokens: 10 } });
+    expect(res.body.usage).toEqual({ prompt_tokens: 14, total_tokens: 14, cost: usd(4), is_byok: false, prompt_tokens_details: { cached_tokens: 10 } });
     const all = await h.post({ model: SMALL, input });
     expect(all.headers['x-switchyard-cache']).toBe('HIT');
     expect(openaiInputs(h)).toHaveLength(2);
@@ -179,7 +182,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     await request(h.gw.app).patch(`/api/v1/workspaces/${other.workspace.id}`).set('Authorization', bearer(other.secret)).send({ is_embeddings_cache_enabled: true }).expect(200);
     const { secret } = await createInferenceKey({ app: h.gw.app, mgmtKey: other.secret });
     const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).send({ model: SMALL, input: 'shared secret text' });
-    expect([res.headers['x-switchyard-cache'], res.body.usage.cost]).toEqual(['MISS', 18 * PRICE]);
+    expect([res.headers['x-switchyard-cache'], res.body.usage.cost]).toEqual(['MISS', usd(18)]);
     expect(openaiInputs(h)).toHaveLength(2);
     // Each organization now has its own entry.
     expect((await h.post({ model: SMALL, input: 'shared secret text' })).headers['x-switchyard-cache']).toBe('HIT');
@@ -254,7 +257,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     try {
       await h.post({ model: SMALL, input: ['budget-a', 'budget-c', 'budget-b'] }).expect(200);
       // The estimate bounds "budget-c" alone: 8 UTF-8 bytes + 4 marker tokens.
-      expect(calls).toEqual([['reserve', 12 * PRICE], ['settle', 8 * PRICE]]);
+      expect(calls).toEqual([['reserve', usd(12)], ['settle', usd(8)]]);
       calls.length = 0;
       await h.post({ model: SMALL, input: ['budget-c', 'budget-b'] }).expect(200);
       expect(calls).toEqual([['reserve', 0], ['settle', 0]]);
@@ -268,8 +271,8 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     const partial = await h.post({ model: SMALL, input: ['usage-1', 'usage-22'] });
     const full = await h.post({ model: SMALL, input: ['usage-22', 'usage-1'] });
     expect(h.events.map((e) => [e.tokensPrompt, e.cachedTokens, e.costUsd, e.upstreamCostUsd, e.provider])).toEqual([
-      [7, 0, 7 * PRICE, 7 * PRICE, 'OpenAI'],
-      [15, 7, 8 * PRICE, 8 * PRICE, 'OpenAI'],
+      [7, 0, usd(7), usd(7), 'OpenAI'],
+      [15, 7, usd(8), usd(8), 'OpenAI'],
       [15, 15, 0, 0, 'OpenAI'],
     ]);
     expect(h.events[2]).toMatchObject({ id: full.body.id, attempts: 0, generationTimeMs: 0, upstreamId: null, status: 'ok' });
@@ -277,7 +280,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     const gen = await request(h.gw.app).get(`/api/v1/generation?id=${full.body.id}`).set('Authorization', bearer(h.key));
     expect(gen.status).toBe(200);
     expect(gen.body.data).toMatchObject({ id: full.body.id, tokens_prompt: 15, total_cost: 0, usage: 0, provider_name: 'OpenAI', native_tokens_cached: 15 });
-    expect(gen.body.data.cache_discount).toBeCloseTo(15 * PRICE, 15);
+    expect(gen.body.data.cache_discount).toBeCloseTo(usd(15), 15);
     // Analytics has a source for what the cache did: responses answered whole, and the money saved.
     const at = Date.parse(gen.body.data.created_at as string);
     const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -288,12 +291,12 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(analytics.status).toBe(200);
     const [row] = analytics.body.data.data as Array<Record<string, number>>;
     expect(row).toMatchObject({ response_cached_count: 1, cached_tokens: 22 });
-    expect(row!.usage_cache).toBeCloseTo(22 * PRICE, 15);
+    expect(row!.usage_cache).toBeCloseTo(usd(22), 15);
     const rows = await h.db.query<{ id: string; cached_tokens: number; cost_usd: number }>(
       'SELECT id, cached_tokens, cost_usd FROM generations WHERE id = ANY($1::text[]) ORDER BY cached_tokens',
       [[partial.body.id, full.body.id]],
     );
-    expect(rows.map((r) => [r.id, r.cached_tokens, Number(r.cost_usd)])).toEqual([[partial.body.id, 7, 8 * PRICE], [full.body.id, 15, 0]]);
+    expect(rows.map((r) => [r.id, r.cached_tokens, Number(r.cost_usd)])).toEqual([[partial.body.id, 7, usd(8)], [full.body.id, 15, 0]]);
   });
 
   test('Prometheus counts hits, misses, writes and bytes', async () => {
@@ -308,7 +311,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     // m-1 (3 tokens) was answered from the cache at $0.02/M.
     expect(text).toMatch(new RegExp(`switchyard_embeddings_cache_saved_tokens_total\\{model="${SMALL}"\\} [1-9]`));
     const saved = new RegExp(`switchyard_embeddings_cache_saved_usd_total\\{model="${SMALL}"\\} (\\S+)`).exec(text)?.[1];
-    expect(Number(saved)).toBeGreaterThanOrEqual(3 * PRICE);
+    expect(Number(saved)).toBeGreaterThanOrEqual(usd(3));
   });
 
   test('a store that does not answer is skipped after the bounded wait; the request goes upstream and writes nothing', async () => {

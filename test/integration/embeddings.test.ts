@@ -167,7 +167,7 @@ describe('POST /embeddings', () => {
       model: SMALL,
       provider: 'OpenAI',
       tokensPrompt: 3,
-      costUsd: 3 * 0.00000002,
+      costUsd: 6e-8, // 3 tokens × $0.00000002, exact (not the float product 6.000000000000001e-8)
       attempts: 1,
       status: 'ok',
       inputModality: 'text',
@@ -252,7 +252,7 @@ describe('POST /embeddings', () => {
       // expensive eligible endpoint (together, $0.016/M), so it always covers the real cost
       expect(calls[0]![0]).toBe('reserve');
       expect(calls[0]![1]).toBeCloseTo(10 * 0.000000016, 15);
-      expect(calls[1]).toEqual(['settle', 6 * 0.00000001]);
+      expect(calls[1]).toEqual(['settle', 6e-8]); // 6 tokens × $0.00000001, exact
       h.fleet.fakes.deepinfra!.setSticky({ status: 500 });
       h.fleet.fakes.nebius!.setSticky({ status: 500 });
       h.fleet.fakes.together!.setSticky({ status: 500 });

@@ -113,7 +113,7 @@ function KeyList({ keys, changed }: { keys: Key[]; changed: () => void }) {
         rowKey={(k) => k.hash}
         columns={[
           { label: 'Name', cell: (k) => <span class="name">{k.name}</span> },
-          { label: 'Key', cell: (k) => <code>{k.label}</code> },
+          { label: 'Key', cell: (k) => <code class="key-label">{k.label}</code> },
           { label: 'Status', cell: (k) => (k.disabled ? 'disabled' : 'active') },
           { label: 'Today', cell: (k) => usd(k.usage_daily), numeric: true },
           { label: 'This month', cell: (k) => usd(k.usage_monthly), numeric: true },
@@ -145,7 +145,7 @@ function KeyActions({ k, act }: { k: Key; act: (call: () => Promise<unknown>) =>
           </button>
         </>
       ) : (
-        <button type="button" onClick={() => setConfirming(true)} aria-label={`Delete ${k.name}`}>
+        <button type="button" class="danger" onClick={() => setConfirming(true)} aria-label={`Delete ${k.name}`}>
           Delete
         </button>
       )}

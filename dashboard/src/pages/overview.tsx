@@ -4,6 +4,7 @@
  * queries and the provider list, sent together.
  */
 import { DAY_MS, dayStart, query, range } from '../analytics';
+import { bucketSeconds, bucketStarts } from '../buckets';
 import { Chart } from '../chart';
 import { Figure } from '../figure';
 import { errorRate, ms, num, usd } from '../format';
@@ -25,11 +26,6 @@ function totalsSince(rows: Row[], sinceMs: number): Totals {
     spend: inWindow.reduce((s, r) => s + (Number(r.total_usage) || 0), 0),
     requests: inWindow.reduce((s, r) => s + (Number(r.request_count) || 0), 0),
   };
-}
-
-/** The bucket keys of the last `n` UTC days, oldest first, as the query writes them. */
-function lastDays(today: number, n: number): string[] {
-  return Array.from({ length: n }, (_v, i) => new Date(today - (n - 1 - i) * DAY_MS).toISOString());
 }
 
 async function loadOverview() {
@@ -83,7 +79,7 @@ function OverviewBody({ today, daily, latency, topKeys, errors }: Awaited<Return
       </section>
       <section aria-labelledby="daily">
         <h2 id="daily">Daily spend by model, last 30 days</h2>
-        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: lastDays(today, 30), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} />}
+        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: bucketStarts(today - 29 * DAY_MS, today + DAY_MS, 'day'), step: bucketSeconds('day'), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} />}
       </section>
       <section aria-labelledby="latency">
         <h2 id="latency">Latency by provider, last 7 days</h2>

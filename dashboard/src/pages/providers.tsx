@@ -1,7 +1,8 @@
 /**
  * Providers: each provider's endpoints with their circuit state, recent error rate and the
  * models they serve, and the last 24 hours' requests and latency per provider (one analytics
- * query, sent alongside the provider list).
+ * query, sent alongside the provider list). Providers needing attention come first; those
+ * without a key are greyed and last (they serve nothing, so their circuits say nothing).
  */
 import { get } from '../api';
 import { DAY_MS, query, range } from '../analytics';
@@ -19,6 +20,30 @@ async function loadProviders() {
     query({ metrics: ['request_count', 'p50_latency', 'p99_latency'], dimensions: ['provider'], time_range: range(now - DAY_MS, now) }),
   ]);
   return { providers: providers.data, stats };
+}
+
+/** Circuit states, worst first. */
+const CIRCUIT_RANK: Record<Endpoint['circuit']['state'], number> = { open: 0, half_open: 1, unknown: 2, closed: 2 };
+
+function worstCircuit(p: Provider): number {
+  return Math.min(2, ...p.endpoints.map((e) => CIRCUIT_RANK[e.circuit.state]));
+}
+
+function errorShare(p: Provider): number {
+  return p.recent.attempts > 0 ? p.recent.failures / p.recent.attempts : 0;
+}
+
+/** Configured before unconfigured; then open, half-open, closed circuits; then the higher recent error rate. */
+export function byAttention(a: Provider, b: Provider): number {
+  return Number(!a.configured) - Number(!b.configured) || worstCircuit(a) - worstCircuit(b) || errorShare(b) - errorShare(a);
+}
+
+/**
+ * The analytics row of `p`: rows carry the provider's display name (what usage records store,
+ * "OpenAI"), not its slug.
+ */
+function statsOf(stats: Row[], p: Provider): Row | undefined {
+  return stats.find((s) => s.provider === p.name) ?? stats.find((s) => s.provider === p.slug);
 }
 
 const STATE_TEXT: Record<Endpoint['circuit']['state'], string> = {
@@ -41,8 +66,8 @@ export function Providers() {
       ) : (
         <>
           <p class="help">Error rates are the share of this organization's upstream attempts that failed in the last {load.data.providers[0]?.recent.window_minutes ?? 60} minutes; requests and latency percentiles cover the last 24 hours of answered requests.</p>
-          {load.data.providers.map((p) => (
-            <ProviderCard key={p.slug} provider={p} stats={load.data.stats.find((s) => s.provider === p.slug)} />
+          {[...load.data.providers].sort(byAttention).map((p) => (
+            <ProviderCard key={p.slug} provider={p} stats={statsOf(load.data.stats, p)} />
           ))}
         </>
       )}
@@ -53,7 +78,7 @@ export function Providers() {
 function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row | undefined }) {
   const id = `provider-${p.slug}`;
   return (
-    <section class="card" aria-labelledby={id}>
+    <section class={p.configured ? 'card provider' : 'card provider unconfigured'} aria-labelledby={id} data-slug={p.slug}>
       <h2 id={id}>
         {p.name} <span class="muted">({p.slug})</span>
       </h2>
@@ -70,7 +95,7 @@ function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row |
         rowKey={(e) => e.model}
         columns={[
           { label: 'Model', cell: (e) => (e.model_name && e.model_name !== e.model ? `${e.model_name} (${e.model})` : e.model) },
-          { label: 'Circuit', cell: (e) => <span class={`state ${e.circuit.state}`}>{STATE_TEXT[e.circuit.state]}</span> },
+          { label: 'Circuit', cell: (e) => (p.configured ? <span class={`state ${e.circuit.state}`}>{STATE_TEXT[e.circuit.state]}</span> : <span class="state unconfigured">not configured (no key)</span>) },
           { label: 'Consecutive failures', cell: (e) => num(e.circuit.consecutive_failures), numeric: true },
           { label: 'Attempts', cell: (e) => num(e.recent.attempts), numeric: true },
           { label: 'Error rate', cell: (e) => errorRate(e.recent.failures, e.recent.attempts), numeric: true },

@@ -4,7 +4,8 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { describeError, get } from '../api';
-import { DAY_MS, dayStart, query } from '../analytics';
+import { DAY_MS, dayStart, query, range } from '../analytics';
+import { bucketSeconds, bucketStarts, type Granularity } from '../buckets';
 import { Chart } from '../chart';
 import { toCsv, downloadText } from '../csv';
 import { byFormat } from '../format';
@@ -32,20 +33,53 @@ function isoDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** A `datetime-local` value (UTC, to the minute). */
+function isoMinute(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16);
+}
+
+/** Minute buckets need a window of at most 3 hours (the query's rule), so their range is picked to the minute. */
+function byMinute(form: Pick<Form, 'granularity'>): boolean {
+  return form.granularity === 'minute';
+}
+
+const MINUTE_MS = 60_000;
+
 function initialForm(): Form {
   const today = dayStart(Date.now());
   return { metrics: ['total_usage', 'request_count'], dimensions: ['model', ''], granularity: 'day', start: isoDay(today - 6 * DAY_MS), end: isoDay(today), filters: [] };
 }
 
-/** The query body of `form`: whole UTC days from the start date to the end date inclusive. */
+/**
+ * The form with another granularity, its range converted: to the last hour (to the minute) when
+ * switching to minutes, back to whole UTC days when switching away.
+ */
+function withGranularity(form: Form, granularity: string): Form {
+  const next = { ...form, granularity };
+  if (byMinute(next) && !byMinute(form)) {
+    const end = Math.ceil(Date.now() / MINUTE_MS) * MINUTE_MS;
+    return { ...next, start: isoMinute(end - 60 * MINUTE_MS), end: isoMinute(end) };
+  }
+  if (!byMinute(next) && byMinute(form)) return { ...next, start: form.start.slice(0, 10), end: form.end.slice(0, 10) };
+  return next;
+}
+
+/** The window in ms: whole UTC days from the start date to the end date inclusive, or minutes as picked. */
+function windowOf(form: Form): { start: number; end: number } {
+  if (byMinute(form)) return { start: Date.parse(`${form.start}:00Z`), end: Date.parse(`${form.end}:00Z`) };
+  return { start: Date.parse(`${form.start}T00:00:00Z`), end: Date.parse(`${form.end}T00:00:00Z`) + DAY_MS };
+}
+
+/** The query body of `form`. */
 function body(form: Form): Record<string, unknown> {
   const dims = form.dimensions.filter(Boolean);
+  const { start, end } = windowOf(form);
   return {
     metrics: form.metrics,
     ...(dims.length ? { dimensions: dims } : {}),
     ...(form.granularity ? { granularity: form.granularity } : {}),
     ...(form.filters.length ? { filters: filterBody(form.filters) } : {}),
-    time_range: { start: `${form.start}T00:00:00Z`, end: new Date(Date.parse(`${form.end}T00:00:00Z`) + DAY_MS).toISOString() },
+    time_range: range(start, end),
   };
 }
 
@@ -112,15 +146,8 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
           {([0, 1] as const).map((i) => (
             <SelectField key={i} id={`dim-${i}`} label={i === 0 ? 'Group by' : 'Then by'} value={form.dimensions[i]} choices={[['', '(none)'], ...dimensionChoices(meta)]} onChange={(v) => setDim(i, v)} />
           ))}
-          <SelectField id="granularity" label="Granularity" value={form.granularity} choices={[['', '(totals)'], ...meta.granularities.map((g): Choice => [g.name, g.display_label])]} onChange={(v) => setForm({ ...form, granularity: v })} />
-          <div class="field">
-            <label for="start">From (UTC day)</label>
-            <input id="start" type="date" required value={form.start} onInput={(e) => setForm({ ...form, start: e.currentTarget.value })} />
-          </div>
-          <div class="field">
-            <label for="end">To (UTC day, included)</label>
-            <input id="end" type="date" required value={form.end} onInput={(e) => setForm({ ...form, end: e.currentTarget.value })} />
-          </div>
+          <SelectField id="granularity" label="Granularity" value={form.granularity} choices={[['', '(totals)'], ...meta.granularities.map((g): Choice => [g.name, g.display_label])]} onChange={(v) => setForm(withGranularity(form, v))} />
+          <RangeFields form={form} setForm={setForm} />
         </div>
         <FilterRows meta={meta} filters={form.filters} onChange={(filters) => setForm({ ...form, filters })} />
         <button type="submit" disabled={busy || form.metrics.length === 0}>
@@ -130,6 +157,24 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
         <FormError message={error ? describeQueryError(error) : null} />
       </form>
       {answer && <Result meta={meta} answer={answer} />}
+    </>
+  );
+}
+
+/** From and to: UTC days, or for minute buckets UTC times (at most 3 hours apart). */
+function RangeFields({ form, setForm }: { form: Form; setForm: (f: Form) => void }) {
+  const minutes = byMinute(form);
+  const type = minutes ? 'datetime-local' : 'date';
+  return (
+    <>
+      <div class="field">
+        <label for="start">{minutes ? 'From (UTC time)' : 'From (UTC day)'}</label>
+        <input id="start" key={type} type={type} required value={form.start} onInput={(e) => setForm({ ...form, start: e.currentTarget.value })} />
+      </div>
+      <div class="field">
+        <label for="end">{minutes ? 'To (UTC time, excluded; at most 3 hours after From)' : 'To (UTC day, included)'}</label>
+        <input id="end" key={type} type={type} required value={form.end} onInput={(e) => setForm({ ...form, end: e.currentTarget.value })} />
+      </div>
     </>
   );
 }
@@ -148,10 +193,13 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
   const formatOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_format ?? 'number';
   const first = form.metrics[0] as string;
   // Built once per answer: the chart is redrawn only when its data changes, not while the form is edited.
-  const chart = useMemo(
-    () => (timeKey ? { data: pivot(rows, timeKey, dims, first, { fill: meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0 }), format: (v: number) => byFormat(formatOf(first), v) } : null),
-    [answer],
-  );
+  const chart = useMemo(() => {
+    if (!timeKey) return null;
+    const g = form.granularity as Granularity;
+    const { start, end } = windowOf(form);
+    const fill = meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0;
+    return { data: pivot(rows, timeKey, dims, first, { fill, buckets: bucketStarts(start, end, g), step: bucketSeconds(g) }), format: (v: number) => byFormat(formatOf(first), v) };
+  }, [answer]);
   const labelOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_label ?? meta.dimensions.find((d) => d.name === name)?.display_label ?? (name === timeKey ? 'Bucket start (UTC)' : name);
   return (
     <section aria-labelledby="result">

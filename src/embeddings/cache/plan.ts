@@ -8,6 +8,7 @@
 import type { ContentPart, EmbeddingInput, Vector } from '../../providers/types';
 import type { RawInput } from '../input';
 import type { CachedVector, CacheWrite } from './cache';
+import { roundUsd } from '../../catalog/usd';
 
 /** What the lookup found for one request. */
 export interface CachePlan {
@@ -52,7 +53,7 @@ export function savings(p: CachePlan): { tokens: number; usd: number } {
     tokens += h.tokens;
     usd += h.tokens * h.endpoint.pricing.prompt + h.images * h.endpoint.pricing.image;
   }
-  return { tokens, usd };
+  return { tokens, usd: roundUsd(usd) };
 }
 
 /** How much of the input's size each item is (UTF-8 bytes of its text, token ids, one per other part). */
