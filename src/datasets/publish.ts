@@ -69,9 +69,9 @@ export function datasetKey(filter: DatasetFilter): string {
   return parts.length > 0 ? parts.join('&') : 'all';
 }
 
-/** Every exact dataset a day is published for: unfiltered, each modality, each bucket, each pair. */
-const EXACT: ReadonlyArray<{ key: string; modality: string; bucket: string }> = (['', ...Object.keys(MODALITY_SQL)] as Array<Modality | ''>).flatMap((m) =>
-  (['', ...CONTEXT_BUCKETS] as const).map((b) => ({ key: datasetKey({ kind: 'exact', modality: m || undefined, contextBucket: b || undefined }), modality: m, bucket: b })),
+/** The key of every exact dataset a day is published for: unfiltered, each modality, each bucket, each pair. */
+const EXACT: readonly string[] = [undefined, ...(Object.keys(MODALITY_SQL) as Modality[])].flatMap((modality) =>
+  [undefined, ...CONTEXT_BUCKETS].map((contextBucket) => datasetKey({ kind: 'exact', modality, contextBucket })),
 );
 
 /** Every sampled dataset a week is published for. */
@@ -80,7 +80,8 @@ const SAMPLED: ReadonlyArray<{ key: string; dimension: string; value: string }> 
   ...['natural', 'programming'].map((value) => ({ dimension: 'language_type', value })),
 ].map((s) => ({ ...s, key: `${s.dimension}=${s.value}` }));
 
-const MODALITY_CASE = `CASE v.modality ${Object.entries(MODALITY_SQL).map(([m, sql]) => `WHEN '${m}' THEN ${sql}`).join(' ')} END`;
+/** Per `rankings_daily` row: '' (any modality) and each modality value it matches. */
+const ROW_MODALITIES = `array_remove(ARRAY['', ${Object.entries(MODALITY_SQL).map(([m, sql]) => `CASE WHEN ${sql} THEN '${m}' END`).join(', ')}], NULL)`;
 
 /**
  * From `per_org (dataset, org_id, model, tokens)`: the cells of each dataset, a named model's
@@ -95,19 +96,35 @@ per_cell AS (
   FROM per_org p LEFT JOIN per_model m ON m.dataset = p.dataset AND m.model = p.model GROUP BY 1, 2, 3)
 SELECT dataset, model, SUM(LEAST(tokens, $4::bigint))::text AS tokens FROM per_cell GROUP BY 1, 2`;
 
-const DAY_CELLS = `WITH v(dataset, modality, bucket) AS (SELECT * FROM unnest($5::text[], $6::text[], $7::text[])),
-per_org AS (
-  SELECT v.dataset, d.org_id, d.model, SUM(d.tokens) AS tokens
-  FROM rankings_daily d JOIN v ON (v.modality = '' OR ${MODALITY_CASE}) AND (v.bucket = '' OR d.context_bucket = v.bucket)
+/**
+ * Each row is expanded into the exact datasets it belongs to (unfiltered, each modality it
+ * matches, its context bucket, the pairs), keyed as {@link datasetKey} keys them.
+ */
+const DAY_CELLS = `WITH per_org AS (
+  SELECT COALESCE(NULLIF(concat_ws('&', 'modality=' || NULLIF(m.modality, ''), 'context_bucket=' || NULLIF(b.bucket, '')), ''), 'all') AS dataset,
+         d.org_id, d.model, SUM(d.tokens) AS tokens
+  FROM rankings_daily d
+  CROSS JOIN LATERAL unnest(${ROW_MODALITIES}) AS m(modality)
+  CROSS JOIN LATERAL unnest(ARRAY['', d.context_bucket]) AS b(bucket)
   WHERE d.day = $1::date GROUP BY 1, 2, 3),
 ${CELLS}`;
 
+/** The week's tags of every sampled dataset ($5–$7: keys, dimensions, values). */
 const WEEK_CELLS = `WITH v(dataset, dimension, value) AS (SELECT * FROM unnest($5::text[], $6::text[], $7::text[])),
 per_org AS (
   SELECT v.dataset, t.org_id, t.model, SUM(t.tokens) AS tokens
   FROM rankings_weekly_tags t JOIN v ON t.dimension = v.dimension AND t.value = v.value
   WHERE t.week = $1::date GROUP BY 1, 2, 3),
 ${CELLS}`;
+
+/** How one kind of unit is published: its cells' statement and extra parameters, its datasets, its clamp. */
+interface UnitKind {
+  kind: 'day' | 'week';
+  sql: string;
+  keys: readonly string[];
+  params: readonly unknown[];
+  clamp: number;
+}
 
 /** Publishes completed days and weeks of the installation scope, once each. */
 export class RankingsPublisher {
@@ -147,13 +164,15 @@ export class RankingsPublisher {
 
   /** Publish the due units (each in its own transaction; one already published is left as it is). */
   async publish(due: DueUnits, at: Date): Promise<void> {
-    const exact = [EXACT.map((e) => e.key), EXACT.map((e) => e.modality), EXACT.map((e) => e.bucket)];
-    const sampled = [SAMPLED.map((s) => s.key), SAMPLED.map((s) => s.dimension), SAMPLED.map((s) => s.value)];
-    for (const day of due.days) await this.db.transaction((tx) => this.publishUnit(tx, 'day', day, at, DAY_CELLS, exact, this.opts.clampTokens));
-    for (const week of due.weeks) await this.db.transaction((tx) => this.publishUnit(tx, 'week', week, at, WEEK_CELLS, sampled, 7 * this.opts.clampTokens));
+    const day = { kind: 'day', sql: DAY_CELLS, keys: EXACT, params: [], clamp: this.opts.clampTokens } as const;
+    const sampledKeys = SAMPLED.map((s) => s.key);
+    const week = { kind: 'week', sql: WEEK_CELLS, keys: sampledKeys, params: [sampledKeys, SAMPLED.map((s) => s.dimension), SAMPLED.map((s) => s.value)], clamp: 7 * this.opts.clampTokens } as const;
+    for (const unit of due.days) await this.db.transaction((tx) => this.publishUnit(tx, unit, at, day));
+    for (const unit of due.weeks) await this.db.transaction((tx) => this.publishUnit(tx, unit, at, week));
   }
 
-  private async publishUnit(tx: Queryable, kind: 'day' | 'week', unit: number, at: Date, sql: string, datasets: string[][], clamp: number): Promise<void> {
+  private async publishUnit(tx: Queryable, unit: number, at: Date, how: UnitKind): Promise<void> {
+    const { kind, sql, keys, params, clamp } = how;
     const date = formatDay(unit);
     const claimed = await tx.query(
       `INSERT INTO rankings_published_units (kind, unit, published_at) VALUES ($1, $2::date, $3) ON CONFLICT DO NOTHING RETURNING unit`,
@@ -161,10 +180,10 @@ export class RankingsPublisher {
     );
     if (claimed.length === 0) return;
     const o = this.opts;
-    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [date, o.minOrganizations, o.maxOrgShare, clamp, ...datasets]);
+    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [date, o.minOrganizations, o.maxOrgShare, clamp, ...params]);
     // Every dataset gets its `other` cell, even with nothing in it: noise alone then.
     const others = new Set(cells.filter((c) => c.model === null).map((c) => c.dataset));
-    for (const key of datasets[0] as string[]) if (!others.has(key)) cells.push({ dataset: key, model: null, tokens: '0' });
+    for (const key of keys) if (!others.has(key)) cells.push({ dataset: key, model: null, tokens: '0' });
     const scale = clamp / o.epsilon;
     const tokens = cells.map((c) => String(Number(c.tokens) + discreteLaplace(scale, o.uniform ?? secureUniform)));
     await tx.query(

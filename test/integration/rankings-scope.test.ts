@@ -47,6 +47,8 @@ describe.each(DATABASES)('installation scope on $name', (dbKind) => {
       ...[0, 1, 2].map((o) => use(o, 'v/e', '2026-05-06T02:00:00Z', 50)),
       // 2026-05-07: F by four organizations with 20,000 tokens each, counted at most 10,000 each.
       ...[0, 1, 2, 3].map((o) => use(o, 'v/f', '2026-05-07T02:00:00Z', 20_000)),
+      // 2026-05-08: H by three organizations, text output with tool calls.
+      ...[0, 1, 2].map((o): RankedUse => ({ ...use(o, 'v/h', '2026-05-08T02:00:00Z', 20), outputModality: 'text', toolCalls: 1 })),
       // 2026-05-11 (yesterday) and 2026-05-12 (today): G by three organizations.
       ...[0, 1, 2].flatMap((o) => [use(o, 'v/g', '2026-05-11T12:00:00Z', 7), use(o, 'v/g', '2026-05-12T00:10:00Z', 7)]),
     ]);
@@ -94,6 +96,12 @@ describe.each(DATABASES)('installation scope on $name', (dbKind) => {
     const res = await getRankings(gw.app, orgs[1]!.secret, { start_date: '2026-05-05', end_date: '2026-05-05', context_bucket: '10K' });
     // 10,000 prompt tokens from one organization: in the 10K bucket, never named (1 organization).
     expect(res.body.data).toEqual([{ date: '2026-05-05', model_permaslug: 'other', total_tokens: '10000' }]);
+    const day = { start_date: '2026-05-08', end_date: '2026-05-08' };
+    const h = [{ date: '2026-05-08', model_permaslug: 'v/h', total_tokens: '60' }];
+    expect((await getRankings(gw.app, orgs[1]!.secret, { ...day, modality: 'tool_calling', context_bucket: '1K' })).body.data).toEqual(h);
+    expect((await getRankings(gw.app, orgs[1]!.secret, { ...day, modality: 'text' })).body.data).toEqual(h);
+    expect((await getRankings(gw.app, orgs[1]!.secret, { ...day, modality: 'image' })).body.data).toEqual([]);
+    expect((await getRankings(gw.app, orgs[1]!.secret, { ...day, context_bucket: '10K' })).body.data).toEqual([]);
   });
 
   test('dominance: a model one organization sends more than maxOrgShare of is not named, however many others use it', async () => {
