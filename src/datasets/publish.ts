@@ -74,11 +74,11 @@ const EXACT: readonly string[] = [undefined, ...(Object.keys(MODALITY_SQL) as Mo
   [undefined, ...CONTEXT_BUCKETS].map((contextBucket) => datasetKey({ kind: 'exact', modality, contextBucket })),
 );
 
-/** Every sampled dataset a week is published for. */
-const SAMPLED: ReadonlyArray<{ key: string; dimension: string; value: string }> = [
-  ...CATEGORIES.map((value) => ({ dimension: 'category', value })),
-  ...['natural', 'programming'].map((value) => ({ dimension: 'language_type', value })),
-].map((s) => ({ ...s, key: `${s.dimension}=${s.value}` }));
+/** The key of every sampled dataset a week is published for. */
+const SAMPLED: readonly string[] = [
+  ...CATEGORIES.map((value) => datasetKey({ kind: 'sampled', dimension: 'category', value })),
+  ...(['natural', 'programming'] as const).map((value) => datasetKey({ kind: 'sampled', dimension: 'language_type', value })),
+];
 
 /** Per `rankings_daily` row: '' (any modality) and each modality value it matches. */
 const ROW_MODALITIES = `array_remove(ARRAY['', ${Object.entries(MODALITY_SQL).map(([m, sql]) => `CASE WHEN ${sql} THEN '${m}' END`).join(', ')}], NULL)`;
@@ -109,20 +109,17 @@ const DAY_CELLS = `WITH per_org AS (
   WHERE d.day = $1::date GROUP BY 1, 2, 3),
 ${CELLS}`;
 
-/** The week's tags of every sampled dataset ($5–$7: keys, dimensions, values). */
-const WEEK_CELLS = `WITH v(dataset, dimension, value) AS (SELECT * FROM unnest($5::text[], $6::text[], $7::text[])),
-per_org AS (
-  SELECT v.dataset, t.org_id, t.model, SUM(t.tokens) AS tokens
-  FROM rankings_weekly_tags t JOIN v ON t.dimension = v.dimension AND t.value = v.value
-  WHERE t.week = $1::date GROUP BY 1, 2, 3),
+/** A week's tags, each in its sampled dataset, keyed as {@link datasetKey} keys them. */
+const WEEK_CELLS = `WITH per_org AS (
+  SELECT t.dimension || '=' || t.value AS dataset, t.org_id, t.model, SUM(t.tokens) AS tokens
+  FROM rankings_weekly_tags t WHERE t.week = $1::date GROUP BY 1, 2, 3),
 ${CELLS}`;
 
-/** How one kind of unit is published: its cells' statement and extra parameters, its datasets, its clamp. */
+/** How one kind of unit is published: its cells' statement, its datasets, its clamp. */
 interface UnitKind {
   kind: 'day' | 'week';
   sql: string;
   keys: readonly string[];
-  params: readonly unknown[];
   clamp: number;
 }
 
@@ -164,15 +161,14 @@ export class RankingsPublisher {
 
   /** Publish the due units (each in its own transaction; one already published is left as it is). */
   async publish(due: DueUnits, at: Date): Promise<void> {
-    const day = { kind: 'day', sql: DAY_CELLS, keys: EXACT, params: [], clamp: this.opts.clampTokens } as const;
-    const sampledKeys = SAMPLED.map((s) => s.key);
-    const week = { kind: 'week', sql: WEEK_CELLS, keys: sampledKeys, params: [sampledKeys, SAMPLED.map((s) => s.dimension), SAMPLED.map((s) => s.value)], clamp: 7 * this.opts.clampTokens } as const;
+    const day: UnitKind = { kind: 'day', sql: DAY_CELLS, keys: EXACT, clamp: this.opts.clampTokens };
+    const week: UnitKind = { kind: 'week', sql: WEEK_CELLS, keys: SAMPLED, clamp: 7 * this.opts.clampTokens };
     for (const unit of due.days) await this.db.transaction((tx) => this.publishUnit(tx, unit, at, day));
     for (const unit of due.weeks) await this.db.transaction((tx) => this.publishUnit(tx, unit, at, week));
   }
 
   private async publishUnit(tx: Queryable, unit: number, at: Date, how: UnitKind): Promise<void> {
-    const { kind, sql, keys, params, clamp } = how;
+    const { kind, sql, keys, clamp } = how;
     const date = formatDay(unit);
     const claimed = await tx.query(
       `INSERT INTO rankings_published_units (kind, unit, published_at) VALUES ($1, $2::date, $3) ON CONFLICT DO NOTHING RETURNING unit`,
@@ -180,7 +176,7 @@ export class RankingsPublisher {
     );
     if (claimed.length === 0) return;
     const o = this.opts;
-    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [date, o.minOrganizations, o.maxOrgShare, clamp, ...params]);
+    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [date, o.minOrganizations, o.maxOrgShare, clamp]);
     // Every dataset gets its `other` cell, even with nothing in it: noise alone then.
     const others = new Set(cells.filter((c) => c.model === null).map((c) => c.dataset));
     for (const key of keys) if (!others.has(key)) cells.push({ dataset: key, model: null, tokens: '0' });
