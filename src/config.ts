@@ -103,12 +103,21 @@ export interface Config {
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
   /**
    * The rankings dataset: whose traffic a key ranks (its organization's, or the installation's
-   * with a per-model organization threshold), the in-process rollup's interval (0 = off) and
-   * lookback for late records, the route's limits, and the classifier's sampling.
+   * as published with the privacy settings below: see docs/rankings.md), the in-process rollup's
+   * interval (0 = off) and lookback for late records, the route's limits, and the classifier's
+   * sampling.
    */
   rankings: {
     scope: 'organization' | 'installation';
     minOrganizations: number;
+    /** Installation scope: a model is named only when no organization has more than this share of its tokens. */
+    maxOrgShare: number;
+    /** Installation scope: each organization's tokens per model per day counted at most this much. */
+    clampTokens: number;
+    /** Installation scope: the differential-privacy parameter of each published cell (noise scale clampTokens / epsilon). */
+    epsilon: number;
+    /** Installation scope: a day (week) is published this long after it ends, so late records are in. */
+    publishDelayMs: number;
     rollupIntervalMs: number;
     lookbackDays: number;
     perKeyPerMinute: number;
@@ -196,6 +205,9 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'PASSTHROUGH_TIMEOUT_MS', path: ['passthrough', 'timeoutMs'] },
   { name: 'RANKINGS_SCOPE', path: ['rankings', 'scope'] },
   { name: 'RANKINGS_MIN_ORGANIZATIONS', path: ['rankings', 'minOrganizations'] },
+  { name: 'RANKINGS_MAX_ORG_SHARE', path: ['rankings', 'maxOrgShare'] },
+  { name: 'RANKINGS_CLAMP_TOKENS', path: ['rankings', 'clampTokens'] },
+  { name: 'RANKINGS_EPSILON', path: ['rankings', 'epsilon'] },
   { name: 'RANKINGS_ROLLUP_INTERVAL_MS', path: ['rankings', 'rollupIntervalMs'] },
   { name: 'RANKINGS_SAMPLE_RATE', path: ['rankings', 'sampleRate'] },
   { name: 'ANALYTICS_TIMEOUT_MS', path: ['analytics', 'timeoutMs'] },

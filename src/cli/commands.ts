@@ -20,6 +20,7 @@ import { mintKey } from '../keys/mint';
 import { CliError, UsageError, pickOrg, type Out } from './context';
 import { loadConfig } from '../config';
 import { RankingsRollup } from '../datasets/rollup';
+import { publishOptions } from '../datasets/publish';
 import { DATASET_START, dayOf, parseDay } from '../datasets/dates';
 import { ClassifierService } from '../classifiers/service';
 import { toWireClassifier, type ClassifierRecord } from '../classifiers/types';
@@ -236,10 +237,13 @@ export const rollupCommand: CliCommand = {
     if (o.from !== undefined && o.to !== undefined && o.from > o.to) throw new UsageError('--from must be on or before --to');
   },
   async run(db, out, _args, o, env) {
-    const rollup = new RankingsRollup(db, { lookbackDays: loadConfig(env).rankings.lookbackDays, clock: Date.now });
+    const cfg = loadConfig(env).rankings;
+    const rollup = new RankingsRollup(db, { lookbackDays: cfg.lookbackDays, clock: Date.now, publish: publishOptions(cfg) });
     const result = o.from !== undefined && o.to !== undefined ? await rollup.rollRange(parseDay(o.from) as number, parseDay(o.to) as number) : await rollup.run();
     const days = result.days.length === 0 ? 'no days' : `${result.days.length} day(s), ${result.days[0]} to ${result.days[result.days.length - 1]}`;
-    out.line(`rankings rolled up: ${days}; as_of ${result.rolledAt.toISOString()}`);
+    const { published } = result;
+    const publication = cfg.scope === 'installation' ? `; published ${published.days.length} day(s) and ${published.weeks.length} week(s)` : '';
+    out.line(`rankings rolled up: ${days}; as_of ${result.rolledAt.toISOString()}${publication}`);
   },
 };
 

@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Catalog } from '../catalog/catalog';
 import { RankingsRollup } from './rollup';
+import { publishOptions } from './publish';
 import { RankingsService, catalogFaces } from './service';
 import { RollupScheduler } from './scheduler';
 import { RankingsSampler, type Classify } from './sampler';
@@ -46,7 +47,7 @@ export interface RankingsDeps {
 /** Build the parts; nothing starts until `scheduler.start()`. */
 export function createRankings(d: RankingsDeps): Rankings {
   const cfg = d.config.rankings;
-  const rollup = new RankingsRollup(d.db, { lookbackDays: cfg.lookbackDays, clock: d.clock });
+  const rollup = new RankingsRollup(d.db, { lookbackDays: cfg.lookbackDays, clock: d.clock, publish: publishOptions(cfg) });
   const modelId = (name: string): string => {
     try {
       return d.catalog.resolve(name).id;

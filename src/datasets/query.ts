@@ -3,8 +3,8 @@
  * bucket, permaslug), then row rules 1–3 in the same statement, so only the answer's rows leave
  * the database: per date the top 50 public models by tokens (ties by permaslug in code-point
  * order, `COLLATE "C"`), and one `other` row with the rest (models past the top 50, non-public
- * ones, and in the installation scope those used by fewer organizations than the threshold that
- * day, or week for sampled tags), omitted when zero.
+ * ones, and in the installation scope the published `other` cells of models the dominance rule
+ * hid), omitted when zero or below.
  *
  * Unfiltered week and month queries in the organization scope read whole weeks and months from
  * `rankings_period_totals` and only the partial ones at the window's edges from the daily
@@ -14,7 +14,8 @@
  */
 import type { Queryable } from '../store/db';
 import { formatDay, monthStart, weekStart } from './dates';
-import type { DatasetFilter, Modality, Period, RankingRow, RankingsRequest, RankingsScope } from './types';
+import { datasetKey, MODALITY_SQL } from './publish';
+import type { DatasetFilter, Period, RankingRow, RankingsRequest, RankingsScope } from './types';
 
 /** Real models per date before the rest becomes `other`. */
 export const TOP_MODELS = 50;
@@ -33,15 +34,6 @@ export interface CatalogFaces {
    */
   special: string[];
 }
-
-/** Facet conditions on `rankings_daily`, per `modality` value. */
-const MODALITY_SQL: Readonly<Record<Modality, string>> = {
-  text: `output_modality = 'text'`,
-  image_output: `output_modality = 'image'`,
-  image: 'image_input',
-  audio: 'audio_input',
-  tool_calling: 'tool_calling',
-};
 
 /** The date bucket of a unit column (`day`, `week`); timestamps without zone, so no session time zone applies. */
 function bucketSql(column: string, period: Period): string {
@@ -120,11 +112,13 @@ UNION ALL SELECT ${bucket} AS b, model, tokens FROM rankings_daily_totals WHERE 
 UNION ALL SELECT ${bucket} AS b, model, tokens FROM rankings_daily_totals WHERE ${org} AND day >= ${after}::date AND day <= ${end}::date`;
 }
 
-/** Rows (b, model, tokens) of the installation scope: model NULL for a unit below the threshold. */
-function installationRows(req: RankingsRequest, src: Source, minOrgs: number, p: Params): string {
-  const where = [`${src.unit} >= ${p.add(formatDay(req.startDay))}::date`, `${src.unit} <= ${p.add(formatDay(req.endDay))}::date`, ...src.where];
-  return `SELECT ${bucketSql('unit', req.period)} AS b, CASE WHEN orgs >= ${p.add(minOrgs)} THEN model END AS model, tokens
-FROM (SELECT ${src.unit} AS unit, model, SUM(tokens) AS tokens, COUNT(DISTINCT org_id) AS orgs FROM ${src.table} WHERE ${where.join(' AND ')} GROUP BY 1, 2) per_unit`;
+/**
+ * Rows (b, model, tokens) of the installation scope: the published cells only (publish.ts), so
+ * days not yet published (today among them) have no rows and published ones never change.
+ */
+function installationRows(req: RankingsRequest, p: Params): string {
+  return `SELECT ${bucketSql('unit', req.period)} AS b, model, tokens FROM rankings_published
+WHERE dataset = ${p.add(datasetKey(req.filter))} AND unit >= ${p.add(formatDay(req.startDay))}::date AND unit <= ${p.add(formatDay(req.endDay))}::date`;
 }
 
 /**
@@ -133,8 +127,7 @@ FROM (SELECT ${src.unit} AS unit, model, SUM(tokens) AS tokens, COUNT(DISTINCT o
  */
 export function rankingsSql(req: RankingsRequest, scope: RankingsScope, faces: CatalogFaces): { sql: string; params: unknown[] } {
   const p = new Params();
-  const src = sourceOf(req, req.filter, p);
-  const rows = scope.kind === 'org' ? orgRows(req, src, scope.orgId, faces, p) : installationRows(req, src, scope.minOrgs, p);
+  const rows = scope.kind === 'org' ? orgRows(req, sourceOf(req, req.filter, p), scope.orgId, faces, p) : installationRows(req, p);
   const [ids, slugs, pub, other, top] = [p.add(faces.ids), p.add(faces.permaslugs), p.add(faces.public), p.add(OTHER), p.add(TOP_MODELS)];
   return {
     sql: `WITH per_slug AS (

@@ -6,12 +6,14 @@
  * run began (`generations.ingested_at`, less {@link INGEST_MARGIN_MS} for transactions that were
  * still open), so late records for any past day are picked up; and every day since the first
  * record that was never rolled. One runner at a time across replicas (advisory lock); a second
- * one waits, then finds little left to do.
+ * one waits, then finds little left to do. In the installation scope a run then publishes the
+ * completed days and weeks due (publish.ts), first re-rolling those last rolled too early.
  * @module
  */
 import type { Database, Queryable } from '../store/db';
 import { BUCKET_SQL } from './buckets';
 import { DATASET_START, dayOf, dayStartMs, formatDay, monthStart, parseDay, weekStart } from './dates';
+import { NOTHING_DUE, RankingsPublisher, type DueUnits, type PublishOptions } from './publish';
 
 const FLOOR = parseDay(DATASET_START) as number;
 const LOCK = 'rankings-rollup';
@@ -26,6 +28,8 @@ export interface RollupResult {
   weeks: string[];
   /** The run's time: the answers' `meta.as_of` from now on. */
   rolledAt: Date;
+  /** Installation scope: days and weeks (Monday) published by this run, `YYYY-MM-DD`. */
+  published: { days: string[]; weeks: string[] };
 }
 
 /** Options of {@link RankingsRollup}. */
@@ -33,6 +37,8 @@ export interface RollupOptions {
   /** Days before today re-rolled on every run, for usage records written late. */
   lookbackDays: number;
   clock: () => number;
+  /** Installation scope: publish completed days and weeks with these settings; null (organization scope): never. */
+  publish?: PublishOptions | null;
 }
 
 /** Output modality of a row, also for rows written before it was recorded (migration 006). */
@@ -93,10 +99,14 @@ function iso(day: number): string {
 
 /** Runs the rollup over one database. */
 export class RankingsRollup {
+  private readonly publisher: RankingsPublisher | null;
+
   constructor(
     private readonly db: Database,
     private readonly opts: RollupOptions,
-  ) {}
+  ) {
+    this.publisher = opts.publish ? new RankingsPublisher(db, opts.publish) : null;
+  }
 
   /**
    * Roll up everything due now (see the module comment).
@@ -107,10 +117,9 @@ export class RankingsRollup {
     return this.locked(async () => {
       const now = this.opts.clock();
       const last = await this.asOf();
-      if (last && minGapMs > 0 && now - last.getTime() < minGapMs) return { days: [], weeks: [], rolledAt: last };
+      if (last && minGapMs > 0 && now - last.getTime() < minGapMs) return { days: [], weeks: [], rolledAt: last, published: { days: [], weeks: [] } };
       const mark = await this.dbNow();
-      const days = await this.dueDays(dayOf(now));
-      return this.rollDays(days, now, mark);
+      return this.rollDays(await this.dueDays(dayOf(now)), now, mark);
     });
   }
 
@@ -133,18 +142,22 @@ export class RankingsRollup {
     return new Date((row as { now: Date | string }).now).toISOString();
   }
 
-  private async rollDays(days: number[], now: number, mark: string): Promise<RollupResult> {
+  /** Roll `requested` (and the days publication needs re-rolled), then publish what is due. */
+  private async rollDays(requested: number[], now: number, mark: string): Promise<RollupResult> {
     const rolledAt = new Date(now);
+    const due: DueUnits = this.publisher ? await this.publisher.due(now) : NOTHING_DUE;
+    const days = [...new Set([...requested, ...due.reroll])].sort((a, b) => a - b);
     for (const day of days) await this.db.transaction((tx) => this.rollDay(tx, day, rolledAt));
     const weeks = [...new Set(days.map(weekStart))];
     for (const week of weeks) await this.db.transaction((tx) => this.rollWeek(tx, week));
     for (const month of new Set(days.map(monthStart))) await this.db.transaction((tx) => this.rollPeriod(tx, 'month', month, monthStart(month + 31)));
+    await this.publisher?.publish(due, rolledAt);
     await this.db.query(
       `INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, $2)
        ON CONFLICT (id) DO UPDATE SET rolled_at = EXCLUDED.rolled_at, ingest_mark = GREATEST(rankings_rollup_runs.ingest_mark, EXCLUDED.ingest_mark)`,
       [rolledAt.toISOString(), mark],
     );
-    return { days: days.map(formatDay), weeks: weeks.map(formatDay), rolledAt };
+    return { days: days.map(formatDay), weeks: weeks.map(formatDay), rolledAt, published: { days: due.days.map(formatDay), weeks: due.weeks.map(formatDay) } };
   }
 
   /** Days since the last run (and the lookback before today), plus days never rolled since the first record. */

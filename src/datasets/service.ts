@@ -38,7 +38,7 @@ export class RankingsService {
 
   /** The scope a caller of organization `orgId` reads in. */
   scopeFor(orgId: string): RankingsScope {
-    return this.config.scope === 'installation' ? { kind: 'installation', minOrgs: this.config.minOrganizations } : { kind: 'org', orgId };
+    return this.config.scope === 'installation' ? { kind: 'installation' } : { kind: 'org', orgId };
   }
 
   /**

@@ -34,8 +34,8 @@ export interface RankingsRequest {
   filter: DatasetFilter;
 }
 
-/** Whose traffic is ranked: one organization's, or the whole installation's (with the org threshold). */
-export type RankingsScope = { kind: 'org'; orgId: string } | { kind: 'installation'; minOrgs: number };
+/** Whose traffic is ranked: one organization's (exact), or the whole installation's as published (publish.ts). */
+export type RankingsScope = { kind: 'org'; orgId: string } | { kind: 'installation' };
 
 /** One answer row, as on the wire. */
 export interface RankingRow {

@@ -104,12 +104,12 @@ function configMapVolumeFiles(volume: IVolume): Map<string, MountedFile> {
   return files;
 }
 
-/** The ConfigMap file the gateway container sees at `file`, or undefined when no such volume is mounted there. */
-function mountedFile(file: string): (MountedFile & { readOnly: boolean }) | undefined {
-  const mount = (gateway.volumeMounts ?? [])
+/** The ConfigMap file a container (the gateway's by default) sees at `file`, or undefined when no such volume is mounted there. */
+function mountedFile(file: string, container: IContainer = gateway, pod: IPodSpec = podSpec): (MountedFile & { readOnly: boolean }) | undefined {
+  const mount = (container.volumeMounts ?? [])
     .filter((m) => file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`))
     .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
-  const volume = podSpec.volumes?.find((v) => v.name === mount?.name);
+  const volume = pod.volumes?.find((v) => v.name === mount?.name);
   if (!mount || !volume || mount.subPath) return undefined;
   const found = configMapVolumeFiles(volume).get(file.slice(mount.mountPath.replace(/\/$/, '').length + 1));
   return found && { ...found, readOnly: mount.readOnly === true };
@@ -435,6 +435,13 @@ describe('k8s/ kustomize base', () => {
     expect(mountedFile(env.SWITCHYARD_CONFIG ?? '')).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
     // Generated, so that an edit changes the name (hash suffix) and rolls the Deployment.
     expect(kustomization.configMapGenerator?.map((g) => g.name)).toEqual(expect.arrayContaining(['switchyard-config', 'switchyard-catalog']));
+  });
+
+  test('the rankings rollup CronJob reads the gateway\'s switchyard.yaml, so it publishes with the same scope and privacy settings', () => {
+    const pod = podSpecOf(the<K8sObject>('CronJob', 'switchyard-rankings-rollup')) as IPodSpec;
+    const rollup = pod.containers[0] as IContainer;
+    const env = Object.fromEntries((rollup.env ?? []).map((e) => [e.name, e.value]));
+    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '', rollup, pod)).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
   });
 
   test('catalog: k8s/config/models.yaml and providers.yaml are byte-for-byte copies of config/ (cp config/models.yaml config/providers.yaml k8s/config/)', () => {

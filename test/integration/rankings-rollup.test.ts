@@ -119,14 +119,23 @@ describe('rollup CLI command on an embedded data dir', () => {
     expect(await runCli(['migrate'], env, out, out)).toBe(0);
     const today = new Date().toISOString().slice(0, 10);
     let db = await openPglite({ dataDir: dir });
-    await insertUses(db, [{ org: '00000000-0000-4000-8000-000000000001', model: M, at: new Date().toISOString(), prompt: 9 }]);
+    const earlier = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await insertUses(db, [
+      { org: '00000000-0000-4000-8000-000000000001', model: M, at: new Date().toISOString(), prompt: 9 },
+      { org: '00000000-0000-4000-8000-000000000001', model: M, at: earlier, prompt: 4 },
+    ]);
     await db.close();
     expect(await runCli(['rollup'], env, out, out)).toBe(0);
-    expect(lines.join('\n')).toMatch(new RegExp(`rankings rolled up: .*${today}; as_of`));
+    expect(lines.join('\n')).toMatch(new RegExp(`rankings rolled up: .*${today}; as_of [^;]*$`, 'm'));
+    // In the installation scope the same command also publishes the completed days.
+    expect(await runCli(['rollup'], { ...env, RANKINGS_SCOPE: 'installation' }, out, out)).toBe(0);
+    expect(lines.join('\n')).toMatch(/; published [23] day\(s\) and [01] week\(s\)$/m);
     db = await openPglite({ dataDir: dir });
     try {
       const rows = await db.query<{ tokens: string }>(`SELECT tokens::text FROM rankings_daily_totals WHERE day = $1::date`, [today]);
       expect(rows).toEqual([{ tokens: '9' }]);
+      const published = await db.query(`SELECT 1 FROM rankings_published_units WHERE kind = 'day' AND unit = $1::date`, [earlier.slice(0, 10)]);
+      expect(published).toHaveLength(1);
     } finally {
       await db.close();
     }
