@@ -21,6 +21,8 @@ export interface Session {
   csrf_token: string;
   expires_at: string;
   key: { hash: string; name: string; label: string };
+  /** Whose traffic the rankings dataset counts: installation scope publishes completed days only. */
+  rankings_scope: 'organization' | 'installation';
 }
 
 const SESSION_PATH = '/dashboard/api/session';

@@ -14,7 +14,8 @@ import { Usage } from './pages/usage';
 import { Rankings } from './pages/rankings';
 import { Providers } from './pages/providers';
 
-const VIEWS: Record<PagePath, () => JSX.Element> = {
+/** Each page; the ones that need it read the session (the Rankings page, its scope). */
+const VIEWS: Record<PagePath, (props: { session: Session }) => JSX.Element> = {
   '/': Overview,
   '/keys': Keys,
   '/workspaces': Workspaces,
@@ -92,7 +93,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         </ul>
       </nav>
       <main id="main">
-        <View key={page} />
+        <View key={page} session={session} />
       </main>
     </>
   );

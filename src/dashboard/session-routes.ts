@@ -6,6 +6,7 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../deps';
+import type { Config } from '../config';
 import { admittedKey } from '../auth/authenticate';
 import { AuthenticationError, ForbiddenError } from '../errors';
 import { hashSecret } from '../keys/secrets';
@@ -14,13 +15,17 @@ import { perKeyRateLimit } from '../http/rate-limit';
 import { validate } from '../http/validate';
 import { csrfRefusal, type DashboardSessions, type SessionRecord } from './sessions';
 
-/** The session as the app sees it: its CSRF token, when it ends, and which key opened it. */
-function toWireSession(record: SessionRecord, key: ApiKeyRecord) {
+/**
+ * The session as the app sees it: its CSRF token, when it ends, which key opened it, and the
+ * rankings scope (the Rankings page offers today's traffic only where the scope publishes it).
+ */
+function toWireSession(record: SessionRecord, key: ApiKeyRecord, rankingsScope: Config['rankings']['scope']) {
   return {
     data: {
       csrf_token: record.csrf,
       expires_at: new Date(record.expiresAt).toISOString(),
       key: { hash: key.hash, name: key.name, label: key.label },
+      rankings_scope: rankingsScope,
     },
   };
 }
@@ -56,12 +61,12 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
     if (!key.isManagement) throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
     const { id, record } = await sessions.create(key.hash);
     sessions.setCookie(req, res, id);
-    res.json(toWireSession(record, key));
+    res.json(toWireSession(record, key, deps.config.rankings.scope));
   });
 
   router.get('/session', async function readSession(req: Request, res: Response) {
     const { record } = await current(req);
-    res.json(toWireSession(record, admittedKey(await keyCache.get(record.keyHash), metrics, clock())));
+    res.json(toWireSession(record, admittedKey(await keyCache.get(record.keyHash), metrics, clock()), deps.config.rankings.scope));
   });
 
   router.delete('/session', async function signOut(req: Request, res: Response) {

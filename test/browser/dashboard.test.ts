@@ -304,6 +304,29 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await settled(page);
   });
 
+  test('in the installation scope the Rankings page offers no today and says when a day is published', async () => {
+    await page.route('**/dashboard/api/session', async (route) => {
+      const real = await route.fetch();
+      const body = (await real.json()) as { data: Record<string, unknown> };
+      await route.fulfill({ response: real, json: { data: { ...body.data, rankings_scope: 'installation' } } });
+    });
+    const empty = { data: [], meta: { as_of: new Date().toISOString(), start_date: isoDay(Date.now() - 31 * DAY), end_date: isoDay(Date.now() - DAY), version: 'v1' } };
+    let asked = '';
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) => {
+      asked = route.request().url();
+      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(empty) });
+    });
+    await page.goto(`${base}/dashboard/rankings`);
+    await settled(page);
+    expect(await page.getByLabel('Include today so far (UTC)').count()).toBe(0);
+    expect(asked).not.toContain('end_date=');
+    await expect(page.locator('p.empty').textContent()).resolves.toContain('Installation-wide rankings publish each completed UTC day once, an hour after it ends');
+    await page.unroute('**/api/v1/datasets/rankings-daily**');
+    await page.unroute('**/dashboard/api/session');
+    await page.goto(`${base}/dashboard/`);
+    await settled(page);
+  });
+
   test('a page whose request fails says so plainly, and an empty answer shows the empty state', async () => {
     await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 503, message: 'Service Unavailable' } }) }),

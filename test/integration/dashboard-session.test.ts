@@ -179,6 +179,14 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     await request(replica.app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
     await replica.deps.recorder.close();
   });
+
+  test("the session says the rankings scope, so the Rankings page offers today's traffic only where it is published", async () => {
+    const { cookie, res } = await signIn();
+    expect(res.body.data.rankings_scope).toBe('organization');
+    const installation = await gatewayApp(db, kv, { rankings: { scope: 'installation' } }, clock);
+    expect((await request(installation.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200)).body.data.rankings_scope).toBe('installation');
+    await installation.deps.recorder.close();
+  });
 });
 
 describe('dashboard files and switches', () => {
