@@ -59,14 +59,20 @@ export interface Config {
   providers: Record<string, { baseUrl?: string; apiKey?: string }>;
   /**
    * Uploaded files: the size limit (larger → 413), the size of the chunks content is stored in, and
-   * how many uploads one replica runs at once (each holds a database connection; more → 503).
+   * how uploads share a replica. A body is spooled to disk first, so only a complete upload ever
+   * touches the database, and a slow client holds nothing but its own organization's slot.
    */
   files: {
     maxBytes: number;
     chunkBytes: number;
+    /** Spooled uploads a replica writes into the database at once (each holds a connection); more wait their turn. */
     maxConcurrentUploads: number;
-    /** Uploads one organization runs at once on a replica; below `maxConcurrentUploads`, so others always get a slot. */
+    /** Uploads one organization has in progress on a replica (receiving or storing); more → 429. */
     maxConcurrentUploadsPerOrg: number;
+    /** Directory under which upload bodies are spooled; null → the OS temp directory. */
+    spoolDir: string | null;
+    /** Bytes all uploads of a replica may hold in the spool at once; more → 503. At least `maxBytes`. */
+    spoolMaxBytes: number;
     /** An upload sending nothing for this long is cut with 408 and its slot freed. */
     uploadIdleTimeoutMs: number;
     /** An upload not complete within this is cut with 408, however steadily it sends. */
@@ -197,6 +203,8 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'FILES_MAX_BYTES', path: ['files', 'maxBytes'] },
   { name: 'FILES_MAX_CONCURRENT_UPLOADS', path: ['files', 'maxConcurrentUploads'] },
   { name: 'FILES_MAX_CONCURRENT_UPLOADS_PER_ORG', path: ['files', 'maxConcurrentUploadsPerOrg'] },
+  { name: 'FILES_SPOOL_DIR', path: ['files', 'spoolDir'] },
+  { name: 'FILES_SPOOL_MAX_BYTES', path: ['files', 'spoolMaxBytes'] },
   { name: 'FILES_UPLOAD_IDLE_TIMEOUT_MS', path: ['files', 'uploadIdleTimeoutMs'] },
   { name: 'FILES_UPLOAD_DEADLINE_MS', path: ['files', 'uploadDeadlineMs'] },
   { name: 'USAGE_ANSWER_AFTER_RECORD', path: ['usage', 'answerAfterRecord'] },
@@ -384,12 +392,10 @@ function crossFieldProblems(data: Record<string, unknown>): string[] {
   if (typeof uploadDeadlineMs === 'number' && typeof requestTimeoutMs === 'number' && uploadDeadlineMs >= requestTimeoutMs) {
     problems.push(`config.files.uploadDeadlineMs (FILES_UPLOAD_DEADLINE_MS) must be below config.server.requestTimeoutMs (REQUEST_TIMEOUT_MS): ${uploadDeadlineMs} >= ${requestTimeoutMs}`);
   }
-  const { maxConcurrentUploads: total, maxConcurrentUploadsPerOrg: perOrg } = (data.files ?? {}) as { maxConcurrentUploads?: unknown; maxConcurrentUploadsPerOrg?: unknown };
-  // Below the total, so one organization can never hold every slot (a single slot is shared as it is).
-  if (typeof total === 'number' && typeof perOrg === 'number' && total > 1 && perOrg >= total) {
-    problems.push(
-      `config.files.maxConcurrentUploadsPerOrg (FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below config.files.maxConcurrentUploads (FILES_MAX_CONCURRENT_UPLOADS): ${perOrg} >= ${total}`,
-    );
+  const { maxBytes, spoolMaxBytes } = (data.files ?? {}) as { maxBytes?: unknown; spoolMaxBytes?: unknown };
+  // Every upload is spooled whole before it is stored: a spool smaller than one file refuses the largest.
+  if (typeof maxBytes === 'number' && typeof spoolMaxBytes === 'number' && spoolMaxBytes < maxBytes) {
+    problems.push(`config.files.spoolMaxBytes (FILES_SPOOL_MAX_BYTES) must be at least config.files.maxBytes (FILES_MAX_BYTES): ${spoolMaxBytes} < ${maxBytes}`);
   }
   problems.push(...redisTopologyProblems((data.redis ?? {}) as Record<string, unknown>));
   return problems;

@@ -14,6 +14,7 @@ import { KeyCache } from './auth/key-cache';
 import { KeyService } from './keys/service';
 import { FileService } from './files/service';
 import { PostgresChunkStorage } from './files/pg-storage';
+import { UploadSpool } from './files/spool';
 import type { ApiKeyRecord, KeyUsage } from './keys/types';
 import { openPostgres } from './store/postgres';
 import { migrate } from './store/migrate';
@@ -134,7 +135,13 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     keyCache,
     budgetCache,
     keys: new KeyService(db, keyCache, clock),
-    files: new FileService(db, new PostgresChunkStorage(db, config.files.chunkBytes), metrics, config.files),
+    files: new FileService(
+      db,
+      new PostgresChunkStorage(db, config.files.chunkBytes),
+      metrics,
+      config.files,
+      new UploadSpool(config.files.spoolDir, config.files.spoolMaxBytes, (bytes) => metrics.fileSpoolBytes.set(bytes)),
+    ),
     usage: keyUsageReader(db, clock),
     recorder,
     spend: new BudgetGuard({
@@ -226,5 +233,6 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.spend.close?.().catch(() => undefined);
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
+  await deps.files.close();
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
 }

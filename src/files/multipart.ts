@@ -160,13 +160,18 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
       if (!consuming) fail(badForm('a file part named "file" is required'));
       else settleForm.resolve();
     });
-    // A client that disconnects mid-upload: fail the parser, which fails the file stream and so
-    // the consumer's transaction. One that left before we got here (while the caller awaited the
-    // database) has already emitted its events: without this check the parser would wait for a
-    // body that never comes, and the upload slot would never be given back.
+    // A request that ends before the parser saw all of it (the client disconnects, or the HTTP
+    // parser cuts the connection over junk after the body) fails the parser, which fails the file
+    // stream and so the consumer. One destroyed before we got here (while the caller awaited the
+    // database) has already emitted its events; `complete` does not help there: a body received
+    // whole but not yet read is lost with the connection all the same. Without this the parser
+    // would wait for bytes that never come, and the upload would never end.
+    const aborted = () => {
+      if (!req.readableEnded) parser.destroy(new Error('request aborted'));
+    };
     req.on('error', (err) => parser.destroy(err));
-    req.on('aborted', () => parser.destroy(new Error('request aborted')));
+    req.on('close', aborted);
     req.pipe(parser);
-    if (req.destroyed && !req.complete) parser.destroy(new Error('request aborted'));
+    if (req.destroyed) aborted();
   });
 }

@@ -1,13 +1,14 @@
 /**
- * The files resource: upload (streamed into storage inside one transaction with the metadata
- * row), list, read, download and delete, each confined to one workspace the calling key may
+ * The files resource: upload (spooled to disk, then stored inside one transaction with the
+ * metadata row), list, read, download and delete, each confined to one workspace the calling key may
  * reach. An inference key reaches only its own workspace; a management key reaches every
  * workspace of its organization. Anything else, including another organization's file, is a 404,
  * so a key can never learn that a file exists elsewhere.
  * @module
  */
 import type { Request } from 'express';
-import { GatewayError, NotFoundError, RateLimitError, ServiceUnavailableError, ValidationError } from '../errors';
+import pLimit from 'p-limit';
+import { GatewayError, NotFoundError, RateLimitError, ValidationError } from '../errors';
 import type { ApiKeyRecord } from '../keys/types';
 import type { Metrics } from '../observability/metrics';
 import type { Database, Queryable } from '../store/db';
@@ -17,6 +18,8 @@ import { discardBody, receiveFile } from './multipart';
 import * as repo from './repository';
 import type { FileRecord, FileStorage } from './types';
 import { newFileId } from './wire';
+import { SPOOL_FULL, type SpooledFile, type UploadSpool } from './spool';
+import { OrgUploadSlots } from './upload-slots';
 import { loadCursorSeal, type CursorSeal } from './cursor';
 
 /** Validated query of `GET /files` (`provider` is refused before this). */
@@ -44,12 +47,12 @@ export interface FileServiceOptions {
   /** Largest accepted upload in bytes. */
   maxBytes: number;
   /**
-   * Uploads this replica runs at once. Each holds a database connection (its transaction) for as
-   * long as the client takes to send the file, so slow clients must not be able to take the
-   * whole pool; beyond the cap an upload is refused with 503 and `Retry-After`.
+   * Spooled uploads written into the database at once on this replica. Each holds a connection,
+   * but only for as long as the database takes (the body is already on disk), so uploads never
+   * take the whole pool; the others wait their turn.
    */
   maxConcurrentUploads: number;
-  /** Uploads one organization runs at once on this replica (below the total); beyond it, 429 with `Retry-After`. */
+  /** Uploads one organization has in progress at once on this replica; beyond it, 429 with `Retry-After`. */
   maxConcurrentUploadsPerOrg: number;
   /** An upload sending nothing for this long is cut with 408. */
   uploadIdleTimeoutMs: number;
@@ -66,12 +69,19 @@ function cleanFilename(raw: string): string {
   return name === '' ? 'file' : name;
 }
 
+/** A received upload waiting in the spool to be stored. */
+interface SpooledUpload {
+  spooled: SpooledFile;
+  filename: string;
+  mediaType: string;
+}
+
 /** Files operations over one database and one content store. */
 export class FileService {
-  /** Uploads in progress on this replica. */
-  private uploading = 0;
-  /** Uploads in progress on this replica, per organization (entries removed at zero). */
-  private readonly uploadingByOrg = new Map<string, number>();
+  /** Each organization's uploads in progress on this replica. */
+  private readonly slots: OrgUploadSlots;
+  /** Runs at most `maxConcurrentUploads` store transactions at once; the rest wait their turn. */
+  private readonly storing: pLimit.Limit;
   /** The cursor key, read from the database on first use. */
   private seal: Promise<CursorSeal> | undefined;
 
@@ -80,7 +90,18 @@ export class FileService {
     private readonly storage: FileStorage,
     private readonly metrics: Metrics,
     private readonly options: FileServiceOptions,
-  ) {}
+    private readonly spool: UploadSpool,
+  ) {
+    this.slots = new OrgUploadSlots(options.maxConcurrentUploadsPerOrg);
+    this.storing = pLimit(options.maxConcurrentUploads);
+    // Both series exist from the start, so a dashboard or alert sees 0 rather than nothing.
+    for (const stage of ['receiving', 'storing']) metrics.fileUploadsInProgress.labels({ stage }).set(0);
+  }
+
+  /** Remove the spool files still there (at shutdown, after the server stopped taking requests). */
+  close(): Promise<void> {
+    return this.spool.close();
+  }
 
   /**
    * The workspace a request works in: `workspaceId` if the key may reach it, else (when omitted)
@@ -96,55 +117,77 @@ export class FileService {
   }
 
   /**
-   * Receive the upload in `req` and store it. Content and metadata are written in one
-   * transaction, committed only when the whole form turned out valid; any failure (too large,
-   * empty, unsupported, malformed, client gone) leaves nothing behind.
+   * Receive the upload in `req` and store it, in two stages. First the body is spooled to disk
+   * (checked on the way: size, type, a valid form) holding only the organization's own slot;
+   * then, once complete, it is written with its metadata row in one transaction, at most
+   * `maxConcurrentUploads` at a time. Any failure leaves nothing behind, and the slot and the
+   * spool file are given back on every path.
    */
   async upload(key: ApiKeyRecord, workspaceId: string | undefined, req: Request): Promise<FileRecord> {
-    // Checked before any database work: on PGlite a running upload holds the only connection.
-    // The organization's own cap first, so one tenant's slow uploads never take every slot.
-    const { orgId } = key;
-    const ofOrg = this.uploadingByOrg.get(orgId) ?? 0;
-    if (ofOrg >= this.options.maxConcurrentUploadsPerOrg) {
+    const slot = this.slots.acquire(key.orgId);
+    if (!slot) {
       discardBody(req);
       this.metrics.fileUploads.inc({ outcome: 'busy' });
-      throw new RateLimitError(1, { reason: 'too many uploads in progress for this organization', limit: this.options.maxConcurrentUploadsPerOrg });
+      throw new RateLimitError(1, { reason: 'too many uploads in progress for this organization', limit: this.slots.perOrg });
     }
-    if (this.uploading >= this.options.maxConcurrentUploads) {
-      discardBody(req);
-      this.metrics.fileUploads.inc({ outcome: 'busy' });
-      throw new ServiceUnavailableError({ reason: 'too many uploads in progress on this replica' }, 1);
-    }
-    this.uploading++;
-    this.uploadingByOrg.set(orgId, ofOrg + 1);
+    // Also given back when the exchange ends (answered, or its connection gone), whatever is still
+    // running: a lost connection can never keep the slot.
+    req.res?.once('close', slot.release);
     try {
       const scope = await this.scopeFor(key, workspaceId);
-      const limits = { maxBytes: this.options.maxBytes, idleTimeoutMs: this.options.uploadIdleTimeoutMs, deadlineMs: this.options.uploadDeadlineMs };
-      const file = await receiveFile(req, limits, (incoming) =>
-        this.db.transaction(async (tx) => {
-          const id = newFileId();
-          const filename = cleanFilename(incoming.filename);
-          const facts: UploadFacts = { mediaType: null, sizeBytes: 0 };
-          await this.storage.put(tx, id, inspectUpload(incoming.stream, this.options.maxBytes, filename, facts));
-          await incoming.formComplete;
-          // Share-lock the live workspace until commit: a workspace deleted meanwhile makes this
-          // a 404 (nothing stored); one deleted after waits for this file and deletes it too.
-          if (!(await lockLiveWorkspace(tx, scope.orgId, scope.workspaceId))) throw new NotFoundError();
-          return repo.insertFile(tx, { ...scope, id, filename, mimeType: facts.mediaType as string, sizeBytes: facts.sizeBytes });
-        }),
-      );
+      const upload = await this.receive(req);
+      const file = await this.store(scope, upload).finally(() => upload.spooled.dispose());
       this.metrics.fileUploads.inc({ outcome: 'stored' });
       this.metrics.fileBytes.inc({ direction: 'in' }, file.sizeBytes);
       return file;
     } catch (err) {
       const status = err instanceof GatewayError ? err.status : 500;
-      this.metrics.fileUploads.inc({ outcome: status === 413 ? 'too_large' : status < 500 ? 'rejected' : 'failed' });
+      const busy = err instanceof GatewayError && err.metadata?.reason === SPOOL_FULL;
+      this.metrics.fileUploads.inc({ outcome: busy ? 'busy' : status === 413 ? 'too_large' : status < 500 ? 'rejected' : 'failed' });
       throw err;
     } finally {
-      this.uploading--;
-      const left = (this.uploadingByOrg.get(orgId) ?? 1) - 1;
-      if (left > 0) this.uploadingByOrg.set(orgId, left);
-      else this.uploadingByOrg.delete(orgId);
+      slot.release();
+    }
+  }
+
+  /** Stage one: the whole form parsed and valid, its file spooled; no database work. */
+  private async receive(req: Request): Promise<SpooledUpload> {
+    const { maxBytes, uploadIdleTimeoutMs: idleTimeoutMs, uploadDeadlineMs: deadlineMs } = this.options;
+    const stage = this.metrics.fileUploadsInProgress.labels({ stage: 'receiving' });
+    stage.inc();
+    try {
+      return await receiveFile(req, { maxBytes, idleTimeoutMs, deadlineMs }, async (incoming) => {
+        const filename = cleanFilename(incoming.filename);
+        const facts: UploadFacts = { mediaType: null, sizeBytes: 0 };
+        const spooled = await this.spool.write(inspectUpload(incoming.stream, maxBytes, filename, facts));
+        await incoming.formComplete.catch(async (err: unknown) => {
+          await spooled.dispose();
+          throw err;
+        });
+        return { spooled, filename, mediaType: facts.mediaType as string };
+      });
+    } finally {
+      stage.dec();
+    }
+  }
+
+  /** Stage two: content and metadata in one transaction, from the spool file (database speed, never the client's). */
+  private async store(scope: repo.FileScope, upload: SpooledUpload): Promise<FileRecord> {
+    const stage = this.metrics.fileUploadsInProgress.labels({ stage: 'storing' });
+    stage.inc();
+    try {
+      return await this.storing(() =>
+        this.db.transaction(async (tx) => {
+          const id = newFileId();
+          await this.storage.put(tx, id, upload.spooled.read());
+          // Share-lock the live workspace until commit: a workspace deleted meanwhile makes this
+          // a 404 (nothing stored); one deleted after waits for this file and deletes it too.
+          if (!(await lockLiveWorkspace(tx, scope.orgId, scope.workspaceId))) throw new NotFoundError();
+          return repo.insertFile(tx, { ...scope, id, filename: upload.filename, mimeType: upload.mediaType, sizeBytes: upload.spooled.size });
+        }),
+      );
+    } finally {
+      stage.dec();
     }
   }
 

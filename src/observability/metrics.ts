@@ -191,7 +191,7 @@ export class Metrics {
 
   readonly fileUploads = new Counter({
     name: 'switchyard_file_uploads_total',
-    help: 'File uploads by outcome (stored, too_large, rejected = bad form/empty/unsupported type/client gone, busy = over the concurrency cap, failed = server error)',
+    help: 'File uploads by outcome (stored, too_large, rejected = bad form/empty/unsupported type/client gone, busy = over the organization cap or the spool full, failed = server error)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -200,6 +200,19 @@ export class Metrics {
     name: 'switchyard_file_bytes_total',
     help: 'File content bytes stored (direction=in, committed uploads only) and served (direction=out)',
     labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fileUploadsInProgress = new Gauge({
+    name: 'switchyard_file_uploads_in_progress',
+    help: 'Uploads in progress on this replica by stage (receiving = the body is being spooled to disk; storing = a complete body is being written to the database, or waits its turn to)',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fileSpoolBytes = new Gauge({
+    name: 'switchyard_file_spool_bytes',
+    help: 'Bytes of upload bodies held in the spool directory of this replica (bounded by files.spoolMaxBytes)',
     registers: [this.registry],
   });
 

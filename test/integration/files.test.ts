@@ -207,35 +207,43 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect((await upload(big, ascii('still works\n'), 'after.txt')).status).toBe(200);
   });
 
-  test('beyond files.maxConcurrentUploads an upload gets 503 with Retry-After, until the running one ends', async () => {
-    const capped = await createTestGateway(db, kv, { files: { maxConcurrentUploads: 1 } });
+  test('a stalled upload holds no replica-wide slot: with files.maxConcurrentUploads 1, other uploads go through meanwhile', async () => {
+    const capped = await createTestGateway(db, kv, { files: { maxConcurrentUploads: 1, maxConcurrentUploadsPerOrg: 2 } });
     const server = http.createServer(capped.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const eventually = async (status: number) => {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const res = await upload(capped, ascii('waiting\n'), 'w.txt');
-        if (res.status === status || Date.now() > deadline) return res;
-      }
-    };
+    const stalled = await openMultipartUpload(server, '/api/v1/files', 1_000_000, { authorization: bearer(capped.mgmtKey) });
     try {
-      // An upload that stalls half-way holds the only slot.
-      const stalled = http.request({
-        host: '127.0.0.1',
-        port: (server.address() as AddressInfo).port,
-        method: 'POST',
-        path: '/api/v1/files',
-        headers: { authorization: bearer(capped.mgmtKey), 'content-type': 'multipart/form-data; boundary=b0undary', 'content-length': 1_000_000 },
-      });
-      stalled.on('error', () => undefined);
-      stalled.write('--b0undary\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n\r\nthe first line\n');
-      const busy = await eventually(503);
+      stalled.write(filePartHead('slow.txt') + 'the first line\n');
+      const other = await upload(capped, ascii('not waiting\n'), 'w.txt');
+      expect([other.status, other.body.error]).toEqual([200, undefined]);
+    } finally {
+      stalled.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('beyond files.spoolMaxBytes an upload gets 503 with Retry-After, until the held bytes are given back', async () => {
+    const tight = await createTestGateway(db, kv, { files: { maxBytes: 40_000, spoolMaxBytes: 50_000 } });
+    const server = http.createServer(tight.app);
+    const spooledBytes = async () => (await tight.deps.metrics.fileSpoolBytes.get()).values[0]?.value ?? 0;
+    const stalled = await openMultipartUpload(server, '/api/v1/files', 45_000, { authorization: bearer(tight.mgmtKey) });
+    try {
+      // About 30 000 bytes of the file reach the spool (busboy holds back a boundary's length), then it stalls.
+      stalled.write(filePartHead('held.txt') + 'x'.repeat(30_000));
+      const deadline = Date.now() + 10_000;
+      while ((await spooledBytes()) < 29_900 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(await spooledBytes()).toBeGreaterThanOrEqual(29_900);
+      const busy = await upload(tight, ascii('y'.repeat(30_000)), 'w.txt');
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
-      expect(busy.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable' });
+      expect(busy.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable', metadata: { reason: 'the upload spool of this replica is full' } });
       stalled.destroy();
-      expect((await eventually(200)).status).toBe(200);
+      while ((await spooledBytes()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(await spooledBytes()).toBe(0);
+      expect((await upload(tight, ascii('y'.repeat(30_000)), 'w.txt')).status).toBe(200);
     } finally {
+      stalled.destroy();
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   });

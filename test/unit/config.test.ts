@@ -158,7 +158,7 @@ describe('loadConfig', () => {
   test('timeouts and upload caps that contradict each other are refused, naming the variables', () => {
     let error: unknown;
     try {
-      loadConfig({ HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000', FILES_UPLOAD_DEADLINE_MS: '25000', FILES_MAX_CONCURRENT_UPLOADS: '4', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '4' });
+      loadConfig({ HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000', FILES_UPLOAD_DEADLINE_MS: '25000', FILES_MAX_BYTES: '2000', FILES_SPOOL_MAX_BYTES: '1000' });
     } catch (e) {
       error = e;
     }
@@ -166,9 +166,10 @@ describe('loadConfig', () => {
     expect((error as ConfigError).problems).toHaveLength(3);
     expect(problems).toContain('(REQUEST_TIMEOUT_MS) must be at least');
     expect(problems).toContain('(FILES_UPLOAD_DEADLINE_MS) must be below');
-    expect(problems).toContain('(FILES_MAX_CONCURRENT_UPLOADS_PER_ORG) must be below');
-    // One slot in all is shared as it is.
-    expect(loadConfig({ FILES_MAX_CONCURRENT_UPLOADS: '1', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '1' }).files.maxConcurrentUploadsPerOrg).toBe(1);
+    expect(problems).toContain('(FILES_SPOOL_MAX_BYTES) must be at least config.files.maxBytes (FILES_MAX_BYTES): 1000 < 2000');
+    // The per-organization cap no longer relates to the replica's storing slots (uploads are spooled first).
+    expect(loadConfig({ FILES_MAX_CONCURRENT_UPLOADS: '1', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '3' }).files.maxConcurrentUploadsPerOrg).toBe(3);
+    expect(loadConfig({ FILES_SPOOL_DIR: '/var/spool/sy', FILES_SPOOL_MAX_BYTES: '104857600' }).files).toMatchObject({ spoolDir: '/var/spool/sy', spoolMaxBytes: 104857600 });
   });
 
   test('PORT equal to METRICS_PORT is a problem listed with the others', () => {

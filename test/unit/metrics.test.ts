@@ -34,6 +34,8 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_budget_store_errors_total', 'counter', ['operation']],
   ['switchyard_file_uploads_total', 'counter', ['outcome']],
   ['switchyard_file_bytes_total', 'counter', ['direction']],
+  ['switchyard_file_uploads_in_progress', 'gauge', ['stage']],
+  ['switchyard_file_spool_bytes', 'gauge', []],
   ['switchyard_store_connection_errors_total', 'counter', ['store']],
   ['switchyard_http_refusals_total', 'counter', ['status']],
   ['switchyard_rankings_rollups_total', 'counter', ['outcome']],
