@@ -34,10 +34,11 @@ const runnable = requireClusterBinaries();
   test('scripts run on the primary the Sentinel names, and pub/sub reaches the other connection', async () => {
     const [a, b] = kvs as [RedisKv, RedisKv];
     await a.ping();
-    await a.run(FAILURE, ['cb:sentinel-check'], [Date.now(), 5, 1000, 0]);
+    await a.run(FAILURE, ['cb:{sentinel-check}', 'cb:{sentinel-check}:org-a'], [Date.now(), 5, 1000, 0, 'org-a']);
     const direct = new Redis({ host: '127.0.0.1', port: rig.primaryPort });
     try {
-      expect(await direct.hget(`${prefix}cb:sentinel-check`, 'f')).toBe('1');
+      expect(await direct.hget(`${prefix}cb:{sentinel-check}`, 'f')).toBe('1');
+      expect(await direct.hget(`${prefix}cb:{sentinel-check}:org-a`, 'f')).toBe('1');
     } finally {
       direct.disconnect();
     }
