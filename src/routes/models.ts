@@ -1,5 +1,6 @@
 /**
- * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names.
+ * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names,
+ * with the caller's organization's recent uptime and latency on each endpoint.
  * A malformed or unknown model is a 404 saying where the list is.
  * @module
  */
@@ -8,6 +9,7 @@ import type { AppDeps } from '../deps';
 import { pathNamesResource } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { unknownModel } from '../catalog/catalog';
+import { currentKey } from '../auth/authenticate';
 
 /** Register the model routes. */
 export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
@@ -18,7 +20,7 @@ export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddi
     pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
     async function modelEndpoints(req: Request, res: Response) {
       const { author, slug } = req.valid.params as { author: string; slug: string };
-      res.json(await embeddings.modelEndpoints(`${author}/${slug}`));
+      res.json(await embeddings.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));
     },
   );
 }
