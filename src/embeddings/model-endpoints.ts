@@ -1,12 +1,16 @@
 /**
  * `GET /models/{author}/{slug}/endpoints`, the page each model's `links.details` names: the
  * model and every provider endpoint that serves it, with its prices, limits, parameters, data
- * policy, whether it is usable here (its provider's key is configured) and its circuit's state
- * now, in the shape of the hosted service's route (`{data:{id, name, …, endpoints:[…]}}`).
+ * policy, whether it is usable here (its provider's key is configured), its circuit's state now,
+ * and the caller's organization's recent uptime and latency on it, in the shape of the hosted
+ * service's route (`{data:{id, name, …, endpoints:[…]}}`), every field the official SDK's schema
+ * requires included.
  * @module
  */
 import type { CatalogModel, Endpoint } from '../catalog/types';
 import { CircuitState } from '../routing/breaker-scripts';
+import type { AttemptCounts, EndpointRecent } from '../routing/endpoint-stats';
+import { latencyPercentiles } from '../routing/latency-histogram';
 
 /** A circuit's state for a report, or null when it could not be read. */
 export type CircuitReading = { state: CircuitState; failures: number } | null;
@@ -18,8 +22,21 @@ export function toWireCircuit(circuit: CircuitReading) {
   return { state: circuit ? STATE_NAMES[circuit.state] : 'unknown', consecutive_failures: circuit?.failures ?? null };
 }
 
+/** Embeddings endpoints take no tools: what the hosted list says of a model without tool calls. */
+const NO_TOOL_CHOICE = { auto: false, function: false, none: false, required: false };
+
+/**
+ * Uptime in percent as the hosted API defines it: answered / (answered + failed) attempts, upstream
+ * 429s left out (an answer about the request itself counts as answered); null with no attempt.
+ */
+export function uptimePercent(c: AttemptCounts | undefined): number | null {
+  const counted = c ? c.attempts - c.rateLimited : 0;
+  if (!c || counted <= 0) return null;
+  return ((c.attempts - c.failures) / counted) * 100;
+}
+
 /** One endpoint on the wire. */
-function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReading) {
+function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReading, recent: EndpointRecent | undefined) {
   const wireCircuit = toWireCircuit(circuit);
   const state = wireCircuit.state;
   return {
@@ -40,12 +57,26 @@ function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReadin
     status: !e.provider.configured ? -2 : state === 'open' ? -1 : 0,
     configured: e.provider.configured,
     circuit: wireCircuit,
-    uptime_last_30m: null,
+    model_id: model.id,
+    // Provider-side prompt caching (a cheaper repeat of a cached prefix) is a completions feature; the gateway's own embeddings cache is reported per answer instead.
+    supports_implicit_caching: false,
+    supports_tool_choice: NO_TOOL_CHOICE,
+    uptime_last_5m: uptimePercent(recent?.last5m),
+    uptime_last_30m: uptimePercent(recent?.last30m),
+    uptime_last_1d: uptimePercent(recent?.lastDay),
+    // Answered attempts' whole duration: an embeddings answer has no first token before its last.
+    latency_last_30m: recent ? latencyPercentiles(recent.latency30m) : null,
+    // Tokens per second of generated output: embeddings generate none.
+    throughput_last_30m: null,
   };
 }
 
-/** The route's body for `model`, reading each endpoint's circuit through `circuitOf`. */
-export async function modelEndpoints(model: CatalogModel, circuitOf: (e: Endpoint) => Promise<CircuitReading>) {
+/** The route's body for `model`, reading each endpoint's circuit through `circuitOf` and the caller's recent attempts through `recentOf`. */
+export async function modelEndpoints(
+  model: CatalogModel,
+  circuitOf: (e: Endpoint) => Promise<CircuitReading>,
+  recentOf: (e: Endpoint) => EndpointRecent | undefined,
+) {
   const circuits = await Promise.all(model.endpoints.map(circuitOf));
   const wire = model.wire as { architecture: unknown };
   return {
@@ -55,7 +86,7 @@ export async function modelEndpoints(model: CatalogModel, circuitOf: (e: Endpoin
       created: model.created,
       description: model.description,
       architecture: wire.architecture,
-      endpoints: model.endpoints.map((e, i) => toWireEndpoint(model, e, circuits[i] ?? null)),
+      endpoints: model.endpoints.map((e, i) => toWireEndpoint(model, e, circuits[i] ?? null, recentOf(e))),
     },
   };
 }

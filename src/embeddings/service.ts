@@ -66,13 +66,14 @@ export class EmbeddingsService {
   }
 
   /**
-   * GET /models/{author}/{slug}/endpoints: the model's endpoints with the circuit state `orgId` sees now.
+   * GET /models/{author}/{slug}/endpoints: the model's endpoints with the circuit state `orgId` sees now and its recent uptime and latency.
    * @throws NotFoundError (with where the list is) for a model this gateway does not serve
    */
   async modelEndpoints(id: string, orgId: string) {
     const model = this.catalog.find(id);
     if (!model) throw unknownModel(id);
-    return modelEndpoints(model, (e) => this.breaker.peek(e, orgId));
+    const recent = await this.stats.recent(orgId);
+    return modelEndpoints(model, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
   }
 
   /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */

@@ -1,5 +1,6 @@
 /**
- * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names.
+ * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names,
+ * with the caller's organization's recent uptime and latency on each endpoint.
  * A malformed or unknown model is a 404 saying where the list is.
  * @module
  */

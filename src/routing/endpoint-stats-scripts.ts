@@ -1,7 +1,9 @@
 /**
- * Scripts over the per-minute endpoint statistics: one hash per organization and minute
- * (`endpoint-stats:{<org>}:<minute>`; the organization is the Cluster hash tag, so one read spans
- * its minutes), fields `<endpoint id>|<a|f|ms>` (attempts, failed attempts, summed milliseconds).
+ * Scripts over the endpoint statistics: one hash per organization and minute
+ * (`endpoint-stats:{<org>}:<minute>`) and per organization and hour (`…:h<hour>`); the
+ * organization is the Cluster hash tag, so one read spans them all. Fields are
+ * `<endpoint id>|<kind>`: `a` attempts, `f` failed attempts, `r` upstream 429s, `ms` summed
+ * milliseconds, `l<i>` answered attempts in latency bucket `i` (hourly hashes hold a, f, r only).
  * @module
  */
 import type { KvScript } from '../kv/kv';
@@ -24,8 +26,8 @@ return 1`,
   parse: () => null,
 };
 
-/** KEYS: minute hashes. Reply: each one's fields and values, flattened (HGETALL), summed into one map. */
-export const STATS_READ: KvScript<Map<string, number>> = {
+/** KEYS: minute or hour hashes. Reply: each one's fields and values, flattened (HGETALL), parsed into one map per key, in order. */
+export const STATS_READ: KvScript<Array<Map<string, number>>> = {
   name: 'endpoint_stats_read',
   lua: `local out = {}
 for i, key in ipairs(KEYS) do out[i] = redis.call('HGETALL', key) end
@@ -33,14 +35,11 @@ return out`,
   memory: (data, keys) => keys.map((key) => Object.entries(data.hgetall(key)).flat()),
   parse(reply) {
     if (!Array.isArray(reply)) throw new Error('endpoint_stats_read: malformed reply');
-    const sums = new Map<string, number>();
-    for (const flat of reply as unknown[]) {
+    return (reply as unknown[]).map((flat) => {
       if (!Array.isArray(flat)) throw new Error('endpoint_stats_read: malformed reply');
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const field = String(flat[i]);
-        sums.set(field, (sums.get(field) ?? 0) + Number(flat[i + 1]));
-      }
-    }
-    return sums;
+      const fields = new Map<string, number>();
+      for (let i = 0; i + 1 < flat.length; i += 2) fields.set(String(flat[i]), Number(flat[i + 1]));
+      return fields;
+    });
   },
 };

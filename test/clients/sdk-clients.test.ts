@@ -5,8 +5,6 @@
  * child process because jest loads our code as CommonJS.
  */
 import { execFile } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
@@ -14,19 +12,12 @@ import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddi
 import { fakeVector } from '../fakes/wires';
 
 let h: EmbeddingsHarness;
-let server: http.Server;
 let baseURL: string;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness();
-  server = http.createServer(h.gw.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  h = await startEmbeddingsHarness({ listen: true });
+  baseURL = h.baseUrl as string;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await h.close();
-});
+afterAll(() => h.close());
 
 describe('openai npm client', () => {
   const client = () => new OpenAI({ apiKey: h.key, baseURL, maxRetries: 0 });

@@ -1,7 +1,7 @@
 /**
  * Schema checks for Kubernetes objects, offline: the OpenAPI schemas of the API server as
  * compiled by `kubernetes-models` (and `@kubernetes-models/prometheus-operator` for the
- * ServiceMonitor CRD), plus an unknown-field check. The OpenAPI schemas allow any extra field
+ * ServiceMonitor and PrometheusRule CRDs), plus an unknown-field check. The OpenAPI schemas allow any extra field
  * (the API server would drop it, or reject it under kubectl's strict field validation), so a
  * misspelt `readinesProbe` passes them; the TypeScript interfaces of the same models catch it
  * through excess-property checking on a generated, never written, source file.
@@ -20,6 +20,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/Horizo
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { PROJECT_ROOT } from '../../src/paths';
 import type { K8sObject } from './kustomize';
 
@@ -53,6 +54,11 @@ export const MODELS: Readonly<Record<string, ModelEntry>> = {
     module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',
     type: 'IServiceMonitor',
   },
+  'monitoring.coreos.com/v1/PrometheusRule': {
+    model: PrometheusRule,
+    module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule',
+    type: 'IPrometheusRule',
+  },
 };
 
 /** `Kind/name` for messages. */
@@ -83,11 +89,29 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 };
 
 /**
+ * Type errors of a generated TypeScript module (`source`, never written to disk) against the
+ * installed packages' types, each with the 0-based line it is on: excess-property checks make
+ * this an unknown-field check for JSON written as an object literal.
+ */
+export function typeProblems(source: string): Array<{ line: number; message: string }> {
+  const file = path.join(PROJECT_ROOT, 'test', 'deploy', '__generated__.ts');
+  const host = ts.createCompilerHost(COMPILER_OPTIONS);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.getSourceFile = (name, lang, ...rest) => (name === file ? ts.createSourceFile(name, source, lang) : getSourceFile(name, lang, ...rest));
+  host.fileExists = (name) => name === file || fileExists(name);
+  const program = ts.createProgram([file], COMPILER_OPTIONS, host);
+  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ({
+    line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : 0,
+    message: ts.flattenDiagnosticMessageText(d.messageText, ' '),
+  }));
+}
+
+/**
  * Fields the Kubernetes API does not know, in any of `objects` (one TypeScript program for all).
  * Kinds without a model are left to {@link schemaProblems}.
  */
 export function unknownFieldProblems(objects: K8sObject[]): string[] {
-  const file = path.join(PROJECT_ROOT, 'test', 'deploy', '__manifests__.ts');
   const starts: Array<{ line: number; object: K8sObject }> = [];
   let source = '';
   objects.forEach((o, i) => {
@@ -96,15 +120,8 @@ export function unknownFieldProblems(objects: K8sObject[]): string[] {
     starts.push({ line: source.split('\n').length - 1, object: o });
     source += `export const m${i}: import(${JSON.stringify(entry.module)}).${entry.type} = ${JSON.stringify(o, null, 1)};\n`;
   });
-  const host = ts.createCompilerHost(COMPILER_OPTIONS);
-  const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, lang, ...rest) => (name === file ? ts.createSourceFile(name, source, lang) : getSourceFile(name, lang, ...rest));
-  host.fileExists = (name) => name === file || fileExists(name);
-  const program = ts.createProgram([file], COMPILER_OPTIONS, host);
-  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => {
-    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : 0;
+  return typeProblems(source).map(({ line, message }) => {
     const owner = [...starts].reverse().find((s) => s.line <= line)?.object;
-    return `${owner ? describeObject(owner) : '?'}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+    return `${owner ? describeObject(owner) : '?'}: ${message}`;
   });
 }

@@ -10,6 +10,7 @@ import type { Database } from '../../src/store/db';
 import type { UsageEvent } from '../../src/usage/types';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { openTestPglite, KVS } from '../helpers/services';
+import { listenApp } from '../helpers/listening';
 import { startFakeFleet, type FakeFleet } from './providers';
 
 /** Upstream settings small enough to exercise timeouts quickly. */
@@ -28,11 +29,13 @@ export interface EmbeddingsHarness {
   /** The breaker clock (ms); advance it to pass cooldowns. */
   clock: { now: number };
   post(body: unknown, headers?: Record<string, string>): request.Test;
+  /** With `listen`: the gateway's base URL on a loopback port (ends in /api/v1), for clients in child processes. */
+  baseUrl?: string;
   close(): Promise<void>;
 }
 
 /** Start fakes, stores and a gateway. */
-export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: ConfigOverrides } = {}): Promise<EmbeddingsHarness> {
+export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: ConfigOverrides; listen?: boolean } = {}): Promise<EmbeddingsHarness> {
   const fleet = await startFakeFleet();
   const db = await openTestPglite();
   const kv = opts.kv ?? (await KVS[0]!.open());
@@ -56,6 +59,7 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     flush: () => inner.flush(),
     close: () => inner.close(),
   };
+  const listening = opts.listen ? await listenApp(gw.app) : undefined;
   return {
     gw,
     db,
@@ -65,7 +69,9 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     events,
     clock,
     post: (body, headers = {}) => request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).set(headers).send(body as object),
+    baseUrl: listening?.baseUrl,
     close: async () => {
+      await listening?.close();
       await gw.deps.embeddings.close();
       await fleet.closeAll();
       await gw.deps.recorder.close().catch(() => undefined);

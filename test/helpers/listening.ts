@@ -3,6 +3,8 @@
  * speak HTTP themselves (the official SDKs, run in child processes).
  */
 import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ConfigOverrides } from '../../src/config';
@@ -29,6 +31,19 @@ export async function listenGateway(db: Database, kv: Kv, overrides: ConfigOverr
   const org = await db.transaction((tx) => provisionOrg(tx, 'SDK Org'));
   const server = await startServer(deps);
   return { server, baseUrl: `http://127.0.0.1:${server.apiPort}/api/v1`, mgmtKey: org.secret };
+}
+
+/** Serve an in-process app (a harness's gateway) on a random loopback port; its base URL ends in /api/v1. */
+export async function listenApp(app: http.RequestListener): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /** Run a `.mjs` client script from test/clients and parse the JSON it prints. */

@@ -9,6 +9,7 @@ import { KVS } from '../helpers/services';
 import { bearer, createInferenceKey } from '../helpers/gateway';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { EndpointStats } from '../../src/routing/endpoint-stats';
+import { latencyBucket, latencyPercentiles } from '../../src/routing/latency-histogram';
 import type { AttemptRecord } from '../../src/routing/run-with-fallback';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
@@ -47,6 +48,34 @@ describe.each(KVS)('endpoint statistics on $name', (kvKind) => {
     clock.now += 60_000;
     expect((await a.read('org-1')).size).toBe(0);
     await Promise.all([a.close(), b.close()]);
+  });
+
+  test('recent(): uptime over 5 minutes, 30 minutes and a day, upstream 429s apart; answered attempts\' latency in buckets', async () => {
+    const own = { now: Date.UTC(2026, 10, 26, 12, 10, 0) };
+    const stats = new EndpointStats(kv, { ...deps(), clock: () => own.now }, 3_600_000);
+    const e = 'nebius:baai/bge-m3';
+    stats.record('org-r', [attempt(e, 'ok', 3), attempt(e, 'ok', 40), attempt(e, 'server', 100), attempt(e, 'rate_limited', 4)]);
+    const counts = (attempts: number, failures: number, rateLimited: number) => ({ attempts, failures, rateLimited });
+    // Unflushed, then flushed: the same figures.
+    for (const flushed of [false, true]) {
+      if (flushed) await stats.flush();
+      const r = (await stats.recent('org-r')).get(e);
+      expect({ flushed, r }).toEqual({ flushed, r: { last5m: counts(4, 2, 1), last30m: counts(4, 2, 1), lastDay: counts(4, 2, 1), latency30m: expect.any(Array) } });
+      expect(r?.latency30m[latencyBucket(3)]).toBe(1);
+      expect(r?.latency30m[latencyBucket(40)]).toBe(1);
+      expect(r?.latency30m.reduce((a, n) => a + n, 0)).toBe(2); // failures and 429s have no latency sample
+    }
+    own.now += 10 * 60_000;
+    stats.record('org-r', [attempt(e, 'ok', 7)]);
+    await stats.flush();
+    expect((await stats.recent('org-r')).get(e)).toMatchObject({ last5m: counts(1, 0, 0), last30m: counts(5, 2, 1), lastDay: counts(5, 2, 1) });
+    own.now += 3 * 3_600_000;
+    expect((await stats.recent('org-r')).get(e)).toMatchObject({ last5m: counts(0, 0, 0), last30m: counts(0, 0, 0), lastDay: counts(5, 2, 1) });
+    expect(latencyPercentiles((await stats.recent('org-r')).get(e)?.latency30m ?? [])).toBeNull();
+    own.now += 22 * 3_600_000; // the hour of the attempts is now more than a day back
+    expect((await stats.recent('org-r')).get(e)).toBeUndefined();
+    expect((await stats.recent('org-other')).size).toBe(0);
+    await stats.close();
   });
 
   test('a write the store refuses is counted and logged once, and later writes go through', async () => {
@@ -91,5 +120,18 @@ describe('GET /providers: recent attempts of the caller organization', () => {
     const theirs = await createInferenceKey({ app: h.gw.app, mgmtKey: other.secret });
     const seen = (await request(h.gw.app).get('/api/v1/providers').set('Authorization', bearer(theirs.secret)).expect(200)).body.data;
     for (const p of seen) expect(p.recent).toEqual({ window_minutes: 60, attempts: 0, failures: 0, error_rate: null, avg_latency_ms: null });
+  });
+
+  test('GET /models/{author}/{slug}/endpoints: uptime and latency of the caller organization only', async () => {
+    h.fleet.fakes.nebius!.queue({ status: 503 });
+    expect((await h.post({ model: 'baai/bge-m3', input: 'z', provider: { order: ['nebius', 'together'] } })).status).toBe(200);
+    const path = '/api/v1/models/baai/bge-m3/endpoints';
+    const nebiusOf = (body: { data: { endpoints: Array<{ tag: string }> } }) => body.data.endpoints.find((e) => e.tag === 'nebius');
+    const mine = nebiusOf((await request(h.gw.app).get(path).set('Authorization', bearer(h.key)).expect(200)).body);
+    expect(mine).toMatchObject({ uptime_last_5m: 0, uptime_last_30m: 0, uptime_last_1d: 0, latency_last_30m: null });
+    const other = await h.gw.deps.db.transaction((tx) => provisionOrg(tx, 'Third Org'));
+    const theirs = await createInferenceKey({ app: h.gw.app, mgmtKey: other.secret });
+    const seen = nebiusOf((await request(h.gw.app).get(path).set('Authorization', bearer(theirs.secret)).expect(200)).body);
+    expect(seen).toMatchObject({ uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null, latency_last_30m: null });
   });
 });
