@@ -4,7 +4,8 @@
  * Bodies and responses are piped, never parsed or buffered, so SSE streams arrive chunk by
  * chunk. The client's credentials are removed and the upstream's key is sent instead; upstream
  * cookies are not passed back. A failure to reach the upstream becomes the 502 envelope through
- * the one error handler, and one that does not finish within the timeout becomes 524.
+ * the one error handler, and one that does not finish within the timeout becomes 524. With
+ * tracing on, the request's trace context replaces whatever `traceparent` the client sent.
  * @module
  */
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
@@ -12,6 +13,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import { UpstreamError, UpstreamTimeoutError } from '../errors';
 import type { Logger } from '../observability/logger';
+import type { Tracing } from '../observability/tracing';
+import { injectTraceContext } from '../observability/spans';
 
 /** What the proxy needs from config `passthrough.*`. */
 export interface PassthroughOptions {
@@ -32,10 +35,16 @@ const NEXT = Symbol('passthroughNext');
 const TIMED_OUT = Symbol('passthroughTimedOut');
 type WithNext = ServerResponse & { [NEXT]?: NextFunction; [TIMED_OUT]?: boolean };
 
-function replaceCredentials(apiKey: string | null) {
-  return function onProxyReq(proxyReq: ClientRequest, _req: IncomingMessage, res: ServerResponse): void {
+function replaceCredentials(apiKey: string | null, tracing: Tracing | null) {
+  return function onProxyReq(proxyReq: ClientRequest, req: IncomingMessage, res: ServerResponse): void {
     for (const name of CLIENT_CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
     if (apiKey) proxyReq.setHeader('Authorization', `Bearer ${apiKey}`);
+    const trace = (req as Request).ctx?.trace;
+    if (tracing && trace) {
+      const headers: Record<string, string> = {};
+      injectTraceContext(tracing, trace, headers);
+      for (const [name, value] of Object.entries(headers)) proxyReq.setHeader(name, value);
+    }
     proxyReq.once('timeout', () => {
       (res as WithNext)[TIMED_OUT] = true;
     });
@@ -50,7 +59,7 @@ function onProxyRes(proxyRes: IncomingMessage): void {
  * Build the proxy middleware (once, at boot).
  * @example createPassthroughProxy({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-up', timeoutMs: 600000 }, logger)
  */
-export function createPassthroughProxy(options: PassthroughOptions, logger: Logger): RequestHandler {
+export function createPassthroughProxy(options: PassthroughOptions, logger: Logger, tracing: Tracing | null = null): RequestHandler {
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: options.baseUrl,
     changeOrigin: true,
@@ -59,7 +68,7 @@ export function createPassthroughProxy(options: PassthroughOptions, logger: Logg
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      proxyReq: replaceCredentials(options.apiKey),
+      proxyReq: replaceCredentials(options.apiKey, tracing),
       proxyRes: onProxyRes,
       error(err, _req, res) {
         const code = (err as NodeJS.ErrnoException).code ?? 'unknown';

@@ -11,6 +11,7 @@ import type { ApiRouter } from '../http/router';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
 import type { ModelsQuery } from '../embeddings/models-list';
 import { reserveBudget } from '../http/budget';
+import { tracedStep } from '../observability/spans';
 
 function header(req: Request, name: string): string | null {
   const v = req.headers[name];
@@ -28,6 +29,7 @@ function callerOf(req: Request): CallerContext {
     httpReferer: header(req, 'http-referer'),
     appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
     origin: header(req, 'origin'),
+    trace: req.ctx.trace,
   };
 }
 
@@ -63,7 +65,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
       res.locals.spend = { estimateUsd: plan.estimateUsd };
       next();
     },
-    reserveBudget(deps, (work) => embeddings.track(work)),
+    tracedStep(deps.tracing, 'budget.reserve', reserveBudget(deps, (work) => embeddings.track(work))),
     async function createEmbeddings(req: Request, res: Response) {
       const { embeddingsPlan: plan, spend } = res.locals;
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
