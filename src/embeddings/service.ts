@@ -222,9 +222,8 @@ export class EmbeddingsService {
 
   private countAttempt(e: Endpoint, outcome: UpstreamOutcome, ms: number, exemplar: { trace_id: string } | undefined): void {
     const { metrics } = this.deps;
-    const labels = { provider: e.provider.slug, model: e.modelId };
-    metrics.upstreamRequests.inc({ ...labels, outcome });
-    metrics.upstreamDuration.observe({ labels, value: ms / 1000, exemplarLabels: exemplar });
+    metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
+    metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000, exemplarLabels: exemplar });
   }
 
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
