@@ -163,7 +163,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     rateLimitStore: new RateLimitStores(kv),
     embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
     dashboard,
-    tracing: startTracing(config.tracing),
+    tracing: startTracing(config.tracing, { logger, metrics }),
   }, opts.workerPreload);
 }
 

@@ -339,6 +339,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly traceExportFailures = new Counter({
+    name: 'switchyard_trace_export_failures_total',
+    help: 'Batches of spans the OTLP receiver refused or could not be reached for (their spans are dropped); tracing on only',
+    registers: [this.registry],
+  });
+
   /**
    * The scrape body: OpenMetrics (with the histograms' exemplars) when `openMetrics`, else the
    * Prometheus text format. prom-client renders the format its registry is set to and, rendering

@@ -17,6 +17,9 @@
 import type { Config, TracesSampler } from '../config';
 import type { TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+import { reportingExporter } from './trace-export';
 
 /** A started tracing SDK: what the pipeline uses to make spans and carry their context. */
 export interface Tracing {
@@ -52,10 +55,10 @@ function samplerOf(base: typeof import('@opentelemetry/sdk-trace-base'), name: T
 
 /**
  * Start the SDK when `settings.endpoint` is set, else return null (tracing off). Spans are
- * batched and exported as OTLP/HTTP JSON to the endpoint; the resource carries `service.name`
- * and whatever `OTEL_RESOURCE_ATTRIBUTES` adds.
+ * batched and exported as OTLP/HTTP JSON to the endpoint (failed exports counted and logged); the
+ * resource carries `service.name` and whatever `OTEL_RESOURCE_ATTRIBUTES` adds.
  */
-export function startTracing(settings: Config['tracing']): Tracing | null {
+export function startTracing(settings: Config['tracing'], deps: { logger: Logger; metrics: Metrics }): Tracing | null {
   if (!settings.endpoint) return null;
   const { base, core, resources, exporter } = loadSdk();
   const resource = resources
@@ -65,7 +68,7 @@ export function startTracing(settings: Config['tracing']): Tracing | null {
   const provider = new base.BasicTracerProvider({
     resource,
     sampler: samplerOf(base, settings.sampler, settings.samplerArg),
-    spanProcessors: [new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url: settings.endpoint }))],
+    spanProcessors: [new base.BatchSpanProcessor(reportingExporter(new exporter.OTLPTraceExporter({ url: settings.endpoint }), deps, core.ExportResultCode.SUCCESS))],
   });
   return {
     tracer: provider.getTracer(SCOPE),

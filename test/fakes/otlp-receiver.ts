@@ -49,6 +49,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Content types of the export requests received. */
   contentTypes: string[];
+  /** Answer every export with this status (and keep nothing) while set; null accepts them. */
+  refuseWith: number | null;
   close(): Promise<void>;
 }
 
@@ -62,12 +64,13 @@ function plain(attributes: Array<{ key: string; value: AnyValue }> | undefined):
 
 /** Start a receiver on an ephemeral loopback port. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const receiver: OtlpReceiver = { url: '', spans: [], contentTypes: [], close: async () => undefined };
+  const receiver: OtlpReceiver = { url: '', spans: [], contentTypes: [], refuseWith: null, close: async () => undefined };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
+      if (receiver.refuseWith !== null) return void res.writeHead(receiver.refuseWith, { 'content-type': 'application/json' }).end('{}');
       receiver.contentTypes.push(req.headers['content-type'] ?? '');
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest;
       for (const rs of body.resourceSpans ?? []) {

@@ -61,12 +61,14 @@ afterAll(async () => {
   await receiver.close();
 });
 
-/** The access line of `requestId`, waiting for the logger's buffered write. */
-async function accessLine(requestId: string): Promise<Record<string, unknown>> {
-  const find = () => lines.find((l) => l.message === 'request' && l.request_id === requestId);
-  while (!find()) await new Promise<void>((resolve) => (lineArrived = resolve));
-  return find() as Record<string, unknown>;
+/** The first log line `match` accepts, waiting for the logger's buffered write. */
+async function lineWhere(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  while (!lines.some(match)) await new Promise<void>((resolve) => (lineArrived = resolve));
+  return lines.find(match) as Record<string, unknown>;
 }
+
+/** The access line of `requestId`. */
+const accessLine = (requestId: string) => lineWhere((l) => l.message === 'request' && l.request_id === requestId);
 
 /** The spans of `traceId` the receiver holds once everything ended so far is exported. */
 async function exported(traceId: string): Promise<ReceivedSpan[]> {
@@ -235,4 +237,26 @@ describe('sampling (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SA
     expect(exemplars).toHaveLength(1);
     expect(exemplars[0]).toContain(followed);
   });
+});
+
+test('exports the receiver refuses are counted and logged once, and the recovery is logged', async () => {
+  const exportFailures = async () => (await deps.metrics.traceExportFailures.get()).values[0]?.value ?? 0;
+  const traced = () => request(app).get('/api/v1/embeddings/models').set('Authorization', bearer(key)).expect(200);
+  const before = await exportFailures();
+  receiver.refuseWith = 400;
+  try {
+    for (let i = 0; i < 2; i++) {
+      await traced();
+      await deps.tracing?.forceFlush().catch(() => undefined);
+    }
+  } finally {
+    receiver.refuseWith = null;
+  }
+  expect(await exportFailures()).toBe(before + 2);
+  await traced();
+  await deps.tracing?.forceFlush();
+  expect(await lineWhere((l) => l.message === 'trace export recovered')).toMatchObject({ level: 'info', failed_batches: 2 });
+  const warnings = lines.filter((l) => String(l.message).startsWith('trace export failed'));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatchObject({ level: 'warn', spans: expect.any(Number), err: expect.objectContaining({ message: expect.any(String) }) });
 });

@@ -50,6 +50,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_endpoint_stats_write_failures_total', 'counter', []],
   ['switchyard_embeddings_cache_saved_tokens_total', 'counter', ['model']],
   ['switchyard_embeddings_cache_saved_usd_total', 'counter', ['model']],
+  ['switchyard_trace_export_failures_total', 'counter', []],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
