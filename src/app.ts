@@ -1,7 +1,7 @@
 /**
  * `createApp(deps)`: the whole HTTP surface as one Express pipeline. Every API request, the
  * embeddings route included, runs the same ordered middleware list: request context and access
- * log → route label → (dashboard session cookie) → auth → rate limit → management-path check → (passthrough) → JSON body →
+ * log → (server span, with tracing on) → route label → (dashboard session cookie) → auth → rate limit → management-path check → (passthrough) → JSON body →
  * the route (validation, the budget step where a route is priced, the handler) → 404 → the one
  * error handler. No I/O happens here, so tests build as many instances as they like over shared
  * or separate stores.
@@ -28,6 +28,7 @@ import { registerAnalyticsRoutes } from './routes/analytics';
 import { registerClassifierRoutes } from './routes/classifiers';
 import { registerProviderRoutes } from './routes/providers';
 import { dashboardRouter } from './dashboard/router';
+import { traceRequests, tracedStep } from './observability/spans';
 
 /** Options for {@link createApp}. */
 export interface AppOptions {
@@ -50,6 +51,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
 
   app.use(requestContext(), accessLog(deps.logger, deps.metrics));
   app.use(healthRouter(deps));
+  // After the health checks, so probes make no traces.
+  if (deps.tracing) app.use(traceRequests(deps.tracing));
   if (deps.dashboard) app.use('/dashboard', dashboardRouter(deps, deps.dashboard, options.dashboardDir));
 
   const api = apiRouter();
@@ -74,8 +77,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     passthrough.label,
     // A dashboard session (cookie) stands in for a bearer key when the dashboard is on.
     ...(deps.dashboard ? [deps.dashboard.cookiesWithoutBearer] : []),
-    authenticate(deps.keyCache, deps.metrics, deps.clock, deps.dashboard),
-    perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
+    tracedStep(deps.tracing, 'auth', authenticate(deps.keyCache, deps.metrics, deps.clock, deps.dashboard)),
+    tracedStep(deps.tracing, 'rate_limit', perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit })),
     requireManagementKeyOnManagementPaths(),
     ...(options.use ?? []),
     // Proxied routes (off unless configured) go before the JSON body: their bodies stream through unparsed.
@@ -88,13 +91,19 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   return app;
 }
 
+/** The formats a scrape may ask for, with the versions prom-client writes (a bare type would not match a versioned Accept). */
+const SCRAPE_FORMATS = ['text/plain; version=0.0.4', 'application/openmetrics-text; version=1.0.0'];
+
 /** The metrics application served on `METRICS_PORT` (kept off the public API port). */
 export function createMetricsApp(deps: Pick<AppDeps, 'metrics' | 'logger'>): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/metrics', async function metrics(_req, res) {
-    res.setHeader('Content-Type', deps.metrics.registry.contentType);
-    res.send(await deps.metrics.registry.metrics());
+  app.get('/metrics', async function metrics(req, res) {
+    // Prometheus asks for OpenMetrics first (exemplars need it); anything else gets the text format.
+    const openMetrics = req.accepts(SCRAPE_FORMATS) === SCRAPE_FORMATS[1];
+    const { contentType, body } = await deps.metrics.exposition(openMetrics);
+    res.setHeader('Content-Type', contentType);
+    res.send(body);
   });
   app.use(requestContext(), notFound());
   app.use(errorHandler(deps.logger));

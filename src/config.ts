@@ -2,7 +2,8 @@
  * Configuration, read and validated once at boot: `config/default.yaml`, then an optional file
  * named by `SWITCHYARD_CONFIG`, then environment variables, then (tests only) explicit overrides.
  * Every problem is reported in one error so an operator fixes them all in one go. Nothing else
- * in the code reads `process.env`.
+ * in the code reads `process.env`, except the OpenTelemetry SDK for its own transport and tuning
+ * variables once tracing is on (see `observability/tracing.ts`).
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -156,7 +157,15 @@ export interface Config {
   dashboard: { enabled: boolean; sessionSecret: string | null };
   /** Dashboard sessions: how long a sign-in lasts, and sign-in attempts per client IP per minute. */
   dashboardSessions: { ttlMs: number; signInPerMinute: number };
+  /**
+   * OpenTelemetry tracing (docs/operations.md), from the standard `OTEL_*` variables: the OTLP/HTTP
+   * traces URL (null: tracing off, no SDK loaded), the service name, and the sampler with its argument.
+   */
+  tracing: { endpoint: string | null; serviceName: string; sampler: TracesSampler; samplerArg: number };
 }
+
+/** The `OTEL_TRACES_SAMPLER` values the gateway supports (the specification's built-in samplers). */
+export type TracesSampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
 
 /** Any part of a value at any depth; lists are given whole. */
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
@@ -229,7 +238,29 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'EMBEDDINGS_CACHE_MAX_PENDING_WRITES', path: ['embeddingsCache', 'maxPendingWrites'] },
   { name: 'DASHBOARD_ENABLED', path: ['dashboard', 'enabled'] },
   { name: 'DASHBOARD_SESSION_SECRET', path: ['dashboard', 'sessionSecret'], secret: true },
+  { name: 'OTEL_SERVICE_NAME', path: ['tracing', 'serviceName'] },
+  { name: 'OTEL_TRACES_SAMPLER', path: ['tracing', 'sampler'] },
+  { name: 'OTEL_TRACES_SAMPLER_ARG', path: ['tracing', 'samplerArg'] },
 ];
+
+/**
+ * The tracing endpoint from OpenTelemetry's variables: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it
+ * is, else `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended (as the specification says);
+ * `OTEL_SDK_DISABLED=true` turns tracing off whatever else is set. Only OTLP over HTTP is
+ * exported, so a gRPC protocol setting is a problem (the endpoint would be a gRPC port).
+ */
+function otelEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const protocol = env[name];
+    if (protocol && !protocol.startsWith('http/')) problems.push(`${name}: only OTLP over HTTP (http/json) is supported, not ${protocol}`);
+  }
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { tracing: { endpoint: null } };
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (traces) return { tracing: { endpoint: traces } };
+  if (base) return { tracing: { endpoint: `${base.replace(/\/+$/, '')}/v1/traces` } };
+  return {};
+}
 
 /**
  * The environment form of a provider slug, used for `<NAME>_BASE_URL` / `<NAME>_API_KEY`:
@@ -355,12 +386,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     env.SWITCHYARD_CONFIG ? readYaml(path.resolve(env.SWITCHYARD_CONFIG), problems) : {},
     envLayer(env, problems),
     providerEnvLayer(env, problems),
+    otelEnvLayer(env, problems),
     overrides,
   ];
   const layered = layers.reduce(merge, readYaml(fromRoot('config', 'default.yaml'), problems));
   const data = structuredClone(layered);
   if (!validate(data)) {
     const byVar = new Map(ENV_VARS.map((v) => [`config.${v.path.join('.')}`, v.name]));
+    byVar.set('config.tracing.endpoint', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT');
     for (const issue of toIssues('config', validate.errors)) {
       const envName = byVar.get(issue.path) ?? providerVarOf(issue.path);
       problems.push(`${issue.path}${envName ? ` (${envName})` : ''} ${issue.message}`);

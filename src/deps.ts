@@ -43,6 +43,7 @@ import { CacheSettings } from './embeddings/cache/settings';
 import { MemoryCacheStore } from './embeddings/cache/memory-store';
 import { RedisCacheStore } from './embeddings/cache/redis-store';
 import { DashboardSessions } from './dashboard/sessions';
+import { startTracing, type Tracing } from './observability/tracing';
 
 /** Everything `createApp` needs. */
 export interface AppDeps {
@@ -85,6 +86,8 @@ export interface AppDeps {
   embeddingsCache: EmbeddingsCache;
   /** Dashboard sign-in sessions; null when the dashboard is off (then no cookie is ever read). */
   dashboard: DashboardSessions | null;
+  /** OpenTelemetry tracing; null when off (`config.tracing.endpoint` unset), and then no span is ever made. */
+  tracing: Tracing | null;
 }
 
 /**
@@ -167,6 +170,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     rateLimitStore: new RateLimitStores(kv),
     embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
     dashboard,
+    tracing: startTracing(config.tracing, { logger, metrics }),
   }, opts.workerPreload);
 }
 
@@ -235,4 +239,6 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.recorder.close().catch(() => undefined);
   await deps.files.close();
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
+  // Last, so the spans of the bookkeeping above are exported too.
+  await deps.tracing?.shutdown().catch(() => undefined);
 }

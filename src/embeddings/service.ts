@@ -30,8 +30,20 @@ import { roundUsd } from '../catalog/usd';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
 import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
+import type { Context } from '@opentelemetry/api';
+import type { Tracing } from '../observability/tracing';
+import { endUpstreamAttempt, injectTraceContext, sampledTraceId, startUpstreamAttempt, tracedWork } from '../observability/spans';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache'>>;
+type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache' | 'tracing'>>;
+
+/** A traced request: the tracing SDK and the request's context (its server span). */
+interface RequestTrace {
+  tracing: Tracing;
+  parent: Context;
+}
+
+/** Adds the trace context to an upstream request's headers. */
+type InjectTrace = (headers: Record<string, string>) => void;
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
@@ -145,11 +157,12 @@ export class EmbeddingsService {
     const { model, norm, candidates, cache } = plan;
     if (cache && cache.misses.length === 0) return this.fromCache(ctx, body, plan, cache);
     const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
-    const run = await runWithFallback(candidates, (e, timeoutMs) => this.attempt(e, job, timeoutMs), {
+    const traced = this.deps.tracing && ctx.trace ? { tracing: this.deps.tracing, parent: ctx.trace } : undefined;
+    const run = await runWithFallback(candidates, (e, timeoutMs, reason) => (traced ? this.tracedAttempt(traced, e, job, timeoutMs, model, reason) : this.attempt(e, job, timeoutMs)), {
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       deadlineMs: config.upstream.deadlineMs,
       breaker: this.breaker.forOrg(ctx.key.orgId),
-      onAttempt: this.onAttempt,
+      onAttempt: traced ? this.onTracedAttempt(traced.parent) : this.onAttempt,
     });
     for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
     this.stats.record(ctx.key.orgId, run.attempts);
@@ -200,11 +213,20 @@ export class EmbeddingsService {
   }
 
   /** Each attempt's metrics (one function for every request, not a closure per request). */
-  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void => {
+  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void => this.countAttempt(e, outcome, ms, undefined);
+
+  /** A traced request's attempt metrics: the latency is observed with its trace id as exemplar (sampled traces only). */
+  private onTracedAttempt(parent: Context): (e: Endpoint, outcome: UpstreamOutcome, ms: number) => void {
+    const traceId = sampledTraceId(parent);
+    const exemplar = traceId ? { trace_id: traceId } : undefined;
+    return (e, outcome, ms) => this.countAttempt(e, outcome, ms, exemplar);
+  }
+
+  private countAttempt(e: Endpoint, outcome: UpstreamOutcome, ms: number, exemplar: { trace_id: string } | undefined): void {
     const { metrics } = this.deps;
     metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
-    metrics.upstreamDuration.observe({ provider: e.provider.slug, model: e.modelId }, ms / 1000);
-  };
+    metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000, exemplarLabels: exemplar });
+  }
 
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
   async drain(): Promise<void> {
@@ -228,14 +250,33 @@ export class EmbeddingsService {
    * One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch
    * limit. Not async: the usual single call's promise is returned as it is, not wrapped in another.
    */
-  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
+  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
     const adapter = adapterFor(endpoint.provider.adapter);
     const chunks = splitJob(job, adapter.maxBatch);
-    return chunks.length === 1 ? this.call(adapter, endpoint, job, timeoutMs) : this.attemptInParts(adapter, endpoint, chunks, timeoutMs);
+    return chunks.length === 1 ? this.call(adapter, endpoint, job, timeoutMs, inject) : this.attemptInParts(adapter, endpoint, chunks, timeoutMs, inject);
   }
 
-  private async attemptInParts(adapter: EmbeddingsAdapter, endpoint: Endpoint, chunks: EmbeddingJob[], timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
-    const results = await Promise.all(chunks.map((chunk) => this.call(adapter, endpoint, chunk, timeoutMs)));
+  /**
+   * {@link attempt} inside its CLIENT span (the GenAI conventions' `embeddings {model}`), whose
+   * W3C context goes to the upstream with every call of the attempt.
+   */
+  private async tracedAttempt(t: RequestTrace, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, model: string, fallbackReason: string | null) {
+    const { span, context } = startUpstreamAttempt(t.tracing, t.parent, {
+      operation: 'embeddings',
+      provider: endpoint.provider.slug,
+      upstreamModel: endpoint.upstreamModel,
+      model,
+      baseUrl: endpoint.provider.baseUrl,
+      fallbackReason,
+    });
+    const result = await this.attempt(endpoint, job, timeoutMs, (headers) => injectTraceContext(t.tracing, context, headers));
+    const ok = result.outcome === 'ok';
+    endUpstreamAttempt(span, { outcome: result.outcome, status: ok ? 200 : result.status, inputTokens: ok ? result.value.promptTokens : null });
+    return result;
+  }
+
+  private async attemptInParts(adapter: EmbeddingsAdapter, endpoint: Endpoint, chunks: EmbeddingJob[], timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
+    const results = await Promise.all(chunks.map((chunk) => this.call(adapter, endpoint, chunk, timeoutMs, inject)));
     const parts: ParsedEmbeddings[] = [];
     let upstreamMs = 0;
     for (const r of results) {
@@ -246,8 +287,10 @@ export class EmbeddingsService {
     return { outcome: 'ok', value: joinParts(parts), upstreamMs };
   }
 
-  private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number): Promise<AttemptResult<ParsedEmbeddings>> {
-    const res = await this.http.post(adapter.buildRequest(job, endpoint), adapter, timeoutMs);
+  private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
+    const req = adapter.buildRequest(job, endpoint);
+    inject?.(req.headers);
+    const res = await this.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body, job);
     if (!parsed || parsed.vectors.length !== inputCount(job.input)) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
@@ -312,7 +355,7 @@ export class EmbeddingsService {
       cachedTokens: r.cachedTokens,
       cacheSavedUsd: r.cachedTokens > 0 ? r.savedUsd : null,
     };
-    const { logger, recorder } = this.deps;
+    const { logger, recorder, tracing } = this.deps;
     const requestId = r.ctx.requestId;
     let written: Promise<void>;
     try {
@@ -320,6 +363,7 @@ export class EmbeddingsService {
     } catch (err) {
       written = Promise.reject(err as Error);
     }
+    if (tracing && r.ctx.trace) written = tracedWork(tracing, r.ctx.trace, 'usage.record', written);
     return written.catch((err: unknown) => {
       // The client has its embeddings and the upstream has been paid; a lost record is logged loudly.
       logger.error('usage record failed', { request_id: requestId, generation_id: event.id, err });

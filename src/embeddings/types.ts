@@ -8,6 +8,7 @@ import type { NormalisedInput, RawInput } from './input';
 import type { Endpoint } from '../catalog/types';
 import type { CachePlan } from './cache/plan';
 import type { ChunkedBody } from './response';
+import type { Context } from '@opentelemetry/api';
 
 /** `req.valid.body` of POST /embeddings (schema `embeddings.create.body`). */
 export interface EmbeddingsBody {
@@ -37,6 +38,8 @@ export interface CallerContext {
   appTitle: string | null;
   /** `Origin` header (a browser app's origin). */
   origin: string | null;
+  /** The request's trace context (its server span), with tracing on: upstream attempts and the usage write are its children. */
+  trace?: Context;
 }
 
 /** What `EmbeddingsService.plan` decided before any spend is reserved. */

@@ -1,12 +1,14 @@
 /**
  * One access log line and the request metrics per request, recorded when the response is
  * finished (or the client went away). The line is built from an allow-list of fields: no
- * headers, no bodies, so the Authorization header can never be logged.
+ * headers, no bodies, so the Authorization header can never be logged. With tracing on, the line
+ * carries the request's `trace_id` and `span_id`, so a log line leads to its trace.
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
 import { logInfoLine, type Logger } from '../observability/logger';
 import { statusClass, type Metrics } from '../observability/metrics';
+import { traceIds } from '../observability/spans';
 
 /** Build the access-log + request-metrics middleware. */
 export function accessLog(logger: Logger, metrics: Metrics) {
@@ -19,7 +21,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const labels = { route: req.ctx.route, method: req.method, status_class: statusClass(res.statusCode) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
-      logInfoLine(logger, 'request', {
+      const fields: Record<string, unknown> = {
         request_id: req.ctx.requestId,
         method: req.method,
         route: req.ctx.route,
@@ -27,7 +29,10 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         duration_ms: Math.round(seconds * 1e6) / 1e3,
         workspace_id: req.ctx.key?.workspaceId,
         aborted: !res.writableFinished,
-      });
+      };
+      // Added only with tracing on: the line of an untraced request keeps its shape and cost.
+      if (req.ctx.trace) Object.assign(fields, traceIds(req.ctx.trace));
+      logInfoLine(logger, 'request', fields);
     };
     res.on('finish', record);
     res.on('close', record);

@@ -11,8 +11,10 @@
  * @module
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { SpendGuard } from '../budgets/types';
+import type { Reservation, SpendGuard } from '../budgets/types';
 import { currentKey } from '../auth/authenticate';
+import type { Tracing } from '../observability/tracing';
+import { tracedWork } from '../observability/spans';
 
 /** The priced work the budget step wraps; it sets `res.locals.spend.actualUsd` once the cost is known. */
 export type PricedHandler = (req: Request, res: Response) => Promise<void>;
@@ -22,7 +24,7 @@ export type PricedHandler = (req: Request, res: Response) => Promise<void>;
  * later is used); `track` receives each settle or release, so shutdown can wait for the spend of
  * answered requests to reach the counters.
  */
-export function reserveBudget(deps: { readonly spend: SpendGuard }, track: (work: Promise<unknown>) => void, handler: PricedHandler): RequestHandler {
+export function reserveBudget(deps: { readonly spend: SpendGuard; readonly tracing: Tracing | null }, track: (work: Promise<unknown>) => void, handler: PricedHandler): RequestHandler {
   return async function reserveBudget(req: Request, res: Response): Promise<void> {
     const wanted = res.locals.spend;
     if (!wanted) throw new Error('reserveBudget: no spend estimate set before the budget step');
@@ -33,9 +35,7 @@ export function reserveBudget(deps: { readonly spend: SpendGuard }, track: (work
       gone = true;
     };
     res.once('close', leave);
-    const key = currentKey(req);
-    const { spend } = deps;
-    const reservation = spend.reserveNow?.(key, wanted.estimateUsd) ?? (await spend.reserve(key, wanted.estimateUsd, req.ctx.requestId));
+    const reservation = await reserve(deps, req, wanted.estimateUsd);
     res.off('close', leave);
     if (gone) {
       track(reservation.release());
@@ -48,4 +48,18 @@ export function reserveBudget(deps: { readonly spend: SpendGuard }, track: (work
       track(actual === undefined ? reservation.release() : reservation.settle(actual));
     }
   };
+}
+
+/**
+ * The request's reservation: without waiting when the guard can make it at once (a lease, or no
+ * limit), else through its round trip; in a `budget.reserve` span when the request is traced.
+ */
+function reserve(deps: { readonly spend: SpendGuard; readonly tracing: Tracing | null }, req: Request, usd: number): Reservation | Promise<Reservation> {
+  const key = currentKey(req);
+  const now = deps.spend.reserveNow?.(key, usd);
+  const reserving = now ?? deps.spend.reserve(key, usd, req.ctx.requestId);
+  const trace = req.ctx.trace;
+  if (!deps.tracing || !trace) return reserving;
+  const traced = tracedWork(deps.tracing, trace, 'budget.reserve', Promise.resolve(reserving));
+  return now ?? traced;
 }

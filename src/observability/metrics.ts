@@ -3,17 +3,38 @@
  * Labels carry route templates, methods, status classes and fixed reason words only, never
  * key hashes, user ids or workspace ids, so cardinality stays fixed however many tenants exist.
  * Each app gets its own Registry so that several instances in one process (tests) never clash.
- * Every metric is prom-client's own Counter, Histogram or Gauge.
+ * Every metric is prom-client's own Counter, Histogram or Gauge. A scrape gets the Prometheus text
+ * format, or OpenMetrics (which alone carries exemplars) when it asks for it ({@link Metrics.exposition}).
  * @module
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type RegistryContentType } from 'prom-client';
 
 /** Latency buckets in seconds, fine at the low end where gateway overhead lives. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** A new registry in the OpenMetrics format. */
+function openMetricsRegistry(): Registry<RegistryContentType> {
+  const registry = new Registry<RegistryContentType>();
+  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  return registry;
+}
+
+/** A rendered scrape. */
+export interface Exposition {
+  contentType: string;
+  body: string;
+}
+
 /** The gateway's metric set. */
 export class Metrics {
-  readonly registry = new Registry();
+  /**
+   * Prometheus text format, except while an OpenMetrics scrape renders ({@link exposition}). Made
+   * as an OpenMetrics registry, since prom-client lets a histogram with exemplars join only such a
+   * registry, and set to the Prometheus format once every metric has joined (constructor).
+   */
+  readonly registry = openMetricsRegistry();
+  /** The render in progress: renders run one at a time, since an OpenMetrics one switches the registry's format. */
+  private rendering: Promise<unknown> = Promise.resolve();
 
   readonly httpRequests = new Counter({
     name: 'switchyard_http_requests_total',
@@ -79,11 +100,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly upstreamDuration = new Histogram({
+  /**
+   * Carries exemplars (`trace_id` of a sampled trace, with tracing on), shown in the OpenMetrics
+   * format ({@link exposition}); so it is always observed in the object form. `trace_id` is in the
+   * type's label names only for the exemplar: it is not a label.
+   */
+  readonly upstreamDuration = new Histogram<'provider' | 'model' | 'trace_id'>({
     name: 'switchyard_upstream_request_duration_seconds',
     help: 'Upstream embeddings attempt duration by provider slug and catalog model',
     labelNames: ['provider', 'model'] as const,
     buckets: LATENCY_BUCKETS,
+    enableExemplars: true,
     registers: [this.registry],
   });
 
@@ -325,6 +352,40 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly traceExportFailures = new Counter({
+    name: 'switchyard_trace_export_failures_total',
+    help: 'Batches of spans the OTLP receiver refused or could not be reached for (their spans are dropped); tracing on only',
+    registers: [this.registry],
+  });
+
+  /**
+   * The scrape body: OpenMetrics (with the histograms' exemplars) when `openMetrics`, else the
+   * Prometheus text format. prom-client renders the format its registry is set to and, rendering
+   * OpenMetrics, renames each counter in place (drops `_total`), which a later Prometheus render
+   * would print; so the OpenMetrics render sets the format for its duration, then restores it and
+   * the names, and renders never overlap.
+   */
+  exposition(openMetrics: boolean): Promise<Exposition> {
+    const run = this.rendering.then(() => (openMetrics ? this.renderOpenMetrics() : this.render()));
+    this.rendering = run.catch(() => undefined);
+    return run;
+  }
+
+  private async render(): Promise<Exposition> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private async renderOpenMetrics(): Promise<Exposition> {
+    const names = this.registry.getMetricsAsArray().map((metric) => [metric, metric.name] as const);
+    this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    try {
+      return await this.render();
+    } finally {
+      this.registry.setContentType(Registry.PROMETHEUS_CONTENT_TYPE);
+      for (const [metric, name] of names) metric.name = name;
+    }
+  }
+
   /** Let the usage outbox report its depth on each scrape (no background loop). */
   setUsageDepthSource(source: () => Promise<number>): void {
     this.usageDepthSource = source;
@@ -332,6 +393,7 @@ export class Metrics {
 
   /** @param defaults - also collect prom-client's process metrics (off in tests to save timers) */
   constructor(defaults = false) {
+    this.registry.setContentType(Registry.PROMETHEUS_CONTENT_TYPE);
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
 }

@@ -5,15 +5,18 @@
  * chunk. The client's credentials are removed and the upstream's key is sent instead; upstream
  * cookies are not passed back. A failure to reach the upstream becomes the 502 envelope, and one
  * that does not finish within the timeout becomes 524, written by the proxy's own error handler
- * with the one envelope writer ({@link sendError}).
+ * with the one envelope writer ({@link sendError}). With tracing on, the request's trace context
+ * replaces whatever `traceparent` the client sent.
  * @module
  */
 import { ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import { UpstreamError, UpstreamTimeoutError } from '../errors';
 import type { Logger } from '../observability/logger';
 import { sendError } from '../http/error-handler';
+import type { Tracing } from '../observability/tracing';
+import { injectTraceContext } from '../observability/spans';
 
 /** What the proxy needs from config `passthrough.*`. */
 export interface PassthroughOptions {
@@ -31,10 +34,16 @@ const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key', 'coo
 /** Requests whose upstream exchange hit `proxyTimeout`, so the resulting socket error is reported as a timeout (524). */
 const timedOut = new WeakSet<IncomingMessage>();
 
-function replaceCredentials(apiKey: string | null) {
+function replaceCredentials(apiKey: string | null, tracing: Tracing | null) {
   return function onProxyReq(proxyReq: ClientRequest, req: IncomingMessage): void {
     for (const name of CLIENT_CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
     if (apiKey) proxyReq.setHeader('Authorization', `Bearer ${apiKey}`);
+    const trace = (req as Request).ctx?.trace;
+    if (tracing && trace) {
+      const headers: Record<string, string> = {};
+      injectTraceContext(tracing, trace, headers);
+      for (const [name, value] of Object.entries(headers)) proxyReq.setHeader(name, value);
+    }
     proxyReq.once('timeout', () => timedOut.add(req));
   };
 }
@@ -47,7 +56,7 @@ function onProxyRes(proxyRes: IncomingMessage): void {
  * Build the proxy middleware (once, at boot).
  * @example createPassthroughProxy({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-up', timeoutMs: 600000 }, logger)
  */
-export function createPassthroughProxy(options: PassthroughOptions, logger: Logger): RequestHandler {
+export function createPassthroughProxy(options: PassthroughOptions, logger: Logger, tracing: Tracing | null = null): RequestHandler {
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: options.baseUrl,
     changeOrigin: true,
@@ -56,7 +65,7 @@ export function createPassthroughProxy(options: PassthroughOptions, logger: Logg
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      proxyReq: replaceCredentials(options.apiKey),
+      proxyReq: replaceCredentials(options.apiKey, tracing),
       proxyRes: onProxyRes,
       error(err, req, res) {
         const code = (err as NodeJS.ErrnoException).code ?? 'unknown';

@@ -28,6 +28,7 @@ function callerOf(req: Request): CallerContext {
     httpReferer: header(req, 'http-referer'),
     appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
     origin: header(req, 'origin'),
+    trace: req.ctx.trace,
   };
 }
 

@@ -28,10 +28,10 @@ function skip(_req: Request, _res: Response, next: NextFunction): void {
  * `unmatched`), `proxy` after the rate limit. Both are no-ops when `passthrough.baseUrl` is not
  * set (the paths are then unknown: 404).
  */
-export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger'>): { label: RequestHandler; proxy: RequestHandler } {
+export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger' | 'tracing'>): { label: RequestHandler; proxy: RequestHandler } {
   const { baseUrl, apiKey, timeoutMs } = deps.config.passthrough;
   if (!baseUrl) return { label: skip, proxy: skip };
-  const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger);
+  const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger, deps.tracing);
   const routes = apiRouter();
   for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, path, requireInferenceKey(), proxy);
   return { label: routes.label, proxy: routes.router };

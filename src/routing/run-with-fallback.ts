@@ -45,11 +45,13 @@ const UNHEALTHY: ReadonlySet<UpstreamOutcome> = new Set(['timeout', 'overloaded'
 
 /**
  * Try `candidates` in order with `attempt` until one succeeds, the request is shown to be bad,
- * or the candidates or the deadline run out.
+ * or the candidates or the deadline run out. Each attempt is told why the run fell back to it:
+ * the previous attempt's outcome, `circuit_open` when only open circuits were skipped, or null
+ * for the first.
  */
 export async function runWithFallback<T>(
   candidates: readonly Endpoint[],
-  attempt: (endpoint: Endpoint, timeoutMs: number) => Promise<AttemptResult<T>>,
+  attempt: (endpoint: Endpoint, timeoutMs: number, fallbackReason: string | null) => Promise<AttemptResult<T>>,
   opts: FallbackOptions,
 ): Promise<FallbackResult<T>> {
   const started = performance.now();
@@ -67,7 +69,8 @@ export async function runWithFallback<T>(
       continue;
     }
     const t0 = performance.now();
-    const result = await attempt(endpoint, Math.min(endpoint.provider.timeoutMs ?? opts.attemptTimeoutMs, remaining));
+    const fallbackReason = last ? last.outcome : skippedOpen > 0 ? 'circuit_open' : null;
+    const result = await attempt(endpoint, Math.min(endpoint.provider.timeoutMs ?? opts.attemptTimeoutMs, remaining), fallbackReason);
     const ms = performance.now() - t0;
     // The upstream's share: until its body arrived when known (parsing it is gateway work).
     upstreamMs += result.outcome === 'ok' && result.upstreamMs !== undefined ? result.upstreamMs : ms;

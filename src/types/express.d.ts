@@ -3,6 +3,7 @@
  */
 import type { ApiKeyRecord } from '../keys/types';
 import type { EmbeddingsPlan } from '../embeddings/types';
+import type { Context } from '@opentelemetry/api';
 
 declare global {
   namespace Express {
@@ -16,6 +17,8 @@ declare global {
         route: string;
         /** The authenticated key, once `authenticate` has run. */
         key?: ApiKeyRecord;
+        /** The OpenTelemetry context holding the request's server span; only with tracing on. */
+        trace?: Context;
       };
       /** Validated (and defaulted/coerced) inputs, set by `validate`. */
       valid: { body?: unknown; query?: unknown; params?: unknown };

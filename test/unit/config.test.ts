@@ -199,4 +199,39 @@ describe('loadConfig', () => {
     writeFileSync(file, 'server: [unclosed\n');
     expect(() => loadConfig({ SWITCHYARD_CONFIG: file })).toThrow(ConfigError);
   });
+
+  describe('OpenTelemetry tracing from the standard OTEL_* variables', () => {
+    test('off by default: no endpoint', () => {
+      expect(loadConfig({}).tracing).toEqual({ endpoint: null, serviceName: 'switchyard', sampler: 'parentbased_always_on', samplerArg: 1 });
+    });
+
+    test('OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/traces appended; the traces endpoint is used as it is and wins', () => {
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.endpoint).toBe('http://collector:4318/v1/traces');
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/base' }).tracing.endpoint).toBe('http://collector:4318/base/v1/traces');
+      const both = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces' };
+      expect(loadConfig(both).tracing.endpoint).toBe('https://b/otlp/traces');
+    });
+
+    test('OTEL_SDK_DISABLED=true turns it off whatever else is set; the name and sampler are read', () => {
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing.endpoint).toBeNull();
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).tracing.endpoint).toBe('http://a:4318/v1/traces');
+      const c = loadConfig({ OTEL_SERVICE_NAME: 'gw-eu', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' });
+      expect(c.tracing).toMatchObject({ serviceName: 'gw-eu', sampler: 'traceidratio', samplerArg: 0.25 });
+    });
+
+    test('a bad sampler, ratio or endpoint, or a gRPC protocol, is a problem naming the variable', () => {
+      let error: unknown;
+      try {
+        loadConfig({ OTEL_TRACES_SAMPLER: 'jaeger_remote', OTEL_TRACES_SAMPLER_ARG: '2', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as ConfigError).problems.join('\n');
+      expect(text).toContain('(OTEL_TRACES_SAMPLER)');
+      expect(text).toContain('(OTEL_TRACES_SAMPLER_ARG)');
+      expect(text).toContain('(OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT)');
+      expect(text).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: only OTLP over HTTP (http/json) is supported, not grpc');
+    });
+  });
 });

@@ -52,6 +52,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_endpoint_stats_write_failures_total', 'counter', []],
   ['switchyard_embeddings_cache_saved_tokens_total', 'counter', ['model']],
   ['switchyard_embeddings_cache_saved_usd_total', 'counter', ['model']],
+  ['switchyard_trace_export_failures_total', 'counter', []],
 ];
 
 test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
@@ -62,16 +63,21 @@ test('the registry holds exactly the catalogued metrics, each prom-client\'s own
   for (const [name, type] of CATALOGUE) expect(m.registry.getSingleMetric(name)).toBeInstanceOf(kinds[type]);
 });
 
+/** Histograms with exemplars: prom-client takes their observations only in the object form. */
+const WITH_EXEMPLARS = new Set(['switchyard_upstream_request_duration_seconds']);
+
 test('each metric takes exactly its catalogued labels and prints them', async () => {
   const m = new Metrics();
   for (const [name, type, labels] of CATALOGUE) {
     if (name === 'switchyard_usage_queue_depth') continue; // set by its collect callback
     const metric = m.registry.getSingleMetric(name) as Counter & Histogram & Gauge;
     const values = Object.fromEntries(labels.map((l) => [l, 'x']));
-    if (type === 'histogram') metric.observe(values, 0.003);
+    const observe = (labelValues: Record<string, string>, value: number) =>
+      WITH_EXEMPLARS.has(name) ? metric.observe({ labels: labelValues, value }) : metric.observe(labelValues, value);
+    if (type === 'histogram') observe(values, 0.003);
     else if (type === 'gauge') metric.set(values, 2);
     else metric.inc(values, 2);
-    expect(() => (type === 'histogram' ? metric.observe({ ...values, undeclared: 'y' }, 1) : metric.inc({ ...values, undeclared: 'y' }))).toThrow(/undeclared/);
+    expect(() => (type === 'histogram' ? observe({ ...values, undeclared: 'y' }, 1) : metric.inc({ ...values, undeclared: 'y' }))).toThrow(/undeclared/);
     const text = await m.registry.getSingleMetricAsString(name);
     const labelText = labels.map((l) => `${l}="x"`).join(',');
     if (type === 'histogram') expect(text).toContain(`${name}_count${labelText ? `{${labelText}}` : ''} 1`);
@@ -110,4 +116,31 @@ test('the usage queue depth is read from its source at scrape time', async () =>
   expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 5');
   depth = 9;
   expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 9');
+});
+
+describe('exposition: Prometheus text by default, OpenMetrics (with exemplars) when asked', () => {
+  test('an exemplar shows only in OpenMetrics, and an OpenMetrics render leaves the Prometheus one as it was', async () => {
+    const m = new Metrics();
+    m.httpRequests.inc({ route: '/r', method: 'GET', status_class: '2xx' });
+    m.upstreamDuration.observe({ labels: { provider: 'p', model: 'm' }, value: 0.02, exemplarLabels: { trace_id: 'abc123' } });
+    const om = await m.exposition(true);
+    expect(om.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    expect(om.body).toContain('switchyard_upstream_request_duration_seconds_bucket{le="0.025",provider="p",model="m"} 1 # {trace_id="abc123"} 0.02 ');
+    expect(om.body).toContain('switchyard_http_requests_total{route="/r",method="GET",status_class="2xx"} 1');
+    const text = await m.exposition(false);
+    expect(text.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(text.body).toContain('# TYPE switchyard_http_requests_total counter');
+    expect(text.body).toContain('switchyard_http_requests_total{route="/r",method="GET",status_class="2xx"} 1');
+    expect(text.body).not.toContain('abc123');
+  });
+
+  test('renders asked for at once do not mix formats', async () => {
+    const m = new Metrics();
+    m.setUsageDepthSource(async () => 3); // an asynchronous collect, as with Redis
+    const [om, text] = await Promise.all([m.exposition(true), m.exposition(false)]);
+    expect(om.body.endsWith('# EOF\n')).toBe(true);
+    expect(text.contentType).toMatch(/^text\/plain/);
+    expect(text.body).not.toContain('# EOF');
+    expect(text.body).toContain('# TYPE switchyard_auth_failures_total counter');
+  });
 });
