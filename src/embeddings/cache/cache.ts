@@ -28,9 +28,10 @@ export interface LookupResult {
   answered: boolean;
 }
 
-/** A usable hit: the vector to answer with and what it cost when it was embedded. */
+/** A usable hit: the vector to answer with, its length, and what it cost when it was embedded. */
 export interface CachedVector {
   vector: Vector;
+  length: number;
   endpoint: Endpoint;
   tokens: number;
   images: number;
@@ -62,7 +63,8 @@ export class EmbeddingsCache {
   /**
    * The usable hit for each key (undefined: miss). An entry is usable when it is intact, not
    * expired, from an endpoint among `candidates` (the request's `provider` preferences allow its
-   * producer), and can give `encoding` byte for byte.
+   * producer), and can give `encoding` byte for byte. One answer never mixes vector lengths, so a
+   * hit whose length differs from the first hit's is a miss (the upstream's vector replaces it).
    */
   async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<LookupResult> {
     const { metrics, config, clock } = this.deps;
@@ -74,6 +76,7 @@ export class EmbeddingsCache {
     }
     const now = clock();
     let hitCount = 0;
+    let length = 0;
     for (let i = 0; i < keys.length; i++) {
       const raw = found[i];
       if (!raw) continue;
@@ -85,8 +88,9 @@ export class EmbeddingsCache {
       if (entry.expiresAt <= now) continue;
       const endpoint = candidates.find((e) => e.id === entry.endpointId);
       const vector = endpoint && answerFrom(entry, encoding);
-      if (!endpoint || !vector) continue;
-      hits[i] = { vector, endpoint, tokens: entry.tokens, images: entry.images };
+      if (!endpoint || !vector || (length !== 0 && entry.length !== length)) continue;
+      length = entry.length;
+      hits[i] = { vector, length, endpoint, tokens: entry.tokens, images: entry.images };
       hitCount++;
     }
     if (hitCount > 0) metrics.embeddingsCacheLookups.inc({ result: 'hit' }, hitCount);
