@@ -10,6 +10,7 @@ import type { Kv } from './kv/kv';
 import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { ConnectionErrorLog } from './observability/connection-errors';
+import { errorFields } from './observability/error-fields';
 import { KeyCache } from './auth/key-cache';
 import { KeyService } from './keys/service';
 import { FileService } from './files/service';
@@ -98,6 +99,18 @@ function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>, preload?
   return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
 }
 
+/**
+ * Start the replica-coherent caches' invalidation subscriptions, waiting until Redis has confirmed
+ * them, so a change made anywhere after boot reaches this replica. Redis unreachable at boot does
+ * not stop the gateway: the subscriptions take effect once it is back (logged here), and each
+ * cache's TTL bounds staleness meanwhile.
+ */
+async function startCaches(logger: Logger, caches: ReadonlyArray<{ start(): Promise<void> }>): Promise<void> {
+  const started = await Promise.allSettled(caches.map((c) => c.start()));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) logger.warn('cache invalidations are not subscribed yet; they take effect once Redis is reachable', errorFields(failed.reason));
+}
+
 /** Optional parts for {@link assembleDeps}. */
 export interface AssembleOptions {
   logger?: Logger;
@@ -121,7 +134,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
   const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
-  await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
+  await startCaches(logger, [keyCache, budgetCache, cacheSettings]);
   const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
