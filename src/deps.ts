@@ -20,7 +20,7 @@ import { openPostgres } from './store/postgres';
 import { migrate } from './store/migrate';
 import { MemoryKv } from './kv/memory';
 import { RedisKv } from './kv/redis';
-import { topologyFromConfig } from './kv/redis-topology';
+import { createRedisClient, topologyFromConfig } from './kv/redis-topology';
 import type { SpendGuard } from './budgets/types';
 import { BudgetGuard } from './budgets/guard';
 import { keyUsageReader } from './budgets/usage-reader';
@@ -42,6 +42,8 @@ import { EmbeddingsCache } from './embeddings/cache/cache';
 import { CacheSettings } from './embeddings/cache/settings';
 import { MemoryCacheStore } from './embeddings/cache/memory-store';
 import { RedisCacheStore } from './embeddings/cache/redis-store';
+import { RedisByteBound } from './embeddings/cache/redis-byte-bound';
+import type { CacheStore } from './embeddings/cache/store';
 import { DashboardSessions } from './dashboard/sessions';
 
 /** Everything `createApp` needs. */
@@ -111,6 +113,25 @@ async function startCaches(logger: Logger, caches: ReadonlyArray<{ start(): Prom
   if (failed) logger.warn('cache invalidations are not subscribed yet; they take effect once Redis is reachable', errorFields(failed.reason));
 }
 
+/**
+ * Where embeddings cache entries live, so that a full cache can never fail a budgeted request: on
+ * a Redis of its own when `embeddingsCache.redisUrl` is set (its `maxmemory` and any eviction
+ * policy bound it; a full one only fails cache writes), else on the gateway's Redis within a byte
+ * bound the gateway keeps (that Redis runs `noeviction` for budgets), else in-process.
+ */
+function embeddingsCacheStore(config: Config, kv: Kv, metrics: Metrics, clock: () => number): CacheStore {
+  const { redisUrl, maxBytes, ttlMs } = config.embeddingsCache;
+  if (redisUrl) {
+    const client = createRedisClient({ url: redisUrl }, { commandTimeoutMs: config.redis.commandTimeoutMs });
+    // Failures reach the cache as failed lookups and writes (counted, logged at most every 10 s).
+    client.on('error', () => undefined);
+    client.connect().catch(() => undefined);
+    return new RedisCacheStore(client, kv.prefix, null, true);
+  }
+  if (kv instanceof RedisKv) return new RedisCacheStore(kv.connection, kv.prefix, new RedisByteBound(kv.connection, kv.prefix, { maxBytes, ttlMs, clock }));
+  return new MemoryCacheStore(maxBytes, metrics);
+}
+
 /** Optional parts for {@link assembleDeps}. */
 export interface AssembleOptions {
   logger?: Logger;
@@ -135,7 +156,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   });
   const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
   await startCaches(logger, [keyCache, budgetCache, cacheSettings]);
-  const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
+  const cacheStore = embeddingsCacheStore(config, kv, metrics, clock);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
   return withEmbeddings({
@@ -232,6 +253,8 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  // The last answers' cache writes (each bounded by the store's command timeout).
+  await deps.embeddingsCache.settled();
   await deps.embeddings.stats.close();
   await closeRankings(deps.rankings).catch(() => undefined);
   await deps.classifiers.close().catch(() => undefined);
@@ -239,5 +262,5 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.spend.close?.().catch(() => undefined);
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
-  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
+  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close(), deps.embeddingsCache.close()]);
 }

@@ -67,6 +67,7 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     post: (body, headers = {}) => request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).set(headers).send(body as object),
     close: async () => {
       await gw.deps.embeddings.close();
+      await gw.deps.embeddingsCache.close();
       await fleet.closeAll();
       await gw.deps.recorder.close().catch(() => undefined);
       await kv.close();
