@@ -84,6 +84,13 @@ describe('the embeddings cache on the Redis that holds budgets (noeviction, low 
     expect([fresh.status, fresh.headers['x-switchyard-cache']]).toEqual([200, 'MISS']);
     const status = await request(h.gw.app).get(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets`).set('Authorization', bearer(h.gw.mgmtKey));
     expect(status.status).toBe(200);
+    // Once an entry lifetime has passed on the gateway's clock, the counted bytes have expired: writing resumes.
+    await h.gw.deps.embeddingsCache.settled();
+    const before = await writeOutcomes(h);
+    h.clock.now += 8 * 24 * 3600 * 1000;
+    await h.post({ model: SMALL, input: 'a week later', dimensions: DIMS }).expect(200);
+    await h.gw.deps.embeddingsCache.settled();
+    expect(await writeOutcomes(h)).toEqual({ ...before, stored: before.stored! + 1 });
   });
 });
 

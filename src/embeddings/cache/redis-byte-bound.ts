@@ -57,8 +57,9 @@ export class RedisByteBound {
   async reserve(bytes: number): Promise<boolean> {
     const now = this.o.clock();
     const current = Math.floor(now / this.bucketMs);
-    // Every bucket whose entries may still live: those written within the last lifetime, and one more.
-    const keys = Array.from({ length: BUCKETS_PER_TTL + 2 }, (_, k) => `${this.prefix}ec-bytes:{ec}:${current - k}`);
+    // Every bucket whose entries may still live: from the one holding `now - ttl` to the current one.
+    const oldest = Math.floor((now - this.o.ttlMs) / this.bucketMs);
+    const keys = Array.from({ length: current - oldest + 1 }, (_, k) => `${this.prefix}ec-bytes:{ec}:${current - k}`);
     const lifetime = (current + 1) * this.bucketMs + this.o.ttlMs - now;
     return (await evalScript(this.client, RESERVE, keys, [String(bytes), String(this.o.maxBytes), String(lifetime)])) === 1;
   }
