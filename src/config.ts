@@ -141,15 +141,18 @@ export interface Config {
   analytics: { timeoutMs: number; rateLimit: { windowMs: number; limit: number }; retentionDays: number; maintenanceIntervalMs: number };
   /**
    * Embeddings cache (docs/embeddings-cache.md): the default for workspaces that set nothing, whose
-   * inputs share entries (`organization` or `workspace`), entry lifetime, the in-process store's
-   * byte bound (embedded mode), the longest a lookup may wait for the store before it is skipped,
-   * and how many entry writes may be pending at once (more are dropped).
+   * inputs share entries (`organization` or `workspace`), entry lifetime, the byte bound the
+   * gateway keeps it to (the in-process store, or its share of the Redis that holds budgets), a
+   * Redis of its own (then that Redis's `maxmemory` bounds it, with any eviction policy), the
+   * longest a lookup may wait for the store before it is skipped, and how many entry writes may
+   * be pending at once (more are dropped).
    */
   embeddingsCache: {
     enabled: boolean;
     scope: 'organization' | 'workspace';
     ttlMs: number;
     maxBytes: number;
+    redisUrl: string | null;
     lookupTimeoutMs: number;
     maxPendingWrites: number;
   };
@@ -234,6 +237,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'EMBEDDINGS_CACHE_SCOPE', path: ['embeddingsCache', 'scope'] },
   { name: 'EMBEDDINGS_CACHE_TTL_MS', path: ['embeddingsCache', 'ttlMs'] },
   { name: 'EMBEDDINGS_CACHE_MAX_BYTES', path: ['embeddingsCache', 'maxBytes'] },
+  { name: 'EMBEDDINGS_CACHE_REDIS_URL', path: ['embeddingsCache', 'redisUrl'], secret: true },
   { name: 'EMBEDDINGS_CACHE_LOOKUP_TIMEOUT_MS', path: ['embeddingsCache', 'lookupTimeoutMs'] },
   { name: 'EMBEDDINGS_CACHE_MAX_PENDING_WRITES', path: ['embeddingsCache', 'maxPendingWrites'] },
   { name: 'DASHBOARD_ENABLED', path: ['dashboard', 'enabled'] },

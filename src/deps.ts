@@ -10,6 +10,7 @@ import type { Kv } from './kv/kv';
 import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { ConnectionErrorLog } from './observability/connection-errors';
+import { errorFields } from './observability/error-fields';
 import { KeyCache } from './auth/key-cache';
 import { KeyService } from './keys/service';
 import { FileService } from './files/service';
@@ -20,7 +21,7 @@ import { openPostgres } from './store/postgres';
 import { migrate } from './store/migrate';
 import { MemoryKv } from './kv/memory';
 import { RedisKv } from './kv/redis';
-import { topologyFromConfig } from './kv/redis-topology';
+import { createRedisClient, topologyFromConfig } from './kv/redis-topology';
 import type { SpendGuard } from './budgets/types';
 import { BudgetGuard } from './budgets/guard';
 import { keyUsageReader } from './budgets/usage-reader';
@@ -42,6 +43,8 @@ import { EmbeddingsCache } from './embeddings/cache/cache';
 import { CacheSettings } from './embeddings/cache/settings';
 import { MemoryCacheStore } from './embeddings/cache/memory-store';
 import { RedisCacheStore } from './embeddings/cache/redis-store';
+import { RedisByteBound } from './embeddings/cache/redis-byte-bound';
+import type { CacheStore } from './embeddings/cache/store';
 import { DashboardSessions } from './dashboard/sessions';
 import { startTracing, type Tracing } from './observability/tracing';
 
@@ -102,6 +105,37 @@ function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>, preload?
   return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
 }
 
+/**
+ * Start the replica-coherent caches' invalidation subscriptions, waiting until Redis has confirmed
+ * them, so a change made anywhere after boot reaches this replica. Redis unreachable at boot does
+ * not stop the gateway: the subscriptions take effect once it is back (logged here), and each
+ * cache's TTL bounds staleness meanwhile.
+ */
+async function startCaches(logger: Logger, caches: ReadonlyArray<{ start(): Promise<void> }>): Promise<void> {
+  const started = await Promise.allSettled(caches.map((c) => c.start()));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) logger.warn('cache invalidations are not subscribed yet; they take effect once Redis is reachable', errorFields(failed.reason));
+}
+
+/**
+ * Where embeddings cache entries live, so that a full cache can never fail a budgeted request: on
+ * a Redis of its own when `embeddingsCache.redisUrl` is set (its `maxmemory` and any eviction
+ * policy bound it; a full one only fails cache writes), else on the gateway's Redis within a byte
+ * bound the gateway keeps (that Redis runs `noeviction` for budgets), else in-process.
+ */
+function embeddingsCacheStore(config: Config, kv: Kv, metrics: Metrics, clock: () => number): CacheStore {
+  const { redisUrl, maxBytes, ttlMs } = config.embeddingsCache;
+  if (redisUrl) {
+    const client = createRedisClient({ url: redisUrl }, { commandTimeoutMs: config.redis.commandTimeoutMs });
+    // Failures reach the cache as failed lookups and writes (counted, logged at most every 10 s).
+    client.on('error', () => undefined);
+    client.connect().catch(() => undefined);
+    return new RedisCacheStore(client, kv.prefix, null, true);
+  }
+  if (kv instanceof RedisKv) return new RedisCacheStore(kv.connection, kv.prefix, new RedisByteBound(kv.connection, kv.prefix, { maxBytes, ttlMs, clock }));
+  return new MemoryCacheStore(maxBytes, metrics);
+}
+
 /** Optional parts for {@link assembleDeps}. */
 export interface AssembleOptions {
   logger?: Logger;
@@ -125,8 +159,8 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
   const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
-  await Promise.all([keyCache.start(), budgetCache.start(), cacheSettings.start()]);
-  const cacheStore = kv instanceof RedisKv ? new RedisCacheStore(kv.connection, kv.prefix) : new MemoryCacheStore(config.embeddingsCache.maxBytes, metrics);
+  await startCaches(logger, [keyCache, budgetCache, cacheSettings]);
+  const cacheStore = embeddingsCacheStore(config, kv, metrics, clock);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
   return withEmbeddings({
@@ -230,6 +264,8 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.embeddings.drain();
+  // The last answers' cache writes (each bounded by the store's command timeout).
+  await deps.embeddingsCache.settled();
   await deps.embeddings.stats.close();
   await closeRankings(deps.rankings).catch(() => undefined);
   await deps.classifiers.close().catch(() => undefined);
@@ -238,7 +274,7 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
   await deps.files.close();
-  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
+  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close(), deps.embeddingsCache.close()]);
   // Last, so the spans of the bookkeeping above are exported too.
   await deps.tracing?.shutdown().catch(() => undefined);
 }

@@ -9,7 +9,9 @@ import type { Endpoint, RoutableParameter } from '../catalog/types';
 import type { AppDeps } from '../deps';
 import { adapterFor } from '../providers/registry';
 import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
-import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings } from '../providers/types';
+import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings, Vector } from '../providers/types';
+import { commonLength, vectorLength } from '../providers/vectors';
+import { UpstreamError } from '../errors';
 import { inputCount, joinParts, splitJob } from './batches';
 import { CircuitBreaker } from '../routing/breaker';
 import { EndpointStats } from '../routing/endpoint-stats';
@@ -28,7 +30,8 @@ import { providerList } from './provider-list';
 import { unknownModel } from '../catalog/catalog';
 import { roundUsd } from '../catalog/usd';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
-import { cacheStatus, joinVectors, savings, writesFor, type CachePlan } from './cache/plan';
+import { cacheStatus, joinVectors, pickInputs, savings, writesFor, type CachePlan } from './cache/plan';
+import { staleHits, withStaleAsMisses } from './cache/stale-hits';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
 import type { Context } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing';
@@ -54,6 +57,26 @@ export function costOf(endpoint: Endpoint, tokens: number, images: number): numb
 /** The most `norm` can cost on any of `candidates` (USD): what the budget step reserves. */
 function estimateOf(norm: NormalisedInput, candidates: readonly Endpoint[]): number {
   return Math.max(...candidates.map((e) => costOf(e, tokenBoundOn(norm, e.contextLength), norm.images)));
+}
+
+/**
+ * Whether every vector of an answer has one length, and the `dimensions` asked for when the
+ * endpoint honours them: a cached entry is keyed by `dimensions`, so an answer of another length
+ * would be served to requests that asked for that many.
+ */
+function hasLength(vectors: readonly Vector[], job: EmbeddingJob, endpoint: Endpoint): boolean {
+  const length = commonLength(vectors);
+  return length > 0 && (job.dimensions === undefined || !endpoint.parameters.has('dimensions') || length === job.dimensions);
+}
+
+/** An upstream answer with what it took, the plan's cache part and the input it billed for. */
+interface Answered {
+  cache: CachePlan | undefined;
+  /** The inputs sent upstream (the misses, when the cache is on). */
+  norm: NormalisedInput;
+  parsed: ParsedEmbeddings;
+  upstreamMs: number;
+  attempts: number;
 }
 
 /** One per app instance; stateless per request apart from the shared connection pool. */
@@ -153,22 +176,14 @@ export class EmbeddingsService {
    * Throws a GatewayError when no attempt succeeded.
    */
   async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<EmbeddingsAnswer> {
-    const { config, metrics } = this.deps;
-    const { model, norm, candidates, cache } = plan;
-    if (cache && cache.misses.length === 0) return this.fromCache(ctx, body, plan, cache);
-    const job: EmbeddingJob = { input: norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
-    const traced = this.deps.tracing && ctx.trace ? { tracing: this.deps.tracing, parent: ctx.trace } : undefined;
-    const run = await runWithFallback(candidates, (e, timeoutMs, reason) => (traced ? this.tracedAttempt(traced, e, job, timeoutMs, model, reason) : this.attempt(e, job, timeoutMs)), {
-      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
-      deadlineMs: config.upstream.deadlineMs,
-      breaker: this.breaker.forOrg(ctx.key.orgId),
-      onAttempt: traced ? this.onTracedAttempt(traced.parent) : this.onAttempt,
-    });
-    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
-    this.stats.record(ctx.key.orgId, run.attempts);
-    if (!run.ok) throw finalError(run, this.catalog.resolve(model), candidates, config.breaker.cooldownMs / 1000);
-
-    const { value: parsed, endpoint } = run;
+    const { metrics } = this.deps;
+    const { model, candidates } = plan;
+    if (plan.cache && plan.cache.misses.length === 0) return this.fromCache(ctx, body, plan, plan.cache);
+    const job: EmbeddingJob = { input: plan.norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
+    const run = await this.run(ctx, model, candidates, job);
+    const { endpoint } = run;
+    const answered = { cache: plan.cache, norm: plan.norm, parsed: run.value, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
+    const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(ctx, model, answered, endpoint, job);
     const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
     const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
     const id = generationId(this.deps.clock());
@@ -187,9 +202,9 @@ export class EmbeddingsService {
     metrics.embeddingTokens.inc(labels, tokens);
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
-    metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - run.upstreamMs) / 1000);
+    metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - upstreamMs) / 1000);
     if (cache) this.countSavings(model, saved);
-    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
+    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs, attempts };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
     const recorded = this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId });
     this.track(recorded);
@@ -197,6 +212,51 @@ export class EmbeddingsService {
     // Stored once the answer is sent (the route runs this on 'finish'), never before.
     const afterSend = cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
     return { body: json, costUsd: cost, promptTokens: usage.tokens, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
+  }
+
+  /**
+   * The fallback runner over `candidates` for `job`, its attempts counted (fallbacks, and the
+   * organization's endpoint stats). Resolves with the successful run; throws the final error otherwise.
+   */
+  private async run(ctx: CallerContext, model: string, candidates: readonly Endpoint[], job: EmbeddingJob) {
+    const { config, metrics } = this.deps;
+    const traced = this.deps.tracing && ctx.trace ? { tracing: this.deps.tracing, parent: ctx.trace } : undefined;
+    const run = await runWithFallback(candidates, (e, timeoutMs, reason) => (traced ? this.tracedAttempt(traced, e, job, timeoutMs, model, reason) : this.attempt(e, job, timeoutMs)), {
+      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      deadlineMs: config.upstream.deadlineMs,
+      breaker: this.breaker.forOrg(ctx.key.orgId),
+      onAttempt: traced ? this.onTracedAttempt(traced.parent) : this.onAttempt,
+    });
+    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
+    this.stats.record(ctx.key.orgId, run.attempts);
+    if (!run.ok) throw finalError(run, this.catalog.resolve(model), candidates, config.breaker.cooldownMs / 1000);
+    return run;
+  }
+
+  /**
+   * The answer made one length with the plan's hits: hits whose length differs from the
+   * upstream's vectors are embedded again on the endpoint that answered, and become misses
+   * (`cache/stale-hits.ts`).
+   * @throws GatewayError (502 when the second answer disagrees too) rather than mix lengths
+   */
+  private async withFreshHits(ctx: CallerContext, model: string, a: Answered, endpoint: Endpoint, job: EmbeddingJob): Promise<Answered> {
+    const { cache } = a;
+    const length = vectorLength(a.parsed.vectors[0] as Vector);
+    const stale = cache ? staleHits(cache, length) : [];
+    if (!cache || stale.length === 0) return a;
+    const again = await this.run(ctx, model, [endpoint], { ...job, input: normaliseInput(pickInputs(cache.full, stale)).input });
+    if (commonLength(again.value.vectors) !== length) {
+      const attempts = again.attempts.map(({ provider, status }) => ({ provider, outcome: 'server', status }));
+      throw new UpstreamError({ provider_name: endpoint.provider.name, attempts });
+    }
+    const merged = withStaleAsMisses(cache, stale, a.parsed.vectors, again.value.vectors);
+    return {
+      cache: merged.plan,
+      norm: normaliseInput(pickInputs(cache.full, merged.plan.misses)),
+      parsed: { ...joinParts([a.parsed, again.value]), vectors: merged.upstream },
+      upstreamMs: a.upstreamMs + again.upstreamMs,
+      attempts: a.attempts + again.attempts.length,
+    };
   }
 
   /** What the cache saved on one answer, for Prometheus. */
@@ -284,7 +344,10 @@ export class EmbeddingsService {
       parts.push(r.value);
       upstreamMs = Math.max(upstreamMs, r.upstreamMs ?? 0);
     }
-    return { outcome: 'ok', value: joinParts(parts), upstreamMs };
+    const joined = joinParts(parts);
+    // Each chunk has one length; the chunks must agree with each other as well.
+    if (commonLength(joined.vectors) === -1) return { outcome: 'server', status: 200, reason: 'invalid embeddings body' };
+    return { outcome: 'ok', value: joined, upstreamMs };
   }
 
   private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
@@ -293,7 +356,9 @@ export class EmbeddingsService {
     const res = await this.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body, job);
-    if (!parsed || parsed.vectors.length !== inputCount(job.input)) return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
+    if (!parsed || parsed.vectors.length !== inputCount(job.input) || !hasLength(parsed.vectors, job, endpoint)) {
+      return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
+    }
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }
 

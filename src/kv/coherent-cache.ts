@@ -73,16 +73,21 @@ export class CoherentCache<V> {
     }
   }
 
-  /** Subscribe to invalidations; call once at boot. */
+  /**
+   * Subscribe to invalidations; call once at boot. Resolves once they can arrive (the Kv has
+   * confirmed the subscription), so a change published afterwards anywhere reaches this cache.
+   * Rejects when the Kv could not confirm it in time (Redis unreachable at boot): the
+   * subscription then takes effect once Redis is reachable, and the TTL bounds staleness meanwhile.
+   */
   async start(): Promise<void> {
+    this.kv.onMessagesMissed(() => {
+      this.metrics.cacheInvalidations.inc({ cache: this.o.name, source: 'reconnect' });
+      this.cache.clear();
+    });
     await this.kv.subscribe(this.channel, (id) => {
       this.metrics.cacheInvalidations.inc({ cache: this.o.name, source: 'message' });
       if (id === '*') this.cache.clear();
       else this.cache.delete(id);
-    });
-    this.kv.onMessagesMissed(() => {
-      this.metrics.cacheInvalidations.inc({ cache: this.o.name, source: 'reconnect' });
-      this.cache.clear();
     });
   }
 

@@ -37,7 +37,12 @@ export interface Kv {
   run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R>;
   /** Publish to every subscriber of `channel` (prefixed) on every replica. */
   publish(channel: string, message: string): Promise<void>;
-  /** Subscribe to `channel` (prefixed). */
+  /**
+   * Subscribe to `channel` (prefixed). Resolves once the subscription is in place (on Redis: once
+   * the server has confirmed the SUBSCRIBE), so a message published after that reaches `handler`.
+   * Rejects when Redis has not confirmed it in time (unreachable); the handler stays registered and
+   * the SUBSCRIBE is sent once Redis is reachable.
+   */
   subscribe(channel: string, handler: MessageHandler): Promise<void>;
   /**
    * Register a callback for when messages may have been missed (the subscriber reconnected),

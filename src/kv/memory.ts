@@ -47,6 +47,7 @@ export class MemoryKv implements Kv {
     setImmediate(() => this.bus.emit(this.prefix + channel, message));
   }
 
+  /** In place as soon as it returns (messages are delivered on a later turn), as Redis's is once confirmed. */
   async subscribe(channel: string, handler: MessageHandler): Promise<void> {
     this.bus.on(this.prefix + channel, handler);
   }

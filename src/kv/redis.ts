@@ -54,6 +54,8 @@ export class RedisKv implements Kv {
   readonly kind = 'redis' as const;
   private subscriber: RedisClient | undefined;
   private readonly handlers = new Map<string, MessageHandler[]>();
+  /** Each subscribed channel's SUBSCRIBE, settled by Redis's confirmation. */
+  private readonly confirmations = new Map<string, Promise<void>>();
   private readonly missedHandlers: Array<() => void> = [];
 
   private constructor(
@@ -96,15 +98,39 @@ export class RedisKv implements Kv {
     await this.connection.publish(this.prefix + channel, message);
   }
 
+  /**
+   * Resolves on Redis's confirmation of the SUBSCRIBE (ioredis resolves `subscribe()` on it), the
+   * same for a standalone, Sentinel or Cluster subscriber; a second handler of a channel waits for
+   * the same confirmation. Redis down: the SUBSCRIBE waits in the subscriber's queue and is sent on
+   * connect, and this rejects after {@link RedisKv.subscribeWaitMs} so that startup is not blocked.
+   */
   async subscribe(channel: string, handler: MessageHandler): Promise<void> {
     const sub = this.ensureSubscriber();
     const full = this.prefix + channel;
     const list = this.handlers.get(full) ?? [];
     list.push(handler);
     this.handlers.set(full, list);
-    // Not awaited: with Redis down at boot the SUBSCRIBE waits in the subscriber's queue and is
-    // sent on connect, instead of blocking startup.
-    if (list.length === 1) sub.subscribe(full).catch(() => undefined);
+    let confirmed = this.confirmations.get(full);
+    if (!confirmed) {
+      confirmed = sub.subscribe(full).then(() => undefined);
+      // A SUBSCRIBE that failed (the subscriber was closed) is sent again by the next subscribe.
+      confirmed.catch(() => this.confirmations.delete(full));
+      this.confirmations.set(full, confirmed);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis has not confirmed the subscription to ${channel} within ${this.subscribeWaitMs} ms; it takes effect once Redis is reachable`)), this.subscribeWaitMs);
+    });
+    try {
+      await Promise.race([confirmed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** How long {@link subscribe} waits for the confirmation: time to connect, then to answer a command. */
+  private get subscribeWaitMs(): number {
+    return Math.max(1000, this.options.commandTimeoutMs) + this.options.commandTimeoutMs;
   }
 
   onMessagesMissed(handler: () => void): void {

@@ -302,7 +302,7 @@ export class Metrics {
 
   readonly embeddingsCacheWrites = new Counter({
     name: 'switchyard_embeddings_cache_writes_total',
-    help: 'Embeddings cache entry writes by outcome (stored, failed = store error, dropped = too many pending, skipped = not cacheable)',
+    help: 'Embeddings cache entry writes by outcome (stored, failed = store error, dropped = too many pending, skipped = not cacheable, full = over the cache byte bound on a shared Redis)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

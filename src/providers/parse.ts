@@ -4,12 +4,18 @@
  * @module
  */
 import type { EmbeddingInput } from './types';
+import { isFloat32 } from './vectors';
 
-/** True for a non-empty array of finite numbers (an embedding). */
+/**
+ * True for a non-empty array of numbers float32 holds (an embedding). Every value is checked,
+ * as the raw-JSON scanner checks lifted arrays: one value out of range (`1e39`, or `1e999` that
+ * JSON.parse reads as Infinity) would reach the client as `null` or, in base64, as Infinity, and
+ * would be cached. The body was parsed whole already, so this loop is small beside that.
+ */
 export function isVector(v: unknown): v is number[] {
   if (!Array.isArray(v) || v.length === 0) return false;
-  // Checking the first and last element keeps this O(1); a wrong middle value is the upstream's bug.
-  return typeof v[0] === 'number' && typeof v[v.length - 1] === 'number';
+  for (const n of v) if (!isFloat32(n)) return false;
+  return true;
 }
 
 /** A non-negative integer or null. */

@@ -9,7 +9,13 @@
 
 /** A JSON array of numbers, kept as the upstream's bytes. */
 export class RawVector {
-  constructor(readonly bytes: Buffer) {}
+  /**
+   * @param length - how many numbers it holds (counted while validating it, so nothing parses it to know)
+   */
+  constructor(
+    readonly bytes: Buffer,
+    readonly length: number,
+  ) {}
 
   /** The numbers (only when something needs them, e.g. base64 output). */
   values(): number[] {
@@ -34,10 +40,10 @@ function isSpace(c: number | undefined): boolean {
 }
 
 /**
- * Integer digits plus positive exponent from which a number may exceed the largest double
- * (≈1.8e308): such a number is parsed to check it (below this, none can overflow).
+ * Integer digits plus positive exponent from which a number may exceed the largest float32
+ * (≈3.4e38): such a number is parsed to check it (below this, none can).
  */
-const OVERFLOW_DIGITS = 309;
+const OVERFLOW_DIGITS = 39;
 
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
@@ -58,10 +64,16 @@ function eightDigits(w1: number, w2: number): boolean {
   return (((w1 - 0x30303030) | (w1 + 0x46464646) | (w2 - 0x30303030) | (w2 + 0x46464646)) & 0x80808080) === 0;
 }
 
+/** Where {@link numberArrayEnd} reports how many numbers the array it accepted holds. */
+export interface NumberCount {
+  count: number;
+}
+
 /**
  * If a non-empty JSON array of numbers (and nothing else) starts at `start` (`b[start]` is `[`),
  * the index just past its `]`; else -1. Strict RFC 8259 numbers, so the slice is always valid
  * JSON to splice into our own body: no strings, objects, `NaN` or leading zeros can get through.
+ * `counted`, when given, receives the count of numbers.
  *
  * This runs over every byte of every vector (about 32 kB per 1536 floats), so it is one loop
  * carrying the current byte, ordered for the common case (`-0.0123…,` with no whitespace: the
@@ -70,18 +82,21 @@ function eightDigits(w1: number, w2: number): boolean {
  * then four, then one: about 0.55 ns a byte against 0.85 with four at a time.
  * Reads past the end yield `undefined`, which no test below accepts.
  *
- * A number too large for a double (`1e999`, 309 integer digits) is refused too: a client would
- * read it as ±Infinity. Only a number whose integer digits plus positive exponent reach
+ * A number float32 cannot hold (`1e39`, and `1e999` that a double cannot hold either) is refused
+ * too: base64 (float32) would carry it as ±Infinity, and a client's JSON parser reads the latter
+ * as Infinity. Only a number whose integer digits plus positive exponent reach
  * {@link OVERFLOW_DIGITS} is parsed to check it, so ordinary vectors pay one comparison a number.
  */
-export function numberArrayEnd(b: Buffer, start: number): number {
+export function numberArrayEnd(b: Buffer, start: number, counted?: NumberCount): number {
   const words = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const lastWords = b.length - 8;
   let i = start + 1;
   let c: number | undefined;
   let digitsAt = 0;
   let intDigits = 0;
+  let count = 0;
   for (;;) {
+    count++;
     c = b[i];
     if (c === 0x2d) c = b[++i]; // -
     else if (c !== undefined && c < 0x30) {
@@ -132,13 +147,15 @@ export function numberArrayEnd(b: Buffer, start: number): number {
       } while (isDigit(c));
       if (!down) scale += exponent;
     }
-    if (scale >= OVERFLOW_DIGITS && !Number.isFinite(Number(b.toString('latin1', digitsAt, i)))) return -1;
+    if (scale >= OVERFLOW_DIGITS && !Number.isFinite(Math.fround(Number(b.toString('latin1', digitsAt, i))))) return -1;
     while (isSpace(c)) c = b[++i];
     if (c === 0x2c) {
       i++;
       continue;
     }
-    return c === 0x5d ? i + 1 : -1;
+    if (c !== 0x5d) return -1;
+    if (counted) counted.count = count;
+    return i + 1;
   }
 }
 
@@ -167,6 +184,7 @@ export function rawClaimer(raws: readonly RawVector[]): (ordinal: unknown) => Ra
 export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; raws: RawVector[] } | undefined {
   const needle = Buffer.from(`"${key}"`);
   const raws: RawVector[] = [];
+  const counted: NumberCount = { count: 0 };
   let skeleton = '';
   let from = 0;
   // The next key is searched for after the vector just lifted (`from`), not inside its bytes again.
@@ -177,10 +195,10 @@ export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; 
     i++;
     while (isSpace(body[i])) i++;
     if (body[i] !== OPEN) continue;
-    const end = numberArrayEnd(body, i);
+    const end = numberArrayEnd(body, i, counted);
     if (end === -1) return undefined;
     skeleton += `${body.toString('utf8', from, i)}${raws.length}`;
-    raws.push(new RawVector(body.subarray(i, end)));
+    raws.push(new RawVector(body.subarray(i, end), counted.count));
     from = end;
   }
   const parsed = parseJson(raws.length === 0 ? body.toString('utf8') : skeleton + body.toString('utf8', from));

@@ -73,6 +73,7 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     close: async () => {
       await listening?.close();
       await gw.deps.embeddings.close();
+      await gw.deps.embeddingsCache.close();
       await fleet.closeAll();
       await gw.deps.recorder.close().catch(() => undefined);
       await kv.close();

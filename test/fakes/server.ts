@@ -16,8 +16,10 @@ export type Fault =
   | { malformed: true }
   /** 200 with exactly these bytes (e.g. a number JSON.parse reads as Infinity). */
   | { rawBody: string }
+  /** 200 with the wire's own success body passed through `edit` first (odd vectors, wrong lengths …). */
+  | { reshape: (body: Record<string, unknown>) => unknown }
   | { latencyMs: number }
-  /** Answer normally once `release` settles; `arrived` is called when the request is in. */
+  /** Answer normally once `holdUntil` settles; `arrived` is called when the request is in. */
   | { holdUntil: Promise<unknown>; arrived?: () => void };
 
 /** A request the fake received. */
@@ -82,8 +84,8 @@ export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
       }
       fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
       const fault = queued.shift() ?? sticky;
-      const succeed = () => {
-        const out = JSON.stringify(wire(req.url ?? '', body, { reportUsage: fake.reportUsage }));
+      const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
+        const out = JSON.stringify(edit(wire(req.url ?? '', body, { reportUsage: fake.reportUsage }) as Record<string, unknown>));
         res.writeHead(200, { 'content-type': 'application/json' }).end(out);
       };
       if (!fault) return succeed();
@@ -91,10 +93,11 @@ export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
       if ('reset' in fault) return req.socket.destroy();
       if ('malformed' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
       if ('rawBody' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody);
+      if ('reshape' in fault) return succeed(fault.reshape);
       if ('latencyMs' in fault) return void setTimeout(succeed, fault.latencyMs);
       if ('holdUntil' in fault) {
         fault.arrived?.();
-        return void fault.holdUntil.then(succeed);
+        return void fault.holdUntil.then(() => succeed());
       }
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
     });

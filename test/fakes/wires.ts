@@ -19,7 +19,8 @@ function sizeOf(item: unknown): number {
   return content.reduce((n, p) => n + (p.type === 'text' ? (p.text ?? '').length : 100), 0);
 }
 
-function float32Base64(v: number[]): string {
+/** Little-endian float32 bytes of `v` in base64, as an upstream answers `encoding_format: base64`. */
+export function float32Base64(v: number[]): string {
   return Buffer.from(Float32Array.from(v).buffer).toString('base64');
 }
 
@@ -72,5 +73,18 @@ export function voyageWire(_path: string, body: Record<string, unknown>, opts: {
     data: items.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(t.length, dims) })),
     model: String(body.model),
     ...(opts.reportUsage ? { usage: { total_tokens: items.reduce((n, t) => n + t.length, 0) } } : {}),
+  };
+}
+
+/**
+ * A `reshape` fault for OpenAI-wire fakes: each item's `embedding` replaced by `pick(embedding, index)`
+ * (non-finite float32 bytes, numbers outside float32, vectors of another length …).
+ */
+export function openaiEmbeddings(pick: (embedding: unknown, index: number) => unknown) {
+  return {
+    reshape: (body: Record<string, unknown>) => ({
+      ...body,
+      data: (body.data as Array<Record<string, unknown>>).map((d, i) => ({ ...d, embedding: pick(d.embedding, i) })),
+    }),
   };
 }

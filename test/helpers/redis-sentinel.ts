@@ -7,9 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { freePorts } from './ports';
 import { killChildren } from './kill-children';
+import { untilRedisAnswers } from './redis-server';
 
 /** A running primary and its Sentinel. */
 export interface LocalSentinel {
@@ -19,23 +19,6 @@ export interface LocalSentinel {
   name: string;
   primaryPort: number;
   stop(): Promise<void>;
-}
-
-async function answers(port: number, deadline: number, ready: (client: Redis) => Promise<boolean>): Promise<void> {
-  for (;;) {
-    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      if (await ready(client)) return;
-    } catch {
-      // not up yet
-    } finally {
-      client.disconnect();
-    }
-    if (Date.now() > deadline) throw new Error(`redis on ${port} not ready`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Start a primary and a Sentinel monitoring it as `name`. */
@@ -56,8 +39,8 @@ export async function startLocalSentinel(name = 'sy-primary'): Promise<LocalSent
     );
     children.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
     const deadline = Date.now() + 20_000;
-    await answers(primaryPort, deadline, async (c) => (await c.ping()) === 'PONG');
-    await answers(sentinelPort, deadline, async (c) => {
+    await untilRedisAnswers(primaryPort, deadline, async (c) => (await c.ping()) === 'PONG');
+    await untilRedisAnswers(sentinelPort, deadline, async (c) => {
       const addr = (await c.call('SENTINEL', 'get-master-addr-by-name', name)) as string[] | null;
       return Array.isArray(addr) && Number(addr[1]) === primaryPort;
     });

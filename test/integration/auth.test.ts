@@ -177,8 +177,8 @@ describe.each(KVS)('key changes reach a second app instance ($name)', (kvKind) =
     // Two replicas share Redis (two connections, same prefix); embedded ones share the twin.
     kvB = kvKind.name === 'memory' ? kvA : await kvKind.open(prefix);
     gw = await createTestGateway(db, kvA, { auth: { keyCacheTtlMs: 600000 } });
+    // Both instances subscribed to key invalidations before they were returned (start() awaits the confirmation).
     other = await gatewayApp(db, kvB, { auth: { keyCacheTtlMs: 600000 } });
-    await new Promise((r) => setTimeout(r, 100)); // subscriptions established
   });
   afterAll(async () => {
     if (kvB !== kvA) await kvB.close();

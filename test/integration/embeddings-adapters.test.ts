@@ -173,25 +173,35 @@ describe('raw vector pass-through', () => {
       const buf = Buffer.from(bytes);
       const close = buf.indexOf(0x5d);
       let expected = -1;
+      let count = 0;
       if (close !== -1) {
         try {
           const v: unknown = JSON.parse(buf.toString('latin1', 0, close + 1));
-          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x))) expected = close + 1;
+          // float32 must hold every number (base64 answers and cache entries are float32)
+          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(Math.fround(x)))) {
+            expected = close + 1;
+            count = v.length;
+          }
         } catch {
           // not JSON: expected stays -1
         }
       }
       if (expected !== -1) accepted++;
-      expect([buf.toString('latin1'), numberArrayEnd(buf, 0)]).toEqual([buf.toString('latin1'), expected]);
+      const counted = { count: 0 };
+      expect([buf.toString('latin1'), numberArrayEnd(buf, 0, counted)]).toEqual([buf.toString('latin1'), expected]);
+      if (expected !== -1) expect(counted.count).toBe(count);
     }
     expect(accepted).toBeGreaterThan(3000); // both outcomes are well represented
   });
 
-  test('large but finite numbers pass, and so do huge negative exponents (they underflow to 0)', () => {
-    const text = `{"embedding":[1.7976931348623157e308,-1e308,1e-999,0e999,${'9'.repeat(308)},0.0001e311]}`;
-    const values = parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values();
-    expect(values.every(Number.isFinite)).toBe(true);
-    expect(values).toHaveLength(6);
+  test('numbers float32 holds pass (up to its largest, and what rounds to it), so do huge negative exponents (they underflow to 0); larger ones do not', () => {
+    const text = `{"embedding":[3.4028234663852886e38,-3.4028235e38,1e-999,0e999,${'9'.repeat(38)},0.0001e42]}`;
+    const raw = parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!;
+    expect(raw.values().every((v) => Number.isFinite(Math.fround(v)))).toBe(true);
+    expect([raw.values().length, raw.length]).toEqual([6, 6]);
+    for (const big of ['3.4028236e38', '-1e39', '1.7976931348623157e308', '9'.repeat(39), '0.0001e43', '1e39 ']) {
+      expect([big, parseLiftingArrays(Buffer.from(`{"embedding":[0.5,${big}]}`), 'embedding')]).toEqual([big, undefined]);
+    }
   });
 
   test('accepts every RFC 8259 number form, with any JSON whitespace', () => {
@@ -210,7 +220,7 @@ describe('raw vector pass-through', () => {
   });
 
   test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
-    const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'));
+    const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'), 3);
     const body = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
     // The upstream's bytes are passed on as they are (the same memory, not a copy), and the
     // declared length is the chunks' total.

@@ -223,6 +223,9 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('a corrupt entry is a miss and is replaced', async () => {
     const [key] = inputKeys({ tenant: `o:${h.gw.orgId}`, model: SMALL, dimensions: undefined, inputType: undefined }, { kind: 'text', texts: ['corrupt'] });
     await h.post({ model: SMALL, input: 'corrupt' }).expect(200);
+    // Each answer's write has ended before the test puts its own bytes in the store.
+    const written = () => h.gw.deps.embeddingsCache.settled();
+    await written();
     const store = h.gw.deps.embeddingsCache.store;
     const [good] = await store.getMany([key as string]);
     // A flipped byte is caught by the checksum, which only entries from Redis are checked against
@@ -233,12 +236,15 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       await store.set(key as string, damaged, WEEK);
       const res = await h.post({ model: SMALL, input: 'corrupt' });
       expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
+      await written();
     }
     await store.set(key as string, (good as Buffer).subarray(0, 40), WEEK);
     const cut = await h.post({ model: SMALL, input: 'corrupt' });
     expect([cut.status, cut.headers['x-switchyard-cache'], cut.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
+    await written();
     await store.set(key as string, Buffer.from('not an entry'), WEEK);
     expect((await h.post({ model: SMALL, input: 'corrupt' })).headers['x-switchyard-cache']).toBe('MISS');
+    await written();
     expect((await h.post({ model: SMALL, input: 'corrupt' })).headers['x-switchyard-cache']).toBe('HIT');
     expect(await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_corrupt_total')).toMatch(/ [1-9]\d*$/m);
   });

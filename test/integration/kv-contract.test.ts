@@ -37,14 +37,23 @@ const broken: KvScript<number> = {
   },
 };
 
-function nextMessage(kv: Kv, channel: string, timeoutMs = 2000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no message')), timeoutMs);
-    void kv.subscribe(channel, (m) => {
+/**
+ * Subscribe to `channel`; resolves once the subscription is in place, with the next message
+ * heard on it (rejected after `timeoutMs` without one). No waiting "until SUBSCRIBE reached
+ * Redis": `subscribe` resolves on its confirmation.
+ */
+async function nextMessage(kv: Kv, channel: string, timeoutMs = 2000): Promise<{ received: Promise<string> }> {
+  let heard!: (m: string) => void;
+  const message = new Promise<string>((resolve) => (heard = resolve));
+  await kv.subscribe(channel, (m) => heard(m));
+  const received = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no message on ${channel} within ${timeoutMs} ms`)), timeoutMs);
+    void message.then((m) => {
       clearTimeout(timer);
       resolve(m);
     });
   });
+  return { received };
 }
 
 describe.each(KVS)('Kv contract: $name', (kind) => {
@@ -86,21 +95,35 @@ describe.each(KVS)('Kv contract: $name', (kind) => {
 
   test('publish reaches subscribers on another handle with the same prefix, not other prefixes', async () => {
     const peer = kind.name === 'memory' ? kv : await kind.open(prefix);
-    const stranger = kind.name === 'memory' ? await kind.open(`t:${uniqueId()}:`) : await kind.open(`t:${uniqueId()}:`);
+    const stranger = await kind.open(`t:${uniqueId()}:`);
     try {
-      let strangerGot = false;
-      await stranger.subscribe('ch', () => {
-        strangerGot = true;
-      });
-      const received = nextMessage(peer, 'ch');
-      await new Promise((r) => setTimeout(r, 50)); // let SUBSCRIBE reach Redis
+      const strangerGot: string[] = [];
+      let sentinel!: () => void;
+      const sentinelHeard = new Promise<void>((resolve) => (sentinel = resolve));
+      await stranger.subscribe('ch', (m) => (m === 'sentinel' ? sentinel() : strangerGot.push(m)));
+      const { received } = await nextMessage(peer, 'ch');
       await kv.publish('ch', 'hello');
       expect(await received).toBe('hello');
-      await new Promise((r) => setTimeout(r, 50));
-      expect(strangerGot).toBe(false);
+      // Published after 'hello' was delivered: had 'hello' reached the stranger, it would be there by now.
+      await stranger.publish('ch', 'sentinel');
+      await sentinelHeard;
+      expect(strangerGot).toEqual([]);
     } finally {
       if (peer !== kv) await peer.close();
       await stranger.close();
+    }
+  });
+
+  test('a message published as soon as subscribe has resolved is delivered, on every handle', async () => {
+    const handles = kind.name === 'memory' ? [kv] : [kv, await kind.open(prefix), await kind.open(prefix)];
+    try {
+      for (const [i, handle] of handles.entries()) {
+        const { received } = await nextMessage(handle, `at-once-${i}`);
+        await kv.publish(`at-once-${i}`, `m${i}`);
+        expect(await received).toBe(`m${i}`);
+      }
+    } finally {
+      for (const handle of handles.slice(1)) await handle.close();
     }
   });
 });
@@ -148,7 +171,8 @@ describeIf(REDIS_URL)('RedisKv specifics', () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     const kv = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
-    await kv.subscribe('channel', () => undefined);
+    // Unconfirmed (Redis is unreachable): rejected after the bounded wait, its timer cleared.
+    await expect(kv.subscribe('channel', () => undefined)).rejects.toThrow('has not confirmed the subscription to channel within 1200 ms');
     await expect(kv.ping()).rejects.toThrow();
     // Both connections between retries: their sockets have closed, so ending them never completes.
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -95,6 +95,14 @@ const runnable = requireClusterBinaries();
   }
   const count = (answers: Array<{ status: number }>, status: number) => answers.filter((a) => a.status === status).length;
 
+  test('subscribe resolves on the Cluster subscriber\'s confirmation: one publish right after it is heard', async () => {
+    let heard!: (m: string) => void;
+    const got = new Promise<string>((resolve) => (heard = resolve));
+    await kvs[1]!.subscribe('cluster-at-once', (m) => heard(m));
+    await kvs[0]!.publish('cluster-at-once', 'hello');
+    expect(await got).toBe('hello');
+  });
+
   test('the client is a Cluster, and the budget keys of one workspace share a hash slot', async () => {
     expect(kvs[0]!.connection).toBeInstanceOf(Cluster);
     const slots = await Promise.all(

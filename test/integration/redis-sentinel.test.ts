@@ -42,14 +42,11 @@ const runnable = requireClusterBinaries();
     } finally {
       direct.disconnect();
     }
-    const got = new Promise<string>((resolve) => void b.subscribe('hello', resolve));
-    // The subscription is sent once the subscriber connects: publish until it is heard.
-    let message: string | undefined;
-    void got.then((m) => (message = m));
-    for (let i = 0; i < 100 && message === undefined; i++) {
-      await a.publish('hello', 'world');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    let heard!: (m: string) => void;
+    const got = new Promise<string>((resolve) => (heard = resolve));
+    // subscribe resolves once the primary has confirmed the SUBSCRIBE: one publish is enough.
+    await b.subscribe('hello', (m) => heard(m));
+    await a.publish('hello', 'world');
     expect(await got).toBe('world');
   });
 

@@ -18,6 +18,7 @@ const entry = (over: Partial<CacheEntry> = {}): CacheEntry => ({
   expiresAt: 1_800_000_000_000,
   tokens: 12,
   images: 0,
+  length: 3,
   floats: float32Bytes([0.5, -0.25, 1e-7]),
   text: Buffer.from('[0.5,-0.25,1.0E-7]'),
   ...over,
@@ -44,6 +45,12 @@ describe('entry format', () => {
     expect(decodeEntry(encodeEntry(entry(), false))).toBeNull();
     expect(decodeEntry(Buffer.from('[1,2,3]'))).toBeNull();
     expect(decodeEntry(Buffer.alloc(0))).toBeNull();
+  });
+
+  test('entries of version 1 (written before every vector was validated) are not read', () => {
+    const v1 = Buffer.from(encodeEntry(entry(), false));
+    v1.write('SYE1', 0, 'latin1');
+    expect(decodeEntry(v1, false)).toBeNull();
   });
 });
 
@@ -77,7 +84,7 @@ describe('keys', () => {
 
 describe('stored forms', () => {
   test('a raw float vector keeps its exact text (only); base64 is encoded from it as the uncached path does', () => {
-    const raw = new RawVector(Buffer.from('[0.10000000000000001, -1.5E-7]'));
+    const raw = new RawVector(Buffer.from('[0.10000000000000001, -1.5E-7]'), 2);
     const form = storedForm(raw)!;
     expect([form.text!.toString(), form.floats]).toEqual(['[0.10000000000000001, -1.5E-7]', null]);
     const e = decodeEntry(encodeEntry(entry({ ...form })))!;

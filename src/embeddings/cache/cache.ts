@@ -3,7 +3,8 @@
  * answer is sent. It is never worse than no cache: a lookup the store has not answered within
  * `lookupTimeoutMs` (or that fails) counts as all misses and the request goes upstream; a damaged
  * or expired entry is a miss (and the answer's write replaces it); writes are bounded
- * (`maxPendingWrites`, more are dropped) and their failures only counted.
+ * (`maxPendingWrites`, more are dropped; the store's byte bound, more are not written) and their
+ * failures only counted, so a full or failing cache never fails a request.
  * @module
  */
 import type { Endpoint } from '../../catalog/types';
@@ -14,7 +15,7 @@ import { errorFields } from '../../observability/error-fields';
 import type { Vector } from '../../providers/types';
 import { decodeEntry, encodeEntry } from './entry';
 import type { CacheSettings } from './settings';
-import type { CacheStore } from './store';
+import type { CacheStore, StoreEntry } from './store';
 import { answerFrom, storedForm } from './vectors';
 
 /** What a lookup found: the usable hit of each key, and whether the store answered at all. */
@@ -28,9 +29,10 @@ export interface LookupResult {
   answered: boolean;
 }
 
-/** A usable hit: the vector to answer with and what it cost when it was embedded. */
+/** A usable hit: the vector to answer with, its length, and what it cost when it was embedded. */
 export interface CachedVector {
   vector: Vector;
+  length: number;
   endpoint: Endpoint;
   tokens: number;
   images: number;
@@ -51,6 +53,8 @@ const LOG_EVERY_MS = 10_000;
 /** Lookups and writes over one {@link CacheStore}. */
 export class EmbeddingsCache {
   private pendingWrites = 0;
+  /** Writes under way (each never rejects), for {@link settled}. */
+  private readonly writing = new Set<Promise<void>>();
   private lastLogged = -Infinity;
 
   constructor(
@@ -62,7 +66,8 @@ export class EmbeddingsCache {
   /**
    * The usable hit for each key (undefined: miss). An entry is usable when it is intact, not
    * expired, from an endpoint among `candidates` (the request's `provider` preferences allow its
-   * producer), and can give `encoding` byte for byte.
+   * producer), and can give `encoding` byte for byte. One answer never mixes vector lengths, so a
+   * hit whose length differs from the first hit's is a miss (the upstream's vector replaces it).
    */
   async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<LookupResult> {
     const { metrics, config, clock } = this.deps;
@@ -74,6 +79,7 @@ export class EmbeddingsCache {
     }
     const now = clock();
     let hitCount = 0;
+    let length = 0;
     for (let i = 0; i < keys.length; i++) {
       const raw = found[i];
       if (!raw) continue;
@@ -85,8 +91,9 @@ export class EmbeddingsCache {
       if (entry.expiresAt <= now) continue;
       const endpoint = candidates.find((e) => e.id === entry.endpointId);
       const vector = endpoint && answerFrom(entry, encoding);
-      if (!endpoint || !vector) continue;
-      hits[i] = { vector, endpoint, tokens: entry.tokens, images: entry.images };
+      if (!endpoint || !vector || (length !== 0 && entry.length !== length)) continue;
+      length = entry.length;
+      hits[i] = { vector, length, endpoint, tokens: entry.tokens, images: entry.images };
       hitCount++;
     }
     if (hitCount > 0) metrics.embeddingsCacheLookups.inc({ result: 'hit' }, hitCount);
@@ -121,12 +128,14 @@ export class EmbeddingsCache {
 
   /**
    * Store `writes` produced by `endpoint` (call once the answer is sent). Never throws; an input
-   * whose vector cannot be reproduced exactly from an entry is skipped.
+   * whose vector cannot be reproduced exactly from an entry is skipped, and entries the store's
+   * bound has no room for are not written (`outcome="full"`).
    */
   write(writes: readonly CacheWrite[], endpoint: Endpoint): void {
     const { config, metrics, clock } = this.deps;
     const { ttlMs, maxPendingWrites } = config.embeddingsCache;
     const expiresAt = clock() + ttlMs;
+    const entries: StoreEntry[] = [];
     for (const w of writes) {
       if (this.pendingWrites >= maxPendingWrites) {
         metrics.embeddingsCacheWrites.inc({ outcome: 'dropped' });
@@ -137,21 +146,57 @@ export class EmbeddingsCache {
         metrics.embeddingsCacheWrites.inc({ outcome: 'skipped' });
         continue;
       }
-      const bytes = encodeEntry({ endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form }, !this.store.inProcess);
+      entries.push({ key: w.key, value: encodeEntry({ endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form }, !this.store.inProcess) });
       this.pendingWrites++;
-      this.store.set(w.key, bytes, ttlMs).then(
-        () => {
-          this.pendingWrites--;
-          metrics.embeddingsCacheWrites.inc({ outcome: 'stored' });
-          metrics.embeddingsCacheBytesWritten.inc(bytes.length);
-        },
-        (err: unknown) => {
-          this.pendingWrites--;
-          metrics.embeddingsCacheWrites.inc({ outcome: 'failed' });
-          this.storeFailed('write', err);
-        },
-      );
     }
+    if (entries.length === 0) return;
+    const putting = this.put(entries, ttlMs);
+    this.writing.add(putting);
+    void putting.then(() => this.writing.delete(putting));
+  }
+
+  /** Resolves once every write started so far has ended (stored, refused or failed). */
+  async settled(): Promise<void> {
+    await Promise.all(this.writing);
+  }
+
+  /** Write `entries` (counted in `pendingWrites` already) once the store's bound admits them; never rejects. */
+  private async put(entries: readonly StoreEntry[], ttlMs: number): Promise<void> {
+    const { metrics } = this.deps;
+    let admitted: boolean;
+    try {
+      admitted = this.store.reserve ? await this.store.reserve(entries) : true;
+    } catch (err) {
+      this.pendingWrites -= entries.length;
+      metrics.embeddingsCacheWrites.inc({ outcome: 'failed' }, entries.length);
+      return this.storeFailed('write', err);
+    }
+    if (!admitted) {
+      this.pendingWrites -= entries.length;
+      metrics.embeddingsCacheWrites.inc({ outcome: 'full' }, entries.length);
+      return;
+    }
+    await Promise.all(
+      entries.map((e) =>
+        this.store.set(e.key, e.value, ttlMs).then(
+          () => {
+            this.pendingWrites--;
+            metrics.embeddingsCacheWrites.inc({ outcome: 'stored' });
+            metrics.embeddingsCacheBytesWritten.inc(e.value.length);
+          },
+          (err: unknown) => {
+            this.pendingWrites--;
+            metrics.embeddingsCacheWrites.inc({ outcome: 'failed' });
+            this.storeFailed('write', err);
+          },
+        ),
+      ),
+    );
+  }
+
+  /** Close what the store holds open of its own (a separate Redis connection). */
+  async close(): Promise<void> {
+    await this.store.close?.();
   }
 
   private storeFailed(op: 'lookup' | 'write', err: unknown): void {

@@ -10,7 +10,12 @@
  */
 import { crc32 } from 'node:zlib';
 
-const MAGIC = 0x31455953; // "SYE1" read as a little-endian uint32
+/**
+ * "SYE2" read as a little-endian uint32. Version 2 records the vector's length with every entry
+ * and is written only for validated vectors; version 1 entries (whose vectors were not all
+ * checked) are not read, so they are misses and get replaced.
+ */
+const MAGIC = 0x32455953;
 const HEADER = 32;
 const HAS_TEXT = 1;
 const HAS_FLOATS = 2;
@@ -21,11 +26,13 @@ export interface CacheEntry {
   endpointId: string;
   /** When it stops being served (ms since the epoch, the gateway's clock). */
   expiresAt: number;
+  /** How many values the vector holds (an answer never mixes lengths). */
+  length: number;
   /** The prompt tokens attributed to this input when it was embedded (billed once, saved on every hit). */
   tokens: number;
   /** Images in this input (priced per image on some endpoints). */
   images: number;
-  /** The vector, little-endian float32, when stored. */
+  /** The vector, little-endian float32 (4 × `length` bytes), when stored. */
   floats: Buffer | null;
   /** The JSON array text the client got for `encoding_format: float`, when stored. */
   text: Buffer | null;
@@ -47,7 +54,7 @@ export function encodeEntry(e: CacheEntry, checksum = true): Buffer {
   out.writeDoubleLE(e.expiresAt, 8);
   out.writeUInt32LE(e.tokens, 16);
   out.writeUInt32LE(e.images, 20);
-  out.writeUInt32LE(floatsLength / 4, 24);
+  out.writeUInt32LE(e.length, 24);
   out.writeUInt32LE(textLength, 28);
   let at = HEADER;
   at += id.copy(out, at);
@@ -67,18 +74,20 @@ export function decodeEntry(b: Buffer, verify = true): CacheEntry | null {
   if (b.length < HEADER + 4 || b.readUInt32LE(0) !== MAGIC) return null;
   const flags = b.readUInt8(4);
   const idLength = b.readUInt16LE(6);
-  const dims = b.readUInt32LE(24);
+  const length = b.readUInt32LE(24);
   const textLength = b.readUInt32LE(28);
   const hasText = (flags & HAS_TEXT) !== 0;
   const hasFloats = (flags & HAS_FLOATS) !== 0;
-  const end = HEADER + idLength + dims * 4 + textLength;
-  if (end + 4 !== b.length || hasText !== textLength > 0 || hasFloats !== dims > 0 || !(hasText || hasFloats)) return null;
+  const floatsLength = hasFloats ? length * 4 : 0;
+  const end = HEADER + idLength + floatsLength + textLength;
+  if (end + 4 !== b.length || length === 0 || hasText !== textLength > 0 || !(hasText || hasFloats)) return null;
   if (verify && crc32(b.subarray(0, end)) !== b.readUInt32LE(end)) return null;
   const floatsAt = HEADER + idLength;
-  const textAt = floatsAt + dims * 4;
+  const textAt = floatsAt + floatsLength;
   return {
     endpointId: b.toString('utf8', HEADER, floatsAt),
     expiresAt: b.readDoubleLE(8),
+    length,
     tokens: b.readUInt32LE(16),
     images: b.readUInt32LE(20),
     floats: hasFloats ? b.subarray(floatsAt, textAt) : null,

@@ -5,6 +5,12 @@
  * @module
  */
 
+/** One entry to store. */
+export interface StoreEntry {
+  key: string;
+  value: Buffer;
+}
+
 /** The store behind the embeddings cache. */
 export interface CacheStore {
   readonly kind: 'memory' | 'redis';
@@ -14,4 +20,11 @@ export interface CacheStore {
   getMany(keys: readonly string[]): Promise<Array<Buffer | null>>;
   /** Store `value` under `key` for `ttlMs`, replacing what was there. */
   set(key: string, value: Buffer, ttlMs: number): Promise<void>;
+  /**
+   * Whether `entries` may be stored now, counting them against the store's bound when they may
+   * (a store that bounds itself, like the in-process LRU, always says yes). Rejects when the store fails.
+   */
+  reserve?(entries: readonly StoreEntry[]): Promise<boolean>;
+  /** Release what the store holds open (its own connection); the gateway's shared ones are left alone. */
+  close?(): Promise<void>;
 }

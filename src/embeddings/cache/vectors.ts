@@ -7,6 +7,7 @@
 import { endianness } from 'node:os';
 import { RawVector } from '../../providers/raw-json';
 import type { Vector } from '../../providers/types';
+import { vectorLength } from '../../providers/vectors';
 import type { CacheEntry } from './entry';
 
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -28,16 +29,19 @@ export function float32Bytes(values: readonly number[]): Buffer {
  *   (about as much CPU as the rest of the request), for a base64 hit to save the same parse later;
  * - numbers the adapter already parsed: both the JSON the client is sent and the float32 bytes
  *   (cheap here).
+ * Only vectors the adapters validated reach this (`providers/vectors.ts`: float32 values, one
+ * length per answer), so an entry never holds NaN or a value base64 would turn into Infinity.
  * The buffers may be views into the upstream body: encode the entry at once, do not keep them.
  */
-export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | null } | null {
+export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | null; length: number } | null {
+  const length = vectorLength(v);
   if (typeof v === 'string') {
     const floats = Buffer.from(v, 'base64');
-    return floats.length > 0 && floats.length % 4 === 0 && floats.toString('base64') === v ? { floats, text: null } : null;
+    return length > 0 && floats.length === length * 4 && floats.toString('base64') === v ? { floats, text: null, length } : null;
   }
   // A view into the upstream body, not a copy: the entry is encoded (copied) from it at once.
-  if (v instanceof RawVector) return { floats: null, text: v.bytes };
-  return v.length > 0 ? { floats: float32Bytes(v), text: Buffer.from(JSON.stringify(v)) } : null;
+  if (v instanceof RawVector) return { floats: null, text: v.bytes, length };
+  return length > 0 ? { floats: float32Bytes(v), text: Buffer.from(JSON.stringify(v)), length } : null;
 }
 
 /**
@@ -46,6 +50,6 @@ export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | n
  * answer from float text is encoded by the response builder, exactly as the uncached path does.
  */
 export function answerFrom(e: CacheEntry, encoding: 'float' | 'base64'): Vector | undefined {
-  if (encoding === 'base64') return e.floats ? e.floats.toString('base64') : new RawVector(e.text as Buffer);
-  return e.text ? new RawVector(e.text) : undefined;
+  if (encoding === 'base64') return e.floats ? e.floats.toString('base64') : new RawVector(e.text as Buffer, e.length);
+  return e.text ? new RawVector(e.text, e.length) : undefined;
 }

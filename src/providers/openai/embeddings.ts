@@ -3,6 +3,7 @@ import type { Endpoint } from '../../catalog/types';
 import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
 import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
 import { parseLiftingArrays, rawClaimer } from '../raw-json';
+import { base64Length } from '../vectors';
 import type { OpenAIEmbeddingsRequest } from './types';
 
 /**
@@ -34,9 +35,10 @@ export function fromResponse(raw: Buffer, job: EmbeddingJob): ParsedEmbeddings |
   const body = asObject(lifted?.body);
   if (!lifted || !body) return null;
   const claim = rawClaimer(lifted.raws);
-  // A lifted array shows up as its ordinal; a string only counts when we asked for base64.
+  // A lifted array shows up as its ordinal; a string only counts when we asked for base64, and
+  // only when it decodes to whole float32 values, none of them NaN or ±Infinity.
   const vectors = vectorsByIndex<Vector>(body.data, (emb) =>
-    typeof emb === 'number' ? claim(emb) : job.encoding === 'base64' && typeof emb === 'string' && emb !== '' ? emb : undefined,
+    typeof emb === 'number' ? claim(emb) : job.encoding === 'base64' && typeof emb === 'string' && base64Length(emb) > 0 ? emb : undefined,
   );
   if (!vectors) return null;
   const usage = asObject(body.usage);
