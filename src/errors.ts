@@ -143,12 +143,17 @@ export class NotFoundError extends GatewayError {
 }
 
 /**
- * 404 for a request that can never succeed as asked: the model has no endpoint for its input, or
- * its own `provider` constraints exclude every endpoint. Not retryable, so clients do not retry.
+ * 404 for a request that can never succeed as asked: the model has no endpoint for its input, its
+ * own `provider` constraints exclude every endpoint, or no provider of it has a key until an
+ * operator sets one. Not retryable, so clients do not retry.
+ * @param reason - what to do about it, appended to the spec's message (default: the constraint's detail, in metadata only)
  */
 export class NoEndpointsError extends GatewayError {
-  constructor(availability: Availability) {
-    super(404, STATUS_MESSAGES[404], { availability, metadata: { reason: availability.constraint?.detail } });
+  constructor(availability: Availability, reason?: { text: string; metadata: Record<string, unknown> }) {
+    super(404, reason ? `${STATUS_MESSAGES[404]}: ${reason.text}` : STATUS_MESSAGES[404], {
+      availability,
+      metadata: reason ? { reason: reason.text, ...reason.metadata } : { reason: availability.constraint?.detail },
+    });
   }
 }
 
