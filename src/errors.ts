@@ -109,6 +109,11 @@ export function invalidJsonBody(): ValidationError {
   return new ValidationError([{ path: 'body', message: 'is not valid JSON' }]);
 }
 
+/** 400 for a body that does not decode as its `Content-Encoding` says (a `gzip` body that is not gzip). */
+export function undecodableBody(): ValidationError {
+  return new ValidationError([{ path: 'body', message: 'does not decode as its Content-Encoding says (gzip, deflate or br)' }]);
+}
+
 /** 400 for a request body that could not be read to its end (the client went away, a wrong length). */
 export function unreadableBody(): ValidationError {
   return new ValidationError([{ path: 'body', message: 'could not be read' }]);
