@@ -57,6 +57,8 @@ async function announce(db: Database, env: NodeJS.ProcessEnv, out: Out, hashes: 
   try {
     const kv = await openKv(config);
     try {
+      // Publishing never reports a failure (a replica's TTL is the fallback), so ask first.
+      await kv.ping();
       const cache = new KeyCache(db, kv, new Metrics(), { ttlMs: config.auth.keyCacheTtlMs, max: 1 });
       for (const hash of hashes) await cache.invalidate(hash);
     } finally {

@@ -68,6 +68,8 @@ export function rotateManagementKey(db: Database, orgId: string, hash: string): 
     if (!old.isManagement) {
       throw new ValidationError([{ path: 'params.hash', message: 'is not a management key' }], 'Only management keys are rotated here; replace an API key by creating a new one and deleting the old');
     }
+    // Someone took it out of service on purpose: a rotation must not hand out a working secret for it.
+    if (old.disabled) throw new ConflictError('This management key is disabled: enable it first (PATCH {"disabled": false}) to rotate it', { hash: old.hash });
     const minted = mintKey({ orgId, workspaceId: old.workspaceId, name: old.name, isManagement: true, creatorUserId: old.creatorUserId });
     const record = await repo.insertKey(tx, minted.row);
     await repo.deleteKey(tx, orgId, old.hash);

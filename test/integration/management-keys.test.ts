@@ -130,7 +130,7 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     expect((await fresh.post(`/keys/${old}/rotate`)).status).toBe(404);
   });
 
-  test('rotate is for management keys; an API key is replaced by creating a new one (400), an unknown hash is 404', async () => {
+  test('rotate is for enabled management keys: an API key is 400, a disabled management key 409, an unknown hash 404', async () => {
     const t = await freshOrg();
     const { hash, secret } = await createInferenceKey(t);
     const res = await as(t, t.mgmtKey).post(`/keys/${hash}/rotate`);
@@ -138,6 +138,13 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringMatching(/management keys/) } });
     await as(t, secret).get('/key').expect(200);
     expect((await as(t, t.mgmtKey).post(`/keys/${'d'.repeat(64)}/rotate`)).body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    // A disabled management key stays out of service: no new secret is minted for it.
+    const spare = await addManagementKey(t);
+    await as(t, t.mgmtKey).patch(`/keys/${spare.hash}`, { disabled: true }).expect(200);
+    const disabled = await as(t, t.mgmtKey).post(`/keys/${spare.hash}/rotate`);
+    expect([disabled.status, disabled.body.error.message]).toEqual([409, expect.stringMatching(/disabled: enable it first/)]);
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND is_management AND deleted_at IS NULL', [t.orgId]);
+    expect(count[0]!.n).toBe(2);
     expect((await as(t, secret).post(`/keys/${hash}/rotate`)).status).toBe(403);
   });
 
