@@ -274,6 +274,11 @@ export function providerEnvName(slug: string): string {
   return slug.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
+/** The variable that gives a provider its key (`OPENAI_API_KEY`): what an operator is told to set. */
+export function providerKeyVariable(slug: string): string {
+  return `${providerEnvName(slug)}_API_KEY`;
+}
+
 const PROVIDER_ENV = /^([A-Z0-9_]+?)_(BASE_URL|API_KEY)(_FILE)?$/;
 const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
 

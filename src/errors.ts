@@ -109,6 +109,11 @@ export function invalidJsonBody(): ValidationError {
   return new ValidationError([{ path: 'body', message: 'is not valid JSON' }]);
 }
 
+/** 400 for a body that does not decode as its `Content-Encoding` says (a `gzip` body that is not gzip). */
+export function undecodableBody(): ValidationError {
+  return new ValidationError([{ path: 'body', message: 'does not decode as its Content-Encoding says (gzip, deflate or br)' }]);
+}
+
 /** 400 for a request body that could not be read to its end (the client went away, a wrong length). */
 export function unreadableBody(): ValidationError {
   return new ValidationError([{ path: 'body', message: 'could not be read' }]);
@@ -143,12 +148,17 @@ export class NotFoundError extends GatewayError {
 }
 
 /**
- * 404 for a request that can never succeed as asked: the model has no endpoint for its input, or
- * its own `provider` constraints exclude every endpoint. Not retryable, so clients do not retry.
+ * 404 for a request that can never succeed as asked: the model has no endpoint for its input, its
+ * own `provider` constraints exclude every endpoint, or no provider of it has a key until an
+ * operator sets one. Not retryable, so clients do not retry.
+ * @param reason - what to do about it, appended to the spec's message (default: the constraint's detail, in metadata only)
  */
 export class NoEndpointsError extends GatewayError {
-  constructor(availability: Availability) {
-    super(404, STATUS_MESSAGES[404], { availability, metadata: { reason: availability.constraint?.detail } });
+  constructor(availability: Availability, reason?: { text: string; metadata: Record<string, unknown> }) {
+    super(404, reason ? `${STATUS_MESSAGES[404]}: ${reason.text}` : STATUS_MESSAGES[404], {
+      availability,
+      metadata: reason ? { reason: reason.text, ...reason.metadata } : { reason: availability.constraint?.detail },
+    });
   }
 }
 

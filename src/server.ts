@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp, createMetricsApp } from './app';
 import { closeDependencies, type AppDeps } from './deps';
-import { answerClientError, declaredLimit, refuseOversized } from './http/early-refusals';
+import { answerClientError, answerUnmetExpectation, declaredLimit, refuseOversized, refuseUnreadable } from './http/early-refusals';
 
 /** A running gateway. */
 export interface RunningServer {
@@ -48,28 +48,32 @@ function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
 
 /**
  * The API's HTTP server: a body declared over its limit is refused (413) before the application
- * or the body is touched (also on `Expect: 100-continue`, without the continue), and errors of
- * the HTTP parser get the envelope (see http/early-refusals.ts).
+ * or the body is touched (also on `Expect: 100-continue`, without the continue), so are requests
+ * without `Host`, with a transfer coding other than chunked, or with an unmet `Expect`, and errors
+ * of the HTTP parser get the envelope (see http/early-refusals.ts).
  */
 function apiServer(deps: AppDeps): http.Server {
   const app = createApp(deps);
   const limitOf = declaredLimit(deps.config);
   const refused = (status: number) => deps.metrics.httpRefusals.inc({ status: String(status) });
-  // Sockets with a response under way: a parser error there closes the socket rather than writing into it.
-  const busy = new WeakSet<Duplex>();
+  // The response of the request each socket is reading: a parser error in its body is answered there.
+  const inFlight = new WeakMap<Duplex, http.ServerResponse>();
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, continued: boolean) => {
+    inFlight.set(req.socket, res);
+    res.once('close', () => inFlight.get(req.socket) === res && inFlight.delete(req.socket));
+    if (refuseUnreadable(req, res)) return refused(res.statusCode);
     if (refuseOversized(req, res, limitOf(req))) return refused(413);
-    busy.add(req.socket);
-    res.once('close', () => busy.delete(req.socket));
     if (continued) res.writeContinue();
     app(req, res);
   };
   // Node checks the head and request timers every connectionsCheckingInterval (30 s by default):
-  // check often enough that a 408 comes close to the configured timeout.
+  // check often enough that a 408 comes close to the configured timeout. Its Host check is off:
+  // refuseUnreadable answers that with the envelope.
   const checkEvery = Math.min(30_000, Math.max(250, Math.floor(deps.config.server.headersTimeoutMs / 4)));
-  const server = http.createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => serve(req, res, false));
+  const server = http.createServer({ connectionsCheckingInterval: checkEvery, requireHostHeader: false }, (req, res) => serve(req, res, false));
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => serve(req, res, true));
-  server.on('clientError', answerClientError(busy, refused));
+  server.on('checkExpectation', answerUnmetExpectation(refused));
+  server.on('clientError', answerClientError(inFlight, refused));
   return server;
 }
 

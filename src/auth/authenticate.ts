@@ -43,18 +43,21 @@ export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number
     req.ctx.key = admittedKey(key, metrics, now());
     next();
   };
-  /** The key behind a dashboard session, refusing an ended session or a state change without its CSRF token. */
-  const sessionKey = async (req: Request, sessions: DashboardSessions, id: string): Promise<ApiKeyRecord | null> => {
-    const record = await sessions.read(id);
-    if (!record) {
+  /**
+   * The key behind a dashboard session, refusing an ended session (its key disabled or deleted
+   * since included) or a state change without its CSRF token.
+   */
+  const sessionKey = async (req: Request, sessions: DashboardSessions, id: string): Promise<ApiKeyRecord> => {
+    const session = await sessions.live(id, (hash) => keys.get(hash));
+    if (!session) {
       metrics.authFailures.inc({ reason: 'session_ended' });
       throw new AuthenticationError('The dashboard session has ended; sign in again');
     }
-    if (sessions.csrfRefused(req, record)) {
+    if (sessions.csrfRefused(req, session.record)) {
       metrics.authFailures.inc({ reason: 'csrf' });
       throw csrfRefusal();
     }
-    return keys.get(record.keyHash);
+    return session.key;
   };
   // Not async: a key found in the cache (nearly every request) is admitted without a promise;
   // only a cache miss waits for the load. Refusals are thrown either way (sync or rejected).

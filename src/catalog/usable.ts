@@ -1,10 +1,10 @@
 /**
  * The start-up warning for catalog models no request can use here: every endpoint's provider
  * needs a key that is not configured. One line naming the models and the variables that would
- * enable them, so a first `POST /embeddings` answering 503 is explained in the log already.
+ * enable them, so a first `POST /embeddings` answering 404 is explained in the log already.
  * @module
  */
-import { providerEnvName } from '../config';
+import { providerKeyVariable } from '../config';
 import type { Logger } from '../observability/logger';
 import type { Catalog } from './catalog';
 
@@ -12,7 +12,7 @@ import type { Catalog } from './catalog';
 export function unusableModels(catalog: Catalog): { models: string[]; keyVariables: string[] } {
   const models = catalog.models.filter((m) => !m.endpoints.some((e) => e.provider.configured));
   const slugs = new Set(models.flatMap((m) => m.endpoints.map((e) => e.provider.slug)));
-  return { models: models.map((m) => m.id), keyVariables: [...slugs].sort().map((slug) => `${providerEnvName(slug)}_API_KEY`) };
+  return { models: models.map((m) => m.id), keyVariables: [...slugs].sort().map(providerKeyVariable) };
 }
 
 /** Log one warning when some catalog models have no usable endpoint; nothing when all do. */

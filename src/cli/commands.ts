@@ -1,6 +1,7 @@
 /**
  * The admin CLI's commands. Users and organizations are not created through the HTTP API, so
- * these are how an operator adds them; keys can be created here too (management keys only here).
+ * these are how an operator adds them; keys can be created here too (management keys only here;
+ * revoking and rotating are in key-commands.ts).
  * Secrets are printed exactly once and stored only as hashes.
  *
  * Each command has a `check` that validates its arguments without touching the database: the
@@ -70,7 +71,8 @@ function noArgs(command: string) {
   };
 }
 
-function checkOrg(o: CommandOptions): void {
+/** `--org`, when given, must be an organization id. */
+export function checkOrg(o: CommandOptions): void {
   if (o.org !== undefined && !isUuid(o.org)) throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
 }
 

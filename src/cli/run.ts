@@ -9,6 +9,7 @@ import { DataDirLockedError } from '../store/pglite';
 import type { Database } from '../store/db';
 import { CliError, UsageError, openCliDatabase, type Out } from './context';
 import * as cmd from './commands';
+import * as keyCmd from './key-commands';
 
 /** Usage text printed on `--help` and after a usage error. */
 export const USAGE = `usage: switchyard <command> [options]
@@ -17,6 +18,8 @@ export const USAGE = `usage: switchyard <command> [options]
   users list [--org <org_id>]
   keys create --name <name> [--management] [--workspace <id-or-slug>] [--org <org_id>]
   keys list [--org <org_id>]
+  keys revoke <hash> [--org <org_id>]      delete a key; the last enabled management key is rotated instead
+  keys rotate <hash> [--org <org_id>]      replace a management key by a new secret (the old one stops working)
   workspaces cache on|off|default [--workspace <id-or-slug>] [--org <org_id>]
   orgs create <name>
   orgs list
@@ -35,6 +38,8 @@ const COMMANDS: Record<string, cmd.CliCommand> = {
   'users list': cmd.usersList,
   'keys create': cmd.keysCreate,
   'keys list': cmd.keysList,
+  'keys revoke': keyCmd.keysRevoke,
+  'keys rotate': keyCmd.keysRotate,
   'workspaces cache': cmd.workspacesCache,
   'orgs create': cmd.orgsCreate,
   'orgs list': cmd.orgsList,

@@ -45,12 +45,12 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
     keyOf: (req) => req.ip ?? 'unknown',
   });
 
-  /** The live session, or a 401 that sends the app to its sign-in form. */
+  /** The live session and its key, or a 401 that sends the app to its sign-in form. */
   const current = async (req: Request) => {
     const id = sessions.idOf(req);
-    const record = id ? await sessions.read(id) : null;
-    if (!id || !record) throw new AuthenticationError('Not signed in to the dashboard');
-    return { id, record };
+    const session = id ? await sessions.live(id, (hash) => keyCache.get(hash)) : null;
+    if (!id || !session) throw new AuthenticationError('Not signed in to the dashboard');
+    return { id, ...session };
   };
 
   router.use(sessions.cookies, express.json({ limit: '4kb' }));
@@ -59,14 +59,14 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
     const { key: secret } = req.valid.body as { key: string };
     const key = admittedKey(await keyCache.get(hashSecret(secret.trim())), metrics, clock());
     if (!key.isManagement) throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
-    const { id, record } = await sessions.create(key.hash);
+    const { id, record } = await sessions.create(key);
     sessions.setCookie(req, res, id);
     res.json(toWireSession(record, key, deps.config.rankings.scope));
   });
 
   router.get('/session', async function readSession(req: Request, res: Response) {
-    const { record } = await current(req);
-    res.json(toWireSession(record, admittedKey(await keyCache.get(record.keyHash), metrics, clock()), deps.config.rankings.scope));
+    const { record, key } = await current(req);
+    res.json(toWireSession(record, admittedKey(key, metrics, clock()), deps.config.rankings.scope));
   });
 
   router.delete('/session', async function signOut(req: Request, res: Response) {

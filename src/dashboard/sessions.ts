@@ -10,6 +10,7 @@ import type { CookieOptions, NextFunction, Request, RequestHandler, Response } f
 import cookieParser from 'cookie-parser';
 import { ForbiddenError, ServiceUnavailableError } from '../errors';
 import type { Kv } from '../kv/kv';
+import type { ApiKeyRecord } from '../keys/types';
 import { SECRET_SHARE, SESSION_CLOSE, SESSION_OPEN, SESSION_READ } from './session-scripts';
 
 /** The session cookie's name. */
@@ -24,11 +25,22 @@ export function csrfRefusal(): ForbiddenError {
   return new ForbiddenError('Missing or invalid CSRF token: send the X-CSRF-Token header the dashboard session gave');
 }
 
-/** What a session holds: the key it was opened with (by hash), its CSRF token, when it ends. */
+/**
+ * What a session holds: the key it was opened with (by hash, and the key's session generation
+ * then), its CSRF token, when it ends.
+ */
 export interface SessionRecord {
   keyHash: string;
+  /** Absent in sessions opened before generations existed: those count as generation 0. */
+  keyGeneration?: number;
   csrf: string;
   expiresAt: number;
+}
+
+/** A live session and the key it stands for. */
+export interface LiveSession {
+  record: SessionRecord;
+  key: ApiKeyRecord;
 }
 
 const SECRET_KEY = 'dashboard:secret';
@@ -87,10 +99,10 @@ export class DashboardSessions {
     }
   }
 
-  /** Open a session for the key with hash `keyHash`. */
-  async create(keyHash: string): Promise<{ id: string; record: SessionRecord }> {
+  /** Open a session for `key`. */
+  async create(key: Pick<ApiKeyRecord, 'hash' | 'sessionGeneration'>): Promise<{ id: string; record: SessionRecord }> {
     const id = token();
-    const record: SessionRecord = { keyHash, csrf: token(), expiresAt: this.options.clock() + this.options.ttlMs };
+    const record: SessionRecord = { keyHash: key.hash, keyGeneration: key.sessionGeneration, csrf: token(), expiresAt: this.options.clock() + this.options.ttlMs };
     await this.store(() => this.kv.run(SESSION_OPEN, [sessionKey(id)], [JSON.stringify(record), this.options.ttlMs]));
     return { id, record };
   }
@@ -101,6 +113,21 @@ export class DashboardSessions {
     if (json === null) return null;
     const record = JSON.parse(json) as SessionRecord;
     return record.expiresAt > this.options.clock() ? record : null;
+  }
+
+  /**
+   * The session `id` with its key, or null when it ended: signed out, expired, or its key deleted
+   * or disabled since it was opened (the key's session generation moved on). Such a session's
+   * record is deleted then, so a key re-enabled later does not bring it back.
+   * @param lookup - the key by hash (the key cache)
+   */
+  async live(id: string, lookup: (hash: string) => Promise<ApiKeyRecord | null>): Promise<LiveSession | null> {
+    const record = await this.read(id);
+    if (!record) return null;
+    const key = await lookup(record.keyHash);
+    if (key && key.sessionGeneration === (record.keyGeneration ?? 0)) return { record, key };
+    await this.close(id);
+    return null;
   }
 
   /** End the session `id` on every replica. */

@@ -7,14 +7,18 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, unreadableBody } from '../errors';
+import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, undecodableBody, unreadableBody } from '../errors';
 import type { Logger } from '../observability/logger';
 
 interface BodyParserError {
   type?: string;
   status?: number;
   limit?: number;
+  code?: unknown;
 }
+
+/** zlib's and brotli's error codes: body-parser passes a decompression failure on as a plain 400 with them. */
+const DECOMPRESSION_CODE = /^(?:Z_|ERR__ERROR_|ZSTD_)/;
 
 /** Map errors from express/body-parser to our hierarchy; null when it is not one of theirs. */
 function fromFramework(err: unknown): GatewayError | null {
@@ -32,6 +36,7 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'stream.encoding.set':
       return unreadableBody();
     default:
+      if (typeof e?.code === 'string' && DECOMPRESSION_CODE.test(e.code)) return undecodableBody();
       // Other http-errors raised by express itself: a malformed %-escape in a path parameter
       // (400 from the router) names no resource, so it is a 404 like an unknown id.
       if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {

@@ -9,7 +9,7 @@ import type { Queryable } from '../store/db';
 import type { ApiKeyRecord, LimitReset } from './types';
 
 const COLUMNS = `hash, org_id, workspace_id, name, label, is_management, disabled, limit_usd, limit_reset,
-  include_byok_in_limit, expires_at, creator_user_id, external_user, created_at, updated_at`;
+  include_byok_in_limit, expires_at, creator_user_id, external_user, created_at, updated_at, session_generation`;
 
 interface Row {
   hash: string;
@@ -27,6 +27,7 @@ interface Row {
   external_user: string | null;
   created_at: Date;
   updated_at: Date | null;
+  session_generation: number;
 }
 
 function toRecord(r: Row): ApiKeyRecord {
@@ -46,11 +47,12 @@ function toRecord(r: Row): ApiKeyRecord {
     externalUser: r.external_user,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    sessionGeneration: Number(r.session_generation),
   };
 }
 
 /** Fields needed to insert a key. */
-export type NewKey = Omit<ApiKeyRecord, 'createdAt' | 'updatedAt'>;
+export type NewKey = Omit<ApiKeyRecord, 'createdAt' | 'updatedAt' | 'sessionGeneration'>;
 
 /**
  * Insert a key into a live workspace of its organization and return the stored record.
@@ -88,13 +90,33 @@ export async function findKeyForAuth(q: Queryable, hash: string): Promise<ApiKey
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-/** A live key of this organization, or null. */
-export async function findKey(q: Queryable, orgId: string, hash: string): Promise<ApiKeyRecord | null> {
+/**
+ * A live key of this organization, or null.
+ * @param lock - `update` inside a transaction that changes the key (see `enabledManagementKeys`)
+ */
+export async function findKey(q: Queryable, orgId: string, hash: string, lock: 'none' | 'update' = 'none'): Promise<ApiKeyRecord | null> {
   const rows = await q.query<Row>(
-    `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL`,
+    `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL${lock === 'update' ? ' FOR UPDATE' : ''}`,
     [hash, orgId],
   );
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/**
+ * Hashes of the organization's management keys that can sign in now (live, enabled, unexpired),
+ * each row locked until the transaction ends. Two transactions disabling the last two keys
+ * therefore run one after the other, and the second, re-reading the rows after the wait, sees
+ * that only its own key is left.
+ */
+export async function enabledManagementKeys(q: Queryable, orgId: string): Promise<Set<string>> {
+  const rows = await q.query<{ hash: string }>(
+    `SELECT hash FROM api_keys
+      WHERE org_id = $1 AND is_management AND deleted_at IS NULL AND NOT disabled
+        AND (expires_at IS NULL OR expires_at > clock_timestamp())
+      FOR UPDATE`,
+    [orgId],
+  );
+  return new Set(rows.map((r) => r.hash));
 }
 
 /** Filters for {@link listKeys}. */
@@ -129,7 +151,10 @@ export interface KeyPatch {
   includeByokInLimit?: boolean;
 }
 
-/** Apply a patch to a live key of this organization; null when there is none. */
+/**
+ * Apply a patch to a live key of this organization; null when there is none. Disabling moves the
+ * key's session generation on, which ends its dashboard sessions for good.
+ */
 export async function updateKey(q: Queryable, orgId: string, hash: string, p: KeyPatch): Promise<ApiKeyRecord | null> {
   const rows = await q.query<Row>(
     `UPDATE api_keys SET
@@ -138,8 +163,9 @@ export async function updateKey(q: Queryable, orgId: string, hash: string, p: Ke
        limit_usd = CASE WHEN $7 THEN $8::double precision ELSE limit_usd END,
        limit_reset = CASE WHEN $9 THEN $10 ELSE limit_reset END,
        include_byok_in_limit = CASE WHEN $11 THEN $12 ELSE include_byok_in_limit END,
+       session_generation = session_generation + CASE WHEN $5 AND $6 THEN 1 ELSE 0 END,
        updated_at = clock_timestamp()
-     WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL AND NOT is_management
+     WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL
      RETURNING ${COLUMNS}`,
     [hash, orgId, p.name !== undefined, p.name ?? null, p.disabled !== undefined, p.disabled ?? null,
       p.limitUsd !== undefined, p.limitUsd ?? null, p.limitReset !== undefined, p.limitReset ?? null,
@@ -149,15 +175,14 @@ export async function updateKey(q: Queryable, orgId: string, hash: string, p: Ke
 }
 
 /**
- * Soft-delete a key of this organization. Atomic: of two concurrent deletes exactly one
- * returns true.
- * @param includeManagement - the API may not delete management keys; the CLI may
+ * Soft-delete a key of this organization (its sessions end with it). Atomic: of two concurrent
+ * deletes exactly one returns true.
  */
-export async function deleteKey(q: Queryable, orgId: string, hash: string, includeManagement = false): Promise<boolean> {
+export async function deleteKey(q: Queryable, orgId: string, hash: string): Promise<boolean> {
   const rows = await q.query(
-    `UPDATE api_keys SET deleted_at = clock_timestamp(), disabled = true
-      WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL AND ($3 OR NOT is_management) RETURNING hash`,
-    [hash, orgId, includeManagement],
+    `UPDATE api_keys SET deleted_at = clock_timestamp(), disabled = true, session_generation = session_generation + 1
+      WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING hash`,
+    [hash, orgId],
   );
   return rows.length === 1;
 }

@@ -1,7 +1,8 @@
 /**
  * API key operations for the management API. Every operation is scoped to the caller's
  * organization; anything outside it is reported as not found. Changes invalidate the key on
- * every replica.
+ * every replica. Management keys are listed only by the CLI, but can be read, changed, revoked
+ * and rotated here (see `lifecycle.ts`).
  * @module
  */
 import type { Database, Queryable } from '../store/db';
@@ -11,6 +12,7 @@ import { findDefaultWorkspace, findWorkspace, type RowLock } from '../workspaces
 import * as repo from './repository';
 import { hashSecret } from './secrets';
 import { mintKey } from './mint';
+import { changeKey, revokeKey, rotateManagementKey } from './lifecycle';
 import type { ApiKeyRecord, LimitReset } from './types';
 
 /** Validated body of `POST /keys`. */
@@ -97,31 +99,39 @@ export class KeyService {
     });
   }
 
-  /** An inference key of the organization, or 404. */
+  /** A key of the organization (inference or management), or 404. */
   async get(orgId: string, hash: string): Promise<ApiKeyRecord> {
     const key = await repo.findKey(this.db, orgId, hash.toLowerCase());
-    if (!key || key.isManagement) throw new NotFoundError();
+    if (!key) throw new NotFoundError();
     return key;
   }
 
-  /** Change a key; takes effect on every replica within moments. */
+  /**
+   * Change a key, management keys included; takes effect on every replica within moments.
+   * Disabling ends the key's dashboard sessions; the last enabled management key cannot be disabled (409).
+   */
   async update(orgId: string, hash: string, input: UpdateKeyInput): Promise<ApiKeyRecord> {
-    const key = await repo.updateKey(this.db, orgId, hash.toLowerCase(), {
+    const key = await changeKey(this.db, orgId, hash.toLowerCase(), {
       name: input.name,
       disabled: input.disabled,
       limitUsd: input.limit,
       limitReset: input.limit_reset,
       includeByokInLimit: input.include_byok_in_limit,
     });
-    if (!key) throw new NotFoundError();
     await this.cache.invalidate(key.hash);
     return key;
   }
 
-  /** Delete a key; 404 when it is unknown, already deleted, or another organization's. */
+  /** Delete a key; 404 when it is unknown, already deleted, or another organization's; 409 for the last enabled management key. */
   async delete(orgId: string, hash: string): Promise<void> {
-    const normalized = hash.toLowerCase();
-    if (!(await repo.deleteKey(this.db, orgId, normalized))) throw new NotFoundError();
-    await this.cache.invalidate(normalized);
+    const key = await revokeKey(this.db, orgId, hash.toLowerCase());
+    await this.cache.invalidate(key.hash);
+  }
+
+  /** Replace a management key by a new secret (shown once); the old one stops working at once. */
+  async rotate(orgId: string, hash: string): Promise<{ record: ApiKeyRecord; secret: string; old: ApiKeyRecord }> {
+    const rotated = await rotateManagementKey(this.db, orgId, hash.toLowerCase());
+    await Promise.all([this.cache.invalidate(rotated.old.hash), this.cache.invalidate(rotated.record.hash)]);
+    return rotated;
   }
 }

@@ -24,6 +24,8 @@ export interface ApiKeyRecord {
   externalUser: string | null;
   createdAt: Date;
   updatedAt: Date | null;
+  /** Moves on each time the key is disabled or deleted: a dashboard session opened before is over. */
+  sessionGeneration: number;
 }
 
 /** Spend figures shown on a key; zeros until usage is recorded. */

@@ -252,7 +252,7 @@ export class Metrics {
 
   readonly httpRefusals = new Counter({
     name: 'switchyard_http_refusals_total',
-    help: 'Requests answered before reaching the application, by status (400 malformed, 408 headers or body too slow, 413 declared length over the limit, 431 headers too large)',
+    help: 'Requests answered before reaching the application, by status (400 malformed or no Host, 408 headers or body too slow, 413 declared length over the limit, 415 a transfer coding other than chunked, 417 an Expect other than 100-continue, 431 headers too large)',
     labelNames: ['status'] as const,
     registers: [this.registry],
   });

@@ -1,5 +1,6 @@
 /**
  * `/keys` (management) and `/key` (any key): thin handlers over {@link KeyService}.
+ * `POST /keys/{hash}/rotate` is this gateway's own: a management key replaced by a new secret.
  * @module
  */
 import type { Request, Response } from 'express';
@@ -41,6 +42,11 @@ export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
   api.add('delete', '/keys/:hash', mgmt, byHash, async function deleteKey(req: Request, res: Response) {
     await keys.delete(currentKey(req).orgId, hashOf(req));
     res.json({ deleted: true });
+  });
+
+  api.add('post', '/keys/:hash/rotate', mgmt, byHash, async function rotateKey(req: Request, res: Response) {
+    const { record, secret, old } = await keys.rotate(currentKey(req).orgId, hashOf(req));
+    res.status(201).json({ data: toWireKey(record, await usage(record)), key: secret, revoked: old.hash });
   });
 
   api.add('get', '/key', async function getCurrentKey(req: Request, res: Response) {

@@ -1,19 +1,17 @@
 /**
  * Why a request has no candidate endpoint, as the hosted service reports it (reference notes
  * §0.1, `error.availability`): a request that can never succeed as asked (its input fits no
- * endpoint of the model, or its own `provider` rules exclude every endpoint) is a 404 that is not
- * retryable; endpoints that would serve it but cannot now (no key configured, circuits open) are a
- * 503 `temporarily_unavailable` with `Retry-After`. Only run when selection came back empty, so
+ * endpoint of the model, its own `provider` rules exclude every endpoint, or no provider left has
+ * a key configured) is a 404 that is not retryable; endpoints that would serve it but cannot now
+ * (circuits open) are a 503 `temporarily_unavailable` with `Retry-After`. Only run when selection came back empty, so
  * the hot path pays nothing for it.
  * @module
  */
 import type { CatalogModel, Endpoint } from '../catalog/types';
 import { NoEndpointsError, ServiceUnavailableError, type GatewayError } from '../errors';
+import { providerKeyVariable } from '../config';
 import { matchesProvider, type ProviderPreferences } from './preferences';
 import { PROVIDER_CONSTRAINTS, acceptsInput, type RequestNeeds } from './select-candidates';
-
-/** Seconds a client should wait before retrying a model none of whose providers is usable now. */
-export const UNAVAILABLE_RETRY_AFTER_S = 30;
 
 function inputLabel(needs: RequestNeeds): string {
   return needs.inputKind === 'tokens' ? 'token-id' : [...needs.modalities].sort().join('+') || 'text';
@@ -33,7 +31,7 @@ export function temporarilyUnavailable(model: CatalogModel, reason: string, prov
 
 /**
  * The error for a request whose candidate list came back empty: which constraint excluded every
- * endpoint (404), or that the endpoints left are not configured (503).
+ * endpoint (404), or that the endpoints left are not configured (404 naming the key variables).
  */
 export function noCandidates(model: CatalogModel, needs: RequestNeeds, prefs: ProviderPreferences | null | undefined): GatewayError {
   const p = prefs ?? {};
@@ -51,5 +49,19 @@ export function noCandidates(model: CatalogModel, needs: RequestNeeds, prefs: Pr
     if (ordered.length === 0) return filtered('provider.order', `no provider in order (${p.order.slice(0, 5).join(', ')}) serves ${model.id} and allow_fallbacks is false`);
     left = ordered;
   }
-  return temporarilyUnavailable(model, 'no provider of this model is configured (missing API key)', left, UNAVAILABLE_RETRY_AFTER_S);
+  return notConfigured(model, left);
+}
+
+/**
+ * 404 for endpoints left with no provider key: nothing changes until an operator sets one, so
+ * retrying cannot help; the message names the variables that would.
+ */
+function notConfigured(model: CatalogModel, left: readonly Endpoint[]): NoEndpointsError {
+  const slugs = [...new Set(left.map((e) => e.provider.slug))];
+  const variables = slugs.map(providerKeyVariable);
+  const text = `no provider of ${model.id} is configured; set ${variables.length === 1 ? variables[0] : `one of ${variables.join(', ')}`}`;
+  return new NoEndpointsError(
+    { code: 'no_endpoints', retryable: false, requested_models: [model.id], affected_providers: slugs },
+    { text, metadata: { set_one_of: variables } },
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { Client } from 'pg';
 import request from 'supertest';
-import { DATABASE_URL, uniqueId } from '../helpers/services';
+import { DATABASE_URL, REDIS_URL, describeIf, openTestRedisKv, uniqueId } from '../helpers/services';
 import { gatewayApp, bearer } from '../helpers/gateway';
 import { runCli } from '../../src/cli/run';
 import { openPglite } from '../../src/store/pglite';
@@ -13,6 +13,7 @@ import { openPostgres } from '../../src/store/postgres';
 import { MemoryKv } from '../../src/kv/memory';
 import type { Database } from '../../src/store/db';
 import { tempDir } from '../helpers/temp-dir';
+import { hashSecret } from '../../src/keys/secrets';
 
 async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const out: string[] = [];
@@ -168,6 +169,54 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     expect((await cli(env, 'workspaces', 'cache', 'on', '--workspace', 'nope')).code).toBe(1);
   });
 
+  test('keys revoke and keys rotate (issue 43 item 9): the last management key is rotated, never revoked; secrets work as printed', async () => {
+    const created = await cli(env, 'orgs', 'create', 'Rotating Co');
+    const orgId = /\(([0-9a-f-]{36})\) with workspace/.exec(created.out)?.[1] as string;
+    const first = /management key \(shown once, store it now\): (\S+)/.exec(created.out)?.[1] as string;
+    const org = ['--org', orgId];
+
+    const refused = await cli(env, 'keys', 'revoke', hashSecret(first), ...org);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/last enabled management key.*Rotate it instead.*switchyard keys rotate/);
+
+    const rotated = await cli(env, 'keys', 'rotate', hashSecret(first).toUpperCase(), ...org);
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toContain(`old hash ${hashSecret(first)} revoked`);
+    expect(rotated.out).toContain('running gateways stop accepting it within 10000 ms');
+    const second = /secret \(shown once, store it now\): (\S+)/.exec(rotated.out)?.[1] as string;
+
+    const spare = await cli(env, 'keys', 'create', '--name', 'spare', '--management', ...org);
+    const spareSecret = /secret \(shown once, store it now\): (\S+)/.exec(spare.out)?.[1] as string;
+    // Redis configured but not answering: the key is revoked all the same, and the CLI says when gateways notice.
+    const revoked = await cli({ ...env, REDIS_URL: 'redis://127.0.0.1:9' }, 'keys', 'revoke', hashSecret(spareSecret), ...org);
+    expect([revoked.code, revoked.out]).toEqual([
+      0,
+      `revoked management key "spare" (hash ${hashSecret(spareSecret)})\nRedis did not answer: running gateways stop accepting it within 10000 ms (their key cache's TTL)`,
+    ]);
+
+    const api = await cli(env, 'keys', 'create', '--name', 'worker', ...org);
+    const apiSecret = /secret \(shown once, store it now\): (\S+)/.exec(api.out)?.[1] as string;
+    const notManagement = await cli(env, 'keys', 'rotate', hashSecret(apiSecret), ...org);
+    expect([notManagement.code, notManagement.err]).toEqual([1, expect.stringContaining('Only management keys are rotated here')]);
+    // Another organization's key is not this one's to revoke.
+    const bystander = /\(([0-9a-f-]{36})\) with workspace/.exec((await cli(env, 'orgs', 'create', 'Bystander Co')).out)?.[1] as string;
+    const foreign = await cli(env, 'keys', 'revoke', hashSecret(apiSecret), '--org', bystander);
+    expect([foreign.code, foreign.err]).toEqual([1, expect.stringContaining(`no key ${hashSecret(apiSecret)} in organization Bystander Co`)]);
+
+    const db = await target.open(env);
+    try {
+      const { app } = await gatewayApp(db, new MemoryKv(`t:${uniqueId()}:`));
+      const status = async (secret: string) => (await request(app).get('/api/v1/key').set('Authorization', bearer(secret))).status;
+      expect([await status(first), await status(second), await status(spareSecret), await status(apiSecret)]).toEqual([401, 200, 401, 200]);
+    } finally {
+      await db.close();
+    }
+    const list = await cli(env, 'keys', 'list', ...org);
+    expect(list.out).toContain(hashSecret(second));
+    expect(list.out).not.toContain(hashSecret(first));
+    // A dozen CLI runs, each opening (and on the embedded data dir, locking and migrating) the database.
+  }, 120_000);
+
   /** argv for a test title, long values shortened. */
   const shown = (argv: string[]) => JSON.stringify(argv.map((a) => (a.length > 20 ? `${a.slice(0, 4)}…(${a.length} chars)` : a)));
   test.each([
@@ -190,6 +239,10 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     [['workspaces', 'cache']],
     [['workspaces', 'cache', 'maybe']],
     [['workspaces', 'cache', 'on', '--name', 'x']],
+    [['keys', 'revoke']],
+    [['keys', 'revoke', 'not-a-hash']],
+    [['keys', 'rotate', 'a'.repeat(64), 'b'.repeat(64)]],
+    [['keys', 'rotate', 'a'.repeat(64), '--name', 'x']],
   ].map(([argv]) => [shown(argv as string[]), argv as string[]] as const))('usage error %s → exit 2 with usage text', async (_title, argv) => {
     const res = await cli(env, ...argv);
     expect(res.code).toBe(2);
@@ -235,4 +288,38 @@ test('the CLI refuses a data dir the gateway holds, and leaves it intact', async
   }
   const after = await cli({ SWITCHYARD_DATA_DIR: dataDir }, 'migrate');
   expect(after.code).toBe(0);
+});
+
+describeIf(REDIS_URL && DATABASE_URL)('keys revoke with Redis configured', () => {
+  const target = targets.find((t) => t.name === 'postgres') as Target;
+
+  test('running gateways are told through Redis and refuse the key at once, long before their key cache expires', async () => {
+    const env = await target.env();
+    const prefix = `t:${uniqueId()}:`;
+    const created = await cli(env, 'orgs', 'create', 'Cached Co');
+    const orgId = /\(([0-9a-f-]{36})\) with workspace/.exec(created.out)?.[1] as string;
+    const spare = await cli(env, 'keys', 'create', '--name', 'spare', '--management', '--org', orgId);
+    const secret = /secret \(shown once, store it now\): (\S+)/.exec(spare.out)?.[1] as string;
+    const db = await target.open(env);
+    const kv = await openTestRedisKv(prefix);
+    try {
+      const { app } = await gatewayApp(db, kv, { auth: { keyCacheTtlMs: 600_000 } });
+      await request(app).get('/api/v1/keys').set('Authorization', bearer(secret)).expect(200); // now cached for 10 minutes
+      // The gateway's own handler was subscribed first, so it has dropped the key when this one hears the message.
+      const told = new Promise<string>((resolve) => {
+        void kv.subscribe('cache:keys:invalidate', resolve);
+        setTimeout(() => resolve('no message within 5 s'), 5000).unref();
+      });
+
+      const revoked = await cli({ ...env, REDIS_URL, REDIS_KEY_PREFIX: prefix }, 'keys', 'revoke', hashSecret(secret), '--org', orgId);
+      expect(revoked.code).toBe(0);
+      expect(revoked.out).toContain('running gateways were told through Redis: they stop accepting it now');
+      expect(await told).toBe(hashSecret(secret));
+      expect((await request(app).get('/api/v1/keys').set('Authorization', bearer(secret))).status).toBe(401);
+    } finally {
+      await kv.close();
+      await db.close();
+      await target.cleanup(env);
+    }
+  }, 60_000);
 });

@@ -225,6 +225,16 @@ describe('dashboard files and switches', () => {
     expect((await request(app).get('/dashboard/api/nothing')).status).toBe(404);
   });
 
+  test.each(['/dashboard/assets/..%2f..%2fpackage.json', '/dashboard/assets/%2e%2e/%2e%2e/package.json', '/dashboard/assets/..%5c..%5cpackage.json'])(
+    'a path out of the assets folder (%s) is a 404 envelope, not a 403 about management keys (issue 43 item 10)',
+    async (url) => {
+      const res = await request(createApp(gw.deps, { dashboardDir: assets })).get(url);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+      expect(res.text).not.toContain('"name": "switchyard"');
+    },
+  );
+
   test('behind a TLS-terminating proxy (TRUST_PROXY) the cookie is Secure', async () => {
     const tls = await createTestGateway(db, kv, { server: { trustProxy: true } });
     const res = await request(createApp(tls.deps, { dashboardDir: assets })).post('/dashboard/api/session').set('X-Forwarded-Proto', 'https').send({ key: tls.mgmtKey }).expect(200);

@@ -1,10 +1,11 @@
 /**
  * Requests that can never succeed answer 404 with `error.availability` (not retryable), as the
- * hosted service does (reference notes §0.1); endpoints that exist but cannot be used now (no key
- * configured, every circuit open) answer 503 `temporarily_unavailable` with `Retry-After`
- * (issue 33 item 5: these all answered 503 without Retry-After, which clients retry for up to an
- * hour). An input modality no endpoint of the model accepts is a 404 `no_endpoints`, as the
- * hosted service answers "No endpoints found that support image input".
+ * hosted service does (reference notes §0.1); endpoints that exist but cannot be used now (every
+ * circuit open) answer 503 `temporarily_unavailable` with `Retry-After` (issue 33 item 5: these
+ * all answered 503 without Retry-After, which clients retry for up to an hour). An input modality
+ * no endpoint of the model accepts is a 404 `no_endpoints`, as the hosted service answers "No
+ * endpoints found that support image input"; so is a model none of whose providers has a key
+ * (issue 43 item 11: a retryable 503 there had clients retrying what only an operator can fix).
  */
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 
@@ -52,20 +53,19 @@ test.each([
   expect(nobodyCalled(h)).toBe(true);
 });
 
-test('endpoints that exist but have no key configured → 503 temporarily_unavailable with Retry-After', async () => {
+test('a model none of whose providers has a key configured → 404 no_endpoints, not retryable, naming the variable to set', async () => {
   const res = await noKeys.post({ model: SMALL, input: 'hello' });
-  expect(res.status).toBe(503);
-  expect(res.body.error.message).toBe('Service temporarily unavailable');
-  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-  expect(res.body.error.availability).toMatchObject({
-    code: 'temporarily_unavailable',
-    retryable: true,
-    retry_after: Number(res.headers['retry-after']),
-    requested_models: [SMALL],
-    affected_providers: ['openai'],
-  });
-  // A constraint that excludes everything is still a 404, even where the rest has no key.
-  expect((await noKeys.post({ model: SMALL, input: 'hello', provider: { only: ['nobody'] } })).status).toBe(404);
+  expect(res.status).toBe(404);
+  expect(res.headers['retry-after']).toBeUndefined();
+  expect(res.body.error.code).toBe(404);
+  expect(res.body.error.message).toBe('Resource not found: no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY');
+  expect(res.body.error.metadata).toEqual({ reason: 'no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY', set_one_of: ['OPENAI_API_KEY'] });
+  expect(res.body.error.availability).toEqual({ code: 'no_endpoints', retryable: false, requested_models: [SMALL], affected_providers: ['openai'] });
+  expect(nobodyCalled(noKeys)).toBe(true);
+  // A constraint that excludes everything is still reported as that constraint.
+  const only = await noKeys.post({ model: SMALL, input: 'hello', provider: { only: ['nobody'] } });
+  expect(only.status).toBe(404);
+  expect(only.body.error.availability.code).toBe('constraint_filtered');
 });
 
 test('every circuit open → 503 temporarily_unavailable with Retry-After from the breaker cooldown', async () => {

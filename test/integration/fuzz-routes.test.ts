@@ -37,6 +37,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'get /api/v1/keys/:hash': { key: 'mgmt' },
   'patch /api/v1/keys/:hash': { key: 'mgmt', body: 'keys.update.body' },
   'delete /api/v1/keys/:hash': { key: 'mgmt' },
+  'post /api/v1/keys/:hash/rotate': { key: 'mgmt' },
   'get /api/v1/key': { key: 'api' },
   'post /api/v1/workspaces': { key: 'mgmt', body: 'workspaces.create.body' },
   'get /api/v1/workspaces': { key: 'mgmt', query: 'workspaces.list.query' },

@@ -66,6 +66,7 @@ const ROUTES: RouteCase[] = [
     body: { base: { name: 'renamed' }, fields: ['name', 'disabled', 'limit', 'limit_reset', 'include_byok_in_limit'] },
   },
   { method: 'delete', template: '/api/v1/keys/:hash', key: 'mgmt' },
+  { method: 'post', template: '/api/v1/keys/:hash/rotate', key: 'mgmt' },
   { method: 'get', template: '/api/v1/key', key: 'api' },
   {
     method: 'post',

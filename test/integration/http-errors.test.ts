@@ -3,7 +3,9 @@
  * 127.0.0.1 (issue 33 item 7): headers too large (431), a malformed request (400), a head that
  * never ends (408 after `server.headersTimeoutMs`), and a declared body over the limit (413 at
  * once, before any body byte is sent; no `100 Continue`). Node answered these with empty bodies,
- * and held the oversized upload until its request timeout.
+ * and held the oversized upload until its request timeout. Issue 43 item 10: a bad chunk and
+ * `Transfer-Encoding: gzip` closed the connection with 0 bytes, a missing `Host` and `Expect: foo`
+ * got bare 400/417, and a `Content-Encoding: gzip` body that is not gzip a 404.
  */
 import net from 'node:net';
 import { openTestPglite, uniqueId } from '../helpers/services';
@@ -75,6 +77,52 @@ describe('HTTP-level errors on a listening gateway', () => {
     expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters' });
   });
 
+  describe('framing and expectations Node used to answer itself (issue 43 item 10)', () => {
+    // Built when a test runs: the key exists only after beforeAll.
+    const post = (headers: string, body: string) => () =>
+      `POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+
+    test.each([
+      ['a malformed chunk size', post('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'), /chunk/],
+      ['a chunk without its CRLF', post('Transfer-Encoding: chunked\r\n', '2\r\n{}XX0\r\n\r\n'), /chunk/],
+      ['no Host header on HTTP/1.1', () => 'GET /healthz HTTP/1.1\r\nAccept: */*\r\n\r\n', /Host/],
+    ])('%s → 400 envelope, then the connection closes', async (_label, data, detail) => {
+      const res = parse(await exchange(server.apiPort, data()));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringMatching(detail) } });
+      expect(res.headers).toMatch(/Connection: close/i);
+    });
+
+    test.each([
+      ['Transfer-Encoding: gzip', post('Transfer-Encoding: gzip\r\n', '{}')],
+      ['Transfer-Encoding: gzip, chunked', post('Transfer-Encoding: gzip, chunked\r\n', '2\r\n{}\r\n0\r\n\r\n')],
+    ])('%s → 415 envelope naming the supported coding', async (_label, data) => {
+      const res = parse(await exchange(server.apiPort, data()));
+      expect(res.status).toBe(415);
+      expect(res.body.error).toMatchObject({ code: 415, message: 'Unsupported media type', metadata: { detail: expect.stringMatching(/chunked/) } });
+    });
+
+    test('Expect: something other than 100-continue → 417 envelope', async () => {
+      const res = parse(await exchange(server.apiPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'));
+      expect(res.status).toBe(417);
+      expect(res.body.error).toMatchObject({ code: 417, message: 'Expectation Failed', metadata: { detail: expect.stringMatching(/100-continue/) } });
+    });
+
+    test('Content-Encoding: gzip with a body that is not gzip → 400 envelope', async () => {
+      const res = parse(await exchange(server.apiPort, post('Content-Encoding: gzip\r\nContent-Length: 13\r\nConnection: close\r\n', '{"name":"x"}\n')()));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { errors: [{ path: 'body', message: expect.stringMatching(/gzip/) }] } });
+    });
+
+    test('a well-formed chunked body still works', async () => {
+      const body = JSON.stringify({ name: 'chunked' });
+      const raw = await exchange(server.apiPort, post('Transfer-Encoding: chunked\r\nConnection: close\r\n', `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)());
+      expect(parse(raw).status).toBe(201);
+      // HTTP/1.0 has no Host requirement.
+      expect(parse(await exchange(server.apiPort, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+    });
+  });
+
   test('a head that never ends → 408 envelope after headersTimeoutMs', async () => {
     const res = parse(await exchange(server.apiPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n'));
     expect(res.status).toBe(408);
@@ -110,6 +158,6 @@ describe('HTTP-level errors on a listening gateway', () => {
     );
     expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 100', 'HTTP/1.1 201', 'HTTP/1.1 200']);
     const metrics = await deps.metrics.registry.metrics();
-    for (const status of ['400', '408', '413', '431']) expect(metrics).toMatch(new RegExp(`switchyard_http_refusals_total\\{status="${status}"\\} [1-9]`));
+    for (const status of ['400', '408', '413', '415', '417', '431']) expect(metrics).toMatch(new RegExp(`switchyard_http_refusals_total\\{status="${status}"\\} [1-9]`));
   });
 });

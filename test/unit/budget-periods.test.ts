@@ -88,7 +88,7 @@ describe('limitsFor', () => {
   const key: ApiKeyRecord = {
     hash: 'a'.repeat(64), orgId: 'o', workspaceId: 'w1', name: 'k', label: 'l', isManagement: false, disabled: false,
     limitUsd: 5, limitReset: null, includeByokInLimit: false, expiresAt: null, creatorUserId: null, externalUser: null,
-    createdAt: new Date(), updatedAt: null,
+    createdAt: new Date(), updatedAt: null, sessionGeneration: 0,
   };
   test('one counter per budget plus the key limit (lifetime when limit_reset is null), all hash-tagged by workspace', () => {
     const counters = limitsFor(key, [budget('daily', 1), budget('monthly', 3)], at('2026-11-22T12:00:00Z'));
