@@ -80,7 +80,8 @@ function quotedDefaults(file: string): QuotedDefault[] {
     for (let j = i + 2; j < lines.length && lines[j]!.startsWith('|'); j++) {
       const row = cells(lines[j]!);
       const names = row.slice(0, at).flatMap(codeSpans);
-      const paths = names.flatMap((n) => (byVariable.has(n) ? [byVariable.get(n)!] : /^\w+\.\w+$/.test(n) ? [n] : section && /^\w+$/.test(n) ? [`${section}.${n}`] : []));
+      const isSetting = (n: string) => /^\w+\.\w+$/.test(n) && n.split('.')[0]! in config;
+      const paths = names.flatMap((n) => (byVariable.has(n) ? [byVariable.get(n)!] : isSetting(n) ? [n] : section && /^\w+$/.test(n) ? [`${section}.${n}`] : []));
       // Several settings in one row quote their defaults in the same order ("`a`, `b`").
       const dedup = [...new Set(paths)];
       const quoted = row[at]!.split(/,\s*/).map((q) => q.replace(/\s*\(.*$/, '').trim());
