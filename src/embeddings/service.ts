@@ -366,7 +366,7 @@ export class EmbeddingsService {
    * Write the usage record. Not async, and the event is built before it returns: the recorder may
    * hold it for a while (the Redis outbox lingers to share one XADD among requests), and an async
    * function suspended there would keep `r` alive, and with it the upstream body and the
-   * response's chunks (32 kB per request) through several scavenges, which copied and promoted them.
+   * response's chunks through several scavenges, which copied and promoted them.
    */
   private record(r: {
     id: string;

@@ -150,7 +150,7 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream, flus
  * passing winston's format chain and a synchronous write per call (an A/B in bench/README.md
  * keeps this path). The caller's object is serialised as it is and the fixed members are
  * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
- * dictionary object that `JSON.stringify` takes ten times longer over. Fields must be plain
+ * dictionary object that `JSON.stringify` takes far longer over. Fields must be plain
  * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
  */
 export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {

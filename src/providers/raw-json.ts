@@ -79,7 +79,7 @@ export interface NumberCount {
  * carrying the current byte, ordered for the common case (`-0.0123…,` with no whitespace: the
  * comma is tested before the exponent and whitespace, and whitespace only where no sign came),
  * and the long fraction digit runs are skipped eight bytes at a time ({@link eightDigits}),
- * then four, then one: about 0.55 ns a byte against 0.85 with four at a time.
+ * then four, then one, which measured faster than four at a time.
  * Reads past the end yield `undefined`, which no test below accepts.
  *
  * A number float32 cannot hold (`1e39`, and `1e999` that a double cannot hold either) is refused
