@@ -31,6 +31,7 @@ import { USAGE } from '../../src/cli/run';
 import { loadCatalog } from '../../src/catalog/load';
 import { ADAPTERS } from '../../src/providers/registry';
 import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
+import { withTool } from './tools';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
 import { tempDir } from '../helpers/temp-dir';
 
@@ -506,11 +507,12 @@ describe('k8s/ kustomize base', () => {
     expect(matches(deployment.spec?.selector.matchLabels, job.spec?.template.metadata?.labels)).toBe(false);
   });
 
-  // `kubectl kustomize` is not required (CI may lack it), but where it exists the real build must
-  // match the emulated one, hash suffixes aside, and carry those suffixes into the references.
-  const kubectl = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
-  const kubectlTitle = 'kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name';
-  (kubectl.status === 0 ? test : test.skip)(kubectl.status === 0 ? kubectlTitle : `${kubectlTitle} (skipped: kubectl ${kubectl.error ? 'is not installed' : `failed: ${kubectl.stderr.trim().slice(0, 200)}`})`, () => {
+  // The real build (kubectl, which CI installs) must match the emulated one, hash suffixes aside,
+  // and carry those suffixes into the references. A kubectl that fails to build it is a failure.
+  const [kubectlTest, kubectlTitle] = withTool('kubectl', ['version', '--client'], 'kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name');
+  kubectlTest(kubectlTitle, () => {
+    const kubectl = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: kubectl.status, stderr: kubectl.stderr?.trim().slice(0, 500) }).toMatchObject({ status: 0 });
     let text = kubectl.stdout;
     for (const gen of kustomization.configMapGenerator ?? []) {
       const hashed = new RegExp(`\\b${gen.name}-[a-z0-9]{10}\\b`, 'g');

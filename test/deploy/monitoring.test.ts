@@ -20,6 +20,7 @@ import { bearer, createInferenceKey } from '../helpers/gateway';
 import { tempDir } from '../helpers/temp-dir';
 import { startEmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { K8S_DIR, parseObjects, readObjects, type K8sObject } from './kustomize';
+import { withTool } from './tools';
 import { schemaProblems, typeProblems, unknownFieldProblems } from './schema';
 import { exposedNames, readPromql } from './promql';
 
@@ -53,13 +54,6 @@ function shippedQueries(): Array<{ where: string; expr: string }> {
     if (selector) out.push({ where: `variable ${v.name}`, expr: selector });
   }
   return out;
-}
-
-/** A test that needs a command-line tool: skipped with the reason where it is missing, failing under REQUIRE_SERVICES=1 (CI installs it). */
-function withTool(tool: string, probe: string[], title: string): [jest.It, string] {
-  const found = spawnSync(tool, probe, { encoding: 'utf8' }).status === 0;
-  const run = found || process.env.REQUIRE_SERVICES === '1';
-  return [run ? test : test.skip, run ? title : `${title} (skipped: ${tool} is not installed)`];
 }
 
 describe('k8s/components: optional kustomize Components', () => {
