@@ -8,7 +8,7 @@
  * (failing first, unconfigured grey and last), axe-core on every page, no CSP violation, the
  * first page's transfer size, a 360 px viewport without horizontal scroll or key labels broken
  * inside, and sign-out ending the session on the server. Usage rows are seeded as the gateway
- * records them (provider display names). `UPDATE_SCREENSHOTS=1` rewrites docs/images/dashboard-*.png.
+ * records them (provider display names). `npm run screenshots` rewrites docs/images/dashboard-*.png.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -21,6 +21,7 @@ import { createTestGateway, createInferenceKey, bearer, type TestGateway } from 
 import { DATABASES, KVS } from '../helpers/services';
 import { CHROMIUM_PROBLEM, ensureDashboardBuilt, launchBrowser, seriousViolations } from '../helpers/browser';
 import { event } from '../helpers/analytics-fixture';
+import { tempDir } from '../helpers/temp-dir';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import { closeDependencies } from '../../src/deps';
 import { PROJECT_ROOT } from '../../src/paths';
@@ -440,8 +441,14 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
   });
 
-  (process.env.UPDATE_SCREENSHOTS === '1' ? test : test.skip)('screenshots for the README (UPDATE_SCREENSHOTS=1)', async () => {
-    const shot = (name: string) => page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `dashboard-${name}.png`) });
+  test("the README's screenshots can be taken (npm run screenshots writes them to docs/images)", async () => {
+    const dir = process.env.SCREENSHOT_DIR ? path.resolve(PROJECT_ROOT, process.env.SCREENSHOT_DIR) : tempDir('sy-shots-');
+    const shots: string[] = [];
+    const shot = async (name: string) => {
+      const file = path.join(dir, `dashboard-${name}.png`);
+      await page.screenshot({ path: file });
+      shots.push(file);
+    };
     await page.goto(`${base}/dashboard/`);
     await settled(page);
     await shot('overview');
@@ -454,6 +461,10 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await page.goto(`${base}/dashboard/workspaces`);
     await settled(page);
     await shot('workspaces');
+    for (const file of shots) {
+      const png = readFileSync(file);
+      expect({ file, signature: png.subarray(1, 4).toString('latin1'), big: png.length > 10_000 }).toEqual({ file, signature: 'PNG', big: true });
+    }
   });
 
   test('signs out: the sign-in form returns and the old session cookie is refused', async () => {
