@@ -6,7 +6,7 @@
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
-import { logInfoLine, type Logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { statusClass, type Metrics } from '../observability/metrics';
 import { traceIds } from '../observability/spans';
 
@@ -32,7 +32,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       };
       // Added only with tracing on: the line of an untraced request keeps its shape and cost.
       if (req.ctx.trace) Object.assign(fields, traceIds(req.ctx.trace));
-      logInfoLine(logger, 'request', fields);
+      logger.info('request', fields);
     };
     res.on('finish', record);
     res.on('close', record);

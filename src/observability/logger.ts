@@ -7,71 +7,62 @@
  * @module
  */
 import winston from 'winston';
+import TransportStream from 'winston-transport';
 import { errorFields, isError } from './error-fields';
 
 /** The logger type used across the gateway. */
 export type Logger = winston.Logger;
 
+/** Where winston's formats leave the finished line (triple-beam's MESSAGE, winston's documented key for transports). */
+const MESSAGE = Symbol.for('message');
+
+/** Characters of pending lines (about 200 access lines) that are written without waiting further. */
+const MAX_PENDING = 64 * 1024;
+
+/** Transports with lines waiting, written at process exit. */
+const unflushed = new Set<LineTransport>();
+process.once('exit', () => {
+  for (const transport of unflushed) transport.flush();
+});
+
 /**
- * Access-log lines gathered into one write: under load, one syscall for many requests instead of
- * one each (stdout is a pipe, written synchronously). With `flushMs` 0 the lines of one event-loop
- * turn leave at its end; with `flushMs` > 0 they wait up to that long, which costs the gateway less:
- * each write to a pipe wakes its reader (the container runtime's log collector).
- * Pending lines are also written once {@link MAX_PENDING} characters wait, and at process exit.
+ * The one destination of every line, a winston transport: the lines of one event-loop turn (or of
+ * `flushMs`, when it is over 0) leave in one write, so under load one syscall carries many requests'
+ * access lines instead of one each (stdout is a pipe, written synchronously, and each write wakes its
+ * reader). Lines keep their order, whatever their level; with `errorsTo`, warnings and errors go
+ * there at once, after the lines already waiting. Pending lines are also written once
+ * {@link MAX_PENDING} characters wait, and at process exit.
  */
-class LineBuffer {
+class LineTransport extends TransportStream {
   private pending = '';
   private scheduled = false;
-  /** The logger level {@link infoOn} last answered for, and its answer. */
-  private levelSeen: string | undefined;
-  private infoAtLevelSeen = false;
-  /** The last timestamp written and its millisecond: lines of the same millisecond share it. */
-  private stampMs = -1;
-  private stamp = '';
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
-    /** The logger's default fields as JSON members (`"service":"switchyard"`), serialised once. */
-    readonly meta: string,
+    private readonly errorsTo: NodeJS.WritableStream | null,
     /** How long a line may wait for others (0: to the end of the event-loop turn). */
     private readonly flushMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
-  write(line: string): void {
-    this.pending += `${line}\n`;
-    if (this.pending.length >= MAX_PENDING) {
+  override log(info: Record<string | symbol, unknown>, next: () => void): void {
+    const line = `${String(info[MESSAGE])}\n`;
+    if (this.errorsTo && (info.level === 'error' || info.level === 'warn')) {
       this.flush();
-      return;
+      this.errorsTo.write(line);
+    } else {
+      this.pending += line;
+      if (this.pending.length >= MAX_PENDING) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        unflushed.add(this);
+        if (this.flushMs === 0) setImmediate(this.flush);
+        else this.timer = setTimeout(this.flush, this.flushMs).unref();
+      }
     }
-    if (this.scheduled) return;
-    this.scheduled = true;
-    unflushed.add(this);
-    if (this.flushMs === 0) setImmediate(this.flush);
-    else this.timer = setTimeout(this.flush, this.flushMs).unref();
-  }
-
-  /**
-   * Whether `logger` writes info lines: winston's `isInfoEnabled()` allocates on every call, so
-   * its answer is kept until `logger.level` changes (transports made here have no level of their own).
-   */
-  infoOn(logger: Logger): boolean {
-    if (logger.silent) return false;
-    if (this.levelSeen !== logger.level) {
-      this.levelSeen = logger.level;
-      this.infoAtLevelSeen = logger.isInfoEnabled();
-    }
-    return this.infoAtLevelSeen;
-  }
-
-  /** `new Date().toISOString()`, computed once per millisecond (many lines share one under load). */
-  timestamp(): string {
-    const now = Date.now();
-    if (now !== this.stampMs) {
-      this.stampMs = now;
-      this.stamp = new Date(now).toISOString();
-    }
-    return this.stamp;
+    next();
   }
 
   readonly flush = (): void => {
@@ -84,16 +75,6 @@ class LineBuffer {
     if (text !== '') this.out.write(text);
   };
 }
-
-/** Characters of pending lines (about 200 lines) that are written without waiting further. */
-const MAX_PENDING = 64 * 1024;
-
-const unflushed = new Set<LineBuffer>();
-process.once('exit', () => {
-  for (const buffer of unflushed) buffer.flush();
-});
-
-const sinks = new WeakMap<Logger, LineBuffer>();
 
 /** An Error becomes its {@link errorFields}; a plain object one level down has its Errors converted too. */
 function convertErrors(value: unknown, depth: number): unknown {
@@ -124,43 +105,16 @@ export const errorsInFields = winston.format((info) => {
 });
 
 /**
- * Create a JSON logger at `level` (`silent` mutes everything). `flushMs` is how long access lines
- * ({@link logInfoLine}) may wait to share a write: 0 (the default) to the end of the event-loop
- * turn; the gateway passes `log.flushMs` from its config.
+ * Create a JSON logger at `level` (`silent` mutes everything), writing to `stream` (every level),
+ * else to stdout (warnings and errors to stderr). `flushMs` is how long lines may wait to share a
+ * write: 0 (the default) to the end of the event-loop turn; the gateway passes `log.flushMs`.
  */
 export function createLogger(level: string, stream?: NodeJS.WritableStream, flushMs = 0): Logger {
-  const transport = stream
-    ? new winston.transports.Stream({ stream })
-    : new winston.transports.Console({ stderrLevels: ['error', 'warn'] });
-  const logger = winston.createLogger({
+  return winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
     format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorsInFields(), winston.format.json()),
     defaultMeta: { service: 'switchyard' },
-    transports: [transport],
+    transports: [new LineTransport(stream ?? process.stdout, stream ? null : process.stderr, flushMs)],
   });
-  sinks.set(logger, new LineBuffer(stream ?? process.stdout, JSON.stringify(logger.defaultMeta ?? {}).slice(1, -1), flushMs));
-  return logger;
-}
-
-/**
- * `logger.info(message, fields)` for the one line every request writes (the access log): the
- * same JSON line (the fields, then `service`, `level`, `message`, `timestamp`, which win over
- * fields of the same name) to the same destination, buffered per event-loop turn, instead of
- * passing winston's format chain and a synchronous write per call (an A/B in bench/README.md
- * keeps this path). The caller's object is serialised as it is and the fixed members are
- * appended as text: merging objects first (`{...meta, ...fields}`) makes V8 build a slow
- * dictionary object that `JSON.stringify` takes far longer over. Fields must be plain
- * JSON values. Loggers not made by {@link createLogger} take the ordinary path.
- */
-export function logInfoLine(logger: Logger, message: string, fields: Record<string, unknown>): void {
-  const sink = sinks.get(logger);
-  if (!sink) {
-    logger.info(message, fields);
-    return;
-  }
-  if (!sink.infoOn(logger)) return;
-  const own = JSON.stringify(fields);
-  const fixed = `${sink.meta === '' ? '' : `${sink.meta},`}"level":"info","message":${JSON.stringify(message)},"timestamp":"${sink.timestamp()}"}`;
-  sink.write(own === '{}' ? `{${fixed}` : `${own.slice(0, -1)},${fixed}`);
 }

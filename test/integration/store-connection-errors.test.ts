@@ -80,7 +80,9 @@ test('openDependencies wires Redis connection errors to a warning and the metric
     const line = JSON.parse(written.split('\n').find((l) => l.includes('redis connection error')) as string) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'warn', store: 'redis', err: { code: 'ECONNREFUSED', message: expect.stringContaining('ECONNREFUSED') } });
     expect(await metrics.registry.getSingleMetricAsString('switchyard_store_connection_errors_total')).toMatch(/switchyard_store_connection_errors_total\{store="redis"\} [1-9]/);
-    // Booted all the same: the caches' invalidation subscriptions wait for Redis, and say so.
+    // Booted all the same: the caches' invalidation subscriptions wait for Redis, and say so (the
+    // line leaves with the others of its event-loop turn).
+    await until(() => written.includes('cache invalidations are not subscribed yet'));
     expect(written).toContain('cache invalidations are not subscribed yet; they take effect once Redis is reachable');
   } finally {
     // Not closeDependencies: its usage flush would wait out its timeout against the dead Redis.

@@ -1,12 +1,17 @@
 /**
- * The access-log fast path: the same JSON fields as winston's lines, buffered so that lines
- * written in one event-loop turn leave in one write.
+ * The one log path: every line (the access lines and all others) goes through winston's formats to
+ * one transport, which writes the lines of one event-loop turn in one write, in the order logged.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, logInfoLine } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/logger';
+import express from 'express';
+import request from 'supertest';
 import { TS_LOADER } from '../helpers/services';
+import { accessLog } from '../../src/http/access-log';
+import { requestContext } from '../../src/http/request-context';
+import { Metrics } from '../../src/observability/metrics';
 
 function capture() {
   const writes: string[] = [];
@@ -23,7 +28,7 @@ const turn = () => new Promise((r) => setImmediate(r));
 test('lines of one turn leave in one write, each a JSON line with the logger fields', async () => {
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);
-  for (const id of ['a', 'b', 'c']) logInfoLine(logger, 'request', { request_id: id, status: 200, absent: undefined });
+  for (const id of ['a', 'b', 'c']) logger.info('request', { request_id: id, status: 200, absent: undefined });
   expect(writes).toEqual([]);
   await turn();
   expect(writes).toHaveLength(1);
@@ -36,7 +41,7 @@ test('lines of one turn leave in one write, each a JSON line with the logger fie
     expect(Date.parse(p.timestamp as string)).not.toBeNaN();
     expect('absent' in p).toBe(false);
   }
-  logInfoLine(logger, 'request', { request_id: 'd' });
+  logger.info('request', { request_id: 'd' });
   await turn();
   expect(writes).toHaveLength(2);
 });
@@ -44,31 +49,59 @@ test('lines of one turn leave in one write, each a JSON line with the logger fie
 test('nothing is written below the info level or when silent', async () => {
   for (const level of ['warn', 'silent']) {
     const { writes, stream } = capture();
-    logInfoLine(createLogger(level, stream), 'request', { request_id: 'x' });
+    createLogger(level, stream).info('request', { request_id: 'x' });
     await turn();
     expect(writes).toEqual([]);
   }
 });
 
-test('no fields, and fields named like the fixed members, still give one valid line where the fixed members win', async () => {
+test('no fields, and a field named like a fixed member, still give one valid line at the call\'s level', async () => {
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);
-  logInfoLine(logger, 'empty', {});
-  logInfoLine(logger, 'clash "quoted"', { level: 'debug', message: 'other', service: 'else', n: 1 });
+  logger.info('empty', {});
+  logger.info('clash "quoted"', { level: 'debug', n: 1 });
   await turn();
   const [empty, clash] = writes[0]!.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(empty).toMatchObject({ level: 'info', message: 'empty', service: 'switchyard' });
   expect(clash).toMatchObject({ level: 'info', message: 'clash "quoted"', service: 'switchyard', n: 1 });
 });
 
+test('access lines and every other line leave in the order they were logged, errors with their stack', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  logger.info('request', { request_id: 'r1' });
+  logger.warn('upstream slow', { provider: 'p' });
+  logger.info('request', { request_id: 'r2' });
+  logger.error('unhandled error', { error: new Error('boom') });
+  logger.info('request', { request_id: 'r3' });
+  await turn();
+  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.map((l) => l.request_id ?? l.message)).toEqual(['r1', 'upstream slow', 'r2', 'unhandled error', 'r3']);
+  expect(lines[3]).toMatchObject({ level: 'error', error: { name: 'Error', message: 'boom' } });
+  expect(String((lines[3]!.error as { stack: string }).stack)).toContain('Error: boom\n    at ');
+});
+
+test('an access line keeps its place among the lines logged after it, also with a flush interval', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream, 40);
+  const app = express();
+  app.use(requestContext(), accessLog(logger, new Metrics()));
+  app.get('/x', (_req, res) => void res.json({ ok: true }));
+  await request(app).get('/x').expect(200);
+  logger.info('after the answer');
+  await new Promise((r) => setTimeout(r, 80));
+  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as { message: string });
+  expect(lines.map((l) => l.message)).toEqual(['request', 'after the answer']);
+});
+
 test('a level changed at run time applies to the next line, both ways', async () => {
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);
-  logInfoLine(logger, 'request', { request_id: 'before' });
+  logger.info('request', { request_id: 'before' });
   logger.level = 'warn';
-  logInfoLine(logger, 'request', { request_id: 'muted' });
+  logger.info('request', { request_id: 'muted' });
   logger.level = 'debug';
-  logInfoLine(logger, 'request', { request_id: 'after' });
+  logger.info('request', { request_id: 'after' });
   await turn();
   const ids = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
   expect(ids).toEqual(['before', 'after']);
@@ -78,10 +111,10 @@ test('each line carries the time it was written (timestamps shared only within a
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);
   const t0 = Date.now();
-  logInfoLine(logger, 'request', { request_id: 'first' });
+  logger.info('request', { request_id: 'first' });
   await new Promise((r) => setTimeout(r, 25));
   const t1 = Date.now();
-  logInfoLine(logger, 'request', { request_id: 'second' });
+  logger.info('request', { request_id: 'second' });
   await turn();
   const stamps = writes.join('').trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
   expect(stamps[0]).toBeGreaterThanOrEqual(t0);
@@ -97,17 +130,17 @@ describe('with a flush interval', () => {
     try {
       const { writes, stream } = capture();
       const logger = createLogger('info', stream, 40);
-      logInfoLine(logger, 'request', { request_id: 'a' });
+      logger.info('request', { request_id: 'a' });
       await turn();
       jest.advanceTimersByTime(39);
-      logInfoLine(logger, 'request', { request_id: 'b' });
+      logger.info('request', { request_id: 'b' });
       await turn();
       expect(writes).toEqual([]);
       jest.advanceTimersByTime(1);
       await turn();
       expect(writes).toHaveLength(1);
       expect(writes[0]!.trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id)).toEqual(['a', 'b']);
-      logInfoLine(logger, 'request', { request_id: 'c' });
+      logger.info('request', { request_id: 'c' });
       await turn();
       expect(writes).toHaveLength(1);
       jest.advanceTimersByTime(40);
@@ -122,7 +155,7 @@ describe('with a flush interval', () => {
     const { writes, stream } = capture();
     const logger = createLogger('info', stream, 1000);
     const long = 'x'.repeat(1000);
-    for (let i = 0; i < 100; i++) logInfoLine(logger, 'request', { request_id: `r${i}`, note: long });
+    for (let i = 0; i < 100; i++) logger.info('request', { request_id: `r${i}`, note: long });
     expect(writes.length).toBeGreaterThanOrEqual(1);
     const written = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
     expect(written).toEqual(Array.from({ length: written.length }, (_, i) => `r${i}`));
@@ -132,9 +165,9 @@ describe('with a flush interval', () => {
 
   test('a process that exits with lines waiting still writes them', () => {
     const logger = JSON.stringify(path.join(__dirname, '../../src/observability/logger'));
-    const script = `const { createLogger, logInfoLine } = require(${logger});
+    const script = `const { createLogger } = require(${logger});
       const l = createLogger('info', undefined, 60000);
-      logInfoLine(l, 'request', { request_id: 'last-words' });`;
+      l.info('request', { request_id: 'last-words' });`;
     const out = execFileSync(process.execPath, ['-r', TS_LOADER, '-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(JSON.parse(out.trim())).toMatchObject({ request_id: 'last-words', message: 'request' });
   });
