@@ -35,7 +35,9 @@ export function reserveBudget(deps: { readonly spend: SpendGuard; readonly traci
       gone = true;
     };
     res.once('close', leave);
-    const reservation = await reserve(deps, req, wanted.estimateUsd);
+    // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
+    const reserving = reserve(deps, req, wanted.estimateUsd);
+    const reservation = reserving instanceof Promise ? await reserving : reserving;
     res.off('close', leave);
     if (gone) {
       track(reservation.release());
