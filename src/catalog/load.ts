@@ -102,6 +102,7 @@ function buildProvider(p: ProviderYaml, config: Config): ProviderInfo {
 function buildEndpoint(modelId: string, modelContext: number, e: EndpointYaml, provider: ProviderInfo): Endpoint {
   const text = {
     prompt: shiftDecimal(e.pricing.prompt, 6),
+    completion: '0',
     image: shiftDecimal(e.pricing.image ?? 0, 0),
     request: shiftDecimal(e.pricing.request ?? 0, 0),
   };
@@ -110,9 +111,11 @@ function buildEndpoint(modelId: string, modelContext: number, e: EndpointYaml, p
     modelId,
     provider,
     upstreamModel: e.upstream_model,
-    pricing: { prompt: Number(text.prompt), image: Number(text.image), request: Number(text.request), text },
+    pricing: { prompt: Number(text.prompt), completion: 0, image: Number(text.image), request: Number(text.request), cacheRead: null, cacheWrite: null, text },
     contextLength: e.context_length ?? modelContext,
+    maxCompletionTokens: null,
     inputModalities: new Set(e.input_modalities ?? ['text']),
+    outputModalities: new Set(['embeddings']),
     tokenInput: e.token_input ?? false,
     parameters: new Set(e.supported_parameters ?? []),
     quantization: e.quantization ?? 'unknown',
@@ -166,6 +169,7 @@ export function loadCatalog(config: Config, adapters: ReadonlySet<string>): Cata
     if (endpoints.length === 0) continue;
     const facts = {
       id: m.id,
+      kind: 'embeddings' as const,
       name: m.name,
       created: m.created,
       description: m.description ?? '',

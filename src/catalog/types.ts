@@ -1,15 +1,44 @@
 /**
- * The embeddings catalog as the gateway uses it at run time: models, their provider endpoints
- * (price, limits, capabilities, data policy) and the providers they live on. Built once at boot
- * from `config/models.yaml` + `config/providers.yaml`; immutable afterwards.
+ * The catalog as the gateway uses it at run time: embeddings and chat models, their provider
+ * endpoints (price, limits, capabilities, data policy) and the providers they live on. Built once
+ * at boot from `config/models.yaml`, `config/chat-models.yaml` and `config/providers.yaml`;
+ * immutable afterwards.
  * @module
  */
 
 /** Input modalities an endpoint may accept. */
 export type Modality = 'text' | 'image' | 'audio' | 'video' | 'file';
 
+/** What a model is for: which operation routes to it. */
+export type ModelKind = 'embeddings' | 'chat';
+
+/** Output modalities of a model (`embeddings` for an embeddings model). */
+export type OutputModality = 'text' | 'image' | 'audio' | 'embeddings';
+
+/** Chat request parameters an endpoint may or may not honour (the wire's `supported_parameters`). */
+export type ChatParameter =
+  | 'tools'
+  | 'tool_choice'
+  | 'parallel_tool_calls'
+  | 'response_format'
+  | 'structured_outputs'
+  | 'seed'
+  | 'logprobs'
+  | 'top_logprobs'
+  | 'stop'
+  | 'temperature'
+  | 'top_p'
+  | 'top_k'
+  | 'max_tokens'
+  | 'frequency_penalty'
+  | 'presence_penalty'
+  | 'repetition_penalty'
+  | 'logit_bias'
+  | 'min_p'
+  | 'reasoning';
+
 /** Request parameters an endpoint may or may not honour (decides `require_parameters`). */
-export type RoutableParameter = 'dimensions' | 'input_type';
+export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;
 
 /** Quantization values of the provider object's `quantizations` filter. */
 export type Quantization =
@@ -35,13 +64,19 @@ export interface ProviderInfo {
   base64Passthrough: boolean;
 }
 
-/** Prices in USD; per token for prompt, per image, per request. */
+/** Prices in USD; per token for prompt and completion, per image, per request. */
 export interface EndpointPricing {
   prompt: number;
+  /** Per completion token (0 for embeddings). */
+  completion: number;
   image: number;
   request: number;
-  /** The same prices as the API's decimal strings (per token / image / request). */
-  text: { prompt: string; image: string; request: string };
+  /** Per prompt token read from the provider's prompt cache; null where the provider has no such price (then `prompt`). */
+  cacheRead: number | null;
+  /** Per prompt token written to the provider's prompt cache; null where there is no such price (then `prompt`). */
+  cacheWrite: number | null;
+  /** The same prices as the API's decimal strings (per token / image / request); the cache prices only where set. */
+  text: { prompt: string; completion: string; image: string; request: string; input_cache_read?: string; input_cache_write?: string };
 }
 
 /** One way to serve a model: a provider plus that provider's name, price and limits for it. */
@@ -53,7 +88,10 @@ export interface Endpoint {
   upstreamModel: string;
   pricing: EndpointPricing;
   contextLength: number;
+  /** Most completion tokens one answer may have (chat); null when only the context bounds it (and for embeddings). */
+  maxCompletionTokens: number | null;
   inputModalities: ReadonlySet<Modality>;
+  outputModalities: ReadonlySet<OutputModality>;
   tokenInput: boolean;
   parameters: ReadonlySet<RoutableParameter>;
   quantization: Quantization;
@@ -65,9 +103,11 @@ export interface Endpoint {
   latencyMs: number | null;
 }
 
-/** One embeddings model of the catalog. */
+/** One model of the catalog. */
 export interface CatalogModel {
   id: string;
+  /** Embeddings models serve POST /embeddings only, chat models POST /chat/completions only. */
+  kind: ModelKind;
   name: string;
   created: number;
   description: string;
@@ -82,6 +122,6 @@ export interface CatalogModel {
   public: boolean;
   /** In catalog order. */
   endpoints: readonly Endpoint[];
-  /** The `/embeddings/models` object, built once. */
+  /** The model's list object (`/embeddings/models`, `/models`), built once. */
   wire: Readonly<Record<string, unknown>>;
 }

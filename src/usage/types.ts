@@ -6,7 +6,7 @@
 
 /** One usage record; field names follow the `generations` columns. */
 export interface UsageEvent {
-  /** `gen-emb-<unix seconds>-<20 alnum>`; the idempotency key of the outbox. */
+  /** `gen-emb-…` / `gen-…` (chat): `<unix seconds>-<20 alnum>`; the idempotency key of the outbox. */
   id: string;
   createdAt: Date;
   orgId: string;
@@ -48,6 +48,18 @@ export interface UsageEvent {
   cachedTokens: number;
   /** What the cache saved (USD at the hits' endpoint prices); absent when it answered nothing. */
   cacheSavedUsd?: number | null;
+  /** Chat: whether the answer was streamed (SSE). Absent → false. */
+  streamed?: boolean;
+  /** Chat: ms from the request's arrival to the first content chunk sent (streams) or to the answer (otherwise). */
+  timeToFirstTokenMs?: number | null;
+  /** Chat: the upstream's own finish reason, before normalising to `finishReason`. */
+  nativeFinishReason?: string | null;
+  /** Chat: the token counts were counted by the gateway (the upstream sent no usage, or the stream was cut). */
+  usageEstimated?: boolean;
+  /** Chat: prompt tokens written to the provider's prompt cache. */
+  cacheWriteTokens?: number;
+  /** Chat: completion tokens spent on reasoning. */
+  reasoningTokens?: number;
 }
 
 /** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */

@@ -1,0 +1,102 @@
+/**
+ * The contract of a chat wire format (one folder per format, beside its embeddings adapter): map
+ * the validated request to the upstream's, and its answer, whole or streamed, back to OpenAI's
+ * chat completion shape. HTTP, timeouts and error classification stay in `http.ts`.
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import type { ChatBody, ChatToolCall } from '../chat/types';
+import type { UpstreamRequest } from './types';
+
+/** OpenAI's finish reasons plus the hosted service's `error`. */
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
+
+/** What an adapter needs to build one upstream request. */
+export interface ChatJob {
+  /** The validated body; the adapter sends only what its upstream understands (never `provider`, `models`, `session_id`, `usage`, `transforms`, `trace`). */
+  body: ChatBody;
+  stream: boolean;
+  /** The completion bound to send (`max_tokens` / `max_completion_tokens`), when the client set one. */
+  maxTokens: number | undefined;
+}
+
+/** Token usage as the upstream reported it. `promptTokens` counts cached and cache-written tokens too. */
+export interface ChatUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens read from the provider's prompt cache. */
+  cacheReadTokens: number;
+  /** Prompt tokens written to the provider's prompt cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens: number;
+  /** Completion tokens spent on reasoning, when reported. */
+  reasoningTokens: number;
+}
+
+/** One choice of a whole (non-streamed) answer, in OpenAI's shape. */
+export interface ChatChoice {
+  index: number;
+  message: { role: 'assistant'; content: string | null; refusal?: string | null; tool_calls?: ChatToolCall[] };
+  finish_reason: FinishReason | null;
+  native_finish_reason: string | null;
+  logprobs: unknown;
+}
+
+/** A mapped 2xx answer. */
+export interface ParsedChat {
+  choices: ChatChoice[];
+  /** The upstream's `created` (unix seconds), when sent. */
+  created: number | null;
+  systemFingerprint: string | null;
+  usage: ChatUsage | null;
+  upstreamId: string | null;
+  /** The first choice's finish reason, normalised, and as the upstream said it. */
+  finishReason: FinishReason | null;
+  nativeFinishReason: string | null;
+  /** Tool calls across the choices. */
+  toolCalls: number;
+}
+
+/** What a stream says once it has ended (or been cut). */
+export interface StreamSummary {
+  usage: ChatUsage | null;
+  finishReason: FinishReason | null;
+  nativeFinishReason: string | null;
+  toolCalls: number;
+  upstreamId: string | null;
+  /** The generated text (content, refusal, tool names and arguments), to count tokens when usage never came; built only when asked. */
+  generatedText(): string;
+}
+
+/**
+ * One upstream stream being turned into OpenAI `chat.completion.chunk` events. Fed the
+ * upstream's bytes as they arrive (split anywhere); returns whole SSE events (`data: {…}\n\n`)
+ * for the client, in order. It never returns `[DONE]` nor a usage-only chunk: the service ends
+ * every stream itself with the gateway's usage chunk (id, model, provider, cost) and `[DONE]`.
+ * An OpenAI-compatible stream is passed through event by event, its JSON parsed only where usage,
+ * a finish reason or an error may be.
+ */
+export interface ChatStream {
+  push(chunk: Buffer): string[];
+  /** The upstream body ended; whatever was still buffered. */
+  end(): string[];
+  /** Whether an event with content (text, refusal, a tool call) has been returned: no fallback from then on. */
+  readonly started: boolean;
+  /** Whether the upstream ended the stream properly (`[DONE]`, `message_stop`). */
+  readonly done: boolean;
+  /** An error the upstream sent inside the stream (the service ends the stream with its error chunk). */
+  readonly error: { code: number; message: string } | null;
+  summary(): StreamSummary;
+}
+
+/** One chat wire format. */
+export interface ChatAdapter {
+  readonly name: string;
+  /** Build the HTTP request for `job` on `endpoint`; a stream asks for usage in its last event. */
+  buildRequest(job: ChatJob, endpoint: Endpoint): UpstreamRequest;
+  /** Map a 2xx body (raw bytes); null when it is not a valid chat answer (→ fallback, else 502). */
+  parseResponse(body: Buffer): ParsedChat | null;
+  /** A translator for one streamed answer. */
+  createStream(): ChatStream;
+  /** As the embeddings adapters': whether an error body signals overload (→ 529). */
+  isOverloaded?(status: number, bodyText: string): boolean;
+}
