@@ -35,6 +35,18 @@ export class Catalog {
     throw unknownModel(id);
   }
 
+  /**
+   * The chat model named by `id` (case-insensitive).
+   * @throws ValidationError (400) for a model of another kind
+   * @throws NotFoundError (404) for a model nobody knows
+   */
+  resolveChat(id: string): CatalogModel {
+    const model = this.byId.get(id.toLowerCase());
+    if (model?.kind === 'chat') return model;
+    if (model) throw new ValidationError([{ path: 'body.model', message: `${id} is not a chat model; use a chat model from GET /models` }]);
+    throw unknownModel(id);
+  }
+
   /** The embeddings model named by `id` (case-insensitive), or undefined. */
   find(id: string): CatalogModel | undefined {
     return this.byId.get(id.toLowerCase());
