@@ -15,7 +15,6 @@ import { createPassthroughProxy } from '../passthrough/proxy';
 export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]> = [
   ['post', '/chat/completions'],
   ['post', '/completions'],
-  ['get', '/models'],
 ];
 
 function skip(_req: Request, _res: Response, next: NextFunction): void {

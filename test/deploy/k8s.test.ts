@@ -29,7 +29,7 @@ import { ENV_VARS, loadConfig, type Config } from '../../src/config';
 import { PROJECT_ROOT } from '../../src/paths';
 import { USAGE } from '../../src/cli/run';
 import { loadCatalog } from '../../src/catalog/load';
-import { ADAPTERS } from '../../src/providers/registry';
+import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
 import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
 import { withTool } from './tools';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
@@ -455,7 +455,7 @@ describe('k8s/ kustomize base', () => {
   });
 
   test('catalog: the mounted files load with loadConfig + loadCatalog, and a local provider added there is routed', () => {
-    const adapters = new Set(ADAPTERS.keys());
+    const adapters = ADAPTER_NAMES;
     const env = gatewayEnvironment();
     const config = loadConfig(env);
     expect(config.catalog.modelsFile).toBe(env.SWITCHYARD_MODELS_FILE);
