@@ -17,6 +17,10 @@ export const FAKE_PROVIDERS: Record<string, { wire: WireHandler; basePath: strin
   deepinfra: { wire: openaiWire, basePath: '/v1/openai' },
   nebius: { wire: openaiWire, basePath: '/v1' },
   together: { wire: openaiWire, basePath: '/v1' },
+  // Chat-only providers: no test routes to them yet (chat wires: test/fakes/chat-wires.ts), so the embeddings wire stands in.
+  anthropic: { wire: openaiWire, basePath: '/v1' },
+  groq: { wire: openaiWire, basePath: '/openai/v1' },
+  fireworks: { wire: openaiWire, basePath: '/inference/v1' },
 };
 
 /** Every fake, keyed by provider slug, plus helpers. */
