@@ -158,7 +158,7 @@ const ROUTES: RouteCase[] = [
     template: '/api/v1/models',
     key: 'api',
     query: {
-      offset: 'int', limit: 'int', context: 'int', min_price: 'int', max_output_price: 'int', output_modalities: 'enum', input_modalities: 'enum',
+      offset: 'int', limit: 'int', context: 'int', min_price: 'string', max_output_price: 'string', output_modalities: 'enum', input_modalities: 'enum',
       supported_parameters: 'string', q: 'string', providers: 'string', model_authors: 'string', arch: 'string', sort: 'enum', distillable: 'enum', zdr: 'enum', category: 'enum',
     },
   },
