@@ -19,6 +19,7 @@ import { healthRouter } from './routes/health';
 import { registerKeyRoutes } from './routes/keys';
 import { registerFileRoutes } from './routes/files';
 import { registerEmbeddingRoutes } from './routes/embeddings';
+import { registerChatRoutes } from './routes/chat';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   const api = apiRouter();
   const passthrough = passthroughRoutes(deps);
   registerEmbeddingRoutes(api, deps);
+  registerChatRoutes(api, deps);
   registerKeyRoutes(api, deps);
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);

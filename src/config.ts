@@ -51,6 +51,8 @@ export interface Config {
   catalog: { modelsFile: string; chatModelsFile: string; providersFile: string };
   /** Upstream HTTP: per-attempt timeout, overall deadline across fallbacks, connection pool. */
   upstream: { attemptTimeoutMs: number; deadlineMs: number; connectionsPerOrigin: number; keepAliveTimeoutMs: number };
+  /** Chat timing: a whole answer, or a stream's first content, within `attemptTimeoutMs`; a started stream silent for `streamIdleTimeoutMs` is cut. */
+  chat: { attemptTimeoutMs: number; deadlineMs: number; streamIdleTimeoutMs: number; keepAliveMs: number };
   /** Circuit breaker per provider endpoint: consecutive failures that open it, and the cooldown before a probe. */
   breaker: { failureThreshold: number; cooldownMs: number };
   /**

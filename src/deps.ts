@@ -35,6 +35,7 @@ import { warnUnusableModels } from './catalog/usable';
 import { ADAPTER_NAMES } from './providers/adapter-names';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
+import { ChatService } from './chat/service';
 import { closeRankings, createRankings, type Rankings } from './datasets';
 import { AnalyticsService } from './analytics/service';
 import { ClassifierService } from './classifiers/service';
@@ -75,6 +76,8 @@ export interface AppDeps {
   state: { draining: boolean };
   /** Embeddings: catalog, routing, upstream calls. */
   embeddings: EmbeddingsService;
+  /** Chat completions: the same catalog, breaker, endpoint stats and upstream pool as embeddings. */
+  chat: ChatService;
   /** Makes each rate limiter's store (Redis when configured, else in-process). */
   rateLimitStore: RateLimitStores;
   /** The rankings dataset: service, rollup and its schedule, input sampler, route limits. */
@@ -94,15 +97,17 @@ export interface AppDeps {
 }
 
 /**
- * Add the embeddings service (catalog from config, shared upstream pool) to the other deps. The
+ * Add the inference services (embeddings and chat: one catalog, upstream pool and breaker) to the other deps. The
  * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
  */
-function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings'>, preload?: string): AppDeps {
+function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings' | 'chat'>, preload?: string): AppDeps {
   const catalog = loadCatalog(base.config, ADAPTER_NAMES);
   warnUnusableModels(catalog, base.logger);
   const http = new UpstreamHttp(base.config.upstream);
   const rankings = createRankings({ ...base, catalog, preload });
-  return Object.assign(base, { embeddings: new EmbeddingsService(base, catalog, http), rankings });
+  const embeddings = new EmbeddingsService(base, catalog, http);
+  const chat = new ChatService(base, catalog, http, { circuits: (orgId) => embeddings.breaker.forOrg(orgId), stats: embeddings.stats });
+  return Object.assign(base, { embeddings, chat, rankings });
 }
 
 /**
@@ -263,7 +268,7 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
 
 /** Close pools and connections; safe to call twice. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
-  await deps.embeddings.drain();
+  await Promise.all([deps.embeddings.drain(), deps.chat.drain()]);
   // The last answers' cache writes (each bounded by the store's command timeout).
   await deps.embeddingsCache.settled();
   await deps.embeddings.stats.close();

@@ -1,5 +1,6 @@
 /**
- * Generation ids in the hosted service's form: `gen-emb-<unix seconds>-<20 alphanumerics>`.
+ * Generation ids in the hosted service's form: `gen-emb-<unix seconds>-<20 alphanumerics>`, and
+ * `gen-<unix seconds>-<20 alphanumerics>` for chat.
  * @module
  */
 import { randomFillSync } from 'node:crypto';
@@ -12,7 +13,7 @@ const pool = Buffer.alloc(SUFFIX * 200);
 let offset = pool.length;
 
 /** A new embeddings generation id; `nowMs` is the request's clock. */
-export function generationId(nowMs: number): string {
+export function generationId(nowMs: number, prefix = 'gen-emb'): string {
   if (offset + SUFFIX > pool.length) {
     randomFillSync(pool);
     offset = 0;
@@ -21,7 +22,7 @@ export function generationId(nowMs: number): string {
   // 62 does not divide 256, so the first 8 letters are slightly likelier; irrelevant for ids.
   for (let i = offset; i < offset + SUFFIX; i++) suffix += ALPHABET[(pool[i] as number) % 62];
   offset += SUFFIX;
-  return `gen-emb-${Math.floor(nowMs / 1000)}-${suffix}`;
+  return `${prefix}-${Math.floor(nowMs / 1000)}-${suffix}`;
 }
 
 /** The variant of a model id (`vendor/model:free` → `free`), or null when it names none. */

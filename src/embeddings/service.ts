@@ -81,7 +81,8 @@ interface Answered {
 
 /** One per app instance; stateless per request apart from the shared connection pool. */
 export class EmbeddingsService {
-  private readonly breaker: CircuitBreaker;
+  /** The circuits of every endpoint, shared with the chat service (one breaker per gateway). */
+  readonly breaker: CircuitBreaker;
   /** Each organization's recent attempts per endpoint (the Providers page's error rate and latency). */
   readonly stats: EndpointStats;
   /** Bookkeeping of answered requests (settles, usage records) still running, and who waits for none to be left ({@link drain}). */

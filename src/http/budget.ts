@@ -13,6 +13,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Reservation, SpendGuard } from '../budgets/types';
 import { currentKey } from '../auth/authenticate';
+import { PaymentRequiredError } from '../errors';
 import type { Tracing } from '../observability/tracing';
 import { tracedWork } from '../observability/spans';
 
@@ -36,8 +37,13 @@ export function reserveBudget(deps: { readonly spend: SpendGuard; readonly traci
     };
     res.once('close', leave);
     // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
-    const reserving = reserve(deps, req, wanted.estimateUsd);
-    const reservation = reserving instanceof Promise ? await reserving : reserving;
+    let reservation: Reservation;
+    try {
+      const reserving = reserve(deps, req, wanted.estimateUsd);
+      reservation = reserving instanceof Promise ? await reserving : reserving;
+    } catch (err) {
+      throw wanted.refusalHint && err instanceof PaymentRequiredError ? new PaymentRequiredError(`${err.message} ${wanted.refusalHint}`, err.metadata) : err;
+    }
     res.off('close', leave);
     if (gone) {
       track(reservation.release());

@@ -25,6 +25,12 @@ export interface CoherentCacheOptions<V> {
   load: (id: string) => Promise<V | null>;
   /** How long past its TTL an entry may be served while reloading it fails; default 15 minutes. */
   staleIfErrorMs?: number;
+  /**
+   * Milliseconds clock for load times and TTLs, so expiry and the stale allowance can be driven
+   * without waiting them out; default the real clock. An injected clock is read at every TTL
+   * check (lru-cache otherwise reuses one reading for a millisecond of real time).
+   */
+  clock?: () => number;
 }
 
 /** Default {@link CoherentCacheOptions.staleIfErrorMs}. */
@@ -43,6 +49,7 @@ export class CoherentCache<V> {
   private readonly cache: LRUCache<string, Entry<V>>;
   private readonly channel: string;
   private readonly staleIfErrorMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly kv: Kv,
@@ -51,10 +58,13 @@ export class CoherentCache<V> {
   ) {
     this.channel = `cache:${o.name}:invalidate`;
     this.staleIfErrorMs = o.staleIfErrorMs ?? STALE_IF_ERROR_MS;
+    this.now = o.clock ?? Date.now;
+    const clock = o.clock;
     this.cache = new LRUCache<string, Entry<V>>({
       max: o.max,
       ttl: Math.max(1, o.ttlMs),
       fetchMethod: (id, stale) => this.load(id, stale),
+      ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}),
     });
   }
 
@@ -65,9 +75,9 @@ export class CoherentCache<V> {
    */
   private async load(id: string, stale: Entry<V> | undefined): Promise<Entry<V>> {
     try {
-      return { v: (await this.o.load(id)) ?? MISSING, at: Date.now() };
+      return { v: (await this.o.load(id)) ?? MISSING, at: this.now() };
     } catch (err) {
-      if (!stale || Date.now() - stale.at > this.o.ttlMs + this.staleIfErrorMs) throw err;
+      if (!stale || this.now() - stale.at > this.o.ttlMs + this.staleIfErrorMs) throw err;
       this.metrics.cacheLookups.inc({ cache: this.o.name, result: 'stale' });
       return stale;
     }

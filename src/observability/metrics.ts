@@ -95,7 +95,7 @@ export class Metrics {
 
   readonly upstreamRequests = new Counter({
     name: 'switchyard_upstream_requests_total',
-    help: 'Upstream embeddings attempts by provider slug, catalog model and outcome (ok, timeout, overloaded, rate_limited, server, client, network)',
+    help: 'Upstream attempts (embeddings and chat) by provider slug, catalog model and outcome (ok, timeout, overloaded, rate_limited, server, client, network)',
     labelNames: ['provider', 'model', 'outcome'] as const,
     registers: [this.registry],
   });
@@ -107,7 +107,7 @@ export class Metrics {
    */
   readonly upstreamDuration = new Histogram<'provider' | 'model' | 'trace_id'>({
     name: 'switchyard_upstream_request_duration_seconds',
-    help: 'Upstream embeddings attempt duration by provider slug and catalog model',
+    help: 'Upstream attempt duration (embeddings; chat: until the answer or the first content of a stream) by provider slug and catalog model',
     labelNames: ['provider', 'model'] as const,
     buckets: LATENCY_BUCKETS,
     enableExemplars: true,
@@ -147,6 +147,35 @@ export class Metrics {
     name: 'switchyard_embeddings_cost_usd_total',
     help: 'Cost in USD of successful embeddings requests by provider and model',
     labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly chatTokens = new Counter({
+    name: 'switchyard_chat_tokens_total',
+    help: 'Tokens of answered chat requests by provider, model and kind (prompt, completion)',
+    labelNames: ['provider', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly chatCost = new Counter({
+    name: 'switchyard_chat_cost_usd_total',
+    help: 'Cost in USD of answered chat requests by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly chatTimeToFirstToken = new Histogram({
+    name: 'switchyard_chat_time_to_first_token_seconds',
+    help: 'Time from a streamed chat request to its first content chunk, by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  readonly chatStreamEnds = new Counter({
+    name: 'switchyard_chat_stream_ends_total',
+    help: 'Started chat streams by how they ended: done, upstream_error (ended with an error chunk), client_left',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 

@@ -6,6 +6,10 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { EmbeddingsAdapter, UpstreamRequest } from './types';
+import { openStream, type StreamOpening } from './http-stream';
+
+/** What `http.ts` needs of an adapter: its overload signal, if it has its own. */
+type OverloadSignal = Pick<EmbeddingsAdapter, 'isOverloaded'>;
 
 /** How an upstream attempt ended. */
 export type UpstreamOutcome = 'ok' | 'timeout' | 'overloaded' | 'rate_limited' | 'server' | 'client' | 'network';
@@ -29,6 +33,9 @@ export type UpstreamResult =
       /** Short, secret-free reason for logs (never the upstream body). */
       reason: string;
     };
+
+/** A failed attempt as a value. */
+export type UpstreamFailure = Exclude<UpstreamResult, { outcome: 'ok' }>;
 
 /** The largest upstream body accepted (2048 inputs × 3072 floats is about 130 MB of JSON). */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
@@ -61,7 +68,7 @@ export class UpstreamHttp {
    * AbortSignal per call (undici's `request()` builds both, a measurable share of the hot path).
    * @param adapter - decides provider-specific overload signals
    */
-  post(req: UpstreamRequest, adapter: EmbeddingsAdapter, timeoutMs: number): Promise<UpstreamResult> {
+  post(req: UpstreamRequest, adapter: OverloadSignal, timeoutMs: number): Promise<UpstreamResult> {
     const target = this.target(req.url);
     const started = performance.now();
     return new Promise<UpstreamResult>((resolve) => {
@@ -116,6 +123,14 @@ export class UpstreamHttp {
     });
   }
 
+  /**
+   * POST `req` for a streamed answer: resolves once the upstream answers (within about
+   * `timeoutMs`), with the flowing body on a 2xx, else the classified failure.
+   */
+  stream(req: UpstreamRequest, adapter: OverloadSignal, timeoutMs: number): Promise<StreamOpening> {
+    return openStream(this.agent, this.target(req.url), req, adapter.isOverloaded?.bind(adapter), timeoutMs);
+  }
+
   /** Origin and path of an upstream URL, parsed once per URL (there is one per catalog endpoint). */
   private target(url: string): { origin: string; path: string } {
     let t = this.targets.get(url);
@@ -142,8 +157,8 @@ export function classifyStatus(
   status: number,
   text: string,
   retryAfterSeconds: number | undefined,
-  adapter: Pick<EmbeddingsAdapter, 'isOverloaded'>,
-): UpstreamResult {
+  adapter: OverloadSignal,
+): UpstreamFailure {
   const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
   if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
   if (status === 529 || (adapter.isOverloaded ?? defaultOverloaded)(status, text)) {

@@ -8,29 +8,10 @@ import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
+import type { EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
 import type { ModelsQuery } from '../catalog/models-list';
 import { reserveBudget } from '../http/budget';
-
-function header(req: Request, name: string): string | null {
-  const v = req.headers[name];
-  return typeof v === 'string' && v !== '' ? v.slice(0, 512) : null;
-}
-
-/** The caller's context for the usage record, from the request and its headers. */
-function callerOf(req: Request): CallerContext {
-  return {
-    key: currentKey(req),
-    requestId: req.ctx.requestId,
-    startedAt: req.ctx.startedAt,
-    sessionHeader: header(req, 'x-session-id'),
-    userAgent: header(req, 'user-agent'),
-    httpReferer: header(req, 'http-referer'),
-    appTitle: header(req, 'x-openrouter-title') ?? header(req, 'x-title'),
-    origin: header(req, 'origin'),
-    trace: req.ctx.trace,
-  };
-}
+import { callerOf, header } from '../http/caller';
 
 /**
  * Work that follows a sent answer, never delaying it: the cache stores the misses, a sample of

@@ -13,7 +13,6 @@ import { createPassthroughProxy } from '../passthrough/proxy';
 
 /** The forwarded routes (method, path under `/api/v1`). */
 export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]> = [
-  ['post', '/chat/completions'],
   ['post', '/completions'],
 ];
 

@@ -60,5 +60,5 @@ export function withinMaxPrice(endpoint: Endpoint, max: ProviderPreferences['max
   // Compare in micro-dollars per 1M to stay clear of float noise on exact limits.
   const le = (price: number, limit: number | string | null | undefined, scale: number) =>
     limit === null || limit === undefined || Math.round(price * scale * 1e6) <= Math.round(Number(limit) * 1e6);
-  return le(p.prompt, max.prompt, 1e6) && le(p.image, max.image, 1) && le(p.request, max.request, 1);
+  return le(p.prompt, max.prompt, 1e6) && le(p.completion, max.completion, 1e6) && le(p.image, max.image, 1) && le(p.request, max.request, 1);
 }

@@ -4,23 +4,23 @@
  */
 import type { ConfigOverrides } from '../../src/config';
 import { providerEnvName } from '../../src/config';
+import { anthropicChatWire, openaiChatWire, type ChatWire } from './chat-wires';
 import { startFake, type FakeUpstream, type WireHandler } from './server';
 import { cohereWire, geminiWire, openaiWire, voyageWire } from './wires';
 
-/** Slug → wire and the base-URL path its adapter expects. */
-export const FAKE_PROVIDERS: Record<string, { wire: WireHandler; basePath: string }> = {
-  openai: { wire: openaiWire, basePath: '/v1' },
-  mistral: { wire: openaiWire, basePath: '/v1' },
+/** Slug → embeddings wire (null: chat only), chat wire, and the base-URL path its adapters expect. */
+export const FAKE_PROVIDERS: Record<string, { wire: WireHandler | null; chat?: ChatWire; basePath: string }> = {
+  openai: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
+  mistral: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
   'google-ai-studio': { wire: geminiWire, basePath: '/v1beta' },
   cohere: { wire: cohereWire, basePath: '' },
   voyage: { wire: voyageWire, basePath: '' },
-  deepinfra: { wire: openaiWire, basePath: '/v1/openai' },
-  nebius: { wire: openaiWire, basePath: '/v1' },
-  together: { wire: openaiWire, basePath: '/v1' },
-  // Chat-only providers: no test routes to them yet (chat wires: test/fakes/chat-wires.ts), so the embeddings wire stands in.
-  anthropic: { wire: openaiWire, basePath: '/v1' },
-  groq: { wire: openaiWire, basePath: '/openai/v1' },
-  fireworks: { wire: openaiWire, basePath: '/inference/v1' },
+  deepinfra: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1/openai' },
+  nebius: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
+  together: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
+  anthropic: { wire: null, chat: anthropicChatWire, basePath: '/v1' },
+  groq: { wire: null, chat: openaiChatWire, basePath: '/openai/v1' },
+  fireworks: { wire: null, chat: openaiChatWire, basePath: '/inference/v1' },
 };
 
 /** Every fake, keyed by provider slug, plus helpers. */
@@ -34,7 +34,7 @@ export interface FakeFleet {
 
 /** Start a fake for every provider of the default catalog. */
 export async function startFakeFleet(): Promise<FakeFleet> {
-  const entries = await Promise.all(Object.entries(FAKE_PROVIDERS).map(async ([slug, p]) => [slug, await startFake(p.wire)] as const));
+  const entries = await Promise.all(Object.entries(FAKE_PROVIDERS).map(async ([slug, p]) => [slug, await startFake(p.wire, p.chat)] as const));
   const fakes = Object.fromEntries(entries) as Record<string, FakeUpstream>;
   const providers: Record<string, { baseUrl: string; apiKey: string }> = {};
   for (const [slug, fake] of entries) {

@@ -1,12 +1,15 @@
 /**
- * A fake upstream: a real HTTP server on 127.0.0.1 that answers one provider wire format and can
- * be told to misbehave: any status (429/500/503/529 …) with a body and headers, extra latency, a
- * hang (never answers), an answer held until the test releases it, a connection reset, or
- * malformed JSON. Faults are queued (one per
- * request) or sticky; every request is recorded for assertions.
+ * A fake upstream: a real HTTP server on 127.0.0.1 that answers one provider's wire formats,
+ * routed by path (its chat wire's `/chat/completions` or `/messages`, else its embeddings wire),
+ * and can be told to misbehave: any status (429/500/503/529 …) with a body and headers, extra
+ * latency, a hang (never answers), an answer held until the test releases it, a connection reset,
+ * or malformed JSON; for streams also a cut or an error event after N events, and a paced stream
+ * (an interval, or each event released by the test). Faults are queued (one per request) or
+ * sticky; every request is recorded for assertions, with when its response ended or was aborted.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ChatWire } from './chat-wires';
 
 /** One way to misbehave. */
 export type Fault =
@@ -20,7 +23,15 @@ export type Fault =
   | { reshape: (body: Record<string, unknown>) => unknown }
   | { latencyMs: number }
   /** Answer normally once `holdUntil` settles; `arrived` is called when the request is in. */
-  | { holdUntil: Promise<unknown>; arrived?: () => void };
+  | { holdUntil: Promise<unknown>; arrived?: () => void }
+  /** A stream: the first `cutAfterEvents` events, then the connection is destroyed. */
+  | { cutAfterEvents: number }
+  /** A stream: the first `errorAfterEvents` events, then the wire's error event (or `event`), then the end. */
+  | { errorAfterEvents: number; event?: string }
+  /** A stream whose events are `eventIntervalMs` apart (the first one at once). */
+  | { eventIntervalMs: number }
+  /** A stream whose event `index` is written once `beforeEvent(index)` settles (the test releases them). */
+  | { beforeEvent: (index: number) => Promise<unknown> };
 
 /** A request the fake received. */
 export interface RecordedCall {
@@ -28,6 +39,36 @@ export interface RecordedCall {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /**
+   * Settles when the fake's response is over: `aborted` when the connection closed before the
+   * answer was complete (the client, e.g. the gateway, gave up on it).
+   */
+  ended: Promise<{ aborted: boolean }>;
+}
+
+/** Stream faults, which a non-streamed request ignores. */
+type StreamFault = Extract<Fault, { cutAfterEvents: number } | { errorAfterEvents: number } | { eventIntervalMs: number } | { beforeEvent: unknown }>;
+
+function isStreamFault(f: Fault): f is StreamFault {
+  return 'cutAfterEvents' in f || 'errorAfterEvents' in f || 'eventIntervalMs' in f || 'beforeEvent' in f;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Write `events` one per write, applying a stream fault; stops when the client has gone. */
+async function writeStream(req: http.IncomingMessage, res: http.ServerResponse, events: string[], chat: ChatWire, fault: StreamFault | null): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  for (let i = 0; i < events.length; i++) {
+    if (fault && 'cutAfterEvents' in fault && i === fault.cutAfterEvents) return void req.socket.destroy();
+    if (fault && 'errorAfterEvents' in fault && i === fault.errorAfterEvents) return void res.end(fault.event ?? chat.errorEvent);
+    if (fault && 'beforeEvent' in fault) await fault.beforeEvent(i);
+    else if (fault && 'eventIntervalMs' in fault && i > 0) await new Promise((resolve) => setTimeout(resolve, fault.eventIntervalMs));
+    else await nextTurn();
+    if (res.destroyed || res.writableEnded) return;
+    res.write(events[i]);
+  }
+  res.end();
 }
 
 /** Produces the wire format's success body for a request body. */
@@ -49,8 +90,11 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-/** Start a fake speaking `wire` on an ephemeral port. */
-export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
+/**
+ * Start a fake on an ephemeral port speaking `wire` (embeddings; null for none) and `chat`
+ * (requests whose path ends with its `path`). Other paths get a 404.
+ */
+export async function startFake(wire: WireHandler | null, chat?: ChatWire): Promise<FakeUpstream> {
   const queued: Fault[] = [];
   let sticky: Fault | null = null;
   const sockets = new Set<import('node:net').Socket>();
@@ -82,11 +126,19 @@ export async function startFake(wire: WireHandler): Promise<FakeUpstream> {
       } catch {
         /* recorded as {} */
       }
-      fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-      const fault = queued.shift() ?? sticky;
+      const ended = new Promise<{ aborted: boolean }>((resolve) => res.on('close', () => resolve({ aborted: !res.writableFinished })));
+      fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ended });
+      const path = (req.url ?? '').split('?')[0]!;
+      const chatWire = chat && path.endsWith(chat.path) ? chat : null;
+      if (!chatWire && !wire) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"no such route"}}');
+      const next = queued.shift() ?? sticky;
+      const streamFault = next && isStreamFault(next) ? next : null;
+      const fault: Exclude<Fault, StreamFault> | null = next && !isStreamFault(next) ? next : null;
+      const opts = { reportUsage: fake.reportUsage };
       const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
-        const out = JSON.stringify(edit(wire(req.url ?? '', body, { reportUsage: fake.reportUsage }) as Record<string, unknown>));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(out);
+        if (chatWire && body.stream === true) return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
+        const answer = chatWire ? chatWire.answer(body, opts) : wire!(req.url ?? '', body, opts);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(edit(answer as Record<string, unknown>)));
       };
       if (!fault) return succeed();
       if ('hang' in fault) return; // never answer; the socket is destroyed on close

@@ -7,6 +7,7 @@
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import type { UsageEvent } from '../../src/usage/types';
 import { loadConfig } from '../../src/config';
+import { until as pollUntil } from '../helpers/eventually';
 
 /** Make the harness's recorder hold every record until released. */
 function gateRecords(h: EmbeddingsHarness) {
@@ -21,9 +22,7 @@ function gateRecords(h: EmbeddingsHarness) {
   return held;
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 5));
-}
+const until = (condition: () => boolean) => pollUntil('the condition', condition);
 
 test('on by default; USAGE_ANSWER_AFTER_RECORD=false turns it off', () => {
   expect(loadConfig({}).usage.answerAfterRecord).toBe(true);
@@ -46,7 +45,8 @@ describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord)
     });
     await until(() => held.length === 1 || answered);
     if (answerAfterRecord) {
-      // The record is under way and unfinished: give the route every chance to answer anyway.
+      // The record is under way and unfinished: give the route every chance to answer anyway
+      // (an answer that does not come has no event to wait on, so this one wait stays).
       await new Promise((r) => setTimeout(r, 100));
       expect(answered).toBe(false);
       held[0]!.release();

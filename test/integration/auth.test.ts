@@ -14,15 +14,13 @@ import { createLogger } from '../../src/observability/logger';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { MemoryKv } from '../../src/kv/memory';
+import { until } from '../helpers/eventually';
 
 /** Poll `probe` until it returns true or `withinMs` passes; returns the elapsed ms or throws. */
 async function within(withinMs: number, probe: () => Promise<boolean>): Promise<number> {
   const started = Date.now();
-  while (Date.now() - started <= withinMs) {
-    if (await probe()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`condition not met within ${withinMs} ms`);
+  await until(`the condition within ${withinMs} ms`, probe, { timeoutMs: withinMs, everyMs: 20 });
+  return Date.now() - started;
 }
 
 describe.each(DATABASES)('authentication on $name', (dbKind) => {

@@ -14,8 +14,8 @@ import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';
 import { hashSecret } from '../../src/keys/secrets';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { LEASE_PREFIX } from '../../src/budgets/scripts/reserve';
+import { until } from '../helpers/eventually';
 
 const LEASE = { leaseRequests: 4, leaseMs: 200 };
 
@@ -52,6 +52,18 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const rows = await db.query<{ s: number }>('SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE workspace_id = $1', [workspaceId]);
     return Number(rows[0]?.s);
   }
+  /**
+   * Resolves once replica 0 holds a lease on `workspaceId`'s daily budget: its hold (a `lease:`
+   * field) is in Redis. Read on replica 0's own connection, whose replies arrive in order, so the
+   * reply granting the lease has been handled (the lease is in its book) before this one.
+   */
+  async function leaseHeld(workspaceId: string): Promise<void> {
+    const redis = kv1.connection as Redis;
+    await until('the lease hold in Redis', async () => {
+      const [holds] = await redis.keys(`${kv1.prefix}budget:{${workspaceId}}:daily:*:holds`);
+      return holds !== undefined && Object.keys(await redis.hgetall(holds)).some((f) => f.startsWith(LEASE_PREFIX));
+    });
+  }
   async function workspaceWithBudget(limitUsd: number): Promise<{ id: string; slug: string }> {
     const slug = `l${++seq}`;
     const res = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: slug, slug }).expect(201);
@@ -80,11 +92,8 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(instances[0]!.spend.reserveNow?.(record!, 0.01)).toBeUndefined();
     expect(await spend(0, key.secret, 0.01)).toBe(200); // loads the budgets, reserves, opens a lease
     const before = await reservations('lease');
-    let now = instances[0]!.spend.reserveNow?.(record!, 0.01);
-    for (let i = 0; i < 40 && now === undefined; i++) {
-      await sleep(50); // until the lease's reserve script has landed
-      now = instances[0]!.spend.reserveNow?.(record!, 0.01);
-    }
+    await leaseHeld(ws.id); // until the lease's reserve script has landed
+    const now = instances[0]!.spend.reserveNow?.(record!, 0.01);
     expect(now).toBeDefined();
     expect((await reservations('lease')) - before).toBe(1);
     await now!.settle(0.01);
@@ -139,7 +148,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const before = await reservations('lease');
     // Replica 0: 0.01 spent, and a lease of 0.04 opened behind it (room 0.99 >= 8 leases).
     expect(await spend(0, key.secret, 0.01)).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await leaseHeld(ws.id);
     expect(await spend(0, key.secret, 0.01)).toBe(200);
     expect((await reservations('lease')) - before).toBe(1);
     // Replica 1: 0.9 fits beside the lease; then 0.07 fits only once the lease (0.03 unused) is settled.
@@ -153,10 +162,10 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   });
 
   /** Open a lease on replica 0 (one request reserved in Redis, one admitted on the lease): 0.02 spent or held. */
-  async function leaseOnFirst(secret: string): Promise<void> {
+  async function leaseOnFirst(secret: string, workspaceId: string): Promise<void> {
     const before = await reservations('lease');
     expect(await spend(0, secret, 0.01)).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await leaseHeld(workspaceId);
     expect(await spend(0, secret, 0.01)).toBe(200);
     expect((await reservations('lease')) - before).toBe(1);
   }
@@ -164,7 +173,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   test('a lowered budget is enforced at once: the open lease, granted under the old limit, admits nothing more', async () => {
     const ws = await workspaceWithBudget(1);
     const key = await createInferenceKey(gw, { name: 'lowered', workspace_id: ws.slug });
-    await leaseOnFirst(key.secret);
+    await leaseOnFirst(key.secret, ws.id);
     await request(gw.app).put(`/api/v1/workspaces/${ws.slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: 0.025 }).expect(200);
     // 0.02 spent; 0.01 more would pass 0.025 (the old lease still had 0.03 unused).
     expect(await spend(0, key.secret, 0.01)).toBe(402);
@@ -175,7 +184,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   test('shutdown settles open leases: their spend is in the counters and their holds are gone', async () => {
     const ws = await workspaceWithBudget(1);
     const key = await createInferenceKey(gw, { name: 'shutdown', workspace_id: ws.slug });
-    await leaseOnFirst(key.secret);
+    await leaseOnFirst(key.secret, ws.id);
     await instances[0]?.spend.close?.();
     const redis = (kv1.connection as Redis);
     const [holds] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);

@@ -30,12 +30,7 @@ class FakeUpstream {
         const body = Buffer.concat(chunks).toString('utf8');
         this.seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
         if (JSON.parse(body || '{}').hang === true) return; // never answers
-        if (req.url === '/v1/completions') {
-          res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream=1' });
-          res.end(JSON.stringify({ id: 'cmpl-1', object: 'text_completion', choices: [{ text: 'hello', index: 0 }] }));
-          return;
-        }
-        if (req.url === '/v1/chat/completions' && JSON.parse(body || '{}').stream === true) {
+        if (req.url === '/v1/completions' && JSON.parse(body || '{}').stream === true) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           res.write('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n');
           new Promise<void>((resolve) => (this.release = resolve)).then(() => {
@@ -44,8 +39,8 @@ class FakeUpstream {
           });
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', echo: body }));
+        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream=1' });
+        res.end(JSON.stringify({ id: 'cmpl-1', object: 'text_completion', echo: body }));
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -89,7 +84,7 @@ describe('passthrough', () => {
     const off = await createTestGateway(db, kv);
     const offKey = (await createInferenceKey(off)).secret;
     const before = upstream.seen.length;
-    for (const [method, path] of [['post', '/api/v1/chat/completions'], ['post', '/api/v1/completions']] as const) {
+    for (const [method, path] of [['post', '/api/v1/completions']] as const) {
       const res = await request(off.app)[method](path).set('Authorization', bearer(offKey)).send({ model: 'x' });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
@@ -105,7 +100,7 @@ describe('passthrough', () => {
       .set('X-Api-Key', key)
       .send({ model: 'gpt-test', prompt: 'hi' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'cmpl-1', object: 'text_completion', choices: [{ text: 'hello', index: 0 }] });
+    expect(res.body).toEqual({ id: 'cmpl-1', object: 'text_completion', echo: '{"model":"gpt-test","prompt":"hi"}' });
     expect(res.headers['set-cookie']).toBeUndefined();
     const seen = upstream.seen.at(-1)!;
     expect(seen.url).toBe('/v1/completions');
@@ -115,16 +110,16 @@ describe('passthrough', () => {
     expect(JSON.stringify(seen.headers)).not.toContain(key);
   });
 
-  test('POST /chat/completions forwards the body byte for byte (not re-serialised)', async () => {
+  test('POST /completions forwards the body byte for byte (not re-serialised)', async () => {
     const raw = '{"model":"gpt-test",  "messages":[{"role":"user","content":"héllo ✓"}],"extra":{"kept":true}}';
     const res = await request(gw.app)
-      .post('/api/v1/chat/completions?trace=1')
+      .post('/api/v1/completions?trace=1')
       .set('Authorization', bearer(key))
       .set('Content-Type', 'application/json')
       .send(raw);
     expect(res.status).toBe(200);
     const seen = upstream.seen.at(-1)!;
-    expect(seen.url).toBe('/v1/chat/completions?trace=1');
+    expect(seen.url).toBe('/v1/completions?trace=1');
     expect(seen.body).toBe(raw);
     expect(res.body.echo).toBe(raw);
   });
@@ -145,7 +140,7 @@ describe('passthrough', () => {
       const received: string[] = [];
       const firstChunk = new Promise<string>((resolveFirst, reject) => {
         const req = http.request({
-          host: '127.0.0.1', port, method: 'POST', path: '/api/v1/chat/completions',
+          host: '127.0.0.1', port, method: 'POST', path: '/api/v1/completions',
           headers: { authorization: bearer(key), 'content-type': 'application/json' },
         }, (res) => {
           expect(res.statusCode).toBe(200);
@@ -186,11 +181,11 @@ describe('passthrough', () => {
 
   test('no key → 401 before any proxying, counted under the route template (not "unmatched")', async () => {
     const before = upstream.seen.length;
-    const res = await request(gw.app).post('/api/v1/chat/completions').send({ model: 'x' });
+    const res = await request(gw.app).post('/api/v1/completions').send({ model: 'x' });
     expect(res.status).toBe(401);
     expect(upstream.seen.length).toBe(before);
     const metrics = await gw.deps.metrics.registry.metrics();
-    expect(metrics).toMatch(/switchyard_http_requests_total\{route="\/api\/v1\/chat\/completions",method="POST",status_class="4xx"\} [1-9]/);
+    expect(metrics).toMatch(/switchyard_http_requests_total\{route="\/api\/v1\/completions",method="POST",status_class="4xx"\} [1-9]/);
     expect(metrics).not.toMatch(/switchyard_http_requests_total\{route="unmatched",method="POST"/);
   });
 
@@ -220,7 +215,7 @@ describe('passthrough', () => {
   test('an unreachable upstream → 502 envelope', async () => {
     const dead = await createTestGateway(db, kv, { passthrough: { baseUrl: DEAD_UPSTREAM, apiKey: UPSTREAM_KEY } });
     const k = (await createInferenceKey(dead)).secret;
-    const res = await request(dead.app).post('/api/v1/chat/completions').set('Authorization', bearer(k)).send({ model: 'x', messages: [] });
+    const res = await request(dead.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x', messages: [] });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 502, message: 'Provider returned error' });
     expect(JSON.stringify(res.body)).not.toContain(UPSTREAM_KEY);

@@ -9,8 +9,11 @@ import { tcpProxy, type TcpProxy } from '../../testkit/tcp-proxy';
 import { DATABASE_URL, describeIf, uniqueId } from '../helpers/services';
 import { openPostgres } from '../../src/store/postgres';
 import type { Database } from '../../src/store/db';
+import { until } from '../helpers/eventually';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolved by {@link cutDuring} once the proxy has cut every connection. */
+type Cut = Promise<void>;
 
 describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked out', () => {
   let proxy: TcpProxy;
@@ -48,24 +51,38 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     uncaught.length = 0;
   });
 
+  /** Whether the statement tagged `AS marker` is running on the server (seen past the proxy). */
+  async function statementRunning(marker: string): Promise<boolean> {
+    const [row] = await observer.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT pg_sleep(2) AS ${marker}%`]);
+    return row!.n > 0;
+  }
+
   /**
    * Cut every connection while `work` holds a client: once it calls `holding` (it is inside its
    * transaction or lock; connecting through the proxy can take longer than any fixed wait on a
-   * slow machine), then after `ms` more. Its outcome, then the pool again.
+   * slow machine), and then `ready` (if given) resolves. `work` gets the cut as a promise, to go
+   * on once its connection is gone. Its outcome, then the pool again.
    */
-  async function cutDuring(work: (holding: () => void) => Promise<unknown>, ms = 0): Promise<void> {
+  async function cutDuring(work: (holding: () => void, cut: Cut) => Promise<unknown>, ready?: () => Promise<unknown>): Promise<void> {
     let holding!: () => void;
     const held = new Promise<void>((resolve) => {
       holding = resolve;
     });
-    const outcome = work(holding).then(
+    let cutDone!: () => void;
+    const cut = new Promise<void>((resolve) => {
+      cutDone = resolve;
+    });
+    const outcome = work(holding, cut).then(
       () => 'resolved',
       (err: Error) => err.message,
     );
     await Promise.race([held, outcome]);
-    await sleep(ms);
+    if (ready) await ready();
     await proxy.close();
+    cutDone();
     await expect(outcome).resolves.not.toBe('resolved');
+    // No event says "no other client will emit an error": a short grace for a late one to surface.
     await sleep(100);
     expect(uncaught.map((e) => e.message)).toEqual([]);
     await proxy.open();
@@ -73,11 +90,11 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   }
 
   test('a transaction between two statements fails, and the pool serves again', async () => {
-    await cutDuring((holding) =>
+    await cutDuring((holding, cut) =>
       db.transaction(async (tx) => {
         await tx.query('INSERT INTO loss_probe (id) VALUES (1)');
         holding();
-        await sleep(300);
+        await cut;
         await tx.query('INSERT INTO loss_probe (id) VALUES (2)');
       }),
     );
@@ -85,22 +102,23 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   });
 
   test('a statement running in a transaction fails when its connection ends under it', async () => {
+    const marker = `${schema}_tx_sleep`;
     await cutDuring(
       (holding) =>
         db.transaction((tx) => {
           holding();
-          return tx.query('SELECT pg_sleep(2)');
+          return tx.query(`SELECT pg_sleep(2) AS ${marker}`);
         }),
-      100, // the statement is on its way
+      () => until('the statement to run on the server', () => statementRunning(marker)),
     );
   });
 
   test('work under an advisory lock fails its unlock quietly; the process lives', async () => {
     let ran = false;
-    await cutDuring(async (holding) => {
+    await cutDuring(async (holding, cut) => {
       await db.withLock('loss', async () => {
         holding();
-        await sleep(300);
+        await cut;
         ran = true;
       });
       // The lock went with the connection; withLock itself resolves, so report the loss here.
@@ -119,13 +137,7 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
       const running = Promise.all([...[0, 1, 2].map((k) => insert(batch(k))), db.query(`SELECT pg_sleep(2) AS ${marker}`)]);
       running.catch(() => undefined); // awaited below; may fail while we wait for the sleep to start
       // Cut once the sleep is running on the server (the inserts are sent or on their way).
-      for (let waited = 0; waited < 5000; waited += 10) {
-        const [row] = await observer.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT pg_sleep(2) AS ${marker}%`]);
-        sleeping = row!.n > 0;
-        if (sleeping) break;
-        await sleep(10);
-      }
+      sleeping = await until('the sleep to run on the server', () => statementRunning(marker));
       holding();
       return running;
     });

@@ -14,15 +14,10 @@ import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics';
 import { testConfig } from '../helpers/gateway';
 import { tempDir } from '../helpers/temp-dir';
+import { until as pollUntil } from '../helpers/eventually';
 
-/** Poll until `fn` holds (or give up after `ms`). */
-async function until(fn: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Poll until `fn` holds (or give up after 10 s). */
+const until = (fn: () => boolean) => pollUntil('the condition', fn, { timeoutMs: 10_000 });
 
 test('Redis: connection errors of the client and of the subscriber are reported', async () => {
   const errors: Error[] = [];

@@ -197,9 +197,9 @@ test('a passthrough call carries the request\'s trace to its upstream, in place 
   const traceId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa4';
   fleet.resetAll();
   fleet.fakes.openai!.queue({ status: 200, body: { id: 'chatcmpl-1', choices: [] } });
-  await request(app).post('/api/v1/chat/completions').set('Authorization', bearer(key)).set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`).send({ model: 'm', messages: [] }).expect(200);
+  await request(app).post('/api/v1/completions').set('Authorization', bearer(key)).set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`).send({ model: 'm', messages: [] }).expect(200);
   const server = (await exported(traceId)).find((s) => s.kind === OTLP.SERVER);
-  expect(server).toMatchObject({ name: 'POST /api/v1/chat/completions', parentSpanId: CALLER_SPAN });
+  expect(server).toMatchObject({ name: 'POST /api/v1/completions', parentSpanId: CALLER_SPAN });
   expect(fleet.fakes.openai!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${server!.spanId}-01`);
 });
 

@@ -5,6 +5,7 @@
  * applies backpressure when full instead of dropping.
  */
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../helpers/eventually';
 import { usageEvent } from '../helpers/usage-events';
 import { DATABASES, KVS } from '../helpers/services';
 import { testConfig } from '../helpers/gateway';
@@ -115,6 +116,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     // Every outbox on one Redis prefix is a replica of the same consumer group: stop each test's
     // replicas so they do not drain the next test's events.
     afterEach(async () => {
+      jest.useRealTimers();
       for (const r of recorders.splice(0)) await r.close();
     });
     afterAll(async () => {
@@ -178,8 +180,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const r = outbox(counting, { batchSize: 10 });
       late.r = r;
       await Promise.all(Array.from({ length: 10 }, (_, i) => r.record(usageEvent(orgId, i))));
-      for (let waited = 0; (await rowsOf(orgId)) < 13 && waited < 5000; waited += 20) await new Promise((res) => setTimeout(res, 20));
-      await new Promise((res) => setTimeout(res, 200));
+      await eventually(async () => expect(await rowsOf(orgId)).toBeGreaterThanOrEqual(13));
+      await r.close(); // waits for the drain under way (and stops the timer): nothing else is written meanwhile
       // The full batch, then what arrived during it, then stop: the rest waits for a tick or a full batch.
       expect(counting.inserts).toEqual([10, 3]);
       expect(await rowsOf(orgId)).toBe(13);
@@ -214,8 +216,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const orgId = randomUUID();
       const r = outbox(db, { batchSize: 4 });
       for (let i = 0; i < 4; i++) await r.record(usageEvent(orgId, i));
-      for (let i = 0; i < 200 && (await rowsOf(orgId)) < 4; i++) await new Promise((res) => setTimeout(res, 10));
-      expect(await rowsOf(orgId)).toBe(4);
+      await eventually(async () => expect(await rowsOf(orgId)).toBe(4), { timeoutMs: 2000 });
     });
 
     test('a database outage delays records and loses none', async () => {
@@ -294,8 +295,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const r = outbox(db, { batchSize: 100, flushIntervalMs: 20 });
       await r.record(usageEvent(orgId, 1));
       await r.record(usageEvent(orgId, 2));
-      for (let i = 0; i < 300 && (await rowsOf(orgId)) < 2; i++) await new Promise((res) => setTimeout(res, 10));
-      expect(await rowsOf(orgId)).toBe(2);
+      await eventually(async () => expect(await rowsOf(orgId)).toBe(2), { timeoutMs: 3000 });
     });
 
     if (kvKind.name === 'memory') {
@@ -468,13 +468,19 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       test('with a linger, events recorded apart share one XADD, sent once the linger is over', async () => {
         const orgId = randomUUID();
         const { counted, client: counting } = countingAdds();
+        // The linger runs on fake timers, moved on exactly; I/O and event-loop turns stay real.
+        jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
         const r = outbox(db, { consumer: 'replica-l', batchSize: 50, addLingerMs: 150 }, new Metrics(), counting);
         const before = await client().xlen(streamKey());
-        const first = r.record(usageEvent(orgId, 1));
-        await new Promise((resolve) => setTimeout(resolve, 20)); // later turns of the event loop
+        let firstSettled = false;
+        const first = r.record(usageEvent(orgId, 1)).finally(() => void (firstSettled = true));
+        await jest.advanceTimersByTimeAsync(20); // later turns of the event loop
         const second = r.record(usageEvent(orgId, 2));
-        expect(await settledWithin(first, 20)).toBe(false);
+        await jest.advanceTimersByTimeAsync(129); // the last millisecond of the first one's linger
+        expect(firstSettled).toBe(false);
         expect(await client().xlen(streamKey())).toBe(before);
+        await jest.advanceTimersByTimeAsync(1);
+        jest.useRealTimers();
         await Promise.all([first, second]);
         expect(counted.adds).toBe(1);
         expect(await client().xlen(streamKey())).toBe(before + 1);
@@ -512,12 +518,10 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         calls.length = 0;
         // Full batches (5) are written as they fill, by the drain they kick, not by a flush.
         for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
-        for (let i = 0; i < 200 && (await rowsOf(orgId)) < 15; i++) await new Promise((res) => setTimeout(res, 10));
-        expect(await rowsOf(orgId)).toBe(15);
+        await eventually(async () => expect(await rowsOf(orgId)).toBe(15), { timeoutMs: 2000 });
         expect(calls).toEqual([]);
         // Deleted once written.
-        for (let i = 0; i < 100 && (await r.depth()) > 0; i++) await new Promise((res) => setTimeout(res, 10));
-        expect(await r.depth()).toBe(0);
+        await eventually(async () => expect(await r.depth()).toBe(0), { timeoutMs: 1000 });
       });
 
       test('entries a replica let go of in a long outage (beyond its memory bound) are written by a sweep', async () => {
@@ -547,10 +551,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
           await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
           await new Promise((res) => setTimeout(res, 5));
         }
-        for (let i = 0; i < 100 && !(await db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id])).length; i++) {
-          await new Promise((res) => setTimeout(res, 10));
-        }
-        expect(await db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id])).toHaveLength(1);
+        const orphanRow = () => db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id]);
+        await eventually(async () => expect(await orphanRow()).toHaveLength(1), { timeoutMs: 1000 });
       });
 
       test('without a linger, the events of one turn share one XADD and later turns send their own', async () => {

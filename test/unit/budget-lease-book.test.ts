@@ -6,7 +6,10 @@
 import { LeaseBook, SETTLE_RETRY_MS } from '../../src/budgets/leases';
 import { HEADROOM_LEASES } from '../../src/kv/lease-policy';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Lease closing and settle retries run on timers: fake ones, advanced by exactly the delays under test.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 type Call = [string, string[], number];
 
@@ -44,7 +47,7 @@ describe('LeaseBook', () => {
     await a?.settle(8e-9);
     expect(calls).toEqual([]); // b still running
     await b?.release();
-    await sleep(0);
+    await advance(0);
     expect(calls).toEqual([['lease:1', ['k'], 8]]);
   });
 
@@ -52,11 +55,11 @@ describe('LeaseBook', () => {
     const { leases, calls } = book([false, true]);
     leases.add('s', 'lease:2', ['k'], 40);
     await leases.take('s', 10)?.settle(5e-9);
-    await sleep(20 + 40);
+    await advance(20 + 40);
     expect(calls).toHaveLength(1);
-    await sleep((SETTLE_RETRY_MS[0] as number) + 50);
+    await advance((SETTLE_RETRY_MS[0] as number) + 50);
     expect(calls).toEqual([['lease:2', ['k'], 5], ['lease:2', ['k'], 5]]);
-    await sleep((SETTLE_RETRY_MS[1] as number) + 50);
+    await advance((SETTLE_RETRY_MS[1] as number) + 50);
     expect(calls).toHaveLength(2);
   });
 
@@ -66,7 +69,7 @@ describe('LeaseBook', () => {
     await leases.take('s', 10)?.settle(7e-9);
     await leases.closeAll();
     expect(calls).toEqual([['lease:3', ['k'], 7]]);
-    await sleep((SETTLE_RETRY_MS[0] as number) + 50);
+    await advance((SETTLE_RETRY_MS[0] as number) + 50);
     expect(calls).toHaveLength(1);
   });
 });

@@ -7,9 +7,12 @@ import { CoherentCache } from '../../src/kv/coherent-cache';
 import { MemoryKv } from '../../src/kv/memory';
 import { Metrics } from '../../src/observability/metrics';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function setup() {
+  let now = 1_000_000;
+  /** Move the cache's clock on by `ms` (its TTL and stale allowance count on it). */
+  const advance = (ms: number) => {
+    now += ms;
+  };
   const store = new Map<string, string>([['a', 'A1']]);
   const db = { down: false, loads: 0 };
   const kv = new MemoryKv('t:cc:');
@@ -19,21 +22,22 @@ function setup() {
     ttlMs: 40,
     max: 100,
     staleIfErrorMs: 150,
+    clock: () => now,
     load: async (id) => {
       db.loads++;
       if (db.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
       return store.get(id) ?? null;
     },
   });
-  return { store, db, cache, kv, metrics };
+  return { store, db, cache, kv, metrics, advance };
 }
 
 test('an expired entry is served stale while the database is down, then refreshed when it is back', async () => {
-  const { store, db, cache, kv, metrics } = setup();
+  const { store, db, cache, kv, metrics, advance } = setup();
   await cache.start();
   expect(await cache.get('a')).toBe('A1');
   db.down = true;
-  await sleep(60); // past the TTL
+  advance(60); // past the TTL
   const loadsBefore = db.loads;
   expect(await cache.get('a')).toBe('A1');
   expect(await cache.get('a')).toBe('A1');
@@ -41,7 +45,7 @@ test('an expired entry is served stale while the database is down, then refreshe
   expect(db.loads - loadsBefore).toBe(1);
   const stale = (await metrics.cacheLookups.get()).values.find((v) => v.labels.result === 'stale');
   expect(stale?.value).toBe(1);
-  await sleep(60);
+  advance(60);
   db.down = false;
   store.set('a', 'A2');
   expect(await cache.get('a')).toBe('A2');
@@ -49,12 +53,12 @@ test('an expired entry is served stale while the database is down, then refreshe
 });
 
 test('past the stale allowance the database error is the answer (→ 503); a never-cached id fails at once', async () => {
-  const { db, cache, kv } = setup();
+  const { db, cache, kv, advance } = setup();
   await cache.start();
   expect(await cache.get('a')).toBe('A1');
   db.down = true;
   await expect(cache.get('b')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-  await sleep(40 + 150 + 30);
+  advance(40 + 150 + 30);
   await expect(cache.get('a')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   await kv.close();
 });
@@ -70,7 +74,7 @@ test('an invalidation during the outage drops the entry: a deleted key is not se
 });
 
 test('peek answers from a fresh entry only, and leaves an expired one for the stale-if-error reload', async () => {
-  const { db, cache, kv } = setup();
+  const { db, cache, kv, advance } = setup();
   await cache.start();
   expect(cache.peek('a')).toBeUndefined(); // never loaded: the caller must get()
   expect(await cache.get('a')).toBe('A1');
@@ -80,7 +84,7 @@ test('peek answers from a fresh entry only, and leaves an expired one for the st
   expect(cache.peek('nope')).toBeNull(); // "nothing there" is cached too
   expect(db.loads).toBe(loads); // peeking never loads
   db.down = true;
-  await sleep(60); // past the TTL
+  advance(60); // past the TTL
   expect(cache.peek('a')).toBeUndefined();
   expect(await cache.get('a')).toBe('A1'); // the peek did not drop the entry the outage falls back on
   db.down = false;

@@ -15,6 +15,8 @@ function recording(max: number, lingerMs: number) {
 }
 
 describe('LingerBatch', () => {
+  afterEach(() => jest.useRealTimers());
+
   test('with no linger, the items of one turn go together and a later turn sends its own', async () => {
     const { batches, batcher } = recording(10, 0);
     await Promise.all([batcher.add(1), batcher.add(2), batcher.add(3)]);
@@ -23,9 +25,10 @@ describe('LingerBatch', () => {
   });
 
   test('items within the linger share a batch; a full batch goes at once; flush sends the rest now', async () => {
+    jest.useFakeTimers();
     const { batches, batcher } = recording(3, 60_000);
     const first = batcher.add(1);
-    await new Promise((r) => setTimeout(r, 10));
+    await jest.advanceTimersByTimeAsync(59_999); // still within the linger
     expect(batches).toEqual([]);
     expect(batcher.items()).toEqual([1]);
     await Promise.all([first, batcher.add(2), batcher.add(3)]);

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/observability/logger';
 import express from 'express';
 import request from 'supertest';
+import { until } from '../helpers/eventually';
 import { TS_LOADER } from '../helpers/services';
 import { accessLog } from '../../src/http/access-log';
 import { requestContext } from '../../src/http/request-context';
@@ -89,7 +90,7 @@ test('an access line keeps its place among the lines logged after it, also with 
   app.get('/x', (_req, res) => void res.json({ ok: true }));
   await request(app).get('/x').expect(200);
   logger.info('after the answer');
-  await new Promise((r) => setTimeout(r, 80));
+  await until('the interval\'s write', () => writes.join('').includes('after the answer'));
   const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as { message: string });
   expect(lines.map((l) => l.message)).toEqual(['request', 'after the answer']);
 });
@@ -109,17 +110,23 @@ test('a level changed at run time applies to the next line, both ways', async ()
 
 test('each line carries the time it was written (timestamps shared only within a millisecond)', async () => {
   const { writes, stream } = capture();
-  const logger = createLogger('info', stream);
-  const t0 = Date.now();
-  logger.info('request', { request_id: 'first' });
-  await new Promise((r) => setTimeout(r, 25));
-  const t1 = Date.now();
-  logger.info('request', { request_id: 'second' });
-  await turn();
-  const stamps = writes.join('').trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
-  expect(stamps[0]).toBeGreaterThanOrEqual(t0);
-  expect(stamps[0]).toBeLessThan(t1);
-  expect(stamps[1]).toBeGreaterThanOrEqual(t1);
+  // A fake clock moves on exactly between the lines; event-loop turns stay real.
+  jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+  try {
+    const logger = createLogger('info', stream);
+    const t0 = Date.now();
+    logger.info('request', { request_id: 'first' });
+    jest.advanceTimersByTime(25);
+    const t1 = Date.now();
+    logger.info('request', { request_id: 'second' });
+    await turn();
+    const stamps = writes.join('').trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
+    expect(stamps[0]).toBeGreaterThanOrEqual(t0);
+    expect(stamps[0]).toBeLessThan(t1);
+    expect(stamps[1]).toBeGreaterThanOrEqual(t1);
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 describe('with a flush interval', () => {

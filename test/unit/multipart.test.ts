@@ -3,9 +3,11 @@
  * attached (the caller was awaiting the database) must fail at once, not wait forever for a body
  * that will never come (which would hold an upload slot for good).
  */
+import { once } from 'node:events';
 import http from 'node:http';
 import type { Request } from 'express';
 import { receiveFile } from '../../src/files/multipart';
+import { eventually } from '../helpers/eventually';
 import { filePartHead, openMultipartUpload } from '../helpers/multipart-upload';
 
 test('a request aborted before receiveFile is called rejects instead of hanging', async () => {
@@ -24,13 +26,13 @@ test('a request aborted before receiveFile is called rejects instead of hanging'
       );
     });
   });
+  const arrived = once(server, 'request');
   const client = await openMultipartUpload(server, '/files', 1_000_000);
   try {
     client.write(`${filePartHead('slow.txt')}the first line\n`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived; // the server has the request: the client goes while its handler waits
     client.destroy();
-    for (let waited = 0; settled === 'pending' && waited < 2000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(settled).toBe('rejected');
+    await eventually(() => expect(settled).toBe('rejected'), { timeoutMs: 2000 });
   } finally {
     res?.destroy();
     server.closeAllConnections();

@@ -59,10 +59,10 @@ describe('paths matched outside the router', () => {
     const config = loadConfig({ PASSTHROUGH_BASE_URL: 'http://127.0.0.1:9/v1' });
     const limitOf = declaredLimit(config);
     const req = (method: string, url: string) => ({ method, url, headers: {} }) as http.IncomingMessage;
-    for (const url of ['/api/v1/chat/completions', '/api/v1/Chat/Completions', '/api/v1/chat/completions/', '/api/v1/chat/completions?x=1']) {
+    for (const url of ['/api/v1/completions', '/api/v1/Completions', '/api/v1/completions/', '/api/v1/completions?x=1']) {
       expect({ url, limit: limitOf(req('POST', url)) }).toEqual({ url, limit: null });
     }
     expect(limitOf(req('POST', '/api/v1/embeddings'))).toBe(config.server.bodyLimitBytes);
-    expect(limitOf(req('GET', '/api/v1/chat/completions'))).toBe(config.server.bodyLimitBytes);
+    expect(limitOf(req('GET', '/api/v1/completions'))).toBe(config.server.bodyLimitBytes);
   });
 });

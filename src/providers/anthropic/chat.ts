@@ -1,9 +1,16 @@
-/** PLACEHOLDER until the adapters branch lands: the anthropic chat wire format. */
+/** `adapter: anthropic`: Anthropic's Messages API, translated to and from OpenAI's chat format. */
 import type { ChatAdapter } from '../chat-types';
+import { headers, messagesUrl } from './api';
+import { toMessagesRequest } from './request';
+import { fromMessagesResponse } from './response';
+import { AnthropicChatStream } from './stream';
 
-const unbuilt = (): never => {
-  throw new Error('anthropic chat adapter not built yet');
+/** The Anthropic chat wire format. */
+export const anthropicChatAdapter: ChatAdapter = {
+  name: 'anthropic',
+  buildRequest: (job, endpoint) => ({ url: messagesUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toMessagesRequest(job, endpoint)) }),
+  parseResponse: fromMessagesResponse,
+  createStream: () => new AnthropicChatStream(),
+  // Anthropic says "overloaded" with 529 or an `overloaded_error` body (also seen behind a 500/503).
+  isOverloaded: (status, bodyText) => status === 529 || bodyText.includes('overloaded_error'),
 };
-
-/** `adapter: anthropic` in providers.yaml, for chat models. */
-export const anthropicChatAdapter: ChatAdapter = { name: 'anthropic', buildRequest: unbuilt, parseResponse: unbuilt, createStream: unbuilt };

@@ -1,9 +1,14 @@
-/** PLACEHOLDER until the adapters branch lands: the openai chat wire format. */
+/** `adapter: openai` for chat: OpenAI, Mistral, DeepInfra, Together, Groq, Fireworks, vLLM, Ollama … */
 import type { ChatAdapter } from '../chat-types';
+import { chatUrl, headers } from './api';
+import { toChatRequest } from './chat-request';
+import { fromChatResponse } from './chat-response';
+import { OpenAIChatStream } from './chat-stream';
 
-const unbuilt = (): never => {
-  throw new Error('openai chat adapter not built yet');
+/** The OpenAI-compatible chat wire format: the request is OpenAI's, the stream is passed through. */
+export const openaiChatAdapter: ChatAdapter = {
+  name: 'openai',
+  buildRequest: (job, endpoint) => ({ url: chatUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toChatRequest(job, endpoint)) }),
+  parseResponse: fromChatResponse,
+  createStream: () => new OpenAIChatStream(),
 };
-
-/** `adapter: openai` in providers.yaml, for chat models. */
-export const openaiChatAdapter: ChatAdapter = { name: 'openai', buildRequest: unbuilt, parseResponse: unbuilt, createStream: unbuilt };

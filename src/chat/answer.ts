@@ -1,0 +1,74 @@
+/**
+ * The chat answer's wire forms: the whole `chat.completion`, and for streams the gateway's own
+ * last chunk (usage with `usage.cost`), the error chunk the hosted service ends a broken stream
+ * with, and `[DONE]`. The gateway's id, model and provider go in what it writes itself; chunks an
+ * OpenAI-compatible upstream wrote pass through as they are.
+ * @module
+ */
+import type { ChatChoice, ChatUsage, ParsedChat } from '../providers/chat-types';
+
+/** Who answered: the generation id, the catalog model that served and its provider's display name. */
+export interface AnswerHead {
+  id: string;
+  model: string;
+  provider: string;
+  /** Unix seconds. */
+  created: number;
+}
+
+/** The stream's terminator. */
+export const DONE_EVENT = 'data: [DONE]\n\n';
+
+/** The answer's `usage` object, with the hosted service's extensions. */
+export function usageWire(usage: ChatUsage, cost: number) {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    cost,
+    is_byok: false,
+    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens, audio_tokens: 0 },
+    cost_details: { upstream_inference_cost: null },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+  };
+}
+
+/** The whole answer's JSON. `system_fingerprint` is always present (the hosted service's SDK requires it). */
+export function completionBody(head: AnswerHead, parsed: ParsedChat, usage: ChatUsage, cost: number): string {
+  const choices: ChatChoice[] = parsed.choices;
+  return JSON.stringify({
+    id: head.id,
+    object: 'chat.completion',
+    created: parsed.created ?? head.created,
+    model: head.model,
+    provider: head.provider,
+    system_fingerprint: parsed.systemFingerprint,
+    choices,
+    usage: usageWire(usage, cost),
+  });
+}
+
+function event(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+/** The stream's last chunk: no choices, the usage and its cost. */
+export function usageChunk(head: AnswerHead, usage: ChatUsage, cost: number): string {
+  return event({ id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, choices: [], usage: usageWire(usage, cost) });
+}
+
+/** The chunk a stream that broke after it started ends with (status 200 is already sent). */
+export function errorChunk(head: AnswerHead, code: number, message: string): string {
+  return event({
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    provider: head.provider,
+    error: { code, message },
+    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
+  });
+}
+
+/** An SSE comment that keeps an idle connection open while the upstream has not started. */
+export const KEEP_ALIVE_EVENT = ': SWITCHYARD PROCESSING\n\n';

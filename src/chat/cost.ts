@@ -1,0 +1,34 @@
+/**
+ * What a chat call costs: what the budget step reserves before it (the worst case) and what it
+ * settles to after (the usage the upstream reported, or the gateway's count).
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import { roundUsd } from '../catalog/usd';
+import type { ChatUsage } from '../providers/chat-types';
+
+/**
+ * The most completion tokens a request may get from `endpoint`: the client's `max_tokens` /
+ * `max_completion_tokens` when set, else the endpoint's limit capped by the context the prompt
+ * leaves.
+ */
+export function maxCompletionOn(endpoint: Endpoint, promptTokens: number, asked: number | undefined): number {
+  if (asked !== undefined) return asked;
+  const room = Math.max(1, endpoint.contextLength - promptTokens);
+  return endpoint.maxCompletionTokens === null ? room : Math.min(endpoint.maxCompletionTokens, room);
+}
+
+/** USD for `usage` on `endpoint`: cache reads and writes at their own prices where it has them. */
+export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
+  const p = endpoint.pricing;
+  const plain = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+  const prompt = plain * p.prompt + usage.cacheReadTokens * (p.cacheRead ?? p.prompt) + usage.cacheWriteTokens * (p.cacheWrite ?? p.prompt);
+  return roundUsd(prompt + usage.completionTokens * p.completion + p.request);
+}
+
+/** The worst case on `endpoint`: the counted prompt at the prompt (or cache-write, if dearer) price plus the largest completion. */
+export function worstCaseCost(endpoint: Endpoint, promptTokens: number, asked: number | undefined): number {
+  const p = endpoint.pricing;
+  const promptPrice = Math.max(p.prompt, p.cacheWrite ?? 0);
+  return roundUsd(promptTokens * promptPrice + maxCompletionOn(endpoint, promptTokens, asked) * p.completion + p.request);
+}

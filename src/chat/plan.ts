@@ -1,0 +1,67 @@
+/**
+ * The first half of POST /chat/completions, before any spend is reserved: the models (the
+ * `model`, then the `models` fallback list), the endpoints that may serve the request in the order
+ * they are tried, and the worst case the budget step reserves.
+ * @module
+ */
+import type { Catalog } from '../catalog/catalog';
+import type { CatalogModel, Endpoint } from '../catalog/types';
+import { GatewayError, STATUS_MESSAGES, ValidationError } from '../errors';
+import { noCandidates } from '../routing/availability';
+import { selectCandidates, type RequestNeeds } from '../routing/select-candidates';
+import { worstCaseCost } from './cost';
+import { readPrompt, type ChatPrompt } from './prompt';
+import type { ChatBody } from './types';
+
+/** What the plan decided. */
+export interface ChatPlan {
+  /** The first model named: errors before any answer are about it. */
+  primary: CatalogModel;
+  /** Endpoints to try in order: the first model's, then each fallback model's. */
+  candidates: Endpoint[];
+  prompt: ChatPrompt;
+  /** The client's completion bound (`max_completion_tokens`, else `max_tokens`), if set. */
+  maxTokens: number | undefined;
+  /** The most the request can cost on any candidate (USD): what the budget step reserves. */
+  estimateUsd: number;
+  stream: boolean;
+}
+
+/** The models to try, in order, each once: `model`, then `models`. */
+function modelIds(body: ChatBody): string[] {
+  const ids = [...(body.model ? [body.model] : []), ...(body.models ?? [])];
+  return [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()];
+}
+
+/** 400 when the prompt alone is longer than every endpoint's context. */
+function contextExceeded(model: CatalogModel, tokens: number): GatewayError {
+  const longest = Math.max(...model.endpoints.map((e) => e.contextLength));
+  return new GatewayError(400, STATUS_MESSAGES[400], {
+    metadata: { reason: `the prompt is about ${tokens} tokens; ${model.id}'s longest context is ${longest} tokens`, context_length: longest, prompt_tokens: tokens },
+  });
+}
+
+/**
+ * Plan `body`. Throws a GatewayError: 404 for an unknown model, 400 for a model of another kind or
+ * a prompt no endpoint can hold, the no-endpoints error when the `provider` object excludes every one.
+ */
+export function planChat(catalog: Catalog, body: ChatBody, random: () => number): ChatPlan {
+  const ids = modelIds(body);
+  if (ids.length === 0) throw new ValidationError([{ path: 'body.model', message: 'is required (or models, a list of models to try in order)' }]);
+  const models = ids.map((id) => catalog.resolveChat(id));
+  const primary = models[0] as CatalogModel;
+  const prompt = readPrompt(body);
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  const needs: RequestNeeds = { inputKind: prompt.modalities.size > 1 ? 'multimodal' : 'text', modalities: prompt.modalities, parameters: prompt.parameters };
+  const candidates: Endpoint[] = [];
+  for (const model of models) {
+    const fitting = selectCandidates(model, needs, body.provider, random).filter((e) => e.contextLength >= prompt.tokens);
+    candidates.push(...fitting);
+  }
+  if (candidates.length === 0) {
+    if (selectCandidates(primary, needs, body.provider, random).length > 0) throw contextExceeded(primary, prompt.tokens);
+    throw noCandidates(primary, needs, body.provider);
+  }
+  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokens, maxTokens)));
+  return { primary, candidates, prompt, maxTokens, estimateUsd, stream: body.stream === true };
+}

@@ -1,0 +1,91 @@
+/**
+ * What routing and accounting need from a chat request before it goes anywhere: the modalities
+ * of its input, the routable parameters it sets, the texts the rankings and classifiers look at,
+ * and its prompt counted with the tokenizer the gateway ships.
+ * @module
+ */
+import type { ChatParameter, Modality } from '../catalog/types';
+import { countTokens } from '../usage/tokens';
+import type { ChatBody, ChatContentPart, ChatMessage } from './types';
+
+/** Tokens an image or audio part counts for in a prompt when the gateway counts it (a typical tile or clip). */
+const MEDIA_PART_TOKENS = 765;
+/** Tokens each message adds around its content (role and separators, as OpenAI's chat format does). */
+const PER_MESSAGE_TOKENS = 4;
+
+/** Parameters whose presence makes an endpoint that ignores them a poor match (`provider.require_parameters`). */
+const SET_PARAMETERS: ReadonlyArray<readonly [keyof ChatBody, ChatParameter]> = [
+  ['tools', 'tools'],
+  ['tool_choice', 'tool_choice'],
+  ['parallel_tool_calls', 'parallel_tool_calls'],
+  ['response_format', 'response_format'],
+  ['seed', 'seed'],
+  ['logprobs', 'logprobs'],
+  ['top_logprobs', 'top_logprobs'],
+  ['stop', 'stop'],
+  ['temperature', 'temperature'],
+  ['top_p', 'top_p'],
+  ['top_k', 'top_k'],
+  ['max_tokens', 'max_tokens'],
+  ['max_completion_tokens', 'max_tokens'],
+  ['frequency_penalty', 'frequency_penalty'],
+  ['presence_penalty', 'presence_penalty'],
+  ['repetition_penalty', 'repetition_penalty'],
+  ['logit_bias', 'logit_bias'],
+  ['min_p', 'min_p'],
+];
+
+/** The request's input as routing sees it. */
+export interface ChatPrompt {
+  modalities: ReadonlySet<Modality>;
+  /** The usage record's `input_modality` label, e.g. `text+image`. */
+  modalityLabel: string;
+  parameters: ReadonlySet<ChatParameter>;
+  /** The user's texts, for the rankings sampler and the workspace classifiers. */
+  userTexts: string[];
+  /** The prompt's tokens as the gateway counts them (messages, tool definitions, media parts). */
+  tokens: number;
+}
+
+function partsOf(content: string | ChatContentPart[] | null | undefined): ChatContentPart[] {
+  if (content === null || content === undefined) return [];
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
+function messageTexts(m: ChatMessage, into: string[]): number {
+  let media = 0;
+  for (const part of partsOf(m.content)) {
+    if (part.type === 'text') into.push(part.text);
+    else media++;
+  }
+  if (m.role === 'assistant' && m.tool_calls) for (const call of m.tool_calls) into.push(call.function.name, call.function.arguments);
+  return media;
+}
+
+/** Read `body` once for everything routing, budgeting and the samplers need. */
+export function readPrompt(body: ChatBody): ChatPrompt {
+  const modalities = new Set<Modality>(['text']);
+  for (const m of body.messages) {
+    for (const part of partsOf(m.content)) {
+      if (part.type === 'image_url') modalities.add('image');
+      else if (part.type === 'input_audio') modalities.add('audio');
+    }
+  }
+  const parameters = new Set<ChatParameter>();
+  for (const [field, parameter] of SET_PARAMETERS) if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
+  if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
+  const texts: string[] = [];
+  let media = 0;
+  for (const m of body.messages) media += messageTexts(m, texts);
+  if (body.tools) texts.push(JSON.stringify(body.tools));
+  if (body.response_format?.type === 'json_schema') texts.push(JSON.stringify(body.response_format.json_schema));
+  const userTexts: string[] = [];
+  for (const m of body.messages) if (m.role === 'user') for (const part of partsOf(m.content)) if (part.type === 'text') userTexts.push(part.text);
+  return {
+    modalities,
+    modalityLabel: [...modalities].join('+'),
+    parameters,
+    userTexts,
+    tokens: countTokens(texts) + media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS,
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Pieces both chat stream translators share: SSE framing of the events they return, the error an
+ * upstream sends inside a stream, and the summary's lazily built generated text.
+ * @module
+ */
+import type { ChatUsage, FinishReason, StreamSummary } from './chat-types';
+import { asObject } from './parse';
+
+/** `data` as one SSE event (`data: …\n\n`; a multi-line payload keeps one `data:` field per line). */
+export function frame(data: string): string {
+  return data.includes('\n') ? `${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n` : `data: ${data}\n\n`;
+}
+
+/** The status an in-stream error maps to: the upstream's own when it is an HTTP error status, else by its kind. */
+export function streamErrorStatus(error: Record<string, unknown>): number {
+  for (const v of [error.code, error.status]) if (typeof v === 'number' && Number.isInteger(v) && v >= 400 && v <= 599) return v;
+  const kind = `${String(error.type ?? '')} ${String(error.code ?? '')}`;
+  if (kind.includes('overloaded')) return 529;
+  if (kind.includes('rate_limit')) return 429;
+  return 502;
+}
+
+/** `{error: {message, …}}` (OpenAI) or `{type: "error", error: {…}}` (Anthropic) → the stream's error; null when `payload` is no error. */
+export function streamError(payload: unknown): { code: number; message: string } | null {
+  const error = asObject(asObject(payload)?.error);
+  if (!error) return null;
+  const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'Provider returned error';
+  return { code: streamErrorStatus(error), message };
+}
+
+/** What a translator knows when its stream ends. */
+export interface SummaryParts {
+  usage: ChatUsage | null;
+  finishReason: FinishReason | null;
+  nativeFinishReason: string | null;
+  toolCalls: number;
+  upstreamId: string | null;
+}
+
+/** A {@link StreamSummary} whose text is built by `text` only when asked (only a stream without usage needs it). */
+export function summaryOf(parts: SummaryParts, text: () => string): StreamSummary {
+  let built: string | undefined;
+  return { ...parts, generatedText: () => (built ??= text()) };
+}

@@ -1,0 +1,141 @@
+/**
+ * An OpenAI-compatible stream passed through event by event. Chunks go to the client as the
+ * upstream wrote them; JSON is parsed only until the first content chunk (to know when fallback
+ * ends) and, after that, only for chunks that a substring test says may hold usage, a finish
+ * reason or an error. Inside a JSON string every `"` is escaped, so a key test such as
+ * `"usage":{` cannot match generated text; a false positive would only cost one parse.
+ * @module
+ */
+import type { ChatStream, ChatUsage, FinishReason, StreamSummary } from '../chat-types';
+import { frame, streamError, summaryOf } from '../chat-stream-parts';
+import { asObject } from '../parse';
+import { parseJson } from '../raw-json';
+import { SseSplitter, type SseEvent } from '../sse';
+import { normaliseFinish, usageOf } from './chat-response';
+
+const HAS_USAGE = /"usage"\s*:\s*\{/;
+const HAS_FINISH = /"finish_reason"\s*:\s*"/;
+
+/** Whether a chunk's choices carry content: text, a refusal, or a tool call. */
+function hasContent(choices: unknown[]): boolean {
+  return choices.some((c) => {
+    const d = asObject(asObject(c)?.delta);
+    return !!d && ((typeof d.content === 'string' && d.content !== '') || (typeof d.refusal === 'string' && d.refusal !== '') || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0));
+  });
+}
+
+/** Each choice delta of the kept chunks, for the summary's lazy reads. */
+function* deltas(kept: readonly string[], filter?: string): Generator<Record<string, unknown>> {
+  for (const data of kept) {
+    if (filter !== undefined && !data.includes(filter)) continue;
+    const choices = asObject(parseJson(data))?.choices;
+    if (!Array.isArray(choices)) continue;
+    for (const c of choices) {
+      const d = asObject(asObject(c)?.delta);
+      if (d) yield d;
+    }
+  }
+}
+
+/** The text a stream generated (content, refusal, tool names and arguments), from its kept chunks. */
+function generatedText(kept: readonly string[]): string {
+  let text = '';
+  for (const d of deltas(kept)) {
+    if (typeof d.content === 'string') text += d.content;
+    if (typeof d.refusal === 'string') text += d.refusal;
+    if (!Array.isArray(d.tool_calls)) continue;
+    for (const call of d.tool_calls) {
+      const fn = asObject(asObject(call)?.function);
+      if (typeof fn?.name === 'string') text += fn.name;
+      if (typeof fn?.arguments === 'string') text += fn.arguments;
+    }
+  }
+  return text;
+}
+
+/** Tool calls started in the kept chunks (a call's first delta carries its `id`). */
+function countToolCalls(kept: readonly string[]): number {
+  let n = 0;
+  for (const d of deltas(kept, '"tool_calls"')) {
+    if (Array.isArray(d.tool_calls)) n += d.tool_calls.filter((call) => typeof asObject(call)?.id === 'string').length;
+  }
+  return n;
+}
+
+/** One OpenAI-compatible stream (see the module comment). */
+export class OpenAIChatStream implements ChatStream {
+  private readonly sse = new SseSplitter();
+  /** The data of every event returned, for the summary (the strings exist already; nothing is copied). */
+  private readonly kept: string[] = [];
+  private usage: ChatUsage | null = null;
+  private finishReason: FinishReason | null = null;
+  private nativeFinishReason: string | null = null;
+  private upstreamId: string | null = null;
+  started = false;
+  done = false;
+  error: { code: number; message: string } | null = null;
+
+  push(chunk: Buffer): string[] {
+    return this.handle(this.sse.push(chunk));
+  }
+
+  end(): string[] {
+    const out = this.handle(this.sse.end());
+    if (this.sse.overflowed && !this.done) this.error ??= { code: 502, message: 'Provider sent an oversized stream event' };
+    return out;
+  }
+
+  summary(): StreamSummary {
+    const kept = this.kept;
+    const parts = { usage: this.usage, finishReason: this.finishReason, nativeFinishReason: this.nativeFinishReason, toolCalls: countToolCalls(kept), upstreamId: this.upstreamId };
+    return summaryOf(parts, () => generatedText(kept));
+  }
+
+  private handle(events: SseEvent[]): string[] {
+    const out: string[] = [];
+    for (const e of events) {
+      const data = this.event(e);
+      if (data === null) continue;
+      this.kept.push(data);
+      out.push(frame(data));
+    }
+    return out;
+  }
+
+  /** The data to pass on for one event; null when it is swallowed. */
+  private event(e: SseEvent): string | null {
+    if (this.done || this.error) return null;
+    const data = e.data;
+    if (data === '[DONE]') {
+      this.done = true;
+      return null;
+    }
+    if (e.event === 'error' || data.includes('"error"')) {
+      this.error = streamError(parseJson(data)) ?? (e.event === 'error' ? { code: 502, message: 'Provider returned error' } : null);
+      if (this.error) return null;
+    }
+    if (this.started && !HAS_USAGE.test(data) && !HAS_FINISH.test(data)) return data;
+    const chunk = asObject(parseJson(data));
+    return chunk ? this.inspect(chunk, data) : data;
+  }
+
+  /** Read what a parsed chunk says; its data as passed on (without usage), or null for a usage-only chunk. */
+  private inspect(chunk: Record<string, unknown>, data: string): string | null {
+    if (this.upstreamId === null && typeof chunk.id === 'string') this.upstreamId = chunk.id;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    if (!this.started && hasContent(choices)) this.started = true;
+    for (const c of choices) {
+      const choice = asObject(c);
+      if (typeof choice?.finish_reason !== 'string') continue;
+      this.finishReason = normaliseFinish(choice.finish_reason);
+      this.nativeFinishReason = typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : choice.finish_reason;
+    }
+    const usage = asObject(chunk.usage) ? usageOf(chunk.usage) : null;
+    if (!usage) return data;
+    this.usage = usage;
+    if (this.finishReason) this.done = true;
+    if (choices.length === 0) return null;
+    delete chunk.usage;
+    return JSON.stringify(chunk);
+  }
+}

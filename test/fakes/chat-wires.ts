@@ -1,0 +1,213 @@
+/**
+ * Chat wire formats of the fake upstreams (OpenAI `/chat/completions`, Anthropic `/messages`),
+ * deterministic from the request so tests can assert exact answers:
+ * - the reply is `echo: <last user text>`, one completion token per word (cut to `max_tokens`
+ *   words, then `length`);
+ * - when the request has tools and the last message is the user's, the model calls the first
+ *   tool with `{"text": <last user text>}`;
+ * - prompt tokens are the words of every text in the request (Anthropic: text blocks marked
+ *   `cache_control` count as cache reads);
+ * - streams are real SSE events, one per write: a word per chunk, tool-call arguments in three
+ *   pieces, usage last (OpenAI only when `stream_options.include_usage` is set).
+ * Usage is left out when the fake's `reportUsage` is off.
+ */
+
+/** A chat wire a fake serves beside (or instead of) an embeddings wire. */
+export interface ChatWire {
+  /** The path suffix it answers (`/chat/completions`, `/messages`). */
+  path: string;
+  /** The whole answer to a non-streamed request. */
+  answer(body: Record<string, unknown>, opts: { reportUsage: boolean }): unknown;
+  /** A streamed answer as complete SSE events (`…\n\n`), written one per write. */
+  events(body: Record<string, unknown>, opts: { reportUsage: boolean }): string[];
+  /** The wire's in-stream error event. */
+  errorEvent: string;
+}
+
+/** When the fake's answers were created (unix seconds). */
+export const FAKE_CREATED = 1767225600;
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean);
+
+/** Every text in a request's messages (`text` members and string `content`), for the prompt token count. */
+function textsIn(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) textsIn(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if ((k === 'text' || k === 'content') && typeof v === 'string') out.push(v);
+      else if (k !== 'image_url' && k !== 'source' && k !== 'input') textsIn(v, out);
+    }
+  }
+  return out;
+}
+
+const wordCount = (value: unknown) => textsIn(value).reduce((n, t) => n + words(t).length, 0);
+
+/** The text of a message's content (a string, or its text parts/blocks joined). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p: { type?: string; text?: string }) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+/** What the fake model does for a request, whichever wire asked. */
+interface Turn {
+  /** The reply text (already cut to the bound), or null when it calls a tool. */
+  text: string | null;
+  tool: { name: string; arguments: string } | null;
+  finish: 'stop' | 'length' | 'tool';
+  promptTokens: number;
+  completionTokens: number;
+}
+
+function turnFor(lastUser: string | null, toolName: string | null, maxTokens: unknown, promptTokens: number): Turn {
+  if (toolName !== null && lastUser !== null) {
+    const args = JSON.stringify({ text: lastUser });
+    return { text: null, tool: { name: toolName, arguments: args }, finish: 'tool', promptTokens, completionTokens: Math.max(1, words(args).length) };
+  }
+  const all = words(`echo: ${lastUser ?? ''}`);
+  const kept = typeof maxTokens === 'number' && maxTokens < all.length ? all.slice(0, maxTokens) : all;
+  return { text: kept.join(' '), tool: null, finish: kept.length < all.length ? 'length' : 'stop', promptTokens, completionTokens: kept.length };
+}
+
+/** The reply split into per-word pieces (spaces kept), the tool arguments into three pieces. */
+function pieces(text: string): string[] {
+  return text.split(/(?<= )/);
+}
+function thirds(text: string): string[] {
+  const a = Math.ceil(text.length / 3);
+  return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)].filter(Boolean);
+}
+
+// ---- OpenAI ----------------------------------------------------------------------------------
+
+function openaiTurn(body: Record<string, unknown>): Turn {
+  const messages = (body.messages as Array<{ role: string; content?: unknown }>) ?? [];
+  const last = messages[messages.length - 1];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const tools = body.tools as Array<{ function: { name: string } }> | undefined;
+  const toolName = tools?.length && last?.role === 'user' ? tools[0]!.function.name : null;
+  return turnFor(lastUser ? textOf(lastUser.content) : null, toolName, body.max_completion_tokens ?? body.max_tokens, wordCount(messages));
+}
+
+const OPENAI_FINISH = { stop: 'stop', length: 'length', tool: 'tool_calls' } as const;
+const openaiUsage = (t: Turn) => ({
+  prompt_tokens: t.promptTokens,
+  completion_tokens: t.completionTokens,
+  total_tokens: t.promptTokens + t.completionTokens,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+});
+
+/** OpenAI-compatible `/chat/completions`. */
+export const openaiChatWire: ChatWire = {
+  path: '/chat/completions',
+  answer(body, opts) {
+    const t = openaiTurn(body);
+    const toolCalls = t.tool ? [{ id: 'call_fake_1', type: 'function', function: t.tool }] : undefined;
+    return {
+      id: 'chatcmpl-fake-1',
+      object: 'chat.completion',
+      created: FAKE_CREATED,
+      model: String(body.model),
+      system_fingerprint: 'fp_fake',
+      choices: [{ index: 0, message: { role: 'assistant', content: t.text, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, logprobs: null, finish_reason: OPENAI_FINISH[t.finish] }],
+      ...(opts.reportUsage ? { usage: openaiUsage(t) } : {}),
+    };
+  },
+  events(body, opts) {
+    const t = openaiTurn(body);
+    const withUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-fake-1',
+        object: 'chat.completion.chunk',
+        created: FAKE_CREATED,
+        model: String(body.model),
+        system_fingerprint: 'fp_fake',
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        ...(withUsage ? { usage: null } : {}),
+        ...extra,
+      })}\n\n`;
+    const out = [chunk({ role: 'assistant', content: '', refusal: null })];
+    if (t.tool) {
+      out.push(chunk({ tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name: t.tool.name, arguments: '' } }] }));
+      for (const part of thirds(t.tool.arguments)) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+    } else for (const part of pieces(t.text ?? '')) out.push(chunk({ content: part }));
+    out.push(chunk({}, OPENAI_FINISH[t.finish]));
+    if (withUsage && opts.reportUsage) {
+      const last = JSON.parse(chunk({}).slice(6)) as Record<string, unknown>;
+      out.push(`data: ${JSON.stringify({ ...last, choices: [], usage: openaiUsage(t) })}\n\n`);
+    }
+    out.push('data: [DONE]\n\n');
+    return out;
+  },
+  errorEvent: `data: ${JSON.stringify({ error: { message: 'fake stream failure', type: 'server_error', param: null, code: null } })}\n\n`,
+};
+
+// ---- Anthropic -------------------------------------------------------------------------------
+
+interface AnthropicTurn extends Turn {
+  cacheRead: number;
+}
+
+function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
+  const messages = (body.messages as Array<{ role: string; content: unknown }>) ?? [];
+  const last = messages[messages.length - 1];
+  const isToolResult = (m: { content: unknown }) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'tool_result');
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user' && !isToolResult(m));
+  const tools = body.tools as Array<{ name: string }> | undefined;
+  const toolName = tools?.length && last?.role === 'user' && !isToolResult(last) ? tools[0]!.name : null;
+  const system = (body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? [];
+  const cacheRead = system.filter((b) => b.cache_control).reduce((n, b) => n + words(b.text).length, 0);
+  const prompt = wordCount(messages) + wordCount(system);
+  return { ...turnFor(lastUser ? textOf(lastUser.content) : null, toolName, body.max_tokens, prompt), cacheRead };
+}
+
+const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', tool: 'tool_use' } as const;
+const anthropicUsage = (t: AnthropicTurn, output: number) => ({
+  input_tokens: t.promptTokens - t.cacheRead,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: t.cacheRead,
+  output_tokens: output,
+});
+const sse = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** Anthropic Messages `/v1/messages`. */
+export const anthropicChatWire: ChatWire = {
+  path: '/messages',
+  answer(body, opts) {
+    const t = anthropicTurn(body);
+    const content = t.tool ? [{ type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: JSON.parse(t.tool.arguments) as unknown }] : [{ type: 'text', text: t.text }];
+    return {
+      id: 'msg_fake_1',
+      type: 'message',
+      role: 'assistant',
+      model: String(body.model),
+      content,
+      stop_reason: ANTHROPIC_STOP[t.finish],
+      stop_sequence: null,
+      ...(opts.reportUsage ? { usage: anthropicUsage(t, t.completionTokens) } : {}),
+    };
+  },
+  events(body, opts) {
+    const t = anthropicTurn(body);
+    const message = { id: 'msg_fake_1', type: 'message', role: 'assistant', model: String(body.model), content: [], stop_reason: null, stop_sequence: null };
+    const out = [sse('message_start', { message: { ...message, ...(opts.reportUsage ? { usage: anthropicUsage(t, 1) } : {}) } })];
+    if (t.tool) {
+      out.push(sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: {} } }));
+      out.push(sse('ping', {}));
+      out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '' } }));
+      for (const part of thirds(t.tool.arguments)) out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: part } }));
+    } else {
+      out.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
+      out.push(sse('ping', {}));
+      for (const part of pieces(t.text ?? '')) out.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: part } }));
+    }
+    out.push(sse('content_block_stop', { index: 0 }));
+    out.push(sse('message_delta', { delta: { stop_reason: ANTHROPIC_STOP[t.finish], stop_sequence: null }, ...(opts.reportUsage ? { usage: { output_tokens: t.completionTokens } } : {}) }));
+    out.push(sse('message_stop', {}));
+    return out;
+  },
+  errorEvent: sse('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+};

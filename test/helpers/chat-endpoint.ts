@@ -1,0 +1,42 @@
+/** A chat {@link Endpoint} for adapter tests, without loading the catalog. */
+import type { Endpoint } from '../../src/catalog/types';
+import type { ChatBody } from '../../src/chat/types';
+import type { ChatJob } from '../../src/providers/chat-types';
+
+/** An endpoint of provider `slug` at `baseUrl`, overridable member by member. */
+export function chatEndpoint(over: Partial<Endpoint> = {}, slug = 'openai', baseUrl = 'https://up.example/v1'): Endpoint {
+  return {
+    id: `${slug}:test/model`,
+    modelId: 'test/model',
+    provider: { slug, name: slug, adapter: slug, baseUrl, apiKey: `key-${slug}`, configured: true, timeoutMs: null, base64Passthrough: false },
+    upstreamModel: 'upstream-model',
+    pricing: { prompt: 0, completion: 0, image: 0, request: 0, cacheRead: null, cacheWrite: null, text: { prompt: '0', completion: '0', image: '0', request: '0' } },
+    contextLength: 100000,
+    maxCompletionTokens: null,
+    inputModalities: new Set(['text', 'image']),
+    outputModalities: new Set(['text']),
+    tokenInput: false,
+    parameters: new Set(),
+    quantization: 'unknown',
+    retainsData: false,
+    trainsOnData: false,
+    zdr: false,
+    throughput: null,
+    latencyMs: null,
+    ...over,
+  };
+}
+
+/** A job for `body` (`maxTokens` as the service derives it). */
+export function chatJob(body: ChatBody, stream = false): ChatJob {
+  return { body, stream, maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined };
+}
+
+/** Feed `bytes` to a stream one byte at a time, or whole; the events it returned plus its end. */
+export function feed(stream: { push(b: Buffer): string[]; end(): string[] }, bytes: Buffer, oneByOne: boolean): string[] {
+  const out: string[] = [];
+  if (oneByOne) for (let i = 0; i < bytes.length; i++) out.push(...stream.push(bytes.subarray(i, i + 1)));
+  else out.push(...stream.push(bytes));
+  out.push(...stream.end());
+  return out;
+}
