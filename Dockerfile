@@ -7,7 +7,7 @@
 #
 # The gateway finds its files from the project root (the folder holding package.json and
 # schemas/), so the runtime stage keeps the repository layout under /app: package.json, dist/,
-# config/ (defaults and the embeddings catalog), schemas/ and src/store/migrations/*.sql, and the
+# config/ (defaults and the catalog), schemas/ and src/store/migrations/*.sql, and the
 # dashboard's static files in dist/dashboard (served at /dashboard).
 #
 # Build:  docker build -t switchyard:0.1.0 .

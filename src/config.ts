@@ -47,8 +47,8 @@ export interface Config {
   auth: { bootstrapKey: string | null; keyCacheTtlMs: number; keyCacheMax: number };
   rateLimit: { windowMs: number; limit: number; failMode: 'open' | 'closed' };
   log: { level: string; flushMs: number };
-  /** Embeddings catalog files (paths relative to the project root, or absolute). */
-  catalog: { modelsFile: string; providersFile: string };
+  /** Catalog files: embeddings models, chat models, providers (paths relative to the project root, or absolute). */
+  catalog: { modelsFile: string; chatModelsFile: string; providersFile: string };
   /** Upstream HTTP: per-attempt timeout, overall deadline across fallbacks, connection pool. */
   upstream: { attemptTimeoutMs: number; deadlineMs: number; connectionsPerOrigin: number; keepAliveTimeoutMs: number };
   /** Chat timing: a whole answer, or a stream's first content, within `attemptTimeoutMs`; a started stream silent for `streamIdleTimeoutMs` is cut. */
@@ -211,6 +211,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config, string
   { name: 'RATE_LIMIT_FAIL_MODE', path: ['rateLimit', 'failMode'] },
   { name: 'LOG_LEVEL', path: ['log', 'level'] },
   { name: 'SWITCHYARD_MODELS_FILE', path: ['catalog', 'modelsFile'] },
+  { name: 'SWITCHYARD_CHAT_MODELS_FILE', path: ['catalog', 'chatModelsFile'] },
   { name: 'SWITCHYARD_PROVIDERS_FILE', path: ['catalog', 'providersFile'] },
   { name: 'UPSTREAM_ATTEMPT_TIMEOUT_MS', path: ['upstream', 'attemptTimeoutMs'] },
   { name: 'UPSTREAM_DEADLINE_MS', path: ['upstream', 'deadlineMs'] },

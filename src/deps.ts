@@ -32,7 +32,7 @@ import type { UsageRecorder } from './usage/types';
 import { createUsageRecorder } from './usage/recorder';
 import { loadCatalog } from './catalog/load';
 import { warnUnusableModels } from './catalog/usable';
-import { ADAPTERS } from './providers/registry';
+import { ADAPTER_NAMES } from './providers/adapter-names';
 import { UpstreamHttp } from './providers/http';
 import { EmbeddingsService } from './embeddings/service';
 import { ChatService } from './chat/service';
@@ -101,7 +101,7 @@ export interface AppDeps {
  * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
  */
 function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings' | 'chat'>, preload?: string): AppDeps {
-  const catalog = loadCatalog(base.config, new Set(ADAPTERS.keys()));
+  const catalog = loadCatalog(base.config, ADAPTER_NAMES);
   warnUnusableModels(catalog, base.logger);
   const http = new UpstreamHttp(base.config.upstream);
   const rankings = createRankings({ ...base, catalog, preload });

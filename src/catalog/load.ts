@@ -1,8 +1,9 @@
 /**
- * Reads `config/models.yaml` and `config/providers.yaml`, validates them against
- * `schemas/catalog.*.json` and their cross-references (providers exist, adapters exist, ids
- * unique), applies the `<SLUG>_BASE_URL` / `<SLUG>_API_KEY` overrides from the config, and builds
- * the immutable {@link Catalog}. Any problem fails the boot with every problem listed.
+ * Reads `config/models.yaml` (embeddings), `config/chat-models.yaml` (chat) and
+ * `config/providers.yaml`, validates them against `schemas/catalog.*.json` and their
+ * cross-references (providers exist, each provider's adapter speaks the model's kind, ids unique
+ * across both model files), applies the `<SLUG>_BASE_URL` / `<SLUG>_API_KEY` overrides from the
+ * config, and builds the immutable {@link Catalog}. Any problem fails the boot with every problem listed.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -12,10 +13,9 @@ import { providerEnvName, ConfigError, type Config } from '../config';
 import { createAjv, toIssues } from '../validation/ajv';
 import { fromRoot } from '../paths';
 import { Catalog } from './catalog';
-import { shiftDecimal } from './decimal';
-import { USD_DECIMALS } from './usd';
+import { buildChatEndpoint, buildEmbeddingsEndpoint, tooFinePrices, type ChatEndpointYaml, type EmbeddingsEndpointYaml } from './build-endpoint';
 import { toModelWire } from './wire';
-import type { CatalogModel, Endpoint, Modality, ProviderInfo, Quantization, RoutableParameter } from './types';
+import type { CatalogModel, Endpoint, ModelKind, ProviderInfo } from './types';
 
 interface ProviderYaml {
   slug: string;
@@ -27,25 +27,7 @@ interface ProviderYaml {
   base64_passthrough?: boolean;
 }
 
-type Price = string | number;
-
-interface EndpointYaml {
-  provider: string;
-  upstream_model: string;
-  pricing: { prompt: Price; image?: Price; request?: Price };
-  context_length?: number;
-  input_modalities?: Modality[];
-  token_input?: boolean;
-  supported_parameters?: RoutableParameter[];
-  quantization?: Quantization;
-  retains_data?: boolean;
-  trains_on_data?: boolean;
-  zdr?: boolean;
-  throughput?: number;
-  latency_ms?: number;
-}
-
-interface ModelYaml {
+interface ModelYaml<E> {
   id: string;
   name: string;
   created: number;
@@ -57,16 +39,24 @@ interface ModelYaml {
   distillable?: boolean;
   permaslug?: string;
   public?: boolean;
-  endpoints: EndpointYaml[];
+  endpoints: E[];
 }
 
-const ajv = createAjv(false);
-const validators = {
-  providers: ajv.compile(JSON.parse(readFileSync(fromRoot('schemas', 'catalog.providers.json'), 'utf8'))),
-  models: ajv.compile(JSON.parse(readFileSync(fromRoot('schemas', 'catalog.models.json'), 'utf8'))),
-};
+/** The wire adapters registered for each kind of model (a provider must speak the kind of every model it serves). */
+export interface CatalogAdapters {
+  embeddings: ReadonlySet<string>;
+  chat: ReadonlySet<string>;
+}
 
-function readFile(file: string, which: 'providers' | 'models', problems: string[]): unknown {
+type Which = 'providers' | 'models' | 'chat-models';
+
+const ajv = createAjv(false);
+const schema = (name: string): object => JSON.parse(readFileSync(fromRoot('schemas', `catalog.${name}.json`), 'utf8')) as object;
+// The models schema first: the chat schema shares its price definition (`catalog.models#/$defs/price`).
+const modelsValidator = ajv.compile(schema('models'));
+const validators = { providers: ajv.compile(schema('providers')), models: modelsValidator, 'chat-models': ajv.compile(schema('chat-models')) };
+
+function readFile(file: string, which: Which, problems: string[]): unknown {
   const full = path.isAbsolute(file) ? file : fromRoot(file);
   try {
     const data: unknown = parseYaml(readFileSync(full, 'utf8'));
@@ -99,77 +89,44 @@ function buildProvider(p: ProviderYaml, config: Config): ProviderInfo {
   };
 }
 
-function buildEndpoint(modelId: string, modelContext: number, e: EndpointYaml, provider: ProviderInfo): Endpoint {
-  const text = {
-    prompt: shiftDecimal(e.pricing.prompt, 6),
-    completion: '0',
-    image: shiftDecimal(e.pricing.image ?? 0, 0),
-    request: shiftDecimal(e.pricing.request ?? 0, 0),
-  };
-  return {
-    id: `${provider.slug}:${modelId}`,
-    modelId,
-    provider,
-    upstreamModel: e.upstream_model,
-    pricing: { prompt: Number(text.prompt), completion: 0, image: Number(text.image), request: Number(text.request), cacheRead: null, cacheWrite: null, text },
-    contextLength: e.context_length ?? modelContext,
-    maxCompletionTokens: null,
-    inputModalities: new Set(e.input_modalities ?? ['text']),
-    outputModalities: new Set(['embeddings']),
-    tokenInput: e.token_input ?? false,
-    parameters: new Set(e.supported_parameters ?? []),
-    quantization: e.quantization ?? 'unknown',
-    retainsData: e.retains_data ?? true,
-    trainsOnData: e.trains_on_data ?? false,
-    zdr: e.zdr ?? false,
-    throughput: e.throughput ?? null,
-    latencyMs: e.latency_ms ?? null,
-  };
-}
+/** Builds the models of one file, adding its problems to the shared list. */
+class ModelBuilder {
+  readonly models: CatalogModel[] = [];
+  private readonly seen = new Set<string>();
 
-/** The prices of `e` (per token, image, request) with more decimals than money carries. */
-function tooFinePrices(e: Endpoint): string[] {
-  return Object.entries(e.pricing.text)
-    .filter(([, text]) => (text.split('.')[1] ?? '').length > USD_DECIMALS)
-    .map(([name, text]) => `${name} ${text} USD has more than ${USD_DECIMALS} decimals, the precision costs are rounded to`);
-}
+  constructor(
+    private readonly providers: ReadonlyMap<string, ProviderInfo>,
+    private readonly adapters: CatalogAdapters,
+    private readonly problems: string[],
+  ) {}
 
-/**
- * Load and validate the catalog named by `config.catalog`.
- * @param adapters - names of the registered wire adapters (a provider naming another fails the boot)
- * @throws ConfigError listing every problem
- */
-export function loadCatalog(config: Config, adapters: ReadonlySet<string>): Catalog {
-  const problems: string[] = [];
-  const pf = readFile(config.catalog.providersFile, 'providers', problems) as { providers: ProviderYaml[] } | undefined;
-  const mf = readFile(config.catalog.modelsFile, 'models', problems) as { models: ModelYaml[]; other_models?: string[] } | undefined;
-  if (!pf || !mf) throw new ConfigError(problems);
-
-  const providers = new Map<string, ProviderInfo>();
-  for (const p of pf.providers) {
-    if (providers.has(p.slug)) problems.push(`providers: duplicate slug ${p.slug}`);
-    if (!adapters.has(p.adapter)) problems.push(`providers.${p.slug}.adapter: unknown adapter "${p.adapter}" (known: ${[...adapters].join(', ')})`);
-    providers.set(p.slug, buildProvider(p, config));
-  }
-  const models: CatalogModel[] = [];
-  const seen = new Set<string>();
-  for (const m of mf.models) {
-    if (seen.has(m.id.toLowerCase())) problems.push(`models: duplicate id ${m.id}`);
-    seen.add(m.id.toLowerCase());
+  add<E extends { provider: string }>(
+    kind: ModelKind,
+    m: ModelYaml<E>,
+    build: (modelId: string, modelContext: number, e: E, provider: ProviderInfo) => Endpoint,
+  ): void {
+    const where = kind === 'chat' ? 'chat-models' : 'models';
+    if (this.seen.has(m.id.toLowerCase())) this.problems.push(`${where}: duplicate id ${m.id} (ids are unique across models.yaml and chat-models.yaml)`);
+    this.seen.add(m.id.toLowerCase());
     const endpoints: Endpoint[] = [];
     for (const e of m.endpoints) {
-      const provider = providers.get(e.provider);
-      if (!provider) problems.push(`models.${m.id}: unknown provider "${e.provider}"`);
-      else {
-        const endpoint = buildEndpoint(m.id, m.context_length, e, provider);
-        for (const issue of tooFinePrices(endpoint)) problems.push(`models.${m.id}.endpoints.${e.provider}.pricing: ${issue}`);
-        endpoints.push(endpoint);
+      const provider = this.providers.get(e.provider);
+      if (!provider) {
+        this.problems.push(`${where}.${m.id}: unknown provider "${e.provider}"`);
+        continue;
       }
+      if (!this.adapters[kind].has(provider.adapter)) {
+        this.problems.push(`${where}.${m.id}.endpoints.${e.provider}: adapter "${provider.adapter}" serves no ${kind} models (${kind} adapters: ${[...this.adapters[kind]].join(', ')})`);
+        continue;
+      }
+      const endpoint = build(m.id, m.context_length, e, provider);
+      for (const issue of tooFinePrices(endpoint)) this.problems.push(`${where}.${m.id}.endpoints.${e.provider}.pricing: ${issue}`);
+      endpoints.push(endpoint);
     }
-    if (endpoints.length === 0) continue;
+    if (endpoints.length === 0) return;
     const facts = {
       id: m.id,
-      kind: 'embeddings' as const,
+      kind,
       name: m.name,
       created: m.created,
       description: m.description ?? '',
@@ -182,8 +139,33 @@ export function loadCatalog(config: Config, adapters: ReadonlySet<string>): Cata
       permaslug: m.permaslug ?? m.id,
       public: m.public ?? true,
     };
-    models.push({ ...facts, wire: toModelWire(facts) });
+    this.models.push({ ...facts, wire: toModelWire(facts) });
   }
+}
+
+/**
+ * Load and validate the catalog named by `config.catalog`.
+ * @param adapters - names of the registered wire adapters per kind (a provider naming none of them,
+ *   or serving a model of a kind its adapter does not speak, fails the boot)
+ * @throws ConfigError listing every problem
+ */
+export function loadCatalog(config: Config, adapters: CatalogAdapters): Catalog {
+  const problems: string[] = [];
+  const pf = readFile(config.catalog.providersFile, 'providers', problems) as { providers: ProviderYaml[] } | undefined;
+  const mf = readFile(config.catalog.modelsFile, 'models', problems) as { models: Array<ModelYaml<EmbeddingsEndpointYaml>>; other_models?: string[] } | undefined;
+  const cf = readFile(config.catalog.chatModelsFile, 'chat-models', problems) as { models: Array<ModelYaml<ChatEndpointYaml>> } | undefined;
+  if (!pf || !mf || !cf) throw new ConfigError(problems);
+
+  const known = new Set([...adapters.embeddings, ...adapters.chat]);
+  const providers = new Map<string, ProviderInfo>();
+  for (const p of pf.providers) {
+    if (providers.has(p.slug)) problems.push(`providers: duplicate slug ${p.slug}`);
+    if (!known.has(p.adapter)) problems.push(`providers.${p.slug}.adapter: unknown adapter "${p.adapter}" (known: ${[...known].join(', ')})`);
+    providers.set(p.slug, buildProvider(p, config));
+  }
+  const builder = new ModelBuilder(providers, adapters, problems);
+  for (const m of mf.models) builder.add('embeddings', m, buildEmbeddingsEndpoint);
+  for (const m of cf.models) builder.add('chat', m, buildChatEndpoint);
   if (problems.length > 0) throw new ConfigError(problems);
-  return new Catalog(models, [...providers.values()], mf.other_models ?? []);
+  return new Catalog(builder.models, [...providers.values()], mf.other_models ?? []);
 }

@@ -48,13 +48,8 @@ export interface RankingsDeps {
 export function createRankings(d: RankingsDeps): Rankings {
   const cfg = d.config.rankings;
   const rollup = new RankingsRollup(d.db, { lookbackDays: cfg.lookbackDays, clock: d.clock, publish: publishOptions(cfg) });
-  const modelId = (name: string): string => {
-    try {
-      return d.catalog.resolve(name).id;
-    } catch {
-      return name;
-    }
-  };
+  // Either kind: the sampler sees chat prompts as it sees embeddings inputs.
+  const modelId = (name: string): string => d.catalog.find(name)?.id ?? name;
   const classifier = new ClassifierThread(d.preload);
   return {
     classifier,

@@ -24,9 +24,9 @@ import { countTokens } from '../usage/tokens';
 import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody } from './response';
-import { listEmbeddingModels, type ModelsQuery } from './models-list';
-import { modelEndpoints } from './model-endpoints';
-import { providerList } from './provider-list';
+import { listEmbeddingModels, type ModelsQuery } from '../catalog/models-list';
+import { modelEndpoints } from '../catalog/model-endpoints';
+import { providerList } from '../catalog/provider-list';
 import { unknownModel } from '../catalog/catalog';
 import { roundUsd } from '../catalog/usd';
 import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
@@ -102,7 +102,7 @@ export class EmbeddingsService {
   }
 
   /**
-   * GET /models/{author}/{slug}/endpoints: the model's endpoints with the circuit state `orgId` sees now and its recent uptime and latency.
+   * GET /models/{author}/{slug}/endpoints (a model of either kind): the model's endpoints with the circuit state `orgId` sees now and its recent uptime and latency.
    * @throws NotFoundError (with where the list is) for a model this gateway does not serve
    */
   async modelEndpoints(id: string, orgId: string) {
@@ -120,7 +120,7 @@ export class EmbeddingsService {
 
   /** GET /embeddings/models. */
   listModels(q: ModelsQuery) {
-    return listEmbeddingModels(this.catalog, q);
+    return listEmbeddingModels(this.catalog.embeddingsModels, q);
   }
 
   /**

@@ -9,7 +9,7 @@ import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import type { EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
-import type { ModelsQuery } from '../embeddings/models-list';
+import type { ModelsQuery } from '../catalog/models-list';
 import { reserveBudget } from '../http/budget';
 import { callerOf, header } from '../http/caller';
 

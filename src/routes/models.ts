@@ -1,19 +1,24 @@
 /**
- * `/models/{author}/{slug}/endpoints` (any key): the page every model's `links.details` names,
- * with the caller's organization's recent uptime and latency on each endpoint.
- * A malformed or unknown model is a 404 saying where the list is.
+ * The catalog's model routes (any key, served by the gateway itself): `GET /models`, the chat and
+ * embeddings models with the hosted list's filters, and `/models/{author}/{slug}/endpoints`, the
+ * page every model's `links.details` names, with the caller's organization's recent uptime and
+ * latency on each endpoint. A malformed or unknown model is a 404 saying where the list is.
  * @module
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { pathNamesResource } from '../http/validate';
+import { pathNamesResource, validate } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { unknownModel } from '../catalog/catalog';
+import { listModels, type ModelsListQuery } from '../catalog/models-list';
 import { currentKey } from '../auth/authenticate';
 
 /** Register the model routes. */
 export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
   const { embeddings } = deps;
+  api.add('get', '/models', validate({ query: 'models.list.query' }), function listCatalogModels(req: Request, res: Response) {
+    res.json(listModels(embeddings.catalog.models, req.valid.query as ModelsListQuery));
+  });
   api.add(
     'get',
     '/models/:author/:slug/endpoints',

@@ -14,7 +14,6 @@ import { createPassthroughProxy } from '../passthrough/proxy';
 /** The forwarded routes (method, path under `/api/v1`). */
 export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]> = [
   ['post', '/completions'],
-  ['get', '/models'],
 ];
 
 function skip(_req: Request, _res: Response, next: NextFunction): void {

@@ -29,7 +29,7 @@ import { ENV_VARS, loadConfig, type Config } from '../../src/config';
 import { PROJECT_ROOT } from '../../src/paths';
 import { USAGE } from '../../src/cli/run';
 import { loadCatalog } from '../../src/catalog/load';
-import { ADAPTERS } from '../../src/providers/registry';
+import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
 import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
 import { withTool } from './tools';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
@@ -430,9 +430,10 @@ describe('k8s/ kustomize base', () => {
     }
   });
 
-  test('catalog: ConfigMap switchyard-catalog is mounted read-only and named by SWITCHYARD_MODELS_FILE / SWITCHYARD_PROVIDERS_FILE', () => {
+  test('catalog: ConfigMap switchyard-catalog is mounted read-only and named by SWITCHYARD_MODELS_FILE / SWITCHYARD_CHAT_MODELS_FILE / SWITCHYARD_PROVIDERS_FILE', () => {
     const env = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
     expect(mountedFile(env.SWITCHYARD_MODELS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'models.yaml', readOnly: true });
+    expect(mountedFile(env.SWITCHYARD_CHAT_MODELS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'chat-models.yaml', readOnly: true });
     expect(mountedFile(env.SWITCHYARD_PROVIDERS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'providers.yaml', readOnly: true });
     expect(mountedFile(env.SWITCHYARD_CONFIG ?? '')).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
     // Generated, so that an edit changes the name (hash suffix) and rolls the Deployment.
@@ -446,8 +447,8 @@ describe('k8s/ kustomize base', () => {
     expect(mountedFile(env.SWITCHYARD_CONFIG ?? '', rollup, pod)).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
   });
 
-  test('catalog: k8s/config/models.yaml and providers.yaml are byte-for-byte copies of config/ (cp config/models.yaml config/providers.yaml k8s/config/)', () => {
-    for (const file of ['models.yaml', 'providers.yaml']) {
+  test('catalog: k8s/config/models.yaml, chat-models.yaml and providers.yaml are byte-for-byte copies of config/ (cp config/models.yaml config/chat-models.yaml config/providers.yaml k8s/config/)', () => {
+    for (const file of ['models.yaml', 'chat-models.yaml', 'providers.yaml']) {
       const image = readFileSync(path.join(PROJECT_ROOT, 'config', file));
       const k8s = readFileSync(path.join(K8S_DIR, 'config', file));
       expect({ file, equal: image.equals(k8s) }).toEqual({ file, equal: true });
@@ -455,13 +456,14 @@ describe('k8s/ kustomize base', () => {
   });
 
   test('catalog: the mounted files load with loadConfig + loadCatalog, and a local provider added there is routed', () => {
-    const adapters = new Set(ADAPTERS.keys());
+    const adapters = ADAPTER_NAMES;
     const env = gatewayEnvironment();
     const config = loadConfig(env);
     expect(config.catalog.modelsFile).toBe(env.SWITCHYARD_MODELS_FILE);
+    expect(config.catalog.chatModelsFile).toBe(env.SWITCHYARD_CHAT_MODELS_FILE);
     expect(config.catalog.providersFile).toBe(env.SWITCHYARD_PROVIDERS_FILE);
     const catalog = loadCatalog(config, adapters);
-    const shipped = parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', 'models.yaml'), 'utf8')) as { models: Array<{ id: string }> };
+    const shipped = { models: ['models.yaml', 'chat-models.yaml'].flatMap((f) => (parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', f), 'utf8')) as { models: Array<{ id: string }> }).models) };
     expect(catalog.models.length).toBeGreaterThan(0);
     expect(catalog.models.every((m) => shipped.models.some((s) => s.id === m.id))).toBe(true);
     // What the README tells an SRE to do: append a keyless in-cluster TEI provider and a model on it.

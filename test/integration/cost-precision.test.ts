@@ -88,7 +88,7 @@ describe('cost precision', () => {
       const models = path.join(dir, 'models.yaml');
       writeFileSync(models, 'models:\n  - id: a/m\n    name: M\n    created: 1\n    context_length: 10\n    endpoints:\n      - provider: openai\n        upstream_model: m\n        pricing: { prompt: "0.0015" }\n');
       const config = testConfig({ catalog: { modelsFile: models } });
-      expect(() => loadCatalog(config, new Set(['openai', 'cohere', 'gemini', 'voyage']))).toThrow(/a\/m\.endpoints\.openai\.pricing: prompt 0\.0000000015 USD has more than 9 decimals/);
+      expect(() => loadCatalog(config, { embeddings: new Set(['openai', 'cohere', 'gemini', 'voyage']), chat: new Set(['openai', 'anthropic']) })).toThrow(/a\/m\.endpoints\.openai\.pricing: prompt 0\.0000000015 USD has more than 9 decimals/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { loadCatalog } from '../../src/catalog/load';
 import type { Endpoint } from '../../src/catalog/types';
 import { UpstreamHttp } from '../../src/providers/http';
 import { ADAPTERS, adapterFor } from '../../src/providers/registry';
+import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
 import type { EmbeddingJob, Vector } from '../../src/providers/types';
 import { numberArrayEnd, parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
 import { embeddingsResponseBody } from '../../src/embeddings/response';
@@ -29,7 +30,7 @@ let endpoints: Map<string, Endpoint>;
 beforeAll(async () => {
   fleet = await startFakeFleet();
   http = new UpstreamHttp({ connectionsPerOrigin: 4, keepAliveTimeoutMs: 1000 });
-  const catalog = loadCatalog(loadConfig({}, fleet.overrides), new Set(ADAPTERS.keys()));
+  const catalog = loadCatalog(loadConfig({}, fleet.overrides), ADAPTER_NAMES);
   endpoints = new Map(catalog.models.map((m) => [m.id, m.endpoints[0]!]));
 });
 afterAll(async () => {

@@ -59,6 +59,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'get /api/v1/files/:file_id/content': { key: 'api', query: 'files.scope.query' },
   'delete /api/v1/files/:file_id': { key: 'api', query: 'files.scope.query' },
   'get /api/v1/generation': { key: 'api', query: 'generation.query' },
+  'get /api/v1/models': { key: 'api', query: 'models.list.query' },
   'get /api/v1/models/:author/:slug/endpoints': { key: 'api' },
   'get /api/v1/providers': { key: 'api' },
   'get /api/v1/datasets/rankings-daily': { key: 'api', query: 'datasets.rankings.query' },

@@ -153,6 +153,15 @@ const ROUTES: RouteCase[] = [
   { method: 'get', template: '/api/v1/files/:file_id/content', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'delete', template: '/api/v1/files/:file_id', key: 'api', query: { workspace_id: 'uuid' } },
   { method: 'get', template: '/api/v1/generation', key: 'api', query: { id: 'string' } },
+  {
+    method: 'get',
+    template: '/api/v1/models',
+    key: 'api',
+    query: {
+      offset: 'int', limit: 'int', context: 'int', min_price: 'string', max_output_price: 'string', output_modalities: 'enum', input_modalities: 'enum',
+      supported_parameters: 'string', q: 'string', providers: 'string', model_authors: 'string', arch: 'string', sort: 'enum', distillable: 'enum', zdr: 'enum', category: 'enum',
+    },
+  },
   { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
   { method: 'get', template: '/api/v1/providers', key: 'api' },
   {

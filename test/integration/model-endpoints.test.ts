@@ -64,7 +64,7 @@ test('an endpoint whose provider has no key is listed as not usable here', async
 
 test('GET /providers lists every catalog provider with the models it serves and each circuit now', async () => {
   const before = (await get(h, '/api/v1/providers').expect(200)).body.data as Array<{ slug: string; configured: boolean; endpoints: Array<{ model: string; circuit: { state: string } }> }>;
-  const models = (await get(h, '/api/v1/embeddings/models').expect(200)).body.data as Array<{ id: string }>;
+  const models = (await get(h, '/api/v1/models?output_modalities=all').expect(200)).body.data as Array<{ id: string }>;
   const served = new Set(before.flatMap((p) => p.endpoints.map((e) => e.model)));
   expect([...served].sort()).toEqual(models.map((m) => m.id).sort());
   const deepinfra = before.find((p) => p.slug === 'deepinfra');
@@ -87,12 +87,12 @@ test('needs a key: none → 401', async () => {
 
 test.each([
   ['/api/v1/models/nobody/nothing/endpoints', 'nobody/nothing'],
-  ['/api/v1/models/openai/gpt-4o/endpoints', 'openai/gpt-4o'],
+  ['/api/v1/models/google/gemini-2.5-flash/endpoints', 'google/gemini-2.5-flash'],
   ['/api/v1/models/%2e%2e/x/endpoints', '../x'],
 ])('%s → 404 naming the model and the list', async (path, model) => {
   const res = await get(h, path);
   expect(res.status).toBe(404);
-  expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model, models_list: '/api/v1/embeddings/models' } });
+  expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model, models_list: '/api/v1/models' } });
 });
 
 test('POST /embeddings with an unknown model → 404 naming it and where the list is', async () => {

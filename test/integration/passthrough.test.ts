@@ -29,11 +29,6 @@ class FakeUpstream {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         this.seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-        if (req.url === '/v1/models') {
-          res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream=1' });
-          res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-test', object: 'model' }] }));
-          return;
-        }
         if (JSON.parse(body || '{}').hang === true) return; // never answers
         if (req.url === '/v1/completions' && JSON.parse(body || '{}').stream === true) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -44,8 +39,8 @@ class FakeUpstream {
           });
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', echo: body }));
+        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream=1' });
+        res.end(JSON.stringify({ id: 'cmpl-1', object: 'text_completion', echo: body }));
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -89,7 +84,7 @@ describe('passthrough', () => {
     const off = await createTestGateway(db, kv);
     const offKey = (await createInferenceKey(off)).secret;
     const before = upstream.seen.length;
-    for (const [method, path] of [['post', '/api/v1/completions'], ['get', '/api/v1/models']] as const) {
+    for (const [method, path] of [['post', '/api/v1/completions']] as const) {
       const res = await request(off.app)[method](path).set('Authorization', bearer(offKey)).send({ model: 'x' });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
@@ -97,17 +92,18 @@ describe('passthrough', () => {
     expect(upstream.seen.length).toBe(before);
   });
 
-  test('GET /models is proxied; the upstream sees its own key, never the client key or cookies', async () => {
+  test('POST /completions is proxied; the upstream sees its own key, never the client key or cookies', async () => {
     const res = await request(gw.app)
-      .get('/api/v1/models')
+      .post('/api/v1/completions')
       .set('Authorization', bearer(key))
       .set('Cookie', 'session=abc')
-      .set('X-Api-Key', key);
+      .set('X-Api-Key', key)
+      .send({ model: 'gpt-test', prompt: 'hi' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ object: 'list', data: [{ id: 'gpt-test', object: 'model' }] });
+    expect(res.body).toEqual({ id: 'cmpl-1', object: 'text_completion', echo: '{"model":"gpt-test","prompt":"hi"}' });
     expect(res.headers['set-cookie']).toBeUndefined();
     const seen = upstream.seen.at(-1)!;
-    expect(seen.url).toBe('/v1/models');
+    expect(seen.url).toBe('/v1/completions');
     expect(seen.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(seen.headers.cookie).toBeUndefined();
     expect(seen.headers['x-api-key']).toBeUndefined();
@@ -128,10 +124,12 @@ describe('passthrough', () => {
     expect(res.body.echo).toBe(raw);
   });
 
-  test('POST /completions is proxied too', async () => {
-    const res = await request(gw.app).post('/api/v1/completions').set('Authorization', bearer(key)).send({ model: 'gpt-test', prompt: 'hi' });
+  test('GET /models is served by the gateway itself, never proxied', async () => {
+    const before = upstream.seen.length;
+    const res = await request(gw.app).get('/api/v1/models').set('Authorization', bearer(key));
     expect(res.status).toBe(200);
-    expect(upstream.seen.at(-1)!.url).toBe('/v1/completions');
+    expect(res.body.data.map((m: { id: string }) => m.id)).toContain('openai/gpt-4o');
+    expect(upstream.seen.length).toBe(before);
   });
 
   test('SSE chunks reach the client as the upstream produces them (no buffering)', async () => {
@@ -175,7 +173,7 @@ describe('passthrough', () => {
 
   test('a management key is refused (403) and nothing reaches the upstream', async () => {
     const before = upstream.seen.length;
-    const res = await request(gw.app).get('/api/v1/models').set('Authorization', bearer(gw.mgmtKey));
+    const res = await request(gw.app).post('/api/v1/completions').set('Authorization', bearer(gw.mgmtKey)).send({ model: 'x' });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe(403);
     expect(upstream.seen.length).toBe(before);
@@ -199,7 +197,7 @@ describe('passthrough', () => {
     const k = (await createInferenceKey(limited)).secret;
     const before = upstream.seen.length;
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await request(limited.app).get('/api/v1/models').set('Authorization', bearer(k))).status);
+    for (let i = 0; i < 3; i++) statuses.push((await request(limited.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x' })).status);
     expect(statuses).toEqual([200, 200, 429]);
     expect(upstream.seen.length).toBe(before + 2);
   });

@@ -11,7 +11,7 @@ import { MemoryKv } from '../../src/kv/memory';
 import type { ConfigOverrides } from '../../src/config';
 import type { Database } from '../../src/store/db';
 
-const SLUGS = ['OPENAI', 'MISTRAL', 'GOOGLE_AI_STUDIO', 'COHERE', 'VOYAGE', 'DEEPINFRA', 'NEBIUS', 'TOGETHER'];
+const SLUGS = ['OPENAI', 'MISTRAL', 'GOOGLE_AI_STUDIO', 'COHERE', 'VOYAGE', 'DEEPINFRA', 'NEBIUS', 'TOGETHER', 'ANTHROPIC', 'GROQ', 'FIREWORKS'];
 
 let db: Database;
 beforeAll(async () => {

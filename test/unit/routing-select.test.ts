@@ -9,12 +9,12 @@ import path from 'node:path';
 import { loadConfig, providerEnvName } from '../../src/config';
 import { loadCatalog } from '../../src/catalog/load';
 import { shiftDecimal } from '../../src/catalog/decimal';
-import { ADAPTERS } from '../../src/providers/registry';
+import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
 import { selectCandidates, type RequestNeeds } from '../../src/routing/select-candidates';
 import { matchesProvider } from '../../src/routing/preferences';
 
 const TEXT: RequestNeeds = { inputKind: 'text', modalities: new Set(['text']), parameters: new Set() };
-const adapters = new Set(ADAPTERS.keys());
+const adapters = ADAPTER_NAMES;
 
 test('slug → env name', () => {
   expect(providerEnvName('openai')).toBe('OPENAI');
@@ -36,7 +36,7 @@ test('<SLUG>_BASE_URL and <SLUG>_API_KEY override the catalog; providers without
 test('an invalid catalog fails the boot with every problem', () => {
   const config = loadConfig({}, { catalog: { modelsFile: 'config/providers.yaml', providersFile: 'config/models.yaml' } });
   expect(() => loadCatalog(config, adapters)).toThrow(/invalid configuration/);
-  expect(() => loadCatalog(loadConfig({}), new Set(['openai']))).toThrow(/unknown adapter "cohere"/);
+  expect(() => loadCatalog(loadConfig({}), { embeddings: new Set(['openai']), chat: new Set(['openai', 'anthropic']) })).toThrow(/unknown adapter "cohere"/);
 });
 
 test('prices per 1M become exact per-token decimal strings', () => {

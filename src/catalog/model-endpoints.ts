@@ -7,7 +7,8 @@
  * requires included.
  * @module
  */
-import type { CatalogModel, Endpoint } from '../catalog/types';
+import type { CatalogModel, Endpoint } from './types';
+import { wirePricing } from './wire';
 import { CircuitState } from '../routing/breaker-scripts';
 import type { AttemptCounts, EndpointRecent } from '../routing/endpoint-stats';
 import { latencyPercentiles } from '../routing/latency-histogram';
@@ -22,8 +23,10 @@ export function toWireCircuit(circuit: CircuitReading) {
   return { state: circuit ? STATE_NAMES[circuit.state] : 'unknown', consecutive_failures: circuit?.failures ?? null };
 }
 
-/** Embeddings endpoints take no tools: what the hosted list says of a model without tool calls. */
+/** What the hosted list says of an endpoint without tool calls (every embeddings endpoint). */
 const NO_TOOL_CHOICE = { auto: false, function: false, none: false, required: false };
+/** An endpoint that honours `tool_choice` takes every form of it (both chat wire formats map all four). */
+const ALL_TOOL_CHOICE = { auto: true, function: true, none: true, required: true };
 
 /**
  * Uptime in percent as the hosted API defines it: answered / (answered + failed) attempts, upstream
@@ -46,10 +49,11 @@ function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReadin
     tag: e.provider.slug,
     context_length: e.contextLength,
     max_prompt_tokens: e.contextLength,
-    max_completion_tokens: null,
-    pricing: { prompt: e.pricing.text.prompt, completion: '0', request: e.pricing.text.request, image: e.pricing.text.image },
+    max_completion_tokens: e.maxCompletionTokens,
+    pricing: wirePricing(e),
     quantization: e.quantization,
     input_modalities: [...e.inputModalities],
+    output_modalities: [...e.outputModalities],
     token_input: e.tokenInput,
     supported_parameters: [...e.parameters].sort(),
     data_policy: { retains_data: e.retainsData, trains_on_data: e.trainsOnData, zdr: e.zdr },
@@ -58,15 +62,16 @@ function toWireEndpoint(model: CatalogModel, e: Endpoint, circuit: CircuitReadin
     configured: e.provider.configured,
     circuit: wireCircuit,
     model_id: model.id,
-    // Provider-side prompt caching (a cheaper repeat of a cached prefix) is a completions feature; the gateway's own embeddings cache is reported per answer instead.
-    supports_implicit_caching: false,
-    supports_tool_choice: NO_TOOL_CHOICE,
+    // Provider-side prompt caching without the caller asking: a cache-read price with no cache-write price (OpenAI-style; Anthropic's explicit
+    // caching has a write price). Embeddings have neither; the gateway's own embeddings cache is reported per answer instead.
+    supports_implicit_caching: e.pricing.cacheRead !== null && e.pricing.cacheWrite === null,
+    supports_tool_choice: e.parameters.has('tool_choice') ? ALL_TOOL_CHOICE : NO_TOOL_CHOICE,
     uptime_last_5m: uptimePercent(recent?.last5m),
     uptime_last_30m: uptimePercent(recent?.last30m),
     uptime_last_1d: uptimePercent(recent?.lastDay),
-    // Answered attempts' whole duration: an embeddings answer has no first token before its last.
+    // Answered attempts' whole duration (an embeddings answer has no first token before its last).
     latency_last_30m: recent ? latencyPercentiles(recent.latency30m) : null,
-    // Tokens per second of generated output: embeddings generate none.
+    // Tokens per second of generated output: embeddings generate none, and chat attempts do not measure it yet.
     throughput_last_30m: null,
   };
 }

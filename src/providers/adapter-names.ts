@@ -1,0 +1,11 @@
+/**
+ * The names of every registered wire adapter, per kind of model: what the catalog loader checks
+ * each provider and endpoint against.
+ * @module
+ */
+import type { CatalogAdapters } from '../catalog/load';
+import { ADAPTERS } from './registry';
+import { CHAT_ADAPTERS } from './chat-registry';
+
+/** Embeddings adapters (providers.yaml `adapter` values that serve `config/models.yaml`) and chat adapters. */
+export const ADAPTER_NAMES: CatalogAdapters = { embeddings: new Set(ADAPTERS.keys()), chat: new Set(CHAT_ADAPTERS.keys()) };
