@@ -84,13 +84,13 @@ describe('POST /chat/completions (streams)', () => {
     expect(s.data.at(-1)).toBe('[DONE]');
     const last = chunks(s).at(-1)!;
     expect(last).toMatchObject({ id: s.headers['x-generation-id'], object: 'chat.completion.chunk', model: LLAMA, provider: 'DeepInfra', choices: [] });
-    expect(last.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 });
-    expect(last.usage!.cost).toBeCloseTo(5 * 0.13e-6 + 5 * 0.4e-6, 12);
+    expect(last.usage).toMatchObject({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
+    expect(last.usage!.cost).toBeCloseTo(4 * 0.13e-6 + 5 * 0.4e-6, 12);
     // Exactly one chunk carries usage: the upstream's usage-only chunk was replaced, not repeated.
     expect(chunks(s).filter((c) => c.usage)).toHaveLength(1);
     expect(h.fleet.fakes.deepinfra!.calls[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     await until('the usage record', () => h.events.length === 1);
-    expect(h.events[0]).toMatchObject({ id: last.id, streamed: true, status: 'ok', tokensPrompt: 5, tokensCompletion: 5, finishReason: 'stop', usageEstimated: false });
+    expect(h.events[0]).toMatchObject({ id: last.id, streamed: true, status: 'ok', tokensPrompt: 4, tokensCompletion: 5, finishReason: 'stop', usageEstimated: false });
     expect(h.events[0]!.costUsd).toBe(last.usage!.cost);
     expect(h.events[0]!.timeToFirstTokenMs).toEqual(expect.any(Number));
   });

@@ -142,6 +142,19 @@ const ROUTES: RouteCase[] = [
     },
   },
   { method: 'get', template: '/api/v1/embeddings/models', key: 'api', query: { offset: 'int', limit: 'int' } },
+  {
+    method: 'post',
+    template: '/api/v1/chat/completions',
+    key: 'api',
+    body: {
+      base: { model: 'switchyard-test/no-such-model', messages: [{ role: 'user', content: 'hello' }], provider: { order: ['nowhere'] } },
+      fields: ['model', 'models', 'messages', 'messages.0', 'messages.0.content', 'messages.0.role', 'stream', 'max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'stop', 'provider', 'provider.order'],
+      extra: [
+        ['max_tokens', '0'],
+        ['temperature', '3'],
+      ],
+    },
+  },
   { method: 'post', template: '/api/v1/files', key: 'api', query: { workspace_id: 'uuid' } },
   {
     method: 'get',
