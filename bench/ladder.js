@@ -3,9 +3,8 @@
  * of the featureless Express floor (bench/floor.js), the full gateway, and one gateway per
  * feature with that feature off, all at 32 connections on the same fake upstream. A feature's
  * cost is the full gateway's CPU per request minus its variant's (bench/lib/ladder-costs.js),
- * in µs and as a share of the full gateway's, the variant's window held against the full
- * gateway's just before and after it; the variant's requests/s over the full gateway's is printed
- * beside it.
+ * in µs and as a share of the full gateway's, round by round (the median is reported); the
+ * variant's requests/s over the full gateway's is printed beside it.
  *
  * How each feature is switched off: by configuration where one exists (the access log: log level
  * `warn`; the rankings sampler: `RANKINGS_SAMPLE_RATE=0`; budget: no workspace budget and no key
@@ -13,7 +12,7 @@
  * builds the gateway as `dist/src/main.js` does and replaces the part the feature runs on.
  *
  * Settings: BENCH_MODE (`services`, default, or `embedded`), BENCH_ROUNDS (3), BENCH_DURATION
- * (4 seconds per window), BENCH_WARMUP (10 seconds per target: the gateway's CPU per request settles over its first seconds of load), BENCH_BATCH (64: the batch case),
+ * (4 seconds per window), LADDER_REWARM (2 seconds of unmeasured load before each window), BENCH_WARMUP (10 seconds per target: the gateway's CPU per request settles over its first seconds of load), BENCH_BATCH (64: the batch case),
  * LADDER_ONLY (comma-separated features, e.g. `usage recording,rate limit`: only those).
  * Prints a table and writes bench/ladder-results.json. Loopback only, bounded, stops by itself.
  */
@@ -32,6 +31,11 @@ const MODE = process.env.BENCH_MODE || 'services';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
 const DURATION = Number(process.env.BENCH_DURATION || 4);
 const WARMUP = Number(process.env.BENCH_WARMUP || 10);
+/**
+ * Seconds of unmeasured load before each window: a gateway that sat idle while the others were
+ * measured can spend up to twice the CPU per request in its first seconds of load again.
+ */
+const REWARM = Number(process.env.LADDER_REWARM || 2);
 const CONNECTIONS = 32;
 const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
 
@@ -71,6 +75,10 @@ async function settle(t) {
 
 /** One 32-connection window: requests/s and CPU ms per request (user + system, from /proc, until its usage records are written). */
 async function window(t) {
+  if (REWARM > 0) {
+    await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: REWARM });
+    await settle(t);
+  }
   const before = cpuSeconds(t.handle.child.pid);
   const r = await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: DURATION });
   if (r.errors + r.non2xx > 0) throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in a window`);
@@ -81,15 +89,15 @@ async function window(t) {
 }
 
 /**
- * A round's order: the floor, then the full gateway before, between and after the variants
- * (full, v1, full, v2, …, full), so each variant is held against the full gateway's windows just
- * around it: on a shared machine whose speed moves within seconds, farther windows disagree by more
- * than a feature costs. The variants are reversed every other round, so a position in the round is
- * not always the same feature's.
+ * A round's order: every target once (the floor, the full gateway, each variant), reversed every
+ * other round so that no target always comes first or last. Every target gets the same load: a
+ * design that measured the full gateway between every two variants made it look cheaper than
+ * every variant, since on a loaded machine a gateway's code keeps getting faster for minutes of
+ * load (V8's optimising compiler runs on the same starved cores), and the full one had ten times more.
  */
 function roundOrder(full, floor, variants, round) {
-  const vs = round % 2 === 0 ? variants : [...variants].reverse();
-  return [floor, full, ...vs.flatMap((v) => [v, full])];
+  const order = [floor, full, ...variants];
+  return round % 2 === 0 ? order : order.reverse();
 }
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -123,16 +131,11 @@ async function main() {
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
       const got = { full: [], floor: null, variants: {} };
-      let waiting = null;
       for (const t of roundOrder(full, floor, variants, round)) {
         const w = await window(t);
         if (t === floor) got.floor = w;
-        else if (t !== full) got.variants[t.name] = waiting = { ...w, around: got.full.slice(-1) };
-        else {
-          got.full.push(w);
-          if (waiting) waiting.around.push(w);
-          waiting = null;
-        }
+        else if (t === full) got.full.push(w);
+        else got.variants[t.name] = w;
       }
       rounds.push(got);
       const fullMs = got.full.map((w) => w.cpuMs.toFixed(3)).join('/');

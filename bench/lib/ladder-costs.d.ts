@@ -6,12 +6,11 @@ export interface LadderWindow {
   rps: number;
 }
 
-/** One interleaved round: the full gateway's windows (around the variants'), the floor's, and each variant's. */
+/** One interleaved round: the full gateway's windows, the floor's, and each variant's. */
 export interface LadderRound {
   full: LadderWindow[];
   floor: LadderWindow;
-  /** Each variant's window, with the full gateway's windows just before and after it when the order had them. */
-  variants: Record<string, LadderWindow & { around?: LadderWindow[] }>;
+  variants: Record<string, LadderWindow>;
 }
 
 /** One feature's cost: medians over rounds, and each round's µs. */

@@ -1,10 +1,9 @@
 /**
  * The feature ladder's arithmetic (bench/ladder.js): what each feature costs per request, from
  * interleaved windows of the full gateway and of variants with one feature off. A feature's cost
- * in a round is the full gateway's CPU per request minus the variant's, the full gateway's being
- * the mean of the windows just before and after the variant's (`around`; else of all its windows
- * in the round), so that the machine's drift cancels as far as it can; the figure reported is the
- * median over rounds, each round's value kept, so a cost is believable only when the rounds agree.
+ * in a round is the full gateway's CPU per request (the mean of its windows in the round) minus
+ * the variant's; the figure reported is the median over rounds, each round's value kept, so a
+ * cost is believable only when the rounds agree.
  */
 'use strict';
 
@@ -21,20 +20,17 @@ const round3 = (v) => Math.round(v * 1000) / 1000;
 
 /**
  * Per-feature costs and the totals they are a part of.
- * @param {Array<{full: Array<{cpuMs: number, rps: number}>, floor: {cpuMs: number, rps: number}, variants: Record<string, {cpuMs: number, rps: number, around?: Array<{cpuMs: number, rps: number}>}>}>} rounds
+ * @param {Array<{full: Array<{cpuMs: number, rps: number}>, floor: {cpuMs: number, rps: number}, variants: Record<string, {cpuMs: number, rps: number}>}>} rounds
  */
 function ladderCosts(rounds) {
   if (rounds.length === 0) throw new Error('ladderCosts: no rounds');
   const fullCpu = rounds.map((r) => mean(r.full.map((w) => w.cpuMs)));
   const fullRps = rounds.map((r) => mean(r.full.map((w) => w.rps)));
   const names = Object.keys(rounds[0].variants);
-  // The full gateway's figures to hold a variant's window against: its neighbours when known.
-  const ref = (r, i, v) => (v.around?.length ? { cpuMs: mean(v.around.map((w) => w.cpuMs)), rps: mean(v.around.map((w) => w.rps)) } : { cpuMs: fullCpu[i], rps: fullRps[i] });
   const features = names.map((feature) => {
-    const refs = rounds.map((r, i) => ref(r, i, r.variants[feature]));
-    const us = rounds.map((r, i) => (refs[i].cpuMs - r.variants[feature].cpuMs) * 1000);
-    const share = rounds.map((r, i) => (refs[i].cpuMs - r.variants[feature].cpuMs) / refs[i].cpuMs);
-    const rpsRatio = rounds.map((r, i) => r.variants[feature].rps / refs[i].rps);
+    const us = rounds.map((r, i) => (fullCpu[i] - r.variants[feature].cpuMs) * 1000);
+    const share = rounds.map((r, i) => (fullCpu[i] - r.variants[feature].cpuMs) / fullCpu[i]);
+    const rpsRatio = rounds.map((r, i) => r.variants[feature].rps / fullRps[i]);
     return {
       feature,
       usPerRequest: round1(median(us)),

@@ -32,18 +32,6 @@ describe('bench feature ladder costs', () => {
     expect(costs.restOverFloorUsPerRequest).toBe(250);
   });
 
-  it('holds a variant against the full windows just around it when the order had them', () => {
-    const costs = ladderCosts([
-      {
-        full: [w(2.0), w(1.0), w(1.2)],
-        floor: w(0.5),
-        // Drift: the machine was slow at the round's start; the variant's neighbours are 1.0 and 1.2.
-        variants: { late: { ...w(0.8, 1500), around: [w(1.0, 1000), w(1.2, 1000)] } },
-      },
-    ]);
-    expect(costs.features[0]).toMatchObject({ usPerRequest: 300, share: 0.273, rpsRatioWithout: 1.5 });
-  });
-
   it('reports a feature that measured cheaper than noise as a negative cost rather than hiding it', () => {
     const costs = ladderCosts([{ full: [w(1.0)], floor: w(0.5), variants: { noise: w(1.05) } }]);
     expect(costs.features[0]?.usPerRequest).toBe(-50);
