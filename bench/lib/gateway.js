@@ -31,14 +31,15 @@ const startFlags = (root) => require(path.join(root, 'package.json')).scripts.st
  * the script (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an
  * A/B: bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data
  * dir. The handle's `metricsUrl` is the gateway's Prometheus endpoint.
- * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string}} opts
+ * `script` is the entry point, `dist/src/main.js` unless given (bench/ladder-gateway.js for the ladder).
+ * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string, script?: string}} opts
  */
-async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT }) {
+async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT, script = path.join(root, 'dist/src/main.js') }) {
   const [port, metricsPort] = await freePorts(2);
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, path.join(root, 'dist/src/main.js')], {
+  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, script], {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -81,13 +82,14 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
  * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
  * @param {number|string} upstreamPort
  * @param {'services'|'embedded'} mode
- * @param {{nodeArgs?: string[], env?: object, root?: string}} [opts] - `nodeArgs` before the script
- *   (e.g. `--cpu-prof`), `env` added to the gateway's environment, `root` as in spawnGateway
+ * @param {{nodeArgs?: string[], env?: object, root?: string, script?: string, budgets?: boolean}} [opts] - `nodeArgs`
+ *   before the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `root` and
+ *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit
  */
-async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, root = ROOT } = {}) {
+async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, root = ROOT, script, budgets = true } = {}) {
   const services = mode === 'services' ? await prepareServices() : null;
   const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
-  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs, root }).catch(async (err) => {
+  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs, root, script }).catch(async (err) => {
     if (services) await services.cleanup();
     throw err;
   });
@@ -98,8 +100,8 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   };
   try {
     const workspaces = await api('GET', '/workspaces');
-    await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
-    const created = await api('POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+    if (budgets) await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
+    const created = await api('POST', '/keys', budgets ? { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' } : { name: 'bench' });
     handle.url = `${base}/embeddings`;
     handle.headers = { authorization: `Bearer ${created.key}` };
     return handle;
