@@ -125,7 +125,7 @@ export class ChatService {
   async stream(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
-    const client = new StreamedChat(res, { http: this.http, idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs, headers: { 'X-Generation-Id': id } });
+    const client = new StreamedChat(res, { http: this.http, idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs, id, created: this.created() });
     const job: ChatJob = { body, stream: true, maxTokens: plan.maxTokens };
     const run = await this.run(ctx, plan, (e, timeoutMs, inject) => client.attempt(chatAdapterFor(e.provider.adapter), job, e, timeoutMs, inject));
     if (!run.ok) {

@@ -37,8 +37,10 @@ export interface StreamOptions {
   http: UpstreamHttp;
   idleTimeoutMs: number;
   keepAliveMs: number;
-  /** The headers that go with the 200 (`X-Generation-Id`). */
-  headers: Record<string, string>;
+  /** The generation id: every chunk carries it, and so does the 200's `X-Generation-Id`. */
+  id: string;
+  /** Unix seconds, for every chunk. */
+  created: number;
 }
 
 /** The upstream's in-stream error as a failed attempt, before anything was sent. */
@@ -91,7 +93,8 @@ export class StreamedChat {
       }
       this.open();
       const left = Math.max(1, timeoutMs - (performance.now() - attemptStart));
-      return this.follow(opening.stream, adapter.createStream(), endpoint, attemptStart, left);
+      const head = { id: this.o.id, model: endpoint.modelId, provider: endpoint.provider.name, created: this.o.created };
+      return this.follow(opening.stream, adapter.createStream(head), endpoint, attemptStart, left);
     });
   }
 
@@ -99,7 +102,7 @@ export class StreamedChat {
   private open(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', ...this.o.headers });
+    this.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', 'X-Generation-Id': this.o.id });
     this.res.flushHeaders();
   }
 

@@ -70,10 +70,11 @@ export interface StreamSummary {
 /**
  * One upstream stream being turned into OpenAI `chat.completion.chunk` events. Fed the
  * upstream's bytes as they arrive (split anywhere); returns whole SSE events (`data: {…}\n\n`)
- * for the client, in order. It never returns `[DONE]` nor a usage-only chunk: the service ends
- * every stream itself with the gateway's usage chunk (id, model, provider, cost) and `[DONE]`.
- * An OpenAI-compatible stream is passed through event by event, its JSON parsed only where usage,
- * a finish reason or an error may be.
+ * for the client, in order, each with the gateway's id, model and provider ({@link StreamHead}). It
+ * never returns `[DONE]` nor a usage-only chunk: the service ends every stream itself with the
+ * gateway's usage chunk (with the cost) and `[DONE]`. An OpenAI-compatible stream is passed through
+ * event by event, relabelled by substring replacement, its JSON parsed only where usage, a finish
+ * reason or an error may be.
  */
 export interface ChatStream {
   push(chunk: Buffer): string[];
@@ -88,6 +89,18 @@ export interface ChatStream {
   summary(): StreamSummary;
 }
 
+/** Who answers a stream: every chunk the client gets carries these, as the hosted service's do. */
+export interface StreamHead {
+  /** The generation id (`gen-…`). */
+  id: string;
+  /** The catalog model that answers. */
+  model: string;
+  /** Its provider's display name. */
+  provider: string;
+  /** Unix seconds. */
+  created: number;
+}
+
 /** One chat wire format. */
 export interface ChatAdapter {
   readonly name: string;
@@ -95,8 +108,8 @@ export interface ChatAdapter {
   buildRequest(job: ChatJob, endpoint: Endpoint): UpstreamRequest;
   /** Map a 2xx body (raw bytes); null when it is not a valid chat answer (→ fallback, else 502). */
   parseResponse(body: Buffer): ParsedChat | null;
-  /** A translator for one streamed answer. */
-  createStream(): ChatStream;
+  /** A translator for one streamed answer whose chunks carry `head`'s id, model and provider. */
+  createStream(head: StreamHead): ChatStream;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
   isOverloaded?(status: number, bodyText: string): boolean;
 }

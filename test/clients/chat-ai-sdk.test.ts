@@ -122,6 +122,6 @@ test('generateText on the Anthropic route', () => {
 // Known defect (see chat-openai.test.ts): the SDK takes a stream's response id and model from its
 // first chunk, which still carries the upstream's (`chatcmpl-…`, the upstream's model name).
 // `failing` until fixed.
-test.failing('streamText: the response id and model are the generation’s', () => {
+test('streamText: the response id and model are the generation’s', () => {
   expect(out.stream.response).toEqual({ id: streamedRecords(MINI)[0]!.id, modelId: MINI });
 });

@@ -111,7 +111,7 @@ test('invoke on the Anthropic route', () => {
 // Known defect (see chat-openai.test.ts): a stream's chunks keep the upstream's id and model, and
 // LangChain takes the message id and model_name from them (its usage chunk has no id), so a
 // LangChain app cannot find the generation of a streamed answer. `failing` until fixed.
-test.failing('stream: the merged message carries the generation id and the catalog model', () => {
+test('stream: the merged message carries the generation id and the catalog model', () => {
   expect(out.stream.message.id).toMatch(/^gen-/);
   expect(out.stream.message.response_metadata.model_name).toBe(MINI);
   expect(recorded(out.stream.message.id)).toMatchObject({ model: MINI, streamed: true });

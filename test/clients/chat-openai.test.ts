@@ -181,7 +181,7 @@ describe('openai chat.completions.create (streams)', () => {
   // (`chatcmpl-…`, `msg_…`) and model name, so a client that takes the id from the first chunk
   // (as the Vercel AI SDK and LangChain do) cannot find its generation. `failing` until fixed:
   // then make these plain tests.
-  test.failing.each([MINI, HAIKU])('every chunk of a %s stream carries the generation id and the catalog model', async (model) => {
+  test.each([MINI, HAIKU])('every chunk of a %s stream carries the generation id and the catalog model', async (model) => {
     const chunks = await drain(await client.chat.completions.create({ model, max_tokens: 50, messages: [{ role: 'user', content: 'which id' }], stream: true }));
     const last = chunks[chunks.length - 1]!;
     expect(last.id).toMatch(/^gen-/);

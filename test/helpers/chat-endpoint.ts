@@ -1,7 +1,10 @@
 /** A chat {@link Endpoint} for adapter tests, without loading the catalog. */
 import type { Endpoint } from '../../src/catalog/types';
 import type { ChatBody } from '../../src/chat/types';
-import type { ChatJob } from '../../src/providers/chat-types';
+import type { ChatJob, StreamHead } from '../../src/providers/chat-types';
+
+/** The gateway's side of a test stream: every chunk it returns carries these. */
+export const HEAD: StreamHead = { id: 'gen-1-test', model: 'test/model', provider: 'Test', created: 1767225600 };
 
 /** An endpoint of provider `slug` at `baseUrl`, overridable member by member. */
 export function chatEndpoint(over: Partial<Endpoint> = {}, slug = 'openai', baseUrl = 'https://up.example/v1'): Endpoint {

@@ -9,7 +9,7 @@ import type { ChatStream } from '../../src/providers/chat-types';
 import { anthropicChatWire, openaiChatWire } from '../fakes/chat-wires';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import { openaiWire } from '../fakes/wires';
-import { chatEndpoint, chatJob } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob } from '../helpers/chat-endpoint';
 
 let openai: FakeUpstream;
 let anthropic: FakeUpstream;
@@ -44,7 +44,7 @@ function send(wire: WireName, body: ChatBody, stream: boolean, signal?: AbortSig
 /** Stream `body` and feed the translator each piece as it arrives. */
 async function streamed(wire: WireName, body: ChatBody): Promise<{ s: ChatStream; events: string[]; pieces: number; status: number; cut: boolean }> {
   const res = await send(wire, body, true);
-  const s = WIRES[wire]().adapter.createStream();
+  const s = WIRES[wire]().adapter.createStream(HEAD);
   const events: string[] = [];
   let pieces = 0;
   let cut = false;
@@ -137,7 +137,7 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
     fake.queue({ beforeEvent: (i) => (i < 5 ? Promise.resolve() : gate) });
     const controller = new AbortController();
     const res = await send(wire, ask('one two three four'), true, controller.signal);
-    const s = WIRES[wire]().adapter.createStream();
+    const s = WIRES[wire]().adapter.createStream(HEAD);
     for await (const piece of res.body) {
       s.push(piece as Buffer);
       if (s.started) break;

@@ -1,7 +1,7 @@
 import type { ChatBody } from '../../src/chat/types';
 import { anthropicChatAdapter as adapter } from '../../src/providers/anthropic/chat';
 import { AnthropicChatStream } from '../../src/providers/anthropic/stream';
-import { chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
 
 const endpoint = chatEndpoint({}, 'anthropic', 'https://api.anthropic.example/v1');
 const request = (body: ChatBody, stream = false, ep = endpoint) => JSON.parse(adapter.buildRequest(chatJob(body, stream), ep).body) as Record<string, unknown>;
@@ -215,15 +215,14 @@ const chunks = (events: string[]) => events.map((e) => JSON.parse(e.slice('data:
 
 describe('Anthropic chat: stream → OpenAI chunks', () => {
   it('gives the same chunks fed one byte at a time as fed whole', () => {
-    const now = () => 1700000000123;
-    expect(feed(new AnthropicChatStream(now), Buffer.from(toolStream), true)).toEqual(feed(new AnthropicChatStream(now), Buffer.from(toolStream), false));
+    expect(feed(new AnthropicChatStream(HEAD), Buffer.from(toolStream), true)).toEqual(feed(new AnthropicChatStream(HEAD), Buffer.from(toolStream), false));
   });
 
   it('turns text and a tool call whose arguments arrive in pieces into OpenAI chunks that reassemble', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     const out = chunks(feed(s, Buffer.from(toolStream), false));
     for (const c of out) {
-      expect(c).toMatchObject({ id: 'msg_7', object: 'chat.completion.chunk', model: 'claude-x' });
+      expect(c).toMatchObject({ id: HEAD.id, object: 'chat.completion.chunk', model: HEAD.model, provider: HEAD.provider, created: HEAD.created });
       expect(typeof c.created).toBe('number');
       expect(c.choices[0]).toMatchObject({ index: 0, logprobs: null });
     }
@@ -252,7 +251,7 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
   });
 
   it('is not started before the first content, and an error event becomes the stream’s error', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     expect(s.push(Buffer.from(toolStream.split('event: ping')[0]!))).toEqual([]);
     expect(s.started).toBe(false);
     s.push(Buffer.from(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } })));
@@ -260,21 +259,21 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
     expect(s.push(Buffer.from(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })))).toEqual([]);
     expect(s.error).toEqual({ code: 529, message: 'Overloaded' });
     expect(s.done).toBe(false);
-    const limited = adapter.createStream();
+    const limited = adapter.createStream(HEAD);
     limited.push(Buffer.from(ev('error', { error: { type: 'rate_limit_error', message: 'slow down' } })));
     expect(limited.error).toEqual({ code: 429, message: 'slow down' });
-    const other = adapter.createStream();
+    const other = adapter.createStream(HEAD);
     other.push(Buffer.from(ev('error', { error: { type: 'api_error', message: 'boom' } })));
     expect(other.error).toEqual({ code: 502, message: 'boom' });
   });
 
   it('keeps message_start usage when message_delta adds only output tokens, and reports none when none came', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     s.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c', usage: { input_tokens: 5, cache_creation_input_tokens: 8, output_tokens: 1 } } })));
     s.push(Buffer.from(ev('message_delta', { delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } })));
     expect(s.summary().usage).toEqual({ promptTokens: 13, completionTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 8, reasoningTokens: 0 });
     expect(s.summary().finishReason).toBe('length');
-    const bare = adapter.createStream();
+    const bare = adapter.createStream(HEAD);
     bare.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c' } }) + ev('message_stop', {})));
     expect(bare.summary().usage).toBeNull();
     expect(bare.done).toBe(true);

@@ -1,6 +1,6 @@
 import type { ChatBody } from '../../src/chat/types';
 import { openaiChatAdapter as adapter } from '../../src/providers/openai/chat';
-import { chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
 
 const messages: ChatBody['messages'] = [{ role: 'user', content: 'hi' }];
 
@@ -125,20 +125,34 @@ const upstream = [
   'data: [DONE]\n\n',
 ].join('');
 
+/** An upstream event as the client gets it: the gateway's id, model and provider in place, no `"usage":null`. */
+const relabelled = (event: string) =>
+  event.replace('"id":"chatcmpl-9"', '"id":"gen-1-test"').replace('"model":"m"', '"model":"test/model","provider":"Test"').replace(',"usage":null', '');
+
 describe('OpenAI chat: stream passthrough', () => {
-  it('returns the same events fed one byte at a time as fed whole, as the upstream wrote them', () => {
-    const whole = feed(adapter.createStream(), Buffer.from(upstream), false);
-    expect(feed(adapter.createStream(), Buffer.from(upstream), true)).toEqual(whole);
-    expect(whole).toEqual([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), BROKEN, chunk({ content: ' world' }), chunk({}, 'stop')]);
+  it('returns the same events fed one byte at a time as fed whole: the upstream\'s, relabelled with the gateway\'s id, model and provider', () => {
+    const whole = feed(adapter.createStream(HEAD), Buffer.from(upstream), false);
+    expect(feed(adapter.createStream(HEAD), Buffer.from(upstream), true)).toEqual(whole);
+    expect(whole).toEqual([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), BROKEN, chunk({ content: ' world' }), chunk({}, 'stop')].map(relabelled));
+    for (const event of whole.filter((e) => e !== relabelled(BROKEN))) {
+      expect(JSON.parse(event.slice('data: '.length))).toMatchObject({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider });
+      expect(event).not.toContain('"usage"');
+    }
+  });
+
+  it('relabels chunks whose members are written with spaces, and leaves a usage object alone', () => {
+    const spaced = 'data: {"id": "chatcmpl-2", "model": "m-1", "choices": [{"index": 0, "delta": {"content": "hi"}}], "usage": null}\n\n';
+    const [out] = feed(adapter.createStream(HEAD), Buffer.from(spaced), false);
+    expect(JSON.parse(out!.slice('data: '.length))).toEqual({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider, choices: [{ index: 0, delta: { content: 'hi' } }] });
   });
 
   it('passes a malformed chunk after the start through untouched (it is never parsed), swallows usage-only and [DONE], and sums up', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     expect(s.push(Buffer.from(chunk({ role: 'assistant', content: '' })))).toHaveLength(1);
     expect(s.started).toBe(false);
     s.push(Buffer.from(chunk({ content: 'Hello' })));
     expect(s.started).toBe(true);
-    expect(s.push(Buffer.from(BROKEN))).toEqual([BROKEN]);
+    expect(s.push(Buffer.from(BROKEN))).toEqual([relabelled(BROKEN)]);
     s.push(Buffer.from(chunk({}, 'stop')));
     expect(s.push(Buffer.from(`data: ${JSON.stringify({ id: 'x', choices: [], usage })}\n\n`))).toEqual([]);
     expect(s.push(Buffer.from('data: [DONE]\n\n'))).toEqual([]);
@@ -156,7 +170,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('parses no content chunk once started: only those that may hold usage, a finish reason or an error', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     s.push(Buffer.from(chunk({ content: 'Hello' })));
     const parse = jest.spyOn(JSON, 'parse');
     try {
@@ -171,7 +185,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('returns a chunk carrying usage and choices without its usage', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     const out = s.push(Buffer.from(chunk({ content: 'x' }, 'length', { usage })));
     expect(out).toHaveLength(1);
     const passed = JSON.parse(out[0]!.slice('data: '.length)) as Record<string, unknown>;
@@ -183,7 +197,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('starts at a tool call and counts tool calls, names and arguments in the generated text', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: '' } }] })));
     expect(s.started).toBe(true);
     s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }) + chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })));
@@ -198,18 +212,18 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('turns an {"error": …} event into the stream’s error and swallows it', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     s.push(Buffer.from(chunk({ content: 'partial' })));
     expect(s.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'upstream broke', code: 503 } })}\n\n`))).toEqual([]);
     expect(s.error).toEqual({ code: 503, message: 'upstream broke' });
     expect(s.done).toBe(false);
-    const overloaded = adapter.createStream();
+    const overloaded = adapter.createStream(HEAD);
     overloaded.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'busy', type: 'overloaded_error' } })}\n\n`));
     expect(overloaded.error).toEqual({ code: 529, message: 'busy' });
   });
 
   it('does not mistake a finish reason "error" or the word error in text for an error event', () => {
-    const s = adapter.createStream();
+    const s = adapter.createStream(HEAD);
     expect(s.push(Buffer.from(chunk({ content: 'an "error": here' })))).toHaveLength(1);
     expect(s.error).toBeNull();
   });

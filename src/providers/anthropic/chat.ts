@@ -10,7 +10,7 @@ export const anthropicChatAdapter: ChatAdapter = {
   name: 'anthropic',
   buildRequest: (job, endpoint) => ({ url: messagesUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toMessagesRequest(job, endpoint)) }),
   parseResponse: fromMessagesResponse,
-  createStream: () => new AnthropicChatStream(),
+  createStream: (head) => new AnthropicChatStream(head),
   // Anthropic says "overloaded" with 529 or an `overloaded_error` body (also seen behind a 500/503).
   isOverloaded: (status, bodyText) => status === 529 || bodyText.includes('overloaded_error'),
 };

@@ -3,7 +3,7 @@
  * parsed (each one has to be translated); `ping` and the block bookkeeping events yield nothing.
  * @module
  */
-import type { ChatStream, ChatUsage, FinishReason, StreamSummary } from '../chat-types';
+import type { ChatStream, ChatUsage, FinishReason, StreamHead, StreamSummary } from '../chat-types';
 import { frame, streamError, summaryOf } from '../chat-stream-parts';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
@@ -13,9 +13,8 @@ import { finishOf, usageOf } from './finish';
 /** One Anthropic stream (see the module comment). */
 export class AnthropicChatStream implements ChatStream {
   private readonly sse = new SseSplitter();
+  /** The upstream's message id (the record's `upstream_id`). */
   private id = '';
-  private model = '';
-  private created = 0;
   private roleSent = false;
   /** Anthropic content-block index → OpenAI tool-call index, for the `tool_use` blocks. */
   private readonly toolIndex = new Map<number, number>();
@@ -30,7 +29,7 @@ export class AnthropicChatStream implements ChatStream {
   done = false;
   error: { code: number; message: string } | null = null;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly head: StreamHead) {}
 
   push(chunk: Buffer): string[] {
     return this.handle(this.sse.push(chunk));
@@ -66,11 +65,13 @@ export class AnthropicChatStream implements ChatStream {
       this.roleSent = true;
       delta = { role: 'assistant', ...delta };
     }
+    const { id, created, model, provider } = this.head;
     return {
-      id: this.id,
+      id,
       object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
+      created,
+      model,
+      provider,
       choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: native, logprobs: null }],
     };
   }
@@ -87,8 +88,6 @@ export class AnthropicChatStream implements ChatStream {
       case 'message_start': {
         const message = asObject(data.message);
         this.id = typeof message?.id === 'string' ? message.id : '';
-        this.model = typeof message?.model === 'string' ? message.model : '';
-        this.created = Math.floor(this.now() / 1000);
         this.updateUsage(message?.usage);
         return null;
       }

@@ -6,7 +6,7 @@
  * `"usage":{` cannot match generated text; a false positive would only cost one parse.
  * @module
  */
-import type { ChatStream, ChatUsage, FinishReason, StreamSummary } from '../chat-types';
+import type { ChatStream, ChatUsage, FinishReason, StreamHead, StreamSummary } from '../chat-types';
 import { frame, streamError, summaryOf } from '../chat-stream-parts';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
@@ -14,6 +14,11 @@ import { SseSplitter, type SseEvent } from '../sse';
 import { normaliseFinish, usageOf } from './chat-response';
 
 const HAS_USAGE = /"usage"\s*:\s*\{/;
+/** A chunk's `"id": "…"` and `"model": "…"` members as the upstream wrote them (JSON ids and model names hold no quotes). */
+const ID_MEMBER = /"id"\s*:\s*"[^"\\]*"/;
+const MODEL_MEMBER = /"model"\s*:\s*"[^"\\]*"/;
+/** `"usage": null`, which OpenAI-compatible upstreams write in every chunk once include_usage is set. */
+const NULL_USAGE = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
 const HAS_FINISH = /"finish_reason"\s*:\s*"/;
 
 /** Whether a chunk's choices carry content: text, a refusal, or a tool call. */
@@ -74,6 +79,14 @@ export class OpenAIChatStream implements ChatStream {
   started = false;
   done = false;
   error: { code: number; message: string } | null = null;
+  /** The gateway's members that replace the upstream's in each chunk. */
+  private readonly ours: { id: string; model: string };
+  /** The upstream's members exactly as its chunks write them, learnt from its first chunk. */
+  private theirs: { id: string | null; model: string | null } | null = null;
+
+  constructor(head: StreamHead) {
+    this.ours = { id: `"id":${JSON.stringify(head.id)}`, model: `"model":${JSON.stringify(head.model)},"provider":${JSON.stringify(head.provider)}` };
+  }
 
   push(chunk: Buffer): string[] {
     return this.handle(this.sse.push(chunk));
@@ -97,8 +110,22 @@ export class OpenAIChatStream implements ChatStream {
       const data = this.event(e);
       if (data === null) continue;
       this.kept.push(data);
-      out.push(frame(data));
+      out.push(frame(this.relabel(data)));
     }
+    return out;
+  }
+
+  /**
+   * `data` with the gateway's id, model and provider in place of the upstream's, and without
+   * `"usage": null` (the hosted service's SDK refuses it): literal replacements of the members the
+   * first chunk showed, so the chunk is never parsed for it. Every chunk of a stream writes them alike.
+   */
+  private relabel(data: string): string {
+    this.theirs ??= { id: ID_MEMBER.exec(data)?.[0] ?? null, model: MODEL_MEMBER.exec(data)?.[0] ?? null };
+    let out = data;
+    if (this.theirs.id !== null) out = out.replace(this.theirs.id, this.ours.id);
+    if (this.theirs.model !== null) out = out.replace(this.theirs.model, this.ours.model);
+    if (out.includes('"usage"') && !HAS_USAGE.test(out)) out = out.replace(NULL_USAGE, '');
     return out;
   }
 

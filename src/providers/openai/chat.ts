@@ -10,5 +10,5 @@ export const openaiChatAdapter: ChatAdapter = {
   name: 'openai',
   buildRequest: (job, endpoint) => ({ url: chatUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toChatRequest(job, endpoint)) }),
   parseResponse: fromChatResponse,
-  createStream: () => new OpenAIChatStream(),
+  createStream: (head) => new OpenAIChatStream(head),
 };
