@@ -10,7 +10,7 @@
  *
  *   q1  30-day daily request_count + total_usage by model
  *   q2  365-day monthly total_usage by workspace
- *   q3  7-day p99_latency by provider (raw rows by design)
+ *   q3  7-day p99_latency by provider (the hourly latency histograms; raw rows: exact)
  *   q4  30-day daily request_count by api_key_id, group_limit 3 (top 3 days per key)
  *
  * Prints one JSON object. Loopback only; bounded by the row count.
@@ -102,7 +102,6 @@ async function main() {
     for (const rollupOn of [true, false]) {
       const svc = new AnalyticsService(db, { timeoutMs: 120_000, clock: () => END, rollup: rollupOn });
       for (const [name, body] of Object.entries(queries)) {
-        if (!rollupOn && name.startsWith('q3')) continue;
         const first = await svc.query(orgs[0], body);
         const times = [];
         for (let i = 0; i < 5; i++) times.push((await timed(() => svc.query(orgs[0], body))).ms);

@@ -36,6 +36,7 @@ const laySections = (base, over) => {
 };
 
 /**
+/**
  * Start the gateway; `env` is added to (and overrides) the defaults below, `config` (settings that
  * have no environment variable, e.g. `{ server: { shutdownTimeoutMs: 20000 } }`) is laid over the
  * bench's own (and over a file the caller's `env.SWITCHYARD_CONFIG` names, e.g. from AB_ENV_A) and
@@ -43,9 +44,10 @@ const laySections = (base, over) => {
  * (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an A/B:
  * bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data dir
  * and that file. The handle's `metricsUrl` is the gateway's Prometheus endpoint.
- * @param {{upstreamPort: number|string, env?: object, config?: object, nodeArgs?: string[], root?: string}} opts
+ * `script` is the entry point, `dist/src/main.js` unless given (bench/ladder-gateway.js for the ladder).
+ * @param {{upstreamPort: number|string, env?: object, config?: object, nodeArgs?: string[], root?: string, script?: string}} opts
  */
-async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = [], root = ROOT }) {
+async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = [], root = ROOT, script = path.join(root, 'dist/src/main.js') }) {
   const [port, metricsPort] = await freePorts(2);
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
@@ -57,7 +59,7 @@ async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = []
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(configFile, { force: true });
   };
-  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, path.join(root, 'dist/src/main.js')], {
+  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, script], {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -100,14 +102,14 @@ async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = []
  * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
  * @param {number|string} upstreamPort
  * @param {'services'|'embedded'} mode
- * @param {{nodeArgs?: string[], env?: object, config?: object, root?: string}} [opts] - `nodeArgs` before
- *   the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `config` and `root` as
- *   in spawnGateway
+ * @param {{nodeArgs?: string[], env?: object, config?: object, root?: string, script?: string, budgets?: boolean}} [opts] - `nodeArgs`
+ *   before the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `config`, `root` and
+ *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit
  */
-async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT } = {}) {
+async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true } = {}) {
   const services = mode === 'services' ? await prepareServices() : null;
   const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
-  const gateway = await spawnGateway({ upstreamPort, env, config, nodeArgs, root }).catch(async (err) => {
+  const gateway = await spawnGateway({ upstreamPort, env, config, nodeArgs, root, script }).catch(async (err) => {
     if (services) await services.cleanup();
     throw err;
   });
@@ -118,8 +120,8 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   };
   try {
     const workspaces = await api('GET', '/workspaces');
-    await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
-    const created = await api('POST', '/keys', { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' });
+    if (budgets) await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
+    const created = await api('POST', '/keys', budgets ? { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' } : { name: 'bench' });
     handle.url = `${base}/embeddings`;
     handle.headers = { authorization: `Bearer ${created.key}` };
     return handle;

@@ -6,6 +6,7 @@
  * for are listed separately, so a query naming one is told it is not available here.
  * @module
  */
+import { HIST_KIND, type HistKind } from './histogram';
 
 /** How a client should render a metric (the hosted service's vocabulary). */
 export type DisplayFormat = 'number' | 'currency' | 'percent' | 'latency' | 'throughput';
@@ -21,10 +22,14 @@ export interface MetricDef {
   raw: string;
   /** The same aggregate over `usage_rollup_hourly r`, when the rollup can answer it. */
   rollup?: string;
+  /** A percentile the hourly histograms can answer (within their stated error): which histogram and which fraction. */
+  hist?: { kind: HistKind; p: number };
 }
 
 const BYOK_USD = `coalesce(sum(g.upstream_cost_usd) FILTER (WHERE g.is_byok), 0)`;
 const THROUGHPUT = `((g.tokens_prompt + g.tokens_completion) * 1000.0 / nullif(g.generation_time_ms, 0))`;
+/** Chat rows with a generation time: the rows output tokens per second is measured over. */
+const CHAT_TIMED = `g.api_type = 'chat' AND g.generation_time_ms > 0`;
 
 function pct(p: number, col: string): string {
   return `(percentile_cont(${p}) WITHIN GROUP (ORDER BY ${col}))::float8`;
@@ -36,6 +41,7 @@ export const METRICS: readonly MetricDef[] = [
   { name: 'tokens_total', label: 'Total Tokens', isRate: false, format: 'number', maxDays: 365, raw: 'coalesce(sum(g.tokens_prompt + g.tokens_completion), 0)::float8', rollup: 'coalesce(sum(r.tokens_prompt + r.tokens_completion), 0)::float8' },
   { name: 'tokens_prompt', label: 'Prompt Tokens', isRate: false, format: 'number', maxDays: 365, raw: 'coalesce(sum(g.tokens_prompt), 0)::float8', rollup: 'coalesce(sum(r.tokens_prompt), 0)::float8' },
   { name: 'tokens_completion', label: 'Completion Tokens', isRate: false, format: 'number', maxDays: 365, raw: 'coalesce(sum(g.tokens_completion), 0)::float8', rollup: 'coalesce(sum(r.tokens_completion), 0)::float8' },
+  { name: 'reasoning_tokens', label: 'Reasoning Tokens', isRate: false, format: 'number', maxDays: 365, raw: 'coalesce(sum(g.reasoning_tokens), 0)::float8', rollup: 'coalesce(sum(r.reasoning_tokens), 0)::float8' },
   { name: 'cached_tokens', label: 'Cached Tokens', isRate: false, format: 'number', maxDays: 365, raw: 'coalesce(sum(g.cached_tokens), 0)::float8', rollup: 'coalesce(sum(r.cached_tokens), 0)::float8' },
   { name: 'byok_request_count', label: 'BYOK Request Count', isRate: false, format: 'number', maxDays: 365, raw: '(count(*) FILTER (WHERE g.is_byok))::float8', rollup: 'coalesce(sum(r.byok_request_count), 0)::float8' },
   { name: 'total_usage', label: 'Total Usage', isRate: false, format: 'currency', maxDays: 365, raw: `(coalesce(sum(g.cost_usd), 0) + ${BYOK_USD})::float8`, rollup: 'coalesce(sum(r.cost_usd + r.byok_usd), 0)::float8' },
@@ -47,18 +53,31 @@ export const METRICS: readonly MetricDef[] = [
   { name: 'response_cached_rate', label: 'Response Cached Rate', isRate: true, format: 'percent', maxDays: 31, raw: '((count(*) FILTER (WHERE g.cached_tokens > 0 AND g.cached_tokens >= g.tokens_prompt))::float8 / nullif(count(*), 0))' },
   { name: 'usage_cache', label: 'Cache Savings', isRate: false, format: 'currency', maxDays: 31, raw: 'coalesce(sum(g.cache_saved_usd), 0)::float8' },
   { name: 'avg_latency', label: 'Average Latency', isRate: true, format: 'latency', maxDays: 31, raw: 'avg(g.latency_ms)::float8' },
-  { name: 'p50_latency', label: 'P50 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.5, 'g.latency_ms') },
-  { name: 'p90_latency', label: 'P90 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.9, 'g.latency_ms') },
-  { name: 'p99_latency', label: 'P99 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.99, 'g.latency_ms') },
+  { name: 'p50_latency', label: 'P50 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.5, 'g.latency_ms'), hist: { kind: HIST_KIND.latency, p: 0.5 } },
+  { name: 'p90_latency', label: 'P90 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.9, 'g.latency_ms'), hist: { kind: HIST_KIND.latency, p: 0.9 } },
+  { name: 'p99_latency', label: 'P99 Latency', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.99, 'g.latency_ms'), hist: { kind: HIST_KIND.latency, p: 0.99 } },
   { name: 'avg_throughput', label: 'Average Throughput', isRate: true, format: 'throughput', maxDays: 31, raw: `avg(${THROUGHPUT})::float8` },
   { name: 'p50_throughput', label: 'P50 Throughput', isRate: true, format: 'throughput', maxDays: 31, raw: pct(0.5, THROUGHPUT) },
   { name: 'p90_throughput', label: 'P90 Throughput', isRate: true, format: 'throughput', maxDays: 31, raw: pct(0.9, THROUGHPUT) },
   { name: 'p99_throughput', label: 'P99 Throughput', isRate: true, format: 'throughput', maxDays: 31, raw: pct(0.99, THROUGHPUT) },
+  { name: 'avg_ttft', label: 'Average Time to First Token', isRate: true, format: 'latency', maxDays: 31, raw: 'avg(g.ttft_ms)::float8' },
+  { name: 'p50_ttft', label: 'P50 Time to First Token', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.5, 'g.ttft_ms'), hist: { kind: HIST_KIND.ttft, p: 0.5 } },
+  { name: 'p90_ttft', label: 'P90 Time to First Token', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.9, 'g.ttft_ms'), hist: { kind: HIST_KIND.ttft, p: 0.9 } },
+  { name: 'p99_ttft', label: 'P99 Time to First Token', isRate: true, format: 'latency', maxDays: 31, raw: pct(0.99, 'g.ttft_ms'), hist: { kind: HIST_KIND.ttft, p: 0.99 } },
+  {
+    name: 'output_tokens_per_second',
+    label: 'Output Tokens per Second',
+    isRate: true,
+    format: 'throughput',
+    maxDays: 365,
+    raw: `(sum(g.tokens_completion) FILTER (WHERE ${CHAT_TIMED}) * 1000.0 / nullif(sum(g.generation_time_ms) FILTER (WHERE ${CHAT_TIMED}), 0))::float8`,
+    rollup: '(sum(r.chat_output_tokens) * 1000.0 / nullif(sum(r.chat_generation_ms), 0))::float8',
+  },
 ];
 
 /** Metrics of the hosted service with no source in this gateway's usage records. */
 export const UNAVAILABLE_METRICS: ReadonlySet<string> = new Set([
-  'reasoning_tokens', 'guardrail_invoked_count', 'usage_data', 'usage_web',
+  'guardrail_invoked_count', 'usage_data', 'usage_web',
   'usage_upstream_web', 'openrouter_usage', 'byok_fees', 'usage_file', 'usage_upstream_file', 'usage_web_fetch',
   'usage_upstream_web_fetch', 'guardrail_invoked_rate',
 ]);
@@ -75,6 +94,8 @@ export interface DimensionDef {
   raw: string;
   /** The same over the rollup, when it holds this dimension. */
   rollup?: string;
+  /** The same over the latency histograms (`latency_hist_hourly r`), when they hold this dimension. */
+  hist?: string;
   /** Needs the `api_keys k` join (the key's creator). */
   needsKey?: boolean;
   /** Rows can lack a value (an unset bucket), so `include_unset` applies. */
@@ -91,7 +112,9 @@ export const DIMENSIONS: readonly DimensionDef[] = [
   { name: 'workspace', label: 'Workspace', maxDays: 365, raw: 'g.workspace_id::text', rollup: 'r.workspace_id::text', nullable: false, labels: 'workspace' },
   { name: 'app', label: 'App', maxDays: 365, raw: 'coalesce(g.app_title, g.http_referer)', rollup: `nullif(r.app, '')`, nullable: true, labels: null },
   { name: 'generation_id', label: 'Generation', maxDays: 31, raw: 'g.id', nullable: false, labels: null },
-  { name: 'provider', label: 'Provider', maxDays: 31, raw: 'g.provider', nullable: true, labels: null },
+  { name: 'provider', label: 'Provider', maxDays: 31, raw: 'g.provider', hist: `nullif(r.provider, '')`, nullable: true, labels: null },
+  { name: 'api_type', label: 'API Type', maxDays: 31, raw: 'g.api_type', hist: 'r.api_type', nullable: false, labels: null },
+  { name: 'streamed', label: 'Streamed', maxDays: 31, raw: `CASE WHEN g.streamed THEN 'true' ELSE 'false' END`, nullable: false, labels: null },
   { name: 'origin', label: 'Origin', maxDays: 31, raw: 'g.origin', nullable: true, labels: null },
   { name: 'finish_reason', label: 'Finish Reason', maxDays: 31, raw: 'g.finish_reason', nullable: true, labels: null },
   { name: 'external_user', label: 'External User', maxDays: 31, raw: 'g.end_user', nullable: true, labels: null },

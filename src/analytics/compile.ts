@@ -8,7 +8,8 @@
  */
 import { MAX_LIMIT, type OrderColumn, type QueryPlan } from './types';
 import { Params } from './params';
-import { rollupCanAnswer, rollupSource } from './rollup-source';
+import { histCanAnswer, histSource, rollupCanAnswer, rollupSource } from './rollup-source';
+import { bucketValueSql } from './histogram';
 
 /** An output column: its SQL alias and the key it has in result rows. */
 export interface OutputColumn {
@@ -31,31 +32,39 @@ export interface CompiledQuery {
 
 /**
  * Compile `plan` over raw rows of `generations`, or (`useRollup`, when {@link rollupCanAnswer})
- * over the hourly rollup plus raw rows for the hours it does not hold.
+ * over the hourly rollup plus raw rows for the hours it does not hold, or (`useRollup`, when
+ * {@link histCanAnswer}) over the hourly latency histograms plus raw rows bucketed alike.
  */
 export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery {
   const p = new Params();
   const org = p.add(plan.orgId);
-  const rollup = useRollup && rollupCanAnswer(plan);
+  const hist = useRollup && histCanAnswer(plan);
+  const rollup = !hist && useRollup && rollupCanAnswer(plan);
   const columns: OutputColumn[] = [];
   const select: string[] = [];
+  /** The grouping expressions, in `select` order. */
+  const groupExprs: string[] = [];
   const joins: string[] = [];
   let from = 'generations g';
   const where: string[] = [];
-  if (rollup) {
+  if (hist) {
+    from = histSource(p, org, plan);
+  } else if (rollup) {
     from = rollupSource(p, org, plan);
   } else {
     where.push(`g.org_id = ${org}`, `g.created_at >= ${p.add(plan.start)}`, `g.created_at < ${p.add(plan.end)}`);
   }
-  const time = rollup ? 'r.ts' : 'g.created_at';
-  const dimSql = (d: QueryPlan['dimensions'][number]) => (rollup ? (d.rollup as string) : d.raw);
+  const time = rollup || hist ? 'r.ts' : 'g.created_at';
+  const dimSql = (d: QueryPlan['dimensions'][number]) => (hist ? (d.hist as string) : rollup ? (d.rollup as string) : d.raw);
 
   if (plan.granularity) {
     // The bucket in UTC whatever the session's time zone; week = ISO week (Monday).
-    select.push(`(date_trunc('${plan.granularity.unit}', ${time} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS t_`);
+    groupExprs.push(`(date_trunc('${plan.granularity.unit}', ${time} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`);
+    select.push(`${groupExprs[groupExprs.length - 1]} AS t_`);
     columns.push({ alias: 't_', key: `date__${plan.granularity.name}`, kind: 'time' });
   }
   plan.dimensions.forEach((d, i) => {
+    groupExprs.push(dimSql(d));
     select.push(`${dimSql(d)} AS d${i}_`);
     columns.push({ alias: `d${i}_`, key: d.name, kind: 'dimension', labels: d.labels });
   });
@@ -103,7 +112,9 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
 
   const groupBy = groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, i) => i + 1).join(', ')}` : '';
   const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-  const base = `SELECT ${select.join(', ')} FROM ${from} ${joins.join(' ')}${whereSql}${groupBy}`;
+  const base = hist
+    ? histBase(plan, select.slice(0, groupCount), groupExprs, columns, `FROM ${from}${whereSql}`)
+    : `SELECT ${select.join(', ')} FROM ${from} ${joins.join(' ')}${whereSql}${groupBy}`;
 
   const partition = columns.filter((x) => x.kind === 'dimension' || x.kind === 'tag').map((x) => `b.${x.alias}`);
   const orderBy = orderSql(plan, columns);
@@ -143,6 +154,28 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
     `SELECT x.*, ${[...labelSelect, 'count(*) OVER () AS total_', `${cut} AS cut_`].join(', ')} ` +
     `FROM ${ranked} x ${labelJoins.join(' ')} WHERE ${keep} ORDER BY ${orderBy('x')} LIMIT ${limit}`;
   return { sql, params: p.values, columns };
+}
+
+/**
+ * The base query over histogram entries: counts summed per group, kind and bucket, each
+ * bucket's running count within its group and kind, then per group the value of the first bucket
+ * whose running count reaches the fraction p of the total (the bucket of the smallest value with
+ * at least p of the values at or below it, as `percentile_disc`).
+ */
+function histBase(plan: QueryPlan, groupSelect: string[], groupExprs: string[], columns: OutputColumn[], fromWhere: string): string {
+  const aliases = columns.filter((c) => c.kind !== 'metric').map((c) => c.alias);
+  const partition = [...groupExprs, 'r.kind'].join(', ');
+  const inner =
+    `SELECT ${[...groupSelect, 'r.kind', 'r.bucket', 'sum(r.n) AS n_',
+      `sum(sum(r.n)) OVER (PARTITION BY ${partition} ORDER BY r.bucket) AS cum_`,
+      `sum(sum(r.n)) OVER (PARTITION BY ${partition}) AS tot_`].join(', ')} ` +
+    `${fromWhere} GROUP BY ${[...groupExprs, 'r.kind', 'r.bucket'].join(', ')}`;
+  const metrics = plan.metrics.map((m, i) => {
+    const h = m.hist as NonNullable<typeof m.hist>;
+    return `${bucketValueSql(`min(h.bucket) FILTER (WHERE h.kind = ${h.kind} AND h.cum_ >= ${h.p} * h.tot_)`)} AS m${i}_`;
+  });
+  const groupBy = aliases.length > 0 ? ` GROUP BY ${aliases.map((a) => `h.${a}`).join(', ')}` : '';
+  return `SELECT ${[...aliases.map((a) => `h.${a}`), ...metrics].join(', ')} FROM (${inner}) h${groupBy}`;
 }
 
 function filterSql(f: QueryPlan['filters'][number], e: string, p: Params): string {

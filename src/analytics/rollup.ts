@@ -1,6 +1,6 @@
 /**
- * The hourly usage rollup and raw-row retention. {@link refreshRollup} recomputes whole hours
- * from raw rows (delete the hours, insert their sums, in one transaction per day of hours), so
+ * The hourly usage rollup (sums, and latency / time-to-first-token histograms) and raw-row
+ * retention. {@link refreshRollup} recomputes whole hours from raw rows (delete the hours, insert their sums, in one transaction per day of hours), so
  * running it twice, on two replicas, or after late records arrive never double-counts; each run
  * recomputes the last `lookbackHours` again, and the hours of any row ingested since the previous
  * run (`generations.ingested_at`, the database's clock), so records the usage outbox wrote late,
@@ -10,6 +10,7 @@
  * @module
  */
 import type { Database, Queryable } from '../store/db';
+import { HIST_KIND, bucketSql } from './histogram';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -47,19 +48,39 @@ async function lateHours(q: Queryable, since: Date, from: Date, before: Date): P
   return rows.map((r) => new Date(r.hour).getTime());
 }
 
-/** Recompute the hours [from, to) of every organization from raw rows (one transaction). */
+/** Recompute the hours [from, to) of every organization from raw rows (one transaction): the sums and the latency histograms. */
 async function recompute(tx: Queryable, from: Date, to: Date): Promise<void> {
   await tx.query('DELETE FROM usage_rollup_hourly WHERE hour >= $1 AND hour < $2', [from, to]);
   await tx.query(
     `INSERT INTO usage_rollup_hourly (org_id, hour, workspace_id, key_hash, model, variant, app, request_count, byok_request_count,
-                                      tokens_prompt, tokens_completion, cached_tokens, cost_usd, byok_usd, upstream_usd)
+                                      tokens_prompt, tokens_completion, cached_tokens, cost_usd, byok_usd, upstream_usd,
+                                      reasoning_tokens, chat_output_tokens, chat_generation_ms)
      SELECT g.org_id, date_trunc('hour', g.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', g.workspace_id, g.key_hash, g.model,
             coalesce(g.variant, ''), coalesce(g.app_title, g.http_referer, ''), count(*), count(*) FILTER (WHERE g.is_byok),
             sum(g.tokens_prompt), sum(g.tokens_completion), sum(g.cached_tokens), sum(g.cost_usd),
-            coalesce(sum(g.upstream_cost_usd) FILTER (WHERE g.is_byok), 0), coalesce(sum(g.upstream_cost_usd), 0)
+            coalesce(sum(g.upstream_cost_usd) FILTER (WHERE g.is_byok), 0), coalesce(sum(g.upstream_cost_usd), 0),
+            sum(g.reasoning_tokens), coalesce(sum(g.tokens_completion) FILTER (WHERE g.api_type = 'chat' AND g.generation_time_ms > 0), 0),
+            coalesce(sum(g.generation_time_ms) FILTER (WHERE g.api_type = 'chat' AND g.generation_time_ms > 0), 0)
        FROM generations g
       WHERE g.created_at >= $1 AND g.created_at < $2
       GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+    [from, to],
+  );
+  await tx.query('DELETE FROM latency_hist_hourly WHERE hour >= $1 AND hour < $2', [from, to]);
+  // One index scan of the hours (the materialised CTE), then one small hash aggregate per kind;
+  // bucket order inside the arrays does not matter (queries unnest and regroup them).
+  const kindSql = (kind: number, column: string) =>
+    `SELECT org_id, hour, provider, api_type, ${kind}::smallint AS kind, ${bucketSql(column)}::smallint AS b, count(*) AS n
+       FROM g WHERE ${column} IS NOT NULL GROUP BY 1, 2, 3, 4, 6`;
+  await tx.query(
+    `INSERT INTO latency_hist_hourly (org_id, hour, provider, api_type, kind, buckets, counts)
+     WITH g AS MATERIALIZED (
+       SELECT org_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, coalesce(provider, '') AS provider,
+              api_type, latency_ms, ttft_ms
+         FROM generations WHERE created_at >= $1 AND created_at < $2)
+     SELECT org_id, hour, provider, api_type, kind, array_agg(b), array_agg(n)
+       FROM (${kindSql(HIST_KIND.latency, 'latency_ms')} UNION ALL ${kindSql(HIST_KIND.ttft, 'ttft_ms')}) x
+      GROUP BY 1, 2, 3, 4, 5`,
     [from, to],
   );
 }
@@ -100,7 +121,7 @@ export async function refreshRollup(db: Database, now: number, opts: RollupOptio
       await db.transaction(async (tx) => {
         if (end > start) await recompute(tx, new Date(start), new Date(end));
         await tx.query(
-          `INSERT INTO usage_rollup_watermark (id, from_hour, until_hour, refreshed_at, ingested_until) VALUES (true, $1, $2, $3, $4)
+          `INSERT INTO usage_rollup_watermark (id, from_hour, until_hour, refreshed_at, ingested_until, hist_from) VALUES (true, $1, $2, $3, $4, $1)
            ON CONFLICT (id) DO UPDATE SET until_hour = EXCLUDED.until_hour, refreshed_at = EXCLUDED.refreshed_at,
                                           ingested_until = EXCLUDED.ingested_until`,
           [new Date(origin), new Date(watermark), new Date(now), seen?.t ?? null],

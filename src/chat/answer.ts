@@ -28,7 +28,9 @@ export function usageWire(usage: ChatUsage, cost: number) {
     cost,
     is_byok: false,
     prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens, audio_tokens: 0 },
-    cost_details: { upstream_inference_cost: null },
+    // The upstream's own bill is known only for BYOK calls, which the gateway does not make; the
+    // hosted service's SDK requires both parts as numbers whenever `cost_details` is present.
+    cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0, upstream_inference_completions_cost: 0 },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
 }

@@ -23,9 +23,18 @@ import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
 import { chatUsageEvent, type ChatOutcome } from './record';
 import { StreamedChat } from './stream';
+import type { Context } from '@opentelemetry/api';
+import type { Tracing } from '../observability/tracing';
+import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt } from '../observability/spans';
 import type { ChatBody } from './types';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'>;
+type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
+
+/** Adds the attempt's trace context to an upstream request's headers (with tracing on). */
+type InjectTrace = (headers: Record<string, string>) => void;
+
+/** One attempt on an endpoint, told how to pass the trace on when the request is traced. */
+type Attempt<T> = (e: Endpoint, timeoutMs: number, inject?: InjectTrace) => Promise<AttemptResult<T>>;
 
 /** A whole answer, ready to send. */
 export interface ChatAnswer {
@@ -80,7 +89,7 @@ export class ChatService {
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
   async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
     const job: ChatJob = { body, stream: false, maxTokens: plan.maxTokens };
-    const run = await this.run(ctx, plan, (e, timeoutMs) => this.callWhole(e, job, timeoutMs));
+    const run = await this.run(ctx, plan, (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     if (!run.ok) throw this.failure(run, plan);
     const { value: parsed, endpoint } = run;
     const { usage, estimated } = usageOr(parsed.usage, plan, () => answerText(parsed));
@@ -118,7 +127,7 @@ export class ChatService {
     const id = generationId(this.deps.clock(), 'gen');
     const client = new StreamedChat(res, { http: this.http, idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs, headers: { 'X-Generation-Id': id } });
     const job: ChatJob = { body, stream: true, maxTokens: plan.maxTokens };
-    const run = await this.run(ctx, plan, (e, timeoutMs) => client.attempt(chatAdapterFor(e.provider.adapter), job, e, timeoutMs));
+    const run = await this.run(ctx, plan, (e, timeoutMs, inject) => client.attempt(chatAdapterFor(e.provider.adapter), job, e, timeoutMs, inject));
     if (!run.ok) {
       const error = this.failure(run, plan);
       if (!client.opened) throw error;
@@ -158,10 +167,13 @@ export class ChatService {
     return cost;
   }
 
-  /** The fallback runner over the plan's candidates, its attempts counted. */
-  private async run<T>(ctx: CallerContext, plan: ChatPlan, attempt: (e: Endpoint, timeoutMs: number) => Promise<AttemptResult<T>>): Promise<FallbackResult<T>> {
-    const { config, metrics } = this.deps;
-    const run = await runWithFallback(plan.candidates, attempt, {
+  /** The fallback runner over the plan's candidates, its attempts counted (and traced, with tracing on). */
+  private async run<T>(ctx: CallerContext, plan: ChatPlan, attempt: Attempt<T>): Promise<FallbackResult<T>> {
+    const { config, metrics, tracing } = this.deps;
+    const parent = ctx.trace;
+    const each = (e: Endpoint, timeoutMs: number, reason: string | null) =>
+      tracing && parent ? this.traced(tracing, parent, e, reason, (inject) => attempt(e, timeoutMs, inject)) : attempt(e, timeoutMs);
+    const run = await runWithFallback(plan.candidates, each, {
       attemptTimeoutMs: config.chat.attemptTimeoutMs,
       deadlineMs: config.chat.deadlineMs,
       breaker: this.routing.circuits(ctx.key.orgId),
@@ -172,13 +184,33 @@ export class ChatService {
     return run;
   }
 
+  /**
+   * One attempt inside its CLIENT span (the GenAI conventions' `chat {model}`), whose W3C context goes
+   * to the upstream; for a stream the span ends at the first content (or the failure).
+   */
+  private async traced<T>(tracing: Tracing, parent: Context, e: Endpoint, fallbackReason: string | null, attempt: (inject: InjectTrace) => Promise<AttemptResult<T>>): Promise<AttemptResult<T>> {
+    const { span, context } = startUpstreamAttempt(tracing, parent, {
+      operation: 'chat',
+      provider: e.provider.slug,
+      upstreamModel: e.upstreamModel,
+      model: e.modelId,
+      baseUrl: e.provider.baseUrl,
+      fallbackReason,
+    });
+    const result = await attempt((headers) => injectTraceContext(tracing, context, headers));
+    endUpstreamAttempt(span, { outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status, inputTokens: null });
+    return result;
+  }
+
   private failure(run: Extract<FallbackResult<unknown>, { ok: false }>, plan: ChatPlan) {
     return finalError(run, plan.primary, plan.candidates, this.deps.config.breaker.cooldownMs / 1000);
   }
 
-  private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number): Promise<AttemptResult<ParsedChat>> {
+  private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedChat>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
-    const res = await this.http.post(adapter.buildRequest(job, endpoint), adapter, timeoutMs);
+    const req = adapter.buildRequest(job, endpoint);
+    inject?.(req.headers);
+    const res = await this.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body);
     if (!parsed || parsed.choices.length === 0) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };

@@ -78,10 +78,12 @@ export class StreamedChat {
   }
 
   /** One attempt on `endpoint`: ok once its first content is written to the client. */
-  attempt(adapter: ChatAdapter, job: ChatJob, endpoint: Endpoint, timeoutMs: number): Promise<AttemptResult<LiveStream>> {
+  attempt(adapter: ChatAdapter, job: ChatJob, endpoint: Endpoint, timeoutMs: number, inject?: (headers: Record<string, string>) => void): Promise<AttemptResult<LiveStream>> {
     const attemptStart = performance.now();
     if (this.gone) return Promise.resolve({ outcome: 'client', status: null, reason: 'client left' });
-    return this.o.http.stream(adapter.buildRequest(job, endpoint), adapter, timeoutMs).then((opening) => {
+    const req = adapter.buildRequest(job, endpoint);
+    inject?.(req.headers);
+    return this.o.http.stream(req, adapter, timeoutMs).then((opening) => {
       if (opening.outcome !== 'ok') return opening;
       if (this.gone) {
         opening.stream.abort();

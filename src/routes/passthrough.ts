@@ -14,6 +14,8 @@ import { createPassthroughProxy } from '../passthrough/proxy';
 /** The forwarded routes (method, path under `/api/v1`). */
 export const PASSTHROUGH_ROUTES: ReadonlyArray<readonly ['get' | 'post', string]> = [
   ['post', '/completions'],
+  ['post', '/audio/*operation'],
+  ['post', '/images/*operation'],
 ];
 
 function skip(_req: Request, _res: Response, next: NextFunction): void {

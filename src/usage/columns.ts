@@ -1,12 +1,19 @@
 /**
- * The `generations` columns a usage event fills, the event field each holds and its type, so the
- * JSON insert's column list and record type are derived from one table.
+ * The `generations` columns a usage event fills, the event field each holds, its type and (for
+ * optional fields) the value an event without it stores, so the JSON insert's column list,
+ * record type and defaults are derived from one table.
  * @module
  */
 import type { UsageEvent } from './types';
 
-/** Each column of `generations`, the event field it holds and its Postgres type. */
-export const USAGE_COLUMNS: ReadonlyArray<readonly [column: string, field: keyof UsageEvent, type: 'text' | 'timestamptz' | 'uuid' | 'int4' | 'float8' | 'bool']> = [
+/**
+ * Each column of `generations`, the event field it holds, its Postgres type, and for a NOT NULL
+ * column whose event field is optional, the SQL value stored when the event lacks it (an event
+ * from a replica that predates the field, or an embeddings event without the chat fields).
+ */
+export const USAGE_COLUMNS: ReadonlyArray<
+  readonly [column: string, field: keyof UsageEvent, type: 'text' | 'timestamptz' | 'uuid' | 'int4' | 'float8' | 'bool', absent?: string]
+> = [
   ['id', 'id', 'text'], ['created_at', 'createdAt', 'timestamptz'], ['org_id', 'orgId', 'uuid'],
   ['workspace_id', 'workspaceId', 'uuid'], ['key_hash', 'keyHash', 'text'], ['end_user', 'endUser', 'text'],
   ['session_id', 'sessionId', 'text'], ['api_type', 'apiType', 'text'], ['model', 'model', 'text'],
@@ -17,5 +24,7 @@ export const USAGE_COLUMNS: ReadonlyArray<readonly [column: string, field: keyof
   ['app_title', 'appTitle', 'text'], ['origin', 'origin', 'text'], ['finish_reason', 'finishReason', 'text'],
   ['variant', 'variant', 'text'], ['output_modality', 'outputModality', 'text'], ['tool_calls', 'toolCalls', 'int4'],
   ['is_byok', 'isByok', 'bool'], ['upstream_cost_usd', 'upstreamCostUsd', 'float8'], ['cached_tokens', 'cachedTokens', 'int4'],
-  ['cache_saved_usd', 'cacheSavedUsd', 'float8'],
+  ['cache_saved_usd', 'cacheSavedUsd', 'float8'], ['streamed', 'streamed', 'bool', 'false'], ['ttft_ms', 'timeToFirstTokenMs', 'int4'],
+  ['native_finish_reason', 'nativeFinishReason', 'text'], ['usage_estimated', 'usageEstimated', 'bool', 'false'],
+  ['cache_write_tokens', 'cacheWriteTokens', 'int4', '0'], ['reasoning_tokens', 'reasoningTokens', 'int4', '0'],
 ];

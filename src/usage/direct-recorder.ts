@@ -15,7 +15,7 @@ import { USAGE_COLUMNS as COLUMNS } from './columns';
  */
 const INSERT =
   `INSERT INTO generations (${COLUMNS.map(([column]) => column).join(',')}) ` +
-  `SELECT ${COLUMNS.map(([, field]) => `"${field}"`).join(',')} FROM json_to_recordset($1::json) ` +
+  `SELECT ${COLUMNS.map(([, field, , absent]) => (absent === undefined ? `"${field}"` : `coalesce("${field}", ${absent})`)).join(',')} FROM json_to_recordset($1::json) ` +
   `AS e(${COLUMNS.map(([, field, type]) => `"${field}" ${type}`).join(',')}) ON CONFLICT (id) DO NOTHING`;
 
 /** Insert a batch of events in one statement; already-present ids are skipped (idempotent). */

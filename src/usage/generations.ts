@@ -2,7 +2,10 @@
  * Reading one usage record back (`GET /generation`), scoped to the caller's organization, and
  * its wire form: the Generation object of the reference notes (§9). Every field of that object
  * is present; what an embeddings call does not have (completion, media, search, moderation
- * figures) is null, and `total_cost` and `usage` both carry the recorded cost.
+ * figures) is null, and `total_cost` and `usage` both carry the recorded cost. A chat record
+ * (§9.1) also carries whether it streamed, both finish reasons, reasoning and cached tokens, and
+ * its time to first token as `latency`; its `api_type` is `completions`, the hosted service's
+ * name for chat (the SDK's enum has no `chat`).
  * @module
  */
 import type { Queryable } from '../store/db';
@@ -29,6 +32,11 @@ interface GenerationRow {
   attempts: number;
   user_agent: string | null;
   http_referer: string | null;
+  finish_reason: string | null;
+  native_finish_reason: string | null;
+  streamed: boolean;
+  ttft_ms: number | null;
+  reasoning_tokens: number;
 }
 
 /** The Generation wire object (snake_case, as the SDK's `getGeneration` parses it). */
@@ -42,7 +50,8 @@ export async function findGeneration(db: Queryable, orgId: string, id: string): 
   const rows = await db.query<GenerationRow>(
     `SELECT id, created_at, workspace_id::text AS workspace_id, end_user, session_id, api_type, model, provider,
             upstream_id, tokens_prompt, tokens_completion, cost_usd, latency_ms, generation_time_ms, attempts,
-            user_agent, http_referer, cached_tokens, cache_saved_usd
+            user_agent, http_referer, cached_tokens, cache_saved_usd, finish_reason, native_finish_reason, streamed,
+            ttft_ms, reasoning_tokens
        FROM generations WHERE id = $1 AND org_id = $2`,
     [id, orgId],
   );
@@ -52,6 +61,7 @@ export async function findGeneration(db: Queryable, orgId: string, id: string): 
 /** Map a row to the Generation object; every field of the reference notes is present. */
 export function toGenerationWire(row: GenerationRow): GenerationWire {
   const cost = roundUsd(Number(row.cost_usd));
+  const chat = row.api_type === 'chat';
   return {
     id: row.id,
     upstream_id: row.upstream_id,
@@ -61,21 +71,21 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     created_at: new Date(row.created_at).toISOString(),
     model: row.model,
     app_id: null,
-    streamed: false,
+    streamed: row.streamed === true,
     cancelled: false,
     provider_name: row.provider,
-    latency: row.latency_ms,
+    latency: chat ? row.ttft_ms : row.latency_ms,
     moderation_latency: null,
     generation_time: row.generation_time_ms,
-    finish_reason: null,
-    native_finish_reason: null,
+    finish_reason: chat ? row.finish_reason : null,
+    native_finish_reason: chat ? row.native_finish_reason : null,
     tokens_prompt: row.tokens_prompt,
     tokens_completion: row.tokens_completion,
     native_tokens_prompt: row.tokens_prompt,
     native_tokens_completion: row.tokens_completion,
     native_tokens_completion_images: null,
-    native_tokens_reasoning: null,
-    native_tokens_cached: row.cached_tokens ? Number(row.cached_tokens) : null,
+    native_tokens_reasoning: chat ? Number(row.reasoning_tokens) : null,
+    native_tokens_cached: chat || row.cached_tokens ? Number(row.cached_tokens) : null,
     num_media_prompt: null,
     num_input_audio_prompt: null,
     num_media_completion: null,
@@ -85,7 +95,7 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     usage: cost,
     is_byok: false,
     external_user: row.end_user,
-    api_type: row.api_type,
+    api_type: chat ? 'completions' : row.api_type,
     router: null,
     provider_responses: null,
     user_agent: row.user_agent,

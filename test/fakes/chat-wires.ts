@@ -2,7 +2,9 @@
  * Chat wire formats of the fake upstreams (OpenAI `/chat/completions`, Anthropic `/messages`),
  * deterministic from the request so tests can assert exact answers:
  * - the reply is `echo: <last user text>`, one completion token per word (cut to `max_tokens`
- *   words, then `length`);
+ *   words, then `length`); after a tool result (the last message) it is `result: <its text>`, so a
+ *   round trip shows the result reached the model; with `response_format` `json_object` or
+ *   `json_schema` it is the JSON `{"echo": <that text>}`;
  * - when the request has tools and the last message is the user's, the model calls the first
  *   tool with `{"text": <last user text>}`;
  * - prompt tokens are the words of every text in the request (Anthropic: text blocks marked
@@ -60,12 +62,22 @@ interface Turn {
   completionTokens: number;
 }
 
-function turnFor(lastUser: string | null, toolName: string | null, maxTokens: unknown, promptTokens: number): Turn {
+/** What the reply answers: the last user text, or the tool result when that is the last message. */
+interface Asked {
+  lastUser: string | null;
+  toolResult: string | null;
+  /** `response_format` asked for JSON (`json_object` / `json_schema`). */
+  json: boolean;
+}
+
+function turnFor(asked: Asked, toolName: string | null, maxTokens: unknown, promptTokens: number): Turn {
+  const { lastUser, toolResult } = asked;
   if (toolName !== null && lastUser !== null) {
     const args = JSON.stringify({ text: lastUser });
     return { text: null, tool: { name: toolName, arguments: args }, finish: 'tool', promptTokens, completionTokens: Math.max(1, words(args).length) };
   }
-  const all = words(`echo: ${lastUser ?? ''}`);
+  const said = toolResult !== null ? `result: ${toolResult}` : `echo: ${lastUser ?? ''}`;
+  const all = words(asked.json ? JSON.stringify({ echo: toolResult ?? lastUser ?? '' }) : said);
   const kept = typeof maxTokens === 'number' && maxTokens < all.length ? all.slice(0, maxTokens) : all;
   return { text: kept.join(' '), tool: null, finish: kept.length < all.length ? 'length' : 'stop', promptTokens, completionTokens: kept.length };
 }
@@ -79,6 +91,12 @@ function thirds(text: string): string[] {
   return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)].filter(Boolean);
 }
 
+/** Whether `response_format` asks for a JSON reply. */
+function wantsJson(body: Record<string, unknown>): boolean {
+  const type = (body.response_format as { type?: string } | undefined)?.type;
+  return type === 'json_object' || type === 'json_schema';
+}
+
 // ---- OpenAI ----------------------------------------------------------------------------------
 
 function openaiTurn(body: Record<string, unknown>): Turn {
@@ -87,7 +105,8 @@ function openaiTurn(body: Record<string, unknown>): Turn {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const tools = body.tools as Array<{ function: { name: string } }> | undefined;
   const toolName = tools?.length && last?.role === 'user' ? tools[0]!.function.name : null;
-  return turnFor(lastUser ? textOf(lastUser.content) : null, toolName, body.max_completion_tokens ?? body.max_tokens, wordCount(messages));
+  const asked = { lastUser: lastUser ? textOf(lastUser.content) : null, toolResult: last?.role === 'tool' ? textOf(last.content) : null, json: wantsJson(body) };
+  return turnFor(asked, toolName, body.max_completion_tokens ?? body.max_tokens, wordCount(messages));
 }
 
 const OPENAI_FINISH = { stop: 'stop', length: 'length', tool: 'tool_calls' } as const;
@@ -161,7 +180,9 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
   const system = (body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? [];
   const cacheRead = system.filter((b) => b.cache_control).reduce((n, b) => n + words(b.text).length, 0);
   const prompt = wordCount(messages) + wordCount(system);
-  return { ...turnFor(lastUser ? textOf(lastUser.content) : null, toolName, body.max_tokens, prompt), cacheRead };
+  const results = last && isToolResult(last) ? (last.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === 'tool_result') : [];
+  const asked = { lastUser: lastUser ? textOf(lastUser.content) : null, toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null, json: false };
+  return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead };
 }
 
 const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', tool: 'tool_use' } as const;

@@ -32,7 +32,7 @@ describe.each(DATABASES)('analytics validation on $name', (dbKind) => {
     ['metrics missing', { dimensions: ['model'] }, 'body.metrics', /required/],
     ['metrics empty', { metrics: [] }, 'body.metrics', /fewer than 1/],
     ['unknown metric', { metrics: ['request_count', 'bogus'] }, 'body.metrics.1', /unknown metric "bogus"/],
-    ['metric without a source here', { metrics: ['reasoning_tokens'] }, 'body.metrics.0', /not available here/],
+    ['metric without a source here', { metrics: ['guardrail_invoked_count'] }, 'body.metrics.0', /not available here/],
     ['three dimensions', { metrics: M, dimensions: ['model', 'provider', 'app'] }, 'body.dimensions', /more than 2/],
     ['unknown dimension', { metrics: M, dimensions: ['planet'] }, 'body.dimensions.0', /unknown dimension/],
     ['dimension without a source here', { metrics: M, dimensions: ['country'] }, 'body.dimensions.0', /not available here/],

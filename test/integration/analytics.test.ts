@@ -48,10 +48,10 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
     for (const n of ['request_count', 'tokens_total', 'tokens_prompt', 'tokens_completion', 'total_usage', 'usage_upstream', 'byok_request_count', 'byok_usage', 'avg_latency', 'p50_latency', 'p90_latency', 'p99_latency', 'avg_throughput', 'p50_throughput', 'p90_throughput', 'p99_throughput']) {
       expect(names).toContain(n);
     }
-    expect(names).not.toContain('reasoning_tokens');
+    expect(names).not.toContain('guardrail_invoked_count');
     expect(dimensions).toContainEqual({ name: 'model', display_label: 'Model' });
     expect(dimensions.map((d: { name: string }) => d.name).sort()).toEqual(
-      ['api_key_id', 'app', 'context_length_bucket', 'external_user', 'finish_reason', 'generation_id', 'model', 'origin', 'provider', 'user', 'variant', 'workspace'].sort(),
+      ['api_key_id', 'api_type', 'app', 'context_length_bucket', 'external_user', 'finish_reason', 'generation_id', 'model', 'origin', 'provider', 'streamed', 'user', 'variant', 'workspace'].sort(),
     );
     expect(operators).toEqual([
       { name: 'eq', value_type: 'scalar' }, { name: 'neq', value_type: 'scalar' }, { name: 'gt', value_type: 'scalar' }, { name: 'gte', value_type: 'scalar' },

@@ -1,7 +1,9 @@
 /**
  * `GET /generation?id=` through HTTP on every database × Kv: the reference notes' Generation
  * shape with every field, the recorded figures, organization scoping (another org's id is 404),
- * 404 before the outbox has written the record, and 400 for a missing or blank id.
+ * 404 before the outbox has written the record, and 400 for a missing or blank id. Chat records
+ * (`gen-<seconds>-<20 alnum>` ids) round-trip every field through the recorder of each Kv kind
+ * and are served with their chat figures (reference notes §9.1).
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -10,6 +12,7 @@ import { bearer, createInferenceKey, createTestGateway, type TestGateway } from 
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import type { UsageEvent } from '../../src/usage/types';
+import { USAGE_COLUMNS } from '../../src/usage/columns';
 
 /** Every field of the reference notes' Generation object (§9). */
 const GENERATION_FIELDS = [
@@ -89,6 +92,87 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
         workspace_id: gw.defaultWorkspaceId,
         data_region: 'global',
       });
+    });
+
+    const chatEvent = (t: TestGateway, over: Partial<UsageEvent> = {}): UsageEvent =>
+      usageEvent(t, {
+        id: `gen-1790000123-${randomUUID().replace(/-/g, '').slice(0, 20)}`, createdAt: new Date('2026-11-22T08:31:02.345Z'),
+        apiType: 'chat', model: 'anthropic/claude-sonnet-4', provider: 'anthropic', tokensPrompt: 1200, tokensCompletion: 340,
+        costUsd: 0.00876, latencyMs: 2300, generationTimeMs: 2050, inputModality: 'image', finishReason: 'tool_calls',
+        outputModality: 'text', toolCalls: 2, cachedTokens: 800, cacheSavedUsd: 0.0021, streamed: true, timeToFirstTokenMs: 250,
+        nativeFinishReason: 'tool_use', usageEstimated: true, cacheWriteTokens: 300, reasoningTokens: 64, ...over,
+      });
+
+    /** The stored row of `id` as a usage event (every column the recorder writes, by its field name). */
+    const storedEvent = async (id: string): Promise<Record<string, unknown>> => {
+      const [row] = await db.query<Record<string, unknown>>(`SELECT ${USAGE_COLUMNS.map(([c]) => c).join(', ')} FROM generations WHERE id = $1`, [id]);
+      expect(row).toBeDefined();
+      const out: Record<string, unknown> = {};
+      for (const [column, field] of USAGE_COLUMNS) out[field] = column === 'created_at' ? new Date(row![column] as string) : row![column];
+      return out;
+    };
+
+    test('a chat event with every chat field reads back equal from the table', async () => {
+      const e = chatEvent(gw);
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      expect(await storedEvent(e.id)).toEqual(e);
+    });
+
+    test('an event without the chat fields stores their defaults (not streamed, not estimated, zero tokens)', async () => {
+      const e = usageEvent(gw);
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      expect(await storedEvent(e.id)).toEqual({
+        ...e, cacheSavedUsd: null, streamed: false, timeToFirstTokenMs: null, nativeFinishReason: null, usageEstimated: false,
+        cacheWriteTokens: 0, reasoningTokens: 0,
+      });
+    });
+
+    test('a chat generation is served with its chat figures; latency is the time to first token', async () => {
+      const e = chatEvent(gw);
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body.data).sort()).toEqual([...GENERATION_FIELDS].sort());
+      expect(res.body.data).toMatchObject({
+        id: e.id,
+        api_type: 'completions',
+        model: 'anthropic/claude-sonnet-4',
+        provider_name: 'anthropic',
+        streamed: true,
+        finish_reason: 'tool_calls',
+        native_finish_reason: 'tool_use',
+        tokens_prompt: 1200,
+        tokens_completion: 340,
+        native_tokens_prompt: 1200,
+        native_tokens_completion: 340,
+        native_tokens_reasoning: 64,
+        native_tokens_cached: 800,
+        generation_time: 2050,
+        latency: 250,
+        total_cost: 0.00876,
+        usage: 0.00876,
+        cache_discount: 0.0021,
+      });
+    });
+
+    test('a chat generation that was not streamed and had no reasoning or cache reads says so with false and zeros', async () => {
+      const e = chatEvent(gw, { streamed: false, cachedTokens: 0, reasoningTokens: 0, timeToFirstTokenMs: 1900, finishReason: 'stop', nativeFinishReason: 'end_turn' });
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ streamed: false, native_tokens_reasoning: 0, native_tokens_cached: 0, latency: 1900, finish_reason: 'stop', native_finish_reason: 'end_turn' });
+    });
+
+    test('an embeddings generation keeps its answer: no finish reasons, latency is the whole call, no reasoning figure', async () => {
+      const e = usageEvent(gw, { finishReason: 'stop' });
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
+      expect(res.body.data).toMatchObject({ api_type: 'embeddings', streamed: false, finish_reason: null, native_finish_reason: null, latency: 57, native_tokens_reasoning: null, native_tokens_cached: null });
     });
 
     test('any key of the organization may read it, the management key included', async () => {

@@ -124,6 +124,14 @@ describe('passthrough', () => {
     expect(res.body.echo).toBe(raw);
   });
 
+  test('POST /audio/* and /images/* are forwarded too (the gateway models neither)', async () => {
+    for (const path of ['/audio/speech', '/images/generations']) {
+      const res = await request(gw.app).post(`/api/v1${path}`).set('Authorization', bearer(key)).send({ model: 'm', input: 'x' });
+      expect(res.status).toBe(200);
+      expect(upstream.seen.at(-1)!.url).toBe(`/v1${path}`);
+    }
+  });
+
   test('GET /models is served by the gateway itself, never proxied', async () => {
     const before = upstream.seen.length;
     const res = await request(gw.app).get('/api/v1/models').set('Authorization', bearer(key));

@@ -4,6 +4,7 @@
  * `other` with 60 models, ties, the catalog's permaslug and public flag, tenant isolation, auth.
  * Each test writes usage records for an organization of its own and runs the rollup.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/temp-dir';
@@ -14,7 +15,7 @@ import { createInferenceKey, createTestGateway, type TestGateway } from '../help
 import { MemoryKv } from '../../src/kv/memory';
 import type { Database } from '../../src/store/db';
 import { provisionOrg } from '../../src/orgs/provision';
-import { getRankings, insertUses, type RankedUse } from '../helpers/rankings';
+import { getRankings, insertUses, rankedEvent, type RankedUse } from '../helpers/rankings';
 import { fromRoot } from '../../src/paths';
 
 /** 2026-05-12 02:00 UTC: the last completed day is 2026-05-11. */
@@ -217,6 +218,39 @@ describe.each(DATABASES)('rankings-daily on $name', (dbKind) => {
     expect(await models('tool_calling')).toEqual(['chat/tools']);
     const all = await get(t.secret, { start_date: '2026-05-01', end_date: '2026-05-01' });
     expect(all.body.data).toHaveLength(8);
+  });
+
+  test('chat records written by the usage recorder fill the modality and context-bucket datasets (organization scope)', async () => {
+    const created = await db.transaction((tx) => provisionOrg(tx, 'Chat Rankings Org'));
+    const org = created.org.id;
+    const at = '2026-05-06T09:00:00Z';
+    // As POST /chat/completions records them: output text, the prompt's media as input modality, tool calls, chat fields.
+    const chat = (model: string, prompt: number, over: { inputModality?: string; toolCalls?: number } = {}) => ({
+      ...rankedEvent({ org, model, at, prompt, completion: 100, apiType: 'chat', outputModality: 'text', ...over }),
+      id: `gen-${Math.floor(Date.parse(at) / 1000)}-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      finishReason: over.toolCalls ? 'tool_calls' : 'stop', streamed: true, timeToFirstTokenMs: 120, reasoningTokens: 0,
+    });
+    for (const e of [
+      chat('chat/plain', 900),
+      chat('chat/vision', 5_000, { inputModality: 'text+image' }),
+      chat('chat/listen', 50_000, { inputModality: 'text+audio' }),
+      chat('chat/agent', 200_000, { toolCalls: 3 }),
+      chat('chat/agent', 2_000_000, { toolCalls: 1, inputModality: 'text+image' }),
+    ]) await gw.deps.recorder.record(e);
+    await gw.deps.recorder.flush();
+    await gw.deps.rankings.rollup.run();
+    const rows = async (q: Record<string, string>) =>
+      (await get(created.secret, { start_date: '2026-05-06', end_date: '2026-05-06', ...q })).body.data.map((r: { model_permaslug: string; total_tokens: string }) => [r.model_permaslug, r.total_tokens]);
+    expect(await rows({ modality: 'text' })).toEqual([['chat/agent', '2200200'], ['chat/listen', '50100'], ['chat/vision', '5100'], ['chat/plain', '1000']]);
+    expect(await rows({ modality: 'image' })).toEqual([['chat/agent', '2000100'], ['chat/vision', '5100']]);
+    expect(await rows({ modality: 'audio' })).toEqual([['chat/listen', '50100']]);
+    expect(await rows({ modality: 'tool_calling' })).toEqual([['chat/agent', '2200200']]);
+    expect(await rows({ modality: 'image_output' })).toEqual([]);
+    expect(await rows({ context_bucket: '1K' })).toEqual([['chat/plain', '1000']]);
+    expect(await rows({ context_bucket: '10K' })).toEqual([['chat/vision', '5100']]);
+    expect(await rows({ context_bucket: '100K' })).toEqual([['chat/listen', '50100']]);
+    expect(await rows({ context_bucket: '1M' })).toEqual([['chat/agent', '200100']]);
+    expect(await rows({ context_bucket: '10M', modality: 'tool_calling' })).toEqual([['chat/agent', '2000100']]);
   });
 
   test('context_bucket by prompt tokens: 1K ≤ 1,000 < 10K ≤ 10,000 < 100K ≤ 100,000 < 1M ≤ 1,000,000 < 10M', async () => {

@@ -203,6 +203,31 @@ test('a passthrough call carries the request\'s trace to its upstream, in place 
   expect(fleet.fakes.openai!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${server!.spanId}-01`);
 });
 
+test('a traced chat request: a CLIENT span per upstream attempt, streamed or not, its context passed to the provider', async () => {
+  for (const stream of [false, true]) {
+    const traceId = stream ? 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaac2' : 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaac1';
+    fleet.resetAll();
+    fleet.fakes.deepinfra!.setSticky({ status: 500 });
+    const res = await request(app)
+      .post('/api/v1/chat/completions')
+      .set('Authorization', bearer(key))
+      .set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`)
+      .send({ model: 'meta-llama/llama-3.3-70b-instruct', stream, messages: [{ role: 'user', content: 'hello' }] });
+    expect(res.status).toBe(200);
+    const spans = await exported(traceId);
+    const server = spans.find((s) => s.kind === OTLP.SERVER)!;
+    const attempts = spans.filter((s) => s.kind === OTLP.CLIENT);
+    expect(attempts.map((a) => [a.attributes['gen_ai.provider.name'], a.attributes['switchyard.upstream.outcome']])).toEqual([
+      ['deepinfra', 'server'],
+      ['groq', 'ok'],
+    ]);
+    for (const a of attempts) expect(a).toMatchObject({ parentSpanId: server.spanId, attributes: { 'gen_ai.operation.name': 'chat', 'switchyard.model': 'meta-llama/llama-3.3-70b-instruct' } });
+    const answered = attempts[1]!;
+    expect(answered.attributes['switchyard.fallback.reason']).toBe('server');
+    expect(fleet.fakes.groq!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${answered.spanId}-01`);
+  }
+});
+
 describe('sampling (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0)', () => {
   let sampled: AppDeps;
   let sampledApp: Express;

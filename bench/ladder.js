@@ -1,0 +1,168 @@
+/**
+ * `npm run bench:ladder`: what each feature of the gateway costs per request. One interleaved run
+ * of the featureless Express floor (bench/floor.js), the full gateway, and one gateway per
+ * feature with that feature off, all at 32 connections on the same fake upstream. A feature's
+ * cost is the full gateway's CPU per request minus its variant's (bench/lib/ladder-costs.js),
+ * in µs and as a share of the full gateway's, round by round (the median is reported); the
+ * variant's requests/s over the full gateway's is printed beside it.
+ *
+ * How each feature is switched off: by configuration where one exists (the access log: log level
+ * `warn`; the rankings sampler: `rankings.sampleRate: 0`; budget: no workspace budget and no key
+ * limit), else inside the benchmark's own entry script (bench/ladder-gateway.js, BENCH_OFF), which
+ * builds the gateway as `dist/src/main.js` does and replaces the part the feature runs on.
+ *
+ * Settings: BENCH_MODE (`services`, default, or `embedded`), BENCH_ROUNDS (3), BENCH_DURATION
+ * (4 seconds per window), LADDER_REWARM (2 seconds of unmeasured load before each window), BENCH_WARMUP (10 seconds per target: the gateway's CPU per request settles over its first seconds of load), BENCH_BATCH (64: the batch case),
+ * LADDER_ONLY (comma-separated features, e.g. `usage recording,rate limit`: only those).
+ * Prints a table and writes bench/ladder-results.json. Loopback only, bounded, stops by itself.
+ */
+'use strict';
+const os = require('node:os');
+const path = require('node:path');
+const { writeFileSync } = require('node:fs');
+const { fetch } = require('undici');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./lib/children');
+const { BATCH, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
+const { runLoad } = require('./lib/load');
+const { ladderCosts } = require('./lib/ladder-costs');
+
+const MODE = process.env.BENCH_MODE || 'services';
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
+const DURATION = Number(process.env.BENCH_DURATION || 4);
+const WARMUP = Number(process.env.BENCH_WARMUP || 10);
+/**
+ * Seconds of unmeasured load before each window: a gateway that sat idle while the others were
+ * measured can spend up to twice the CPU per request in its first seconds of load again.
+ */
+const REWARM = Number(process.env.LADDER_REWARM || 2);
+const CONNECTIONS = 32;
+const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
+
+/** The ladder's rungs: each feature and how its variant switches it off (see the module comment). */
+const FEATURES = [
+  { feature: 'rate limit', off: 'rate-limit' },
+  { feature: 'budget', budgets: false },
+  { feature: 'usage recording', off: 'usage' },
+  { feature: 'validation', off: 'validation' },
+  { feature: 'metrics', off: 'metrics' },
+  { feature: 'access log', env: { LOG_LEVEL: 'warn' } },
+  { feature: 'rankings sampler', config: { rankings: { sampleRate: 0 } } },
+  { feature: 'classifiers', off: 'classifiers' },
+  { feature: 'endpoint stats', off: 'endpoint-stats' },
+  { feature: 'cache lookup', off: 'cache' },
+];
+
+/** One request through the target, checked, so a broken variant fails loudly instead of measuring errors. */
+async function check(t) {
+  const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: GATEWAY_BODY });
+  const json = await res.json().catch(() => null);
+  if (res.status !== 200 || json?.data?.[0]?.embedding?.length !== 1536) throw new Error(`${t.name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+}
+
+/**
+ * Wait (at most 10 s) until gateway `t` has written the usage records of the window it just served
+ * (its `switchyard_usage_queue_depth` is 0): that backlog is written for some seconds after the load
+ * stops, and would otherwise load the machine in the next target's window.
+ */
+async function settle(t) {
+  if (!t.handle.metricsUrl) return;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(250)) {
+    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(t.handle.metricsUrl)).text());
+    if (depth === null || Number(depth[1]) === 0) return;
+  }
+}
+
+/** One 32-connection window: requests/s and CPU ms per request (user + system, from /proc, until its usage records are written). */
+async function window(t) {
+  if (REWARM > 0) {
+    await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: REWARM });
+    await settle(t);
+  }
+  const before = cpuSeconds(t.handle.child.pid);
+  const r = await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: DURATION });
+  if (r.errors + r.non2xx > 0) throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in a window`);
+  // The window's usage records are written (to Postgres, by this process) after its load: counted in its CPU.
+  await settle(t);
+  const after = cpuSeconds(t.handle.child.pid);
+  return { rps: r.rps, cpuMs: ((after - before) * 1000) / r.requests };
+}
+
+/**
+ * A round's order: every target once (the floor, the full gateway, each variant), reversed every
+ * other round so that no target always comes first or last. Every target gets the same load: a
+ * design that measured the full gateway between every two variants made it look cheaper than
+ * every variant, since on a loaded machine a gateway's code keeps getting faster for minutes of
+ * load (V8's optimising compiler runs on the same starved cores), and the full one had ten times more.
+ */
+function roundOrder(full, floor, variants, round) {
+  const order = [floor, full, ...variants];
+  return round % 2 === 0 ? order : order.reverse();
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+
+async function main() {
+  const only = process.env.LADDER_ONLY ? process.env.LADDER_ONLY.split(',').map((s) => s.trim()) : null;
+  const features = only ? FEATURES.filter((f) => only.includes(f.feature)) : FEATURES;
+  if (features.length === 0) throw new Error(`LADDER_ONLY matches no feature (${FEATURES.map((f) => f.feature).join(', ')})`);
+  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
+  const forward = { UPSTREAM: `http://127.0.0.1:${upstream.value}` };
+  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], forward, { readyLine: readyPort });
+  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1/embeddings`, headers: {} };
+  const gateways = [];
+  try {
+    const start = async (name, f = {}) => {
+      const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '' };
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true });
+      const t = { name, handle, url: handle.url, headers: handle.headers };
+      gateways.push(t);
+      return t;
+    };
+    const full = await start('full');
+    const variants = [];
+    for (const f of features) variants.push(await start(f.feature, f));
+    const targets = [floor, full, ...variants];
+    for (const t of targets) {
+      await check(t);
+      await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: WARMUP });
+    }
+    console.log(`mode ${MODE}, case ${BATCH ? `batch of ${BATCH}` : 'single'}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`);
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const got = { full: [], floor: null, variants: {} };
+      for (const t of roundOrder(full, floor, variants, round)) {
+        const w = await window(t);
+        if (t === floor) got.floor = w;
+        else if (t === full) got.full.push(w);
+        else got.variants[t.name] = w;
+      }
+      rounds.push(got);
+      const fullMs = got.full.map((w) => w.cpuMs.toFixed(3)).join('/');
+      console.log(`round ${round + 1}: floor ${got.floor.rps} req/s ${got.floor.cpuMs.toFixed(3)} ms/req; full ${got.full.map((w) => w.rps).join('/')} req/s ${fullMs} ms/req; ` +
+        `${variants.map((v) => `${v.name} ${got.variants[v.name].cpuMs.toFixed(3)}`).join(', ')}; load ${os.loadavg()[0].toFixed(2)}`);
+    }
+    const costs = ladderCosts(rounds);
+    console.log(`\nfeature            | µs/req | share of the gateway's CPU | req/s without ÷ with | per round µs`);
+    console.log('-------------------|--------|----------------------------|----------------------|-------------');
+    for (const f of costs.features) {
+      console.log(`${pad(f.feature, 18)} | ${String(f.usPerRequest).padStart(6)} | ${`${(f.share * 100).toFixed(1)} %`.padStart(26)} | ${f.rpsRatioWithout.toFixed(3).padStart(20)} | ${f.rounds.join(', ')}`);
+    }
+    console.log(`gateway ${costs.gatewayUsPerRequest} µs/req, floor ${costs.floorUsPerRequest} µs/req, gateway ÷ floor req/s ${costs.gatewayOfFloorRps}; ` +
+      `the features ${costs.featuresUsPerRequest} µs, the rest of the gap over the floor ${costs.restOverFloorUsPerRequest} µs`);
+    console.log(`peak RSS MB: ${[floor, ...gateways].map((t) => `${t.name} ${peakRssMb(t.handle.child.pid)}`).join(', ')}`);
+    console.log(`machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs`);
+    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
+    writeFileSync(path.join(__dirname, 'ladder-results.json'), `${JSON.stringify(out, null, 2)}\n`);
+    console.log('wrote bench/ladder-results.json');
+  } finally {
+    for (const g of gateways) await g.handle.cleanup().catch(() => undefined);
+    await stopChild(floorHandle);
+    await stopChild(upstream);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
