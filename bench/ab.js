@@ -3,7 +3,7 @@
  * to a built clone or `git worktree` of the commit to compare with; default this checkout), both
  * the benchmark's gateway (auth, validation, rate limit, budget and key limit, usage recording)
  * over one fake upstream, each with its own extra environment (`AB_ENV_A`, `AB_ENV_B`:
- * space-separated `NAME=value`) and Node flags (`AB_NODE_ARGS_A`, `AB_NODE_ARGS_B`, after those of
+ * space-separated `NAME=value`; `SWITCHYARD_CONFIG=<file>` for a YAML-only setting) and Node flags (`AB_NODE_ARGS_A`, `AB_NODE_ARGS_B`, after those of
  * `npm start`, so they override them), so a setting can be compared within one build.
  * The machine drifts by tens of percent within minutes, so the two run in alternating 32-connection
  * windows (A B, B A, A B, …) and the verdict is the median of each round's ratio, with every round

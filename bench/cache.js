@@ -83,15 +83,15 @@ async function startServer(script, env) {
 async function main() {
   const upstream = await startServer('upstream.js', {});
   const proxy = await startServer('proxy.js', { UPSTREAM: `http://127.0.0.1:${upstream.port}` });
-  const cacheEnv = { EMBEDDINGS_CACHE_ENABLED: 'true', EMBEDDINGS_CACHE_MAX_BYTES: String(CACHE_MAX_BYTES) };
+  const cacheConfig = { embeddingsCache: { enabled: true, maxBytes: CACHE_MAX_BYTES } };
   const mode = process.env.BENCH_MODE === 'services' ? 'services' : 'embedded';
   const gateways = [];
   try {
     const uncached = await startBenchGateway(upstream.port, mode);
     gateways.push(uncached);
-    const allHit = await startBenchGateway(upstream.port, mode, { env: cacheEnv });
+    const allHit = await startBenchGateway(upstream.port, mode, { config: cacheConfig });
     gateways.push(allHit);
-    const halfHit = mode === 'embedded' ? await startBenchGateway(upstream.port, mode, { env: cacheEnv }) : null;
+    const halfHit = mode === 'embedded' ? await startBenchGateway(upstream.port, mode, { config: cacheConfig }) : null;
     if (halfHit) gateways.push(halfHit);
     const gatewayBody = body(BATCH_INPUT);
     const targets = [

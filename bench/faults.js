@@ -63,10 +63,9 @@ async function main() {
       DATABASE_URL: viaPg.toString(),
       REDIS_URL: viaRedis.toString(),
       REDIS_KEY_PREFIX: services.env.REDIS_KEY_PREFIX,
-      REDIS_COMMAND_TIMEOUT_MS: '500',
       LOG_LEVEL: 'warn',
-      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     },
+    config: { redis: { commandTimeoutMs: 500 }, server: { shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS } },
   });
   const { base, api } = gateway;
   const ws = (await api('GET', '/workspaces')).data[0].id;
@@ -125,7 +124,7 @@ async function main() {
   const lost = [...ok].filter((id) => !recorded.has(id));
   console.log('\nphases: 0 all up · 1 postgres down · 2 all up · 3 redis down · 4 all up');
   for (const [k, v] of [...counts].sort()) console.log(`${k}: ${v}`);
-  console.log(`\ngraceful stop took ${stopMs} ms (SHUTDOWN_TIMEOUT_MS ${SHUTDOWN_TIMEOUT_MS})`);
+  console.log(`\ngraceful stop took ${stopMs} ms (server.shutdownTimeoutMs ${SHUTDOWN_TIMEOUT_MS})`);
   console.log(`200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
   await stopChild(upstream);
   await services.cleanup();

@@ -7,7 +7,7 @@
  * variant's requests/s over the full gateway's is printed beside it.
  *
  * How each feature is switched off: by configuration where one exists (the access log: log level
- * `warn`; the rankings sampler: `RANKINGS_SAMPLE_RATE=0`; budget: no workspace budget and no key
+ * `warn`; the rankings sampler: `rankings.sampleRate: 0`; budget: no workspace budget and no key
  * limit), else inside the benchmark's own entry script (bench/ladder-gateway.js, BENCH_OFF), which
  * builds the gateway as `dist/src/main.js` does and replaces the part the feature runs on.
  *
@@ -47,7 +47,7 @@ const FEATURES = [
   { feature: 'validation', off: 'validation' },
   { feature: 'metrics', off: 'metrics' },
   { feature: 'access log', env: { LOG_LEVEL: 'warn' } },
-  { feature: 'rankings sampler', env: { RANKINGS_SAMPLE_RATE: '0' } },
+  { feature: 'rankings sampler', config: { rankings: { sampleRate: 0 } } },
   { feature: 'classifiers', off: 'classifiers' },
   { feature: 'endpoint stats', off: 'endpoint-stats' },
   { feature: 'cache lookup', off: 'cache' },
@@ -114,7 +114,7 @@ async function main() {
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '' };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, budgets: f.budgets ?? true });
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true });
       const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;

@@ -6,7 +6,8 @@
 'use strict';
 const path = require('node:path');
 const os = require('node:os');
-const { mkdtempSync, rmSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { parse: parseYaml } = require('yaml');
 const { randomBytes } = require('node:crypto');
 const { fetch } = require('undici');
 const { freePorts, startChild, stopChild } = require('./children');
@@ -26,19 +27,38 @@ const GATEWAY_BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', in
 /** Node's flags from a checkout's `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
 const startFlags = (root) => require(path.join(root, 'package.json')).scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
 
+const isMapping = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Lay `over` on `base` section by section, as the gateway layers its files (one level is all the bench sets). */
+const laySections = (base, over) => {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(over ?? {})) out[key] = isMapping(value) && isMapping(out[key]) ? { ...out[key], ...value } : value;
+  return out;
+};
+
 /**
- * Start the gateway; `env` is added to (and overrides) the defaults below, `nodeArgs` go before
- * the script (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an
- * A/B: bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data
- * dir. The handle's `metricsUrl` is the gateway's Prometheus endpoint.
+/**
+ * Start the gateway; `env` is added to (and overrides) the defaults below, `config` (settings that
+ * have no environment variable, e.g. `{ server: { shutdownTimeoutMs: 20000 } }`) is laid over the
+ * bench's own (and over a file the caller's `env.SWITCHYARD_CONFIG` names, e.g. from AB_ENV_A) and
+ * written to the file SWITCHYARD_CONFIG then names, `nodeArgs` go before the script
+ * (e.g. `--cpu-prof`), `root` is the checkout whose build runs (another one's, for an A/B:
+ * bench/ab.js). Resolves once `/healthz` answers. `stop()` sends SIGTERM and removes the data dir
+ * and that file. The handle's `metricsUrl` is the gateway's Prometheus endpoint.
  * `script` is the entry point, `dist/src/main.js` unless given (bench/ladder-gateway.js for the ladder).
- * @param {{upstreamPort: number|string, env?: object, nodeArgs?: string[], root?: string, script?: string}} opts
+ * @param {{upstreamPort: number|string, env?: object, config?: object, nodeArgs?: string[], root?: string, script?: string}} opts
  */
-async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT, script = path.join(root, 'dist/src/main.js') }) {
+async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = [], root = ROOT, script = path.join(root, 'dist/src/main.js') }) {
   const [port, metricsPort] = await freePorts(2);
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
-  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  // JSON is YAML: the file needs no YAML writer. The rate limit is lifted so it never shapes a result.
+  const configFile = `${dataDir}.yaml`;
+  const callerFile = env.SWITCHYARD_CONFIG ? parseYaml(readFileSync(env.SWITCHYARD_CONFIG, 'utf8')) : {};
+  writeFileSync(configFile, JSON.stringify([callerFile, config].reduce(laySections, { rateLimit: { limit: 10_000_000 } })));
+  const removeDataDir = () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(configFile, { force: true });
+  };
   const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, script], {
     NODE_ENV: 'production',
     PORT: String(port),
@@ -48,8 +68,8 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
     SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
     OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
     OPENAI_API_KEY: 'sk-bench-upstream',
-    RATE_LIMIT_MAX: '10000000',
     ...env,
+    SWITCHYARD_CONFIG: configFile,
   }, { readyUrl: `http://127.0.0.1:${port}/healthz` }).catch((err) => {
     removeDataDir();
     throw err;
@@ -82,14 +102,14 @@ async function spawnGateway({ upstreamPort, env = {}, nodeArgs = [], root = ROOT
  * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
  * @param {number|string} upstreamPort
  * @param {'services'|'embedded'} mode
- * @param {{nodeArgs?: string[], env?: object, root?: string, script?: string, budgets?: boolean}} [opts] - `nodeArgs`
- *   before the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `root` and
+ * @param {{nodeArgs?: string[], env?: object, config?: object, root?: string, script?: string, budgets?: boolean}} [opts] - `nodeArgs`
+ *   before the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `config`, `root` and
  *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit
  */
-async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, root = ROOT, script, budgets = true } = {}) {
+async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true } = {}) {
   const services = mode === 'services' ? await prepareServices() : null;
   const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
-  const gateway = await spawnGateway({ upstreamPort, env, nodeArgs, root, script }).catch(async (err) => {
+  const gateway = await spawnGateway({ upstreamPort, env, config, nodeArgs, root, script }).catch(async (err) => {
     if (services) await services.cleanup();
     throw err;
   });

@@ -4,7 +4,7 @@
  * loads none of the SDK's code and the pipeline installs nothing, so tracing costs nothing.
  *
  * The gateway's settings come from `config.tracing` (the standard `OTEL_*` variables read in
- * config.ts). Once on, the SDK also reads its own transport and tuning variables itself
+ * config/env.ts). Once on, the SDK also reads its own transport and tuning variables itself
  * (`OTEL_EXPORTER_OTLP_HEADERS`, `..._TIMEOUT`, `..._COMPRESSION`, `OTEL_BSP_*`, span limits,
  * `OTEL_RESOURCE_ATTRIBUTES`): they are the SDK's to validate, and listed in docs/operations.md.
  *

@@ -1,13 +1,16 @@
 /**
- * `usage.answerAfterRecord`: with it on a 200 from POST /embeddings is sent only
+ * `usage.answerAfterRecord`: with it on (the default) a 200 from POST /embeddings is sent only
  * once its usage record is durable, so a replica killed right after answering never leaves a
  * client holding an answer without a record (the replicas test kills one under load); off, the
- * answer goes at once and the record follows (the default).
+ * answer goes at once and the record follows.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import type { UsageEvent } from '../../src/usage/types';
 import { loadConfig } from '../../src/config';
 import { until as pollUntil } from '../helpers/eventually';
+import { tempDir } from '../helpers/temp-dir';
 
 /** Make the harness's recorder hold every record until released. */
 function gateRecords(h: EmbeddingsHarness) {
@@ -24,9 +27,11 @@ function gateRecords(h: EmbeddingsHarness) {
 
 const until = (condition: () => boolean) => pollUntil('the condition', condition);
 
-test('on by default; USAGE_ANSWER_AFTER_RECORD=false turns it off', () => {
+test('on by default; usage.answerAfterRecord: false in the SWITCHYARD_CONFIG file turns it off', () => {
   expect(loadConfig({}).usage.answerAfterRecord).toBe(true);
-  expect(loadConfig({ USAGE_ANSWER_AFTER_RECORD: 'false' }).usage.answerAfterRecord).toBe(false);
+  const file = path.join(tempDir('sy-aar-'), 'site.yaml');
+  writeFileSync(file, 'usage:\n  answerAfterRecord: false\n');
+  expect(loadConfig({ SWITCHYARD_CONFIG: file }).usage.answerAfterRecord).toBe(false);
 });
 
 describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {

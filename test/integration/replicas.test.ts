@@ -60,22 +60,25 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     await proxy.open();
     upstream = await startFake(openaiWire);
     const tuning = path.join(tempDir('sy-replicas-'), 'tuning.yaml');
-    writeFileSync(tuning, 'usage:\n  claimIdleMs: 2000\n');
+    // A dead replica's usage entries are picked up within a second (sweeps every claimIdleMs / 4).
+    writeFileSync(
+      tuning,
+      [
+        'usage:\n  claimIdleMs: 2000',
+        'database:\n  poolSize: 5',
+        `rateLimit:\n  limit: ${RATE_LIMIT}\n  windowMs: 600000`,
+        'upstream:\n  attemptTimeoutMs: 15000\n  deadlineMs: 20000',
+        'server:\n  shutdownTimeoutMs: 3000',
+      ].join('\n') + '\n',
+    );
     const env = {
       DATABASE_URL: dbUrl,
-      DATABASE_POOL_SIZE: '5',
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
       REDIS_KEY_PREFIX: prefix,
       SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
       OPENAI_BASE_URL: `${upstream.origin}/v1`,
       OPENAI_API_KEY: 'sk-upstream-test',
-      RATE_LIMIT_MAX: String(RATE_LIMIT),
-      RATE_LIMIT_WINDOW_MS: '600000',
-      // A dead replica's usage entries are picked up within a second (sweeps every claimIdleMs / 4).
       SWITCHYARD_CONFIG: tuning,
-      UPSTREAM_ATTEMPT_TIMEOUT_MS: '15000',
-      UPSTREAM_DEADLINE_MS: '20000',
-      SHUTDOWN_TIMEOUT_MS: '3000',
       LOG_LEVEL: 'warn',
     };
     // (c) holds because answers wait for their usage XADD (usage.answerAfterRecord, on by default;

@@ -1,10 +1,11 @@
 /**
- * Configuration: defaults, environment overrides with type coercion, `_FILE` secrets, a YAML
- * override file, and one error listing every problem.
+ * Configuration: defaults, the per-deployment environment variables with type coercion, `_FILE`
+ * secrets, a YAML override file for everything else, retired variables refused, and one error
+ * listing every problem.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, ENV_VARS, RETIRED_ENV_VARS, loadConfig } from '../../src/config';
 import { tempDir } from '../helpers/temp-dir';
 
 describe('loadConfig', () => {
@@ -30,9 +31,8 @@ describe('loadConfig', () => {
       SWITCHYARD_DATA_DIR: '/var/lib/sy',
       SWITCHYARD_BOOTSTRAP_KEY: 'sk-sy-v1-abcdefabcdefabcdef',
       LOG_LEVEL: 'debug',
-      RATE_LIMIT_MAX: '42',
-      RATE_LIMIT_WINDOW_MS: '5000',
-      RATE_LIMIT_FAIL_MODE: 'closed',
+      RANKINGS_SCOPE: 'installation',
+      DASHBOARD_ENABLED: 'false',
       TRUST_PROXY: 'true',
       PORT_UNRELATED: 'x',
     });
@@ -41,7 +41,53 @@ describe('loadConfig', () => {
     expect(c.redis.url).toBe('redis://127.0.0.1:6379');
     expect(c.auth.bootstrapKey).toBe('sk-sy-v1-abcdefabcdefabcdef');
     expect(c.log.level).toBe('debug');
-    expect(c.rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+    expect(c.rankings.scope).toBe('installation');
+    expect(c.dashboard.enabled).toBe(false);
+  });
+
+  test('YAML-only settings from the SWITCHYARD_CONFIG file are coerced and validated like the rest', () => {
+    const file = path.join(tempDir('sy-cfg-'), 'site.yaml');
+    writeFileSync(file, 'rateLimit:\n  windowMs: 5000\n  limit: 42\n  failMode: closed\n');
+    expect(loadConfig({ SWITCHYARD_CONFIG: file }).rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+  });
+
+  describe('a variable earlier releases read is refused, naming the YAML setting that replaced it', () => {
+    test('each retired variable, set alone, is one problem naming its setting and SWITCHYARD_CONFIG', () => {
+      for (const v of RETIRED_ENV_VARS) {
+        let error: unknown;
+        try {
+          loadConfig({ [v.name]: '1' });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as ConfigError).problems).toEqual([
+          `${v.name} is no longer read from the environment: set ${v.path.join('.')} in the YAML file named by SWITCHYARD_CONFIG (see config/default.yaml)`,
+        ]);
+      }
+    });
+
+    test('they are listed with the other problems; unset or empty they are ignored', () => {
+      let error: unknown;
+      try {
+        loadConfig({ RATE_LIMIT_MAX: '1000', USAGE_ANSWER_AFTER_RECORD: 'false', PORT: 'eighty' });
+      } catch (e) {
+        error = e;
+      }
+      const problems = (error as ConfigError).problems.join('\n');
+      expect((error as ConfigError).problems).toHaveLength(3);
+      expect(problems).toContain('RATE_LIMIT_MAX is no longer read from the environment: set rateLimit.limit');
+      expect(problems).toContain('USAGE_ANSWER_AFTER_RECORD is no longer read from the environment: set usage.answerAfterRecord');
+      expect(problems).toContain('(PORT)');
+      expect(loadConfig({ RATE_LIMIT_MAX: '' }).rateLimit.limit).toBe(600);
+    });
+
+    test('every retired variable names a real setting, and none is still read', () => {
+      const defaults = loadConfig({}) as unknown as Record<string, Record<string, unknown>>;
+      for (const v of RETIRED_ENV_VARS) expect({ [v.name]: v.path[1] in (defaults[v.path[0]] ?? {}) }).toEqual({ [v.name]: true });
+      const read = new Set(ENV_VARS.map((v) => v.name));
+      expect(RETIRED_ENV_VARS.filter((v) => read.has(v.name))).toEqual([]);
+    });
   });
 
   test('internal tuning has no environment variable: it is set in the SWITCHYARD_CONFIG file', () => {
@@ -69,10 +115,10 @@ describe('loadConfig', () => {
   test('SWITCHYARD_CONFIG names a YAML file layered over the defaults, below the environment', () => {
     const dir = tempDir('sy-cfg-');
     const file = path.join(dir, 'site.yaml');
-    writeFileSync(file, 'server:\n  port: 7000\nrateLimit:\n  limit: 7\n');
-    const c = loadConfig({ SWITCHYARD_CONFIG: file, RATE_LIMIT_MAX: '8' });
+    writeFileSync(file, 'server:\n  port: 7000\nlog:\n  level: warn\n');
+    const c = loadConfig({ SWITCHYARD_CONFIG: file, LOG_LEVEL: 'debug' });
     expect(c.server.port).toBe(7000);
-    expect(c.rateLimit.limit).toBe(8);
+    expect(c.log.level).toBe('debug');
     expect(c.server.metricsPort).toBe(9464);
   });
 
@@ -103,9 +149,9 @@ describe('loadConfig', () => {
     });
 
     test('a file leaf one level down keeps its siblings, and an environment variable still wins over it', () => {
-      const file = fileWith('rateLimit:\n  limit: 7\n  failMode: closed\nbudgets:\n  leaseMs: 50\n');
-      const c = loadConfig({ SWITCHYARD_CONFIG: file, RATE_LIMIT_MAX: '8' });
-      expect(c.rateLimit).toEqual({ windowMs: loadConfig({}).rateLimit.windowMs, limit: 8, failMode: 'closed' });
+      const file = fileWith('redis:\n  keyPrefix: "file:"\n  commandTimeoutMs: 50\nbudgets:\n  leaseMs: 50\n');
+      const c = loadConfig({ SWITCHYARD_CONFIG: file, REDIS_KEY_PREFIX: 'env:' });
+      expect(c.redis).toEqual({ ...loadConfig({}).redis, keyPrefix: 'env:', commandTimeoutMs: 50 });
       expect(c.budgets).toEqual({ ...loadConfig({}).budgets, leaseMs: 50 });
     });
 
@@ -123,22 +169,26 @@ describe('loadConfig', () => {
     });
   });
 
-  test('every problem is listed in one error, naming the variable', () => {
+  test('every problem is listed in one error, naming the variable, or the setting alone for a YAML-only one', () => {
+    const file = path.join(tempDir('sy-cfg-'), 'site.yaml');
+    writeFileSync(file, 'rateLimit:\n  limit: -1\n  failMode: sideways\nupstream:\n  deadlineMs: -5\n');
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', RATE_LIMIT_FAIL_MODE: 'sideways', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', RATE_LIMIT_MAX: '-1', UPSTREAM_DEADLINE_MS: '-5' });
+      loadConfig({ SWITCHYARD_CONFIG: file, PORT: 'eighty', RANKINGS_SCOPE: 'everyone', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', DASHBOARD_ENABLED: 'maybe' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    expect((error as ConfigError).problems).toHaveLength(6);
-    expect(problems).toContain('(RATE_LIMIT_MAX)');
-    expect(problems).toContain('(UPSTREAM_DEADLINE_MS)');
+    expect((error as ConfigError).problems).toHaveLength(8);
     expect(problems).toContain('(PORT)');
-    expect(problems).toContain('(RATE_LIMIT_FAIL_MODE)');
+    expect(problems).toContain('(RANKINGS_SCOPE)');
     expect(problems).toContain('(DATABASE_URL)');
     expect(problems).toContain('(LOG_LEVEL)');
+    expect(problems).toContain('(DASHBOARD_ENABLED)');
+    expect(problems).toMatch(/^config\.rateLimit\.limit must/m);
+    expect(problems).toMatch(/^config\.rateLimit\.failMode must/m);
+    expect(problems).toMatch(/^config\.upstream\.deadlineMs must/m);
   });
 
   test('a bad <SLUG>_BASE_URL is reported naming the variable', () => {
@@ -155,21 +205,26 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('config.providers.GOOGLE_AI_STUDIO.baseUrl'))).toContain('(GOOGLE_AI_STUDIO_BASE_URL)');
   });
 
-  test('timeouts and upload caps that contradict each other are refused, naming the variables', () => {
+  test('timeouts and upload caps that contradict each other are refused, naming the settings', () => {
+    const withFile = (yaml: string) => {
+      const file = path.join(tempDir('sy-cfg-'), 'site.yaml');
+      writeFileSync(file, yaml);
+      return { SWITCHYARD_CONFIG: file };
+    };
     let error: unknown;
     try {
-      loadConfig({ HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '20000', FILES_UPLOAD_DEADLINE_MS: '25000', FILES_MAX_BYTES: '2000', FILES_SPOOL_MAX_BYTES: '1000' });
+      loadConfig(withFile('server:\n  headersTimeoutMs: 30000\n  requestTimeoutMs: 20000\nfiles:\n  uploadDeadlineMs: 25000\n  maxBytes: 2000\n  spoolMaxBytes: 1000\n'));
     } catch (e) {
       error = e;
     }
     const problems = (error as ConfigError).problems.join('\n');
     expect((error as ConfigError).problems).toHaveLength(3);
-    expect(problems).toContain('(REQUEST_TIMEOUT_MS) must be at least');
-    expect(problems).toContain('(FILES_UPLOAD_DEADLINE_MS) must be below');
-    expect(problems).toContain('(FILES_SPOOL_MAX_BYTES) must be at least config.files.maxBytes (FILES_MAX_BYTES): 1000 < 2000');
+    expect(problems).toContain('config.server.requestTimeoutMs must be at least config.server.headersTimeoutMs: 20000 < 30000');
+    expect(problems).toContain('config.files.uploadDeadlineMs must be below config.server.requestTimeoutMs: 25000 >= 20000');
+    expect(problems).toContain('config.files.spoolMaxBytes must be at least config.files.maxBytes: 1000 < 2000');
     // The per-organization cap no longer relates to the replica's storing slots (uploads are spooled first).
-    expect(loadConfig({ FILES_MAX_CONCURRENT_UPLOADS: '1', FILES_MAX_CONCURRENT_UPLOADS_PER_ORG: '3' }).files.maxConcurrentUploadsPerOrg).toBe(3);
-    expect(loadConfig({ FILES_SPOOL_DIR: '/var/spool/sy', FILES_SPOOL_MAX_BYTES: '104857600' }).files).toMatchObject({ spoolDir: '/var/spool/sy', spoolMaxBytes: 104857600 });
+    expect(loadConfig(withFile('files:\n  maxConcurrentUploads: 1\n  maxConcurrentUploadsPerOrg: 3\n')).files.maxConcurrentUploadsPerOrg).toBe(3);
+    expect(loadConfig(withFile('files:\n  spoolDir: /var/spool/sy\n  spoolMaxBytes: 104857600\n')).files).toMatchObject({ spoolDir: '/var/spool/sy', spoolMaxBytes: 104857600 });
   });
 
   test('PORT equal to METRICS_PORT is a problem listed with the others', () => {

@@ -1,11 +1,12 @@
 /**
  * Docs that cannot drift from the tree: every relative link and every repository path that
- * README.md, docs/ and k8s/ mention exists, and every default a documentation table quotes for a
- * setting equals what the configuration loads with no environment.
+ * README.md, docs/ and k8s/ mention exists, every default a documentation table quotes for a
+ * setting equals what the configuration loads with no environment, README's configuration table
+ * lists exactly the variables the gateway reads, and no doc tells an operator to set a retired one.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ENV_VARS, loadConfig } from '../../src/config';
+import { ENV_VARS, RETIRED_ENV_VARS, loadConfig } from '../../src/config';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -59,7 +60,7 @@ interface QuotedDefault {
 }
 
 const config = loadConfig({}) as unknown as Record<string, Record<string, unknown>>;
-const byVariable = new Map(ENV_VARS.map((v) => [v.name, v.path.join('.')]));
+const byVariable = new Map([...ENV_VARS.map((v): [string, string] => [v.name, v.path.join('.')]), ['OTEL_EXPORTER_OTLP_ENDPOINT', 'tracing.endpoint']]);
 
 function cells(line: string): string[] {
   return line.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
@@ -95,7 +96,7 @@ function quotedDefaults(file: string): QuotedDefault[] {
 /** The value a quoted default stands for: `unset` is null, units are converted, code spans unwrapped. */
 function meaning(quoted: string): unknown {
   const q = quoted.replace(/^`|`$/g, '');
-  if (q === 'unset') return null;
+  if (/^unset(:|$)/.test(q)) return null; // `unset`, or `unset: what that means`
   const unit = /^(\d+(?:\.\d+)?) (days?|MiB|h)$/.exec(q);
   if (unit) return Number(unit[1]) * { day: 86_400_000, days: 86_400_000, MiB: 1_048_576, h: 3_600_000 }[unit[2] as 'day']!;
   if (/^-?\d+(\.\d+)?$/.test(q)) return Number(q);
@@ -119,5 +120,35 @@ describe('defaults quoted in the docs', () => {
   test.each(QUOTED.map((q) => [`${q.file}: ${q.path} = ${q.quoted}`, q] as const))('%s', (_title, q) => {
     expect(config[q.path.split('.')[0]!]).toBeDefined();
     expect({ setting: q.path, value: configured(q.path) }).toEqual({ setting: q.path, value: meaning(q.quoted) ?? null });
+  });
+});
+
+describe("README's configuration table", () => {
+  const readme = text('README.md');
+  const section = readme.slice(readme.indexOf('## Configuration\n'), readme.indexOf('\n## ', readme.indexOf('## Configuration\n') + 1));
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  const listed = new Set(rows.flatMap((row) => codeSpans(cells(row)[0]!)));
+
+  test('lists every variable the gateway reads, and no other', () => {
+    const read = [...ENV_VARS.map((v) => v.name), 'OTEL_EXPORTER_OTLP_ENDPOINT', 'SWITCHYARD_CONFIG', '<SLUG>_BASE_URL', '<SLUG>_API_KEY'];
+    expect([...listed].sort()).toEqual([...read].sort());
+  });
+
+  test('marks exactly the variables that accept <NAME>_FILE as secrets', () => {
+    const marked = rows.flatMap((row) => [...cells(row)[0]!.matchAll(/`([^`]+)` \*\(secret\)\*/g)].map((m) => m[1]!));
+    const secrets = ENV_VARS.filter((v) => v.secret).map((v) => v.name);
+    expect(marked.filter((name) => !name.startsWith('<')).sort()).toEqual(secrets.sort());
+  });
+
+  test('quotes the default of every variable that has one', () => {
+    const quotedInReadme = new Set(QUOTED.filter((q) => q.file === 'README.md').map((q) => q.path));
+    expect(ENV_VARS.filter((v) => !quotedInReadme.has(v.path.join('.'))).map((v) => v.name)).toEqual([]);
+  });
+});
+
+describe('retired variables', () => {
+  test.each(DOCS)('%s does not name one (their settings are YAML-only now)', (file) => {
+    const named = RETIRED_ENV_VARS.filter((v) => new RegExp(`\\b${v.name}\\b`).test(text(file))).map((v) => v.name);
+    expect(named).toEqual([]);
   });
 });

@@ -4,8 +4,11 @@
  * secure uniform source stays in (0, 1], and the privacy settings are validated with the rest of
  * the configuration.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { discreteLaplace, secureUniform } from '../../src/datasets/noise';
 import { loadConfig } from '../../src/config';
+import { tempDir } from '../helpers/temp-dir';
 
 /** A small seeded generator (mulberry32), so the statistics below are the same on every run. */
 function seeded(seed: number): () => number {
@@ -56,17 +59,22 @@ describe('discreteLaplace', () => {
 });
 
 describe('privacy settings', () => {
-  test('defaults, environment variables, and one error for every invalid value', () => {
+  test('defaults, the SWITCHYARD_CONFIG file, and one error for every invalid value', () => {
+    const withFile = (yaml: string) => {
+      const file = path.join(tempDir('sy-rankings-'), 'site.yaml');
+      writeFileSync(file, yaml);
+      return { SWITCHYARD_CONFIG: file };
+    };
     expect(loadConfig({}).rankings).toMatchObject({ maxOrgShare: 0.5, clampTokens: 1_000_000, epsilon: 1, publishDelayMs: 3_600_000 });
-    expect(loadConfig({ RANKINGS_EPSILON: '0.25', RANKINGS_CLAMP_TOKENS: '5000', RANKINGS_MAX_ORG_SHARE: '0.4' }).rankings).toMatchObject({ epsilon: 0.25, clampTokens: 5000, maxOrgShare: 0.4 });
+    expect(loadConfig(withFile('rankings:\n  epsilon: 0.25\n  clampTokens: 5000\n  maxOrgShare: 0.4\n')).rankings).toMatchObject({ epsilon: 0.25, clampTokens: 5000, maxOrgShare: 0.4 });
     let message = '';
     try {
-      loadConfig({ RANKINGS_EPSILON: '0', RANKINGS_CLAMP_TOKENS: '0', RANKINGS_MAX_ORG_SHARE: '1.5' });
+      loadConfig(withFile('rankings:\n  epsilon: 0\n  clampTokens: 0\n  maxOrgShare: 1.5\n'));
     } catch (err) {
       message = (err as Error).message;
     }
-    expect(message).toMatch(/config\.rankings\.epsilon \(RANKINGS_EPSILON\)/);
-    expect(message).toMatch(/config\.rankings\.clampTokens \(RANKINGS_CLAMP_TOKENS\)/);
-    expect(message).toMatch(/config\.rankings\.maxOrgShare \(RANKINGS_MAX_ORG_SHARE\)/);
+    expect(message).toMatch(/config\.rankings\.epsilon must/);
+    expect(message).toMatch(/config\.rankings\.clampTokens must/);
+    expect(message).toMatch(/config\.rankings\.maxOrgShare must/);
   });
 });
