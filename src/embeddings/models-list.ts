@@ -6,15 +6,13 @@
  */
 import { API_PREFIX } from '../http/router';
 import type { Catalog } from '../catalog/catalog';
+import type { Wire } from '../wire';
 
 /** Default page size when only `offset` is given. */
 export const DEFAULT_MODELS_LIMIT = 500;
 
-/** The validated query. */
-export interface ModelsQuery {
-  offset?: number;
-  limit?: number;
-}
+/** The validated query (schema `embeddings.models.query`). */
+export type ModelsQuery = Wire<'embeddings.models.query'>;
 
 /** `{data, total_count, links:{next}}` for one page of the catalog. */
 export function listEmbeddingModels(catalog: Catalog, q: ModelsQuery) {

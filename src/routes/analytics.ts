@@ -6,11 +6,10 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { perKeyRateLimit } from '../http/rate-limit';
 import { analyticsMeta } from '../analytics/catalog';
-import type { QueryInput } from '../analytics/types';
 
 /** Register the analytics routes. */
 export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
@@ -23,6 +22,6 @@ export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   api.add('post', '/analytics/query', mgmt, limited, validate({ body: 'analytics.query.body' }), async function queryAnalytics(req: Request, res: Response) {
-    res.json({ data: await deps.analytics.query(currentKey(req).orgId, req.valid.body as QueryInput) });
+    res.json({ data: await deps.analytics.query(currentKey(req).orgId, validated(req, 'analytics.query.body')) });
   });
 }

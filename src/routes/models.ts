@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { pathNamesResource } from '../http/validate';
+import { pathNamesResource, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { unknownModel } from '../catalog/catalog';
 import { currentKey } from '../auth/authenticate';
@@ -19,7 +19,7 @@ export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddi
     '/models/:author/:slug/endpoints',
     pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
     async function modelEndpoints(req: Request, res: Response) {
-      const { author, slug } = req.valid.params as { author: string; slug: string };
+      const { author, slug } = validated(req, 'models.endpoints.params');
       res.json(await embeddings.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));
     },
   );

@@ -10,6 +10,7 @@ import { bearer, createInferenceKey, createTestGateway, openTestGateway, type Te
 import { event, seedAnalytics, WINDOW, type Seeded } from '../helpers/analytics-fixture';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 type Row = Record<string, unknown>;
@@ -35,6 +36,7 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
   async function rows(body: object): Promise<Row[]> {
     const res = await query({ time_range: WINDOW, ...body });
     if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+    expectSchema(res.body, 'analytics.query.response');
     return res.body.data.data as Row[];
   }
 
