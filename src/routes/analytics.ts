@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
+import type { Wire } from '../wire';
 import type { ApiRouter } from '../http/router';
 import { perKeyRateLimit } from '../http/rate-limit';
 import { analyticsMeta } from '../analytics/catalog';
@@ -18,7 +19,7 @@ export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
   const mgmt = requireManagementKey();
 
   api.add('get', '/analytics/meta', mgmt, limited, function getAnalyticsMeta(_req: Request, res: Response) {
-    res.json(analyticsMeta());
+    res.json(analyticsMeta() satisfies Wire<'analytics.meta.response'>);
   });
 
   api.add('post', '/analytics/query', mgmt, limited, validate({ body: 'analytics.query.body' }), async function queryAnalytics(req: Request, res: Response) {

@@ -104,6 +104,38 @@ export default {
         resets_at: nullableInstant,
       },
     },
+    recent: {
+      description: "The caller's organization's upstream attempts over the last window_minutes.",
+      type: 'object',
+      additionalProperties: false,
+      required: ['window_minutes', 'attempts', 'failures', 'error_rate', 'avg_latency_ms'],
+      properties: {
+        window_minutes: { type: 'integer' },
+        attempts: { type: 'integer' },
+        failures: { type: 'integer' },
+        error_rate: { type: ['number', 'null'] },
+        avg_latency_ms: { type: ['number', 'null'] },
+      },
+    },
+    providerEndpoint: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['model', 'model_name', 'circuit', 'recent'],
+      properties: {
+        model: { type: 'string' },
+        model_name: { type: 'string' },
+        circuit: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['state', 'consecutive_failures'],
+          properties: {
+            state: { enum: ['closed', 'half_open', 'open', 'unknown'] },
+            consecutive_failures: { type: ['integer', 'null'] },
+          },
+        },
+        recent: { $ref: 'defs.objects#/$defs/recent' },
+      },
+    },
     member: {
       type: 'object',
       additionalProperties: false,

@@ -33,6 +33,7 @@ import workspacesDeleteQuery from './requests/workspaces.delete.query';
 import workspacesListQuery from './requests/workspaces.list.query';
 import workspacesRefParams from './requests/workspaces.ref.params';
 import workspacesUpdateBody from './requests/workspaces.update.body';
+import analyticsMetaResponse from './responses/analytics.meta.response';
 import analyticsQueryResponse from './responses/analytics.query.response';
 import budgetsGetResponse from './responses/budgets.get.response';
 import budgetsListResponse from './responses/budgets.list.response';
@@ -40,10 +41,13 @@ import budgetsUpsertResponse from './responses/budgets.upsert.response';
 import dashboardSessionResponse from './responses/dashboard.session.response';
 import deletedResponse from './responses/deleted.response';
 import embeddingsCreateResponse from './responses/embeddings.create.response';
+import embeddingsModelsResponse from './responses/embeddings.models.response';
+import generationResponse from './responses/generation.response';
 import keysCreateResponse from './responses/keys.create.response';
 import keysGetResponse from './responses/keys.get.response';
 import keysListResponse from './responses/keys.list.response';
 import membersListResponse from './responses/members.list.response';
+import providersListResponse from './responses/providers.list.response';
 import workspacesGetResponse from './responses/workspaces.get.response';
 import workspacesListResponse from './responses/workspaces.list.response';
 
@@ -81,6 +85,7 @@ export const requestSchemas = [
 
 /** Answer schemas: `<resource>.<action>.response`, checked against real answers in the integration tests. */
 export const responseSchemas = [
+  analyticsMetaResponse,
   analyticsQueryResponse,
   budgetsGetResponse,
   budgetsListResponse,
@@ -88,10 +93,13 @@ export const responseSchemas = [
   dashboardSessionResponse,
   deletedResponse,
   embeddingsCreateResponse,
+  embeddingsModelsResponse,
+  generationResponse,
   keysCreateResponse,
   keysGetResponse,
   keysListResponse,
   membersListResponse,
+  providersListResponse,
   workspacesGetResponse,
   workspacesListResponse,
 ] as const;

@@ -25,5 +25,15 @@ export type Session = Wire<'dashboard.session.response'>['data'];
 export type AnalyticsAnswer = Wire<'analytics.query.response'>;
 /** One analytics row: dimension values, `date__<g>` and metric numbers. */
 export type Row = AnalyticsAnswer['data']['data'][number];
+/** The answer of `GET /analytics/meta`. */
+export type AnalyticsMeta = Wire<'analytics.meta.response'>;
+/** How the dashboard shows a metric's values. */
+export type Format = AnalyticsMeta['data']['metrics'][number]['display_format'];
+/** A provider of `GET /providers`, with its endpoints' circuits and recent attempts. */
+export type Provider = Wire<'providers.list.response'>['data'][number];
+/** One endpoint of a provider. */
+export type Endpoint = Provider['endpoints'][number];
+/** Upstream attempts over the last `window_minutes`. */
+export type Recent = Provider['recent'];
 /** The answer of `POST /embeddings`. */
 export type EmbeddingsResponse = Wire<'embeddings.create.response'>;

@@ -42,6 +42,7 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
 
   test('meta lists metrics, dimensions, operators and granularities in the reference shapes, only what has a source', async () => {
     const res = await request(gw.app).get('/api/v1/analytics/meta').set('Authorization', bearer(gw.mgmtKey)).expect(200);
+    expectSchema(res.body, 'analytics.meta.response');
     const { metrics, dimensions, operators, granularities } = res.body.data;
     expect(metrics).toContainEqual({ name: 'request_count', display_label: 'Request Count', is_rate: false, display_format: 'number' });
     expect(metrics).toContainEqual({ name: 'p99_latency', display_label: 'P99 Latency', is_rate: true, display_format: 'latency' });

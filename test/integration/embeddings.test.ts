@@ -376,6 +376,7 @@ describe('GET /embeddings/models', () => {
   test('full list with every field, per-token decimal prices and links', async () => {
     const res = await get();
     expect(res.status).toBe(200);
+    expectSchema(res.body, 'embeddings.models.response');
     expect(res.body.total_count).toBe(8);
     expect(res.body.links).toEqual({ next: null });
     expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([
@@ -409,6 +410,7 @@ describe('GET /embeddings/models', () => {
     expect(first.body.data).toHaveLength(3);
     expect(first.body.total_count).toBe(8);
     expect(first.body.links.next).toBe('/api/v1/embeddings/models?offset=3&limit=3');
+    expectSchema(first.body, 'embeddings.models.response');
     const last = await get('?offset=6&limit=3');
     expect(last.body.data.map((m: { id: string }) => m.id)).toEqual(['qwen/qwen3-embedding-8b', 'baai/bge-m3']);
     expect(last.body.links.next).toBeNull();
