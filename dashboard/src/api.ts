@@ -17,13 +17,9 @@ export class ApiError extends Error {
 }
 
 /** The session the server hands out on sign-in (and on `GET /dashboard/api/session`). */
-export interface Session {
-  csrf_token: string;
-  expires_at: string;
-  key: { hash: string; name: string; label: string };
-  /** Whose traffic the rankings dataset counts: installation scope publishes completed days only. */
-  rankings_scope: 'organization' | 'installation';
-}
+import type { Session } from '../../src/wire/types';
+
+export type { Session };
 
 const SESSION_PATH = '/dashboard/api/session';
 let csrfToken: string | null = null;

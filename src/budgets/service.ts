@@ -15,6 +15,7 @@ import * as repo from './repository';
 import type { BudgetRecord } from './repository';
 import type { BudgetStatus } from './status';
 import { roundUsd } from '../catalog/usd';
+import type { Budget, BudgetSettings } from '../wire/types';
 
 /** A budget plus the workspace-wide BYOK flag, as every budget route answers. */
 export interface BudgetView<T> {
@@ -26,7 +27,9 @@ export interface BudgetView<T> {
  * `WorkspaceBudget` on the wire; `reset_interval` echoes the interval (`lifetime` too, as the spec
  * says). Reads add where it stands now (`spent_usd`, `reserved_usd`, `period_start`, `resets_at`).
  */
-export function toWireBudget(b: BudgetRecord, status?: BudgetStatus) {
+export function toWireBudget(b: BudgetRecord): BudgetSettings;
+export function toWireBudget(b: BudgetRecord, status: BudgetStatus): Budget;
+export function toWireBudget(b: BudgetRecord, status?: BudgetStatus): Budget | BudgetSettings {
   const wire = {
     id: b.id,
     workspace_id: b.workspaceId,

@@ -12,6 +12,7 @@ import { wirePricing } from './wire';
 import { CircuitState } from '../routing/breaker-scripts';
 import type { AttemptCounts, EndpointRecent } from '../routing/endpoint-stats';
 import { latencyPercentiles } from '../routing/latency-histogram';
+import type { Endpoint as WireEndpoint } from '../wire/types';
 
 /** A circuit's state for a report, or null when it could not be read. */
 export type CircuitReading = { state: CircuitState; failures: number } | null;
@@ -19,7 +20,7 @@ export type CircuitReading = { state: CircuitState; failures: number } | null;
 const STATE_NAMES: Record<CircuitState, 'closed' | 'half_open' | 'open'> = { 0: 'closed', 1: 'half_open', 2: 'open' };
 
 /** A circuit reading on the wire: its state's name (`unknown` when it could not be read) and failures in a row. */
-export function toWireCircuit(circuit: CircuitReading) {
+export function toWireCircuit(circuit: CircuitReading): WireEndpoint['circuit'] {
   return { state: circuit ? STATE_NAMES[circuit.state] : 'unknown', consecutive_failures: circuit?.failures ?? null };
 }
 

@@ -9,35 +9,16 @@ import { API_PREFIX } from '../http/router';
 import { ValidationError } from '../errors';
 import type { CatalogModel, Modality, OutputModality } from './types';
 import { cheapestEndpoint } from './wire';
+import type { Wire } from '../wire';
 
 /** Default page size when only `offset` is given. */
 export const DEFAULT_MODELS_LIMIT = 500;
 
-/** The validated paging query. */
-export interface ModelsQuery {
-  offset?: number;
-  limit?: number;
-}
+/** The validated paging query (schema `embeddings.models.query`). */
+export type ModelsQuery = Wire<'embeddings.models.query'>;
 
-/** The validated query of `GET /models` (`schemas/models.list.query.json`); lists are comma-separated. */
-export interface ModelsListQuery extends ModelsQuery {
-  output_modalities?: string;
-  input_modalities?: string;
-  supported_parameters?: string;
-  q?: string;
-  context?: number;
-  min_price?: number;
-  max_price?: number;
-  min_output_price?: number;
-  max_output_price?: number;
-  model_authors?: string;
-  providers?: string;
-  arch?: string;
-  distillable?: 'true' | 'false';
-  zdr?: 'true';
-  sort?: ModelsSort;
-  [other: string]: unknown;
-}
+/** The validated query of `GET /models` (schema `models.list.query`); lists are comma-separated. */
+export type ModelsListQuery = Wire<'models.list.query'>;
 
 /** The sorts this gateway can order by from its catalog (the hosted list's usage and benchmark sorts need data it does not have). */
 export type ModelsSort = 'newest' | 'pricing-low-to-high' | 'pricing-high-to-low' | 'context-high-to-low' | 'throughput-high-to-low' | 'latency-low-to-high';

@@ -10,9 +10,11 @@ import type { Catalog } from '../catalog/catalog';
 import type { Endpoint } from '../catalog/types';
 import { STATS_WINDOW_MINUTES, type EndpointWindow } from '../routing/endpoint-stats';
 import { toWireCircuit, type CircuitReading } from './model-endpoints';
+import type { Wire } from '../wire';
+import type { Recent } from '../wire/types';
 
 /** Attempts over the window on the wire; rates are null when there were none. */
-function toWireRecent(w: EndpointWindow) {
+function toWireRecent(w: EndpointWindow): Recent {
   return {
     window_minutes: STATS_WINDOW_MINUTES,
     attempts: w.attempts,
@@ -33,7 +35,7 @@ export async function providerList(
   catalog: Catalog,
   circuitOf: (e: Endpoint) => Promise<CircuitReading>,
   recentOf: (e: Endpoint) => EndpointWindow | undefined,
-) {
+): Promise<Wire<'providers.list.response'>> {
   const endpoints = catalog.models.flatMap((m) => m.endpoints);
   const circuits = await Promise.all(endpoints.map(circuitOf));
   const byProvider = new Map<string, Array<{ e: Endpoint; circuit: CircuitReading; recent: EndpointWindow }>>();

@@ -19,6 +19,7 @@ import { checkDimensions, inputText } from './rules';
 import { MatchTimeoutError, ThreadMatcher } from './matcher';
 import { CLASSIFIER_LIMITS, type ClassifierInput, type ClassifierRecord } from './types';
 import { FairQueue } from './fair-queue';
+import type { Wire } from '../wire';
 
 /** Requests tagged before their tags are written, at most. */
 const BATCH_MAX = 25;
@@ -82,7 +83,7 @@ export class ClassifierService {
   }
 
   /** Create a classifier in a workspace (UUID or slug) of the organization. */
-  async create(orgId: string, wsRef: string, input: ClassifierInput & { name: string; dimensions: ClassifierRecord['dimensions'] }): Promise<ClassifierRecord> {
+  async create(orgId: string, wsRef: string, input: Wire<'classifiers.create.body'>): Promise<ClassifierRecord> {
     const issues = await checkDimensions(input.dimensions);
     if (issues.length > 0) throw new ValidationError(issues);
     return this.db.transaction(async (tx) => {

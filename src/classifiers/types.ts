@@ -4,6 +4,7 @@
  * and `classifier_filters`.
  * @module
  */
+import type { Wire } from '../wire';
 
 /** One rule: the tag value and what selects it (any keyword, case-insensitive, or any pattern). */
 export interface ClassifierRule {
@@ -31,13 +32,8 @@ export interface ClassifierRecord {
   updatedAt: Date | null;
 }
 
-/** Fields a create or update sets (all required on create except `active`, `sample_rate`). */
-export interface ClassifierInput {
-  name?: string;
-  active?: boolean;
-  sample_rate?: number;
-  dimensions?: ClassifierDimension[];
-}
+/** Fields an update sets (schema `classifiers.update.body`; the create body `classifiers.create.body` requires name and dimensions). */
+export type ClassifierInput = Wire<'classifiers.update.body'>;
 
 /** Bounds that keep one tenant's classifiers cheap to store and to run. */
 export const CLASSIFIER_LIMITS = Object.freeze({

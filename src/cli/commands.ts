@@ -11,7 +11,6 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Database } from '../store/db';
-import { fromRoot } from '../paths';
 import { migrate } from '../store/migrate';
 import { listOrgMembers, listOrgs, upsertOrgMember } from '../orgs/repository';
 import { provisionOrg } from '../orgs/provision';
@@ -24,9 +23,12 @@ import { RankingsRollup } from '../datasets/rollup';
 import { publishOptions } from '../datasets/publish';
 import { DATASET_START, dayOf, parseDay } from '../datasets/dates';
 import { ClassifierService } from '../classifiers/service';
-import { toWireClassifier, type ClassifierRecord } from '../classifiers/types';
+import { toWireClassifier } from '../classifiers/types';
 import { getValidator } from '../validation/schemas';
 import { toIssues } from '../validation/ajv';
+import type { Wire } from '../wire';
+import keysCreateBody from '../wire/requests/keys.create.body';
+import wireDefs from '../wire/defs';
 import { isUuid } from '../validation/formats';
 import { createLogger } from '../observability/logger';
 import { GatewayError, ValidationError } from '../errors';
@@ -58,10 +60,9 @@ export interface CliCommand {
 
 const USER_ID = /^[A-Za-z0-9_.@:-]{1,200}$/;
 /** The API's limit on key names, read from its schema so CLI-made keys are always API-valid. */
-export const KEY_NAME_MAX = (JSON.parse(readFileSync(fromRoot('schemas', 'keys.create.json'), 'utf8')) as { properties: { name: { maxLength: number } } })
-  .properties.name.maxLength;
-/** Workspace UUID or slug, as the API's `workspaceRef` (`schemas/defs.json`). */
-const WORKSPACE_REF_MAX = 100;
+export const KEY_NAME_MAX = keysCreateBody.properties.name.maxLength;
+/** Workspace UUID or slug, as long as the API's `workspaceRef` allows. */
+const WORKSPACE_REF_MAX = wireDefs.$defs.workspaceRef.maxLength;
 const ORG_NAME_MAX = 200;
 const EMAIL_MAX = 320;
 
@@ -282,7 +283,7 @@ export const classifiersCreate: CliCommand = {
     if (!validator(body)) throw new CliError(`invalid classifier: ${toIssues('file', validator.errors).map((i) => `${i.path} ${i.message}`).join('; ')}`);
     const org = await pickOrg(db, o.org);
     const created = await classifierService(db)
-      .create(org.id, o.workspace ?? 'default', body as { name: string; dimensions: ClassifierRecord['dimensions'] })
+      .create(org.id, o.workspace ?? 'default', body as Wire<'classifiers.create.body'>)
       .catch(asCliError);
     out.line(`created classifier "${created.name}" (${created.id}) in workspace ${created.workspaceId}`);
   },

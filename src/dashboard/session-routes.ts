@@ -12,14 +12,15 @@ import { AuthenticationError, ForbiddenError } from '../errors';
 import { hashSecret } from '../keys/secrets';
 import type { ApiKeyRecord } from '../keys/types';
 import { perKeyRateLimit } from '../http/rate-limit';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import { csrfRefusal, type DashboardSessions, type SessionRecord } from './sessions';
+import type { Wire } from '../wire';
 
 /**
  * The session as the app sees it: its CSRF token, when it ends, which key opened it, and the
  * rankings scope (the Rankings page offers today's traffic only where the scope publishes it).
  */
-function toWireSession(record: SessionRecord, key: ApiKeyRecord, rankingsScope: Config['rankings']['scope']) {
+function toWireSession(record: SessionRecord, key: ApiKeyRecord, rankingsScope: Config['rankings']['scope']): Wire<'dashboard.session.response'> {
   return {
     data: {
       csrf_token: record.csrf,
@@ -56,7 +57,7 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
   router.use(sessions.cookies, express.json({ limit: '4kb' }));
 
   router.post('/session', signInLimit, validate({ body: 'dashboard.session.body' }), async function signIn(req: Request, res: Response) {
-    const { key: secret } = req.valid.body as { key: string };
+    const { key: secret } = validated(req, 'dashboard.session.body');
     const key = admittedKey(await keyCache.get(hashSecret(secret.trim())), metrics, clock());
     if (!key.isManagement) throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
     const { id, record } = await sessions.create(key);

@@ -5,20 +5,12 @@
  * @module
  */
 import { ValidationError, type ValidationIssue } from '../errors';
-import type { ContextBucket } from './buckets';
 import { DATASET_START, dayOf, parseDay } from './dates';
-import type { Category, DatasetFilter, LanguageType, Modality, Period, RankingsRequest } from './types';
+import type { DatasetFilter, RankingsRequest } from './types';
+import type { Wire } from '../wire';
 
-/** The query as the schema validated it. */
-export interface RankingsQuery {
-  start_date?: string;
-  end_date?: string;
-  period?: Period;
-  modality?: Modality;
-  context_bucket?: ContextBucket;
-  category?: Category;
-  language_type?: LanguageType;
-}
+/** The query as the schema `datasets.rankings.query` validated it. */
+export type RankingsQuery = Wire<'datasets.rankings.query'>;
 
 /** Length of the default window: start is this many days before end. */
 export const DEFAULT_WINDOW_DAYS = 30;

@@ -3,27 +3,15 @@
  * @module
  */
 import type { ApiKeyRecord } from '../keys/types';
-import type { ProviderPreferences } from '../routing/preferences';
-import type { NormalisedInput, RawInput } from './input';
+import type { NormalisedInput } from './input';
 import type { Endpoint } from '../catalog/types';
 import type { CachePlan } from './cache/plan';
 import type { ChunkedBody } from './response';
 import type { Context } from '@opentelemetry/api';
+import type { Wire } from '../wire';
 
-/** `req.valid.body` of POST /embeddings (schema `embeddings.create.body`). */
-export interface EmbeddingsBody {
-  model: string;
-  input: RawInput;
-  dimensions?: number;
-  encoding_format?: 'float' | 'base64';
-  input_type?: string;
-  user?: string;
-  session_id?: string;
-  trace?: Record<string, unknown>;
-  provider?: ProviderPreferences | null;
-  /** `false` skips the cache lookup for this request (its answer may still be stored). */
-  cache?: boolean;
-}
+/** The validated body of POST /embeddings (schema `embeddings.create.body`). */
+export type EmbeddingsBody = Wire<'embeddings.create.body'>;
 
 /** Who is calling, from the request context and headers. */
 export interface CallerContext {

@@ -7,10 +7,12 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { ValidationError } from '../errors';
+import { validated } from '../http/validate';
 
 /** Middleware after query validation: 400 when the request names a provider's file storage. */
 export function refuseProviderFiles(req: Request, _res: Response, next: NextFunction): void {
-  const provider = (req.valid.query as { provider?: unknown } | undefined)?.provider;
+  // Both file queries (files.scope.query, files.list.query) declare `provider` alike.
+  const { provider } = validated(req, 'files.scope.query');
   if (provider !== undefined) {
     throw new ValidationError(
       [{ path: 'query.provider', message: 'is not supported: files are kept in this gateway\'s own storage' }],

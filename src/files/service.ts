@@ -21,20 +21,10 @@ import { newFileId } from './wire';
 import { SPOOL_FULL, type SpooledFile, type UploadSpool } from './spool';
 import { OrgUploadSlots } from './upload-slots';
 import { loadCursorSeal, type CursorSeal } from './cursor';
+import type { Wire } from '../wire';
 
-/** Validated query of `GET /files` (`provider` is refused before this). */
-export interface ListFilesQuery {
-  limit: number;
-  /** Opaque cursor of a previous page. */
-  cursor?: string;
-  /** OpenAI-style forward cursor: the id of the file to list after. */
-  after?: string;
-  /** Anthropic-style forward cursor: the id of the file to list after. */
-  after_id?: string;
-  /** Anthropic-style reverse cursor: refused, listings run forward only (as on the hosted storage). */
-  before_id?: string;
-  workspace_id?: string;
-}
+/** Validated query of `GET /files` (schema `files.list.query`; `provider` is refused before this). */
+export type ListFilesQuery = Wire<'files.list.query'>;
 
 /** A file and a stream of its bytes, for `GET /files/{id}/content`. */
 export interface FileContent {

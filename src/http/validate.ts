@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { MAX_LISTED_ISSUES, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { toIssues } from '../validation/ajv';
 import { getValidator, type InputPart } from '../validation/schemas';
+import type { RequestSchemaId, Wire } from '../wire';
 
 /** Any UTF-16 surrogate: the fast pre-check, since most strings contain none. */
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -79,8 +80,13 @@ function findUnstorable(value: unknown, part: string, issues: ValidationIssue[])
   }
 }
 
-/** Schema ids per request part. */
-export type ValidateSpec = Partial<Record<InputPart, string>>;
+/** The request part a schema id applies to: its last segment (`keys.create.body` → `body`). */
+type PartOf<Id extends RequestSchemaId> = Id extends `${string}.body` ? 'body' : Id extends `${string}.query` ? 'query' : 'params';
+/** Ids of the request schemas for one part. */
+type IdsOf<P extends InputPart> = { [Id in RequestSchemaId]: PartOf<Id> extends P ? Id : never }[RequestSchemaId];
+
+/** Schema ids per request part; each id names its part, so a body schema cannot validate a query. */
+export type ValidateSpec = { [P in InputPart]?: IdsOf<P> };
 
 /**
  * Bodies up to this size that fail validation are validated again listing every problem;
@@ -97,7 +103,7 @@ function smallBody(req: Request): boolean {
 
 /** Build a validator; unknown schema ids fail here, at boot. */
 export function validate(spec: ValidateSpec) {
-  const parts = (Object.entries(spec) as Array<[InputPart, string]>).map(([part, id]) => ({ part, schema: getValidator(id) }));
+  const parts = (Object.entries(spec) as Array<[InputPart, RequestSchemaId]>).map(([part, id]) => ({ part, schema: getValidator(id) }));
   return function validateMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const issues: ValidationIssue[] = [];
     let stoppedEarly = false;
@@ -136,7 +142,7 @@ export function validate(spec: ValidateSpec) {
  * is answered 404 exactly like an unknown one, as the spec lists 404 and no 400 for them.
  * Valid values land in `req.valid.params`.
  */
-export function pathNamesResource(schemaId: string, notFound: (req: Request) => NotFoundError = () => new NotFoundError()) {
+export function pathNamesResource(schemaId: IdsOf<'params'>, notFound: (req: Request) => NotFoundError = () => new NotFoundError()) {
   const { firstError } = getValidator(schemaId);
   return function pathNamesResourceMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const params = { ...req.params };
@@ -144,4 +150,17 @@ export function pathNamesResource(schemaId: string, notFound: (req: Request) => 
     req.valid.params = params;
     next();
   };
+}
+
+/**
+ * The validated value of the request part `id` applies to, typed by its schema: what handlers read
+ * instead of casting `req.valid.*`. The route must have run `validate()` (or `pathNamesResource`)
+ * with this schema; reading a part no schema validated is a wiring bug, so it throws.
+ * @example const { name } = validated(req, 'keys.create.body');
+ */
+export function validated<Id extends RequestSchemaId>(req: Request, id: Id): Wire<Id>;
+export function validated(req: Request, id: RequestSchemaId): unknown {
+  const value = req.valid[id.slice(id.lastIndexOf('.') + 1) as InputPart];
+  if (value === undefined) throw new Error(`switchyard: the route reads ${id} but did not validate it`);
+  return value;
 }

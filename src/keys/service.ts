@@ -13,28 +13,14 @@ import * as repo from './repository';
 import { hashSecret } from './secrets';
 import { mintKey } from './mint';
 import { changeKey, revokeKey, rotateManagementKey } from './lifecycle';
-import type { ApiKeyRecord, LimitReset } from './types';
+import type { ApiKeyRecord } from './types';
+import type { Wire } from '../wire';
 
-/** Validated body of `POST /keys`. */
-export interface CreateKeyInput {
-  name: string;
-  limit?: number | null;
-  limit_reset?: LimitReset | null;
-  include_byok_in_limit?: boolean;
-  expires_at?: string | null;
-  workspace_id?: string;
-  creator_user_id?: string | null;
-  external?: { user: string; api_key?: string };
-}
+/** Validated body of `POST /keys` (schema `keys.create.body`). */
+export type CreateKeyInput = Wire<'keys.create.body'>;
 
-/** Validated body of `PATCH /keys/{hash}`. */
-export interface UpdateKeyInput {
-  name?: string;
-  disabled?: boolean;
-  limit?: number | null;
-  limit_reset?: LimitReset | null;
-  include_byok_in_limit?: boolean;
-}
+/** Validated body of `PATCH /keys/{hash}` (schema `keys.update.body`). */
+export type UpdateKeyInput = Wire<'keys.update.body'>;
 
 /**
  * Resolve a workspace reference (UUID or slug) of `orgId`, or its default workspace.

@@ -5,6 +5,7 @@
  */
 import { roundUsd } from '../catalog/usd';
 import type { ApiKeyRecord, KeyUsage } from './types';
+import type { Key } from '../wire/types';
 
 function iso(d: Date | null): string | null {
   return d ? d.toISOString() : null;
@@ -31,7 +32,7 @@ function usageFields(usage: KeyUsage) {
 }
 
 /** `Key` as returned by `/keys` and `/keys/{hash}`. */
-export function toWireKey(k: ApiKeyRecord, usage: KeyUsage) {
+export function toWireKey(k: ApiKeyRecord, usage: KeyUsage): Key {
   return {
     hash: k.hash,
     name: k.name,

@@ -12,9 +12,10 @@ import { ValidationError } from '../errors';
 import { requireWorkspace } from '../workspaces/service';
 import * as repo from './repository';
 import type { MemberRecord } from './repository';
+import type { Member } from '../wire/types';
 
 /** `WorkspaceMember` on the wire. */
-export function toWireMember(m: MemberRecord) {
+export function toWireMember(m: MemberRecord): Member {
   return { id: m.id, workspace_id: m.workspaceId, user_id: m.userId, role: m.role, created_at: m.createdAt.toISOString() };
 }
 

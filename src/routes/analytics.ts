@@ -6,11 +6,11 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
+import type { Wire } from '../wire';
 import type { ApiRouter } from '../http/router';
 import { perKeyRateLimit } from '../http/rate-limit';
 import { analyticsMeta } from '../analytics/catalog';
-import type { QueryInput } from '../analytics/types';
 
 /** Register the analytics routes. */
 export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
@@ -19,10 +19,10 @@ export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
   const mgmt = requireManagementKey();
 
   api.add('get', '/analytics/meta', mgmt, limited, function getAnalyticsMeta(_req: Request, res: Response) {
-    res.json(analyticsMeta());
+    res.json(analyticsMeta() satisfies Wire<'analytics.meta.response'>);
   });
 
   api.add('post', '/analytics/query', mgmt, limited, validate({ body: 'analytics.query.body' }), async function queryAnalytics(req: Request, res: Response) {
-    res.json({ data: await deps.analytics.query(currentKey(req).orgId, req.valid.body as QueryInput) });
+    res.json({ data: await deps.analytics.query(currentKey(req).orgId, validated(req, 'analytics.query.body')) });
   });
 }

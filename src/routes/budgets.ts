@@ -7,17 +7,16 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { BudgetService, toWireBudget } from '../budgets/service';
-import type { Interval } from '../budgets/periods';
 import { wireBudgetsWithStatus } from '../budgets/status';
 
 /** Register the budget routes (called by `registerWorkspaceRoutes`). */
 export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: RequestHandler): void {
   const budgets = new BudgetService(deps.db, (workspaceId) => deps.budgetCache.invalidate(workspaceId));
   const byInterval = validate({ params: 'budgets.interval.params' });
-  const paramsOf = (req: Request) => req.valid.params as { id: string; interval: Interval };
+  const paramsOf = (req: Request) => validated(req, 'budgets.interval.params');
   const orgOf = (req: Request) => currentKey(req).orgId;
 
   api.add(
@@ -27,7 +26,7 @@ export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: Reques
     validate({ params: 'budgets.interval.params', body: 'budgets.upsert.body' }),
     async function upsertBudget(req: Request, res: Response) {
       const { id, interval } = paramsOf(req);
-      const body = req.valid.body as { limit_usd: number; include_byok_in_budgets?: boolean };
+      const body = validated(req, 'budgets.upsert.body');
       const view = await budgets.upsert(orgOf(req), id, interval, body.limit_usd, body.include_byok_in_budgets);
       res.json({ data: toWireBudget(view.data), include_byok_in_budgets: view.includeByokInBudgets });
     },
@@ -42,7 +41,7 @@ export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: Reques
   });
 
   api.add('get', '/workspaces/:id/budgets', mgmt, validate({ params: 'workspaces.ref.params' }), async function listBudgets(req: Request, res: Response) {
-    const view = await budgets.list(orgOf(req), (req.valid.params as { id: string }).id);
+    const view = await budgets.list(orgOf(req), validated(req, 'workspaces.ref.params').id);
     res.json({ data: await wireBudgetsWithStatus(deps, view.data, deps.clock()), include_byok_in_budgets: view.includeByokInBudgets });
   });
 

@@ -7,25 +7,25 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import { toWireClassifier, type ClassifierInput, type ClassifierRecord } from '../classifiers/types';
+import { toWireClassifier } from '../classifiers/types';
 
 /** Register the classifier routes. */
 export function registerClassifierRoutes(api: ApiRouter, deps: AppDeps): void {
   const { classifiers } = deps;
   const mgmt = requireManagementKey();
   const orgOf = (req: Request) => currentKey(req).orgId;
-  const params = (req: Request) => req.valid.params as { id: string; classifier_id: string };
+  const params = (req: Request) => validated(req, 'classifiers.ref.params');
   const one = validate({ params: 'classifiers.ref.params' });
 
   api.add('post', '/workspaces/:id/classifiers', mgmt, validate({ params: 'workspaces.ref.params', body: 'classifiers.create.body' }), async function createClassifier(req: Request, res: Response) {
-    const input = req.valid.body as ClassifierInput & { name: string; dimensions: ClassifierRecord['dimensions'] };
-    res.status(201).json({ data: toWireClassifier(await classifiers.create(orgOf(req), params(req).id, input)) });
+    const { id } = validated(req, 'workspaces.ref.params');
+    res.status(201).json({ data: toWireClassifier(await classifiers.create(orgOf(req), id, validated(req, 'classifiers.create.body'))) });
   });
 
   api.add('get', '/workspaces/:id/classifiers', mgmt, validate({ params: 'workspaces.ref.params' }), async function listClassifiers(req: Request, res: Response) {
-    res.json({ data: (await classifiers.list(orgOf(req), params(req).id)).map(toWireClassifier) });
+    res.json({ data: (await classifiers.list(orgOf(req), validated(req, 'workspaces.ref.params').id)).map(toWireClassifier) });
   });
 
   api.add('get', '/workspaces/:id/classifiers/:classifier_id', mgmt, one, async function getClassifier(req: Request, res: Response) {
@@ -35,7 +35,7 @@ export function registerClassifierRoutes(api: ApiRouter, deps: AppDeps): void {
 
   api.add('patch', '/workspaces/:id/classifiers/:classifier_id', mgmt, one, validate({ body: 'classifiers.update.body' }), async function updateClassifier(req: Request, res: Response) {
     const p = params(req);
-    res.json({ data: toWireClassifier(await classifiers.update(orgOf(req), p.id, p.classifier_id, req.valid.body as ClassifierInput)) });
+    res.json({ data: toWireClassifier(await classifiers.update(orgOf(req), p.id, p.classifier_id, validated(req, 'classifiers.update.body'))) });
   });
 
   api.add('delete', '/workspaces/:id/classifiers/:classifier_id', mgmt, one, async function deleteClassifier(req: Request, res: Response) {

@@ -7,10 +7,9 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import { perKeyRateLimit } from '../http/rate-limit';
 import type { ApiRouter } from '../http/router';
-import type { RankingsQuery } from '../datasets/params';
 
 /** Register the datasets route. */
 export function registerDatasetRoutes(api: ApiRouter, deps: AppDeps): void {
@@ -25,6 +24,6 @@ export function registerDatasetRoutes(api: ApiRouter, deps: AppDeps): void {
     keyOf: (req) => req.ctx.key?.orgId ?? 'anonymous',
   });
   api.add('get', '/datasets/rankings-daily', perKey, perOrg, validate({ query: 'datasets.rankings.query' }), async function getRankingsDaily(req: Request, res: Response) {
-    res.json(await rankings.service.read(currentKey(req).orgId, req.valid.query as RankingsQuery));
+    res.json(await rankings.service.read(currentKey(req).orgId, validated(req, 'datasets.rankings.query')));
   });
 }

@@ -6,10 +6,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import type { EmbeddingsAnswer, EmbeddingsBody } from '../embeddings/types';
-import type { ModelsQuery } from '../catalog/models-list';
+import type { EmbeddingsAnswer } from '../embeddings/types';
 import { reserveBudget } from '../http/budget';
 import { callerOf, header } from '../http/caller';
 
@@ -18,7 +17,7 @@ import { callerOf, header } from '../http/caller';
  * requests is classified for the rankings datasets, and the workspace's classifiers tag it.
  */
 function afterAnswer(deps: AppDeps, req: Request, res: Response, answer: EmbeddingsAnswer): void {
-  const body = req.valid.body as EmbeddingsBody;
+  const body = validated(req, 'embeddings.create.body');
   const key = currentKey(req);
   if (answer.afterSend) res.once('finish', answer.afterSend);
   deps.rankings.sampler.offer(res, { orgId: key.orgId, model: body.model, input: body.input, tokens: answer.promptTokens });
@@ -38,7 +37,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
     requireInferenceKey(),
     validate({ body: 'embeddings.create.body' }),
     async function planEmbeddings(req: Request, res: Response, next: NextFunction) {
-      const body = req.valid.body as EmbeddingsBody;
+      const body = validated(req, 'embeddings.create.body');
       const directives = { bodyCache: body.cache, cacheControl: header(req, 'cache-control') };
       const plan = await embeddings.plan(body, { key: currentKey(req), directives });
       res.locals.embeddingsPlan = plan;
@@ -48,7 +47,7 @@ function createEmbeddingsChain(deps: AppDeps): RequestHandler[] {
     reserveBudget(deps, (work) => embeddings.track(work), async function createEmbeddings(req: Request, res: Response) {
       const { embeddingsPlan: plan, spend } = res.locals;
       if (!plan || !spend) throw new Error('createEmbeddings: the plan step did not run');
-      const answer = await embeddings.create(callerOf(req), req.valid.body as EmbeddingsBody, plan);
+      const answer = await embeddings.create(callerOf(req), validated(req, 'embeddings.create.body'), plan);
       spend.actualUsd = answer.costUsd;
       // If so configured, a client never holds an answer whose usage record a crash could lose.
       if (deps.config.usage.answerAfterRecord) await answer.recorded;
@@ -69,6 +68,6 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
   api.add('post', '/embeddings', ...createEmbeddingsChain(deps));
 
   api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
-    res.json(embeddings.listModels(req.valid.query as ModelsQuery));
+    res.json(embeddings.listModels(validated(req, 'embeddings.models.query')));
   });
 }

@@ -9,13 +9,11 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import type { FileService, ListFilesQuery } from '../files/service';
+import type { FileService } from '../files/service';
 import { contentDisposition, toWireDeleted, toWireFile, toWirePage } from '../files/wire';
 import { refuseProviderFiles } from '../files/provider';
-
-type ScopeQuery = { workspace_id?: string };
 
 const OCTET_STREAM = 'application/octet-stream';
 
@@ -37,7 +35,7 @@ export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>)
   // answers 404 exactly as for an unknown one (the spec lists no 400 on these routes).
   const scoped = [validate({ query: 'files.scope.query' }), refuseProviderFiles];
   const idOf = (req: Request) => String(req.params.file_id);
-  const wsOf = (req: Request) => (req.valid.query as ScopeQuery).workspace_id;
+  const wsOf = (req: Request) => validated(req, 'files.scope.query').workspace_id;
 
   api.add('post', '/files', ...scoped, async function uploadFile(req: Request, res: Response) {
     const file = await files.upload(currentKey(req), wsOf(req), req);
@@ -45,7 +43,7 @@ export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>)
   });
 
   api.add('get', '/files', validate({ query: 'files.list.query' }), refuseProviderFiles, async function listFiles(req: Request, res: Response) {
-    const page = await files.list(currentKey(req), req.valid.query as ListFilesQuery);
+    const page = await files.list(currentKey(req), validated(req, 'files.list.query'));
     res.json(toWirePage(page.files, page.cursor));
   });
 

@@ -6,10 +6,9 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { pathNamesResource, validate } from '../http/validate';
+import { pathNamesResource, validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { toCurrentKeyWire, toWireKey } from '../keys/wire';
-import type { CreateKeyInput, UpdateKeyInput } from '../keys/service';
 
 /** Register the key routes. */
 export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
@@ -17,15 +16,15 @@ export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
   const mgmt = requireManagementKey();
   // A malformed hash names no key: 404, like an unknown one.
   const byHash = pathNamesResource('keys.hash.params');
-  const hashOf = (req: Request) => (req.valid.params as { hash: string }).hash;
+  const hashOf = (req: Request) => validated(req, 'keys.hash.params').hash;
 
   api.add('post', '/keys', mgmt, validate({ body: 'keys.create.body' }), async function createKey(req: Request, res: Response) {
-    const { record, secret } = await keys.create(currentKey(req).orgId, req.valid.body as CreateKeyInput);
+    const { record, secret } = await keys.create(currentKey(req).orgId, validated(req, 'keys.create.body'));
     res.status(201).json({ data: toWireKey(record, await usage(record)), key: secret });
   });
 
   api.add('get', '/keys', mgmt, validate({ query: 'keys.list.query' }), async function listKeys(req: Request, res: Response) {
-    const records = await keys.list(currentKey(req).orgId, req.valid.query as Parameters<typeof keys.list>[1]);
+    const records = await keys.list(currentKey(req).orgId, validated(req, 'keys.list.query'));
     res.json({ data: await Promise.all(records.map(async (k) => toWireKey(k, await usage(k)))) });
   });
 
@@ -35,7 +34,7 @@ export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   api.add('patch', '/keys/:hash', mgmt, byHash, validate({ body: 'keys.update.body' }), async function updateKey(req: Request, res: Response) {
-    const record = await keys.update(currentKey(req).orgId, hashOf(req), req.valid.body as UpdateKeyInput);
+    const record = await keys.update(currentKey(req).orgId, hashOf(req), validated(req, 'keys.update.body'));
     res.json({ data: toWireKey(record, await usage(record)) });
   });
 

@@ -7,24 +7,24 @@
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { pathNamesResource, validate } from '../http/validate';
+import { pathNamesResource, validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { unknownModel } from '../catalog/catalog';
-import { listModels, type ModelsListQuery } from '../catalog/models-list';
+import { listModels } from '../catalog/models-list';
 import { currentKey } from '../auth/authenticate';
 
 /** Register the model routes. */
 export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
   const { embeddings } = deps;
   api.add('get', '/models', validate({ query: 'models.list.query' }), function listCatalogModels(req: Request, res: Response) {
-    res.json(listModels(embeddings.catalog.models, req.valid.query as ModelsListQuery));
+    res.json(listModels(embeddings.catalog.models, validated(req, 'models.list.query')));
   });
   api.add(
     'get',
     '/models/:author/:slug/endpoints',
     pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
     async function modelEndpoints(req: Request, res: Response) {
-      const { author, slug } = req.valid.params as { author: string; slug: string };
+      const { author, slug } = validated(req, 'models.endpoints.params');
       res.json(await embeddings.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));
     },
   );

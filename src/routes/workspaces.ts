@@ -7,19 +7,14 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import { WorkspaceService, type WorkspaceInput } from '../workspaces/service';
+import { WorkspaceService } from '../workspaces/service';
 import { toWireWorkspace } from '../workspaces/wire';
 import { parseIncludes, withIncludes } from '../workspaces/includes';
 import { MemberService, toWireMember } from '../members/service';
 import { registerBudgetRoutes } from './budgets';
 import { deleteWorkspaceClassifiers } from '../classifiers/repository';
-
-interface Page {
-  offset: number;
-  limit: number;
-}
 
 /** Register workspace, member and budget routes. */
 export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
@@ -33,17 +28,16 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   const members = new MemberService(deps.db);
   const mgmt = requireManagementKey();
   const byRef = validate({ params: 'workspaces.ref.params' });
-  const refOf = (req: Request) => (req.valid.params as { id: string }).id;
+  const refOf = (req: Request) => validated(req, 'workspaces.ref.params').id;
   const orgOf = (req: Request) => currentKey(req).orgId;
 
   api.add('post', '/workspaces', mgmt, validate({ body: 'workspaces.create.body' }), async function createWorkspace(req: Request, res: Response) {
-    const input = req.valid.body as WorkspaceInput & { name: string; slug: string };
-    const ws = await workspaces.create(orgOf(req), input, currentKey(req).creatorUserId);
+    const ws = await workspaces.create(orgOf(req), validated(req, 'workspaces.create.body'), currentKey(req).creatorUserId);
     res.status(201).json({ data: toWireWorkspace(ws) });
   });
 
   api.add('get', '/workspaces', mgmt, validate({ query: 'workspaces.list.query' }), async function listWorkspaces(req: Request, res: Response) {
-    const { offset, limit, include } = req.valid.query as Page & { include?: string };
+    const { offset, limit, include } = validated(req, 'workspaces.list.query');
     const page = await workspaces.list(orgOf(req), offset, limit);
     const data = include ? await withIncludes(deps, page.data, parseIncludes(include)) : page.data.map(toWireWorkspace);
     res.json({ data, total_count: page.total });
@@ -54,7 +48,7 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   api.add('patch', '/workspaces/:id', mgmt, byRef, validate({ body: 'workspaces.update.body' }), async function updateWorkspace(req: Request, res: Response) {
-    const ws = await workspaces.update(orgOf(req), refOf(req), req.valid.body as WorkspaceInput);
+    const ws = await workspaces.update(orgOf(req), refOf(req), validated(req, 'workspaces.update.body'));
     await deps.embeddingsCache.settings.changed(ws.id);
     res.json({ data: toWireWorkspace(ws) });
   });
@@ -65,7 +59,7 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   const userIdsBody = validate({ params: 'workspaces.ref.params', body: 'members.change.body' });
-  const userIdsOf = (req: Request) => (req.valid.body as { user_ids: string[] }).user_ids;
+  const userIdsOf = (req: Request) => validated(req, 'members.change.body').user_ids;
 
   api.add('post', '/workspaces/:id/members/add', mgmt, userIdsBody, async function addMembers(req: Request, res: Response) {
     const { added, members: list } = await members.add(orgOf(req), refOf(req), userIdsOf(req));
@@ -77,7 +71,7 @@ export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
   });
 
   api.add('get', '/workspaces/:id/members', mgmt, validate({ params: 'workspaces.ref.params', query: 'members.list.query' }), async function listMembers(req: Request, res: Response) {
-    const { offset, limit } = req.valid.query as Page;
+    const { offset, limit } = validated(req, 'members.list.query');
     const page = await members.list(orgOf(req), refOf(req), offset, limit);
     res.json({ data: page.data.map(toWireMember), total_count: page.total });
   });

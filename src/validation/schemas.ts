@@ -1,13 +1,12 @@
 /**
- * Request schemas: every `schemas/*.json` (except config) compiled once per process. Bodies are
+ * Request schemas: every wire schema of `src/wire/` compiled once per process. Bodies are
  * validated without type coercion (JSON has types); query strings and path parameters with
  * coercion (everything arrives as text). A schema's `$id` names it, e.g. `keys.create.body`.
  * @module
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv';
-import { fromRoot } from '../paths';
+import { definitionSchemas, requestSchemas, type RequestSchemaId } from '../wire';
 
 /** Where a schema applies; decides whether values are coerced from strings. */
 export type InputPart = 'body' | 'query' | 'params';
@@ -34,18 +33,12 @@ function compileEach(allErrors: boolean): Map<string, ValidateFunction> {
   const strict = createAjv(false, { allErrors });
   const coercing = createAjv(true, { allErrors });
   const out = new Map<string, ValidateFunction>();
-  const dir = fromRoot('schemas');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'config.json');
-  const schemas = files.map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as { $id?: string });
-  // Shared definitions first, so `$ref`s between files resolve in both instances.
-  for (const s of schemas) {
-    if (!s.$id) throw new Error(`schema without $id in schemas/`);
+  // Every schema added before any is compiled, so `$ref`s between them resolve in both instances.
+  for (const s of [...definitionSchemas, ...requestSchemas]) {
     strict.addSchema(s);
     coercing.addSchema(s);
   }
-  for (const s of schemas) {
-    const id = s.$id as string;
-    if (id.startsWith('defs.')) continue;
+  for (const { $id: id } of requestSchemas) {
     const ajv = id.endsWith('.body') ? strict : coercing;
     out.set(id, ajv.getSchema(id) as ValidateFunction);
   }
@@ -55,9 +48,9 @@ function compileEach(allErrors: boolean): Map<string, ValidateFunction> {
 /**
  * The compiled validator for `id`; throws at boot (not per request) if it does not exist.
  */
-export function getValidator(id: string): CompiledSchema {
+export function getValidator(id: RequestSchemaId): CompiledSchema {
   compiled ??= compileAll();
   const fn = compiled.get(id);
-  if (!fn) throw new Error(`switchyard: no request schema with $id "${id}" in schemas/`);
+  if (!fn) throw new Error(`switchyard: no request schema with $id "${id}" in src/wire/`);
   return fn;
 }

@@ -13,23 +13,10 @@ import type { Database, Queryable } from '../store/db';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import * as repo from './repository';
 import type { RowLock, WorkspaceRecord, WorkspaceSettings } from './repository';
+import type { Wire } from '../wire';
 
-/** Validated body of `POST /workspaces` / `PATCH /workspaces/{id}` (snake_case, as on the wire). */
-export interface WorkspaceInput {
-  name?: string;
-  slug?: string;
-  description?: string | null;
-  default_text_model?: string | null;
-  default_image_model?: string | null;
-  default_provider_sort?: string | null;
-  is_observability_io_logging_enabled?: boolean;
-  is_observability_broadcast_enabled?: boolean;
-  is_data_discount_logging_enabled?: boolean;
-  io_logging_sampling_rate?: number;
-  io_logging_api_key_ids?: number[] | null;
-  disabled_server_tools?: string[] | null;
-  is_embeddings_cache_enabled?: boolean | null;
-}
+/** Validated body of `PATCH /workspaces/{id}` (schema `workspaces.update.body`; the create body adds `required`). */
+export type WorkspaceInput = Wire<'workspaces.update.body'>;
 
 function toSettings(i: WorkspaceInput): WorkspaceSettings {
   return {
@@ -94,7 +81,7 @@ export class WorkspaceService {
   ) {}
 
   /** Create a workspace; 409 on a duplicate slug. */
-  async create(orgId: string, input: WorkspaceInput & { name: string; slug: string }, createdBy: string | null): Promise<WorkspaceRecord> {
+  async create(orgId: string, input: Wire<'workspaces.create.body'>, createdBy: string | null): Promise<WorkspaceRecord> {
     refuseUuidSlug(input.slug);
     try {
       return await repo.insertWorkspace(this.db, { ...toSettings(input), id: randomUUID(), orgId, name: input.name, slug: input.slug, createdBy });

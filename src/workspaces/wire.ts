@@ -5,12 +5,13 @@
  * @module
  */
 import type { WorkspaceRecord } from './repository';
+import type { Workspace } from '../wire/types';
 
 /** The nil UUID: the documented stand-in for "no default guardrail". */
 export const NO_GUARDRAIL_ID = '00000000-0000-0000-0000-000000000000';
 
 /** `Workspace` as returned by every `/workspaces` route. */
-export function toWireWorkspace(w: WorkspaceRecord) {
+export function toWireWorkspace(w: WorkspaceRecord): Workspace {
   return {
     id: w.id,
     name: w.name,

@@ -10,6 +10,7 @@ import { bearer, createInferenceKey, createTestGateway, openTestGateway, type Te
 import { event, seedAnalytics, WINDOW, type Seeded } from '../helpers/analytics-fixture';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 type Row = Record<string, unknown>;
@@ -35,11 +36,13 @@ describe.each(DATABASES)('analytics on $name', (dbKind) => {
   async function rows(body: object): Promise<Row[]> {
     const res = await query({ time_range: WINDOW, ...body });
     if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+    expectSchema(res.body, 'analytics.query.response');
     return res.body.data.data as Row[];
   }
 
   test('meta lists metrics, dimensions, operators and granularities in the reference shapes, only what has a source', async () => {
     const res = await request(gw.app).get('/api/v1/analytics/meta').set('Authorization', bearer(gw.mgmtKey)).expect(200);
+    expectSchema(res.body, 'analytics.meta.response');
     const { metrics, dimensions, operators, granularities } = res.body.data;
     expect(metrics).toContainEqual({ name: 'request_count', display_label: 'Request Count', is_rate: false, display_format: 'number' });
     expect(metrics).toContainEqual({ name: 'p99_latency', display_label: 'P99 Latency', is_rate: true, display_format: 'latency' });

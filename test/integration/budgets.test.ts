@@ -8,6 +8,7 @@ import request from 'supertest';
 import { DATABASES } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
@@ -56,6 +57,7 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     const limits = { daily: 1, weekly: 2, monthly: 3, lifetime: 4 } as const;
     for (const [interval, limit] of Object.entries(limits)) {
       const res = await put(`/workspaces/${ws.slug}/budgets/${interval}`, { limit_usd: limit }).expect(200);
+      expectSchema(res.body, 'budgets.upsert.response');
       expect(res.body.data.reset_interval).toBe(interval);
     }
     const list = await get(`/workspaces/${ws.slug}/budgets`).expect(200);
@@ -63,7 +65,9 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
       ['daily', 1], ['weekly', 2], ['monthly', 3], ['lifetime', 4],
     ]);
     expect(list.body.include_byok_in_budgets).toBe(false);
+    expectSchema(list.body, 'budgets.list.response');
     const one = await get(`/workspaces/${ws.id}/budgets/lifetime`).expect(200);
+    expectSchema(one.body, 'budgets.get.response');
     expect(one.body.data).toEqual(list.body.data[3]);
   });
 

@@ -132,7 +132,7 @@ describe.each(targets)('switchyard CLI on $name', (target) => {
     expect(list.out).toMatch(/\tapi\tactive\t.*\tbatch job/);
     expect(list.out).toMatch(/\tmanagement\tactive\t.*\tautomation/);
     expect(list.out).not.toContain(apiSecret);
-    // The API's name limit (200, schemas/keys.create.json) is the CLI's: the longest name works.
+    // The API's name limit (200, src/wire/requests/keys.create.body.ts) is the CLI's: the longest name works.
     const longest = await cli(env, 'keys', 'create', '--name', 'n'.repeat(200));
     expect(longest.code).toBe(0);
     const tooLong = await cli(env, 'keys', 'create', '--name', 'n'.repeat(201));

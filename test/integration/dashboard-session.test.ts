@@ -17,6 +17,7 @@ import { createApp } from '../../src/app';
 import { provisionOrg } from '../../src/orgs/provision';
 import { DashboardSessions } from '../../src/dashboard/sessions';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 const TTL_MS = 3_600_000;
@@ -54,6 +55,7 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
 
   const signIn = async (key = gw.mgmtKey) => {
     const res = await request(gw.app).post('/dashboard/api/session').send({ key }).expect(200);
+    expectSchema(res.body, 'dashboard.session.response');
     return { cookie: sessionCookie(res), csrf: res.body.data.csrf_token as string, res };
   };
 

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { bearer } from '../helpers/gateway';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { fakeVector } from '../fakes/wires';
+import { expectSchema } from '../helpers/expect-schema';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
 import { createLogger } from '../../src/observability/logger';
 import type { SpendGuard } from '../../src/budgets/types';
@@ -36,6 +37,7 @@ describe('POST /embeddings', () => {
   test('string input → the spec response shape, float by default', async () => {
     const res = await h.post({ model: SMALL, input: 'hello world' });
     expect(res.status).toBe(200);
+    expectSchema(res.body, 'embeddings.create.response');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^gen-emb-\d{10}-[A-Za-z0-9]{20}$/),
@@ -96,6 +98,7 @@ describe('POST /embeddings', () => {
     const input = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
     const res = await h.post({ model: 'cohere/embed-v4.0', input });
     expect(res.status).toBe(200);
+    expectSchema(res.body, 'embeddings.create.response');
     expect(res.body.provider).toBe('Cohere');
     expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({ model: 'embed-v4.0', inputs: [{ content: input[0]!.content }], embedding_types: ['float'] });
     // 5 text tokens at $0.12/M + 1 image at $0.00047
@@ -114,6 +117,7 @@ describe('POST /embeddings', () => {
   test('encoding_format base64 → little-endian float32 bytes (computed locally)', async () => {
     const res = await h.post({ model: 'mistralai/mistral-embed', input: ['abcd', 'xy'], encoding_format: 'base64' });
     expect(res.status).toBe(200);
+    expectSchema(res.body, 'embeddings.create.response');
     expect(h.fleet.fakes.mistral!.calls[0]!.body.encoding_format).toBe('float');
     expect(typeof res.body.data[0].embedding).toBe('string');
     expect(fromBase64Float32(res.body.data[0].embedding)).toEqual(fakeVector(4));
@@ -372,6 +376,7 @@ describe('GET /embeddings/models', () => {
   test('full list with every field, per-token decimal prices and links', async () => {
     const res = await get();
     expect(res.status).toBe(200);
+    expectSchema(res.body, 'embeddings.models.response');
     expect(res.body.total_count).toBe(8);
     expect(res.body.links).toEqual({ next: null });
     expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([
@@ -405,6 +410,7 @@ describe('GET /embeddings/models', () => {
     expect(first.body.data).toHaveLength(3);
     expect(first.body.total_count).toBe(8);
     expect(first.body.links.next).toBe('/api/v1/embeddings/models?offset=3&limit=3');
+    expectSchema(first.body, 'embeddings.models.response');
     const last = await get('?offset=6&limit=3');
     expect(last.body.data.map((m: { id: string }) => m.id)).toEqual(['qwen/qwen3-embedding-8b', 'baai/bge-m3']);
     expect(last.body.links.next).toBeNull();

@@ -10,6 +10,7 @@ import request from 'supertest';
 import { DATABASES, KVS } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 import type { UsageEvent } from '../../src/usage/types';
 import { USAGE_COLUMNS } from '../../src/usage/columns';
@@ -65,6 +66,7 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await gw.deps.recorder.flush();
       const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
       expect(res.status).toBe(200);
+      expectSchema(res.body, 'generation.response');
       expect(Object.keys(res.body)).toEqual(['data']);
       expect(Object.keys(res.body.data).sort()).toEqual([...GENERATION_FIELDS].sort());
       expect(res.body.data).toMatchObject({
@@ -181,6 +183,7 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await gw.deps.recorder.flush();
       const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(gw.mgmtKey));
       expect(res.status).toBe(200);
+      expectSchema(res.body, 'generation.response');
       expect(res.body.data.id).toBe(e.id);
     });
 

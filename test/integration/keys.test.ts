@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DATABASES } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { hashSecret } from '../../src/keys/secrets';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
@@ -38,6 +39,7 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
       .set('Authorization', mgmt())
       .send({ name: 'Pipeline', limit: 12.5, limit_reset: 'monthly', expires_at: '2099-01-01T00:00:00.000Z', creator_user_id: 'user_1' });
     expect(res.status).toBe(201);
+    expectSchema(res.body, 'keys.create.response');
     expect(res.body.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
     expect(Object.keys(res.body.data).sort()).toEqual([...KEY_FIELDS].sort());
     expect(res.body.data).toMatchObject({
@@ -70,6 +72,7 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
     const b = await createInferenceKey(gw, { name: 'list-b' });
     await request(gw.app).patch(`/api/v1/keys/${a.hash}`).set('Authorization', mgmt()).send({ disabled: true }).expect(200);
     const res = await request(gw.app).get('/api/v1/keys').set('Authorization', mgmt()).expect(200);
+    expectSchema(res.body, 'keys.list.response');
     const hashes = res.body.data.map((k: { hash: string }) => k.hash);
     expect(hashes).toContain(b.hash);
     expect(hashes).not.toContain(a.hash);
@@ -84,12 +87,14 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
   test('GET, PATCH, DELETE /keys/{hash}', async () => {
     const { hash } = await createInferenceKey(gw, { name: 'crud' });
     const got = await request(gw.app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200);
+    expectSchema(got.body, 'keys.get.response');
     expect(got.body.data.name).toBe('crud');
     const patched = await request(gw.app)
       .patch(`/api/v1/keys/${hash}`)
       .set('Authorization', mgmt())
       .send({ name: 'renamed', limit: 3, limit_reset: 'daily', include_byok_in_limit: true });
     expect(patched.status).toBe(200);
+    expectSchema(patched.body, 'keys.get.response');
     expect(patched.body.data).toMatchObject({ name: 'renamed', limit: 3, limit_reset: 'daily', include_byok_in_limit: true });
     expect(typeof patched.body.data.updated_at).toBe('string');
     const cleared = await request(gw.app).patch(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).send({ limit: null });
@@ -97,6 +102,7 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
     const del = await request(gw.app).delete(`/api/v1/keys/${hash}`).set('Authorization', mgmt());
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ deleted: true });
+    expectSchema(del.body, 'deleted.response');
     const again = await request(gw.app).delete(`/api/v1/keys/${hash}`).set('Authorization', mgmt());
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: { code: 404, message: 'Resource not found' } });

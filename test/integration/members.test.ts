@@ -9,6 +9,7 @@ import { DATABASES } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import { upsertOrgMember } from '../../src/orgs/repository';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -101,6 +102,7 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     expect(res.body.error.metadata.detail).toContain('user_ghost');
     expect(res.body.error.metadata.detail).not.toContain('user_b');
     const list = await get('/workspaces/team/members').expect(200);
+    expectSchema(list.body, 'members.list.response');
     expect(list.body.data.map((m: { user_id: string }) => m.user_id)).not.toContain('user_b');
   });
 

@@ -6,6 +6,7 @@
 import request from 'supertest';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
 import { bearer } from '../helpers/gateway';
+import { expectSchema } from '../helpers/expect-schema';
 
 let h: EmbeddingsHarness;
 let noKeys: EmbeddingsHarness;
@@ -72,7 +73,9 @@ test('GET /providers lists every catalog provider with the models it serves and 
   expect(deepinfra?.endpoints.map((e) => e.model)).toContain('baai/bge-m3');
   h.fleet.fakes.deepinfra!.queue({ status: 500 });
   await h.post({ model: 'baai/bge-m3', input: 'x' });
-  const after = (await get(h, '/api/v1/providers').expect(200)).body.data as typeof before;
+  const afterRes = await get(h, '/api/v1/providers').expect(200);
+  expectSchema(afterRes.body, 'providers.list.response');
+  const after = afterRes.body.data as typeof before;
   const endpoint = after.find((p) => p.slug === 'deepinfra')?.endpoints.find((e) => e.model === 'baai/bge-m3');
   expect(endpoint?.circuit).toEqual({ state: 'open', consecutive_failures: 1 });
   const unkeyed = (await get(noKeys, '/api/v1/providers').expect(200)).body.data as typeof before;

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { DATABASES } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
+import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 const WORKSPACE_FIELDS = [
@@ -42,6 +43,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
   test('POST /workspaces → 201 with every Workspace field; defaults are sensible', async () => {
     const res = await api().post('/workspaces', { name: 'Research', slug: 'research', description: 'R&D' });
     expect(res.status).toBe(201);
+    expectSchema(res.body, 'workspaces.get.response');
     expect(Object.keys(res.body.data).sort()).toEqual([...WORKSPACE_FIELDS].sort());
     expect(res.body.data).toMatchObject({
       name: 'Research',
@@ -163,6 +165,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const fresh = await createTestGateway(db, kv);
     for (const i of [1, 2, 3]) await api(fresh).post('/workspaces', { name: `W${i}`, slug: `w${i}` }).expect(201);
     const all = await api(fresh).get('/workspaces').expect(200);
+    expectSchema(all.body, 'workspaces.list.response');
     expect(all.body.total_count).toBe(4);
     expect(all.body.data.map((w: { slug: string }) => w.slug)).toEqual(['default', 'w1', 'w2', 'w3']);
     const page = await api(fresh).get('/workspaces?offset=1&limit=2').expect(200);
@@ -177,6 +180,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const created = (await api().post('/workspaces', { name: 'Patch', slug: 'patch-me', description: 'keep' }).expect(201)).body.data;
     await api().post('/workspaces', { name: 'Taken', slug: 'taken' }).expect(201);
     const res = await api().patch('/workspaces/patch-me', { name: 'Patched', slug: 'patched', default_provider_sort: 'latency' }).expect(200);
+    expectSchema(res.body, 'workspaces.get.response');
     expect(res.body.data).toMatchObject({ id: created.id, name: 'Patched', slug: 'patched', description: 'keep', default_provider_sort: 'latency' });
     expect(res.body.data.updated_at).not.toBeNull();
     expect(res.body.data.created_at).toBe(created.created_at);
@@ -195,6 +199,7 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const res = await api().del('/workspaces/gone');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: true });
+    expectSchema(res.body, 'deleted.response');
     await api().get(`/workspaces/${created.id}`).expect(404);
     await api().del(`/workspaces/${created.id}`).expect(404);
     const list = await api().get('/workspaces?limit=100').expect(200);

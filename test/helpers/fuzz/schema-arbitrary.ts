@@ -1,29 +1,28 @@
 /**
- * fast-check arbitraries for values described by the request JSON Schemas in `schemas/`: mostly
+ * fast-check arbitraries for values described by the request JSON Schemas in `src/wire/`: mostly
  * valid values (so a route's deeper code is reached), bounded in size. Covers the keywords our
  * schemas use: type (one or several), enum, const, properties/required/additionalProperties,
  * items/minItems/maxItems, anyOf/oneOf, $ref (`#/$defs/…` and `defs#/$defs/…`), string
  * minLength/maxLength/pattern/format (uuid, date-time), number minimum/maximum.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
+import { definitionSchemas, requestSchemas } from '../../../src/wire';
 
 /** A JSON Schema node (the subset used here). */
 export interface Schema {
   $id?: string;
   $ref?: string;
   $defs?: Record<string, Schema>;
-  type?: string | string[];
-  enum?: unknown[];
+  type?: string | readonly string[];
+  enum?: readonly unknown[];
   const?: unknown;
   properties?: Record<string, Schema>;
-  required?: string[];
+  required?: readonly string[];
   items?: Schema;
   minItems?: number;
   maxItems?: number;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
+  anyOf?: readonly Schema[];
+  oneOf?: readonly Schema[];
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -34,14 +33,9 @@ export interface Schema {
   default?: unknown;
 }
 
-const SCHEMA_DIR = path.join(__dirname, '..', '..', '..', 'schemas');
-
-/** Every request schema by `$id`. */
+/** Every request schema (and the shared definitions) by `$id`. */
 export const SCHEMAS: ReadonlyMap<string, Schema> = new Map(
-  readdirSync(SCHEMA_DIR)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(SCHEMA_DIR, f), 'utf8')) as Schema)
-    .map((s) => [s.$id as string, s]),
+  [...definitionSchemas, ...requestSchemas].map((s): [string, Schema] => [s.$id, s]),
 );
 
 /** Largest array a generated (valid) value has; huge arrays come from the mutations. */

@@ -1,0 +1,10 @@
+/** JSON Schema `members.list.query`: validates the request (src/http/validate.ts) and, through `Wire<'members.list.query'>`, types it. */
+
+export default {
+  $id: 'members.list.query',
+  type: 'object',
+  properties: {
+    offset: { type: 'integer', minimum: 0, maximum: 1000000, default: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+  },
+} as const;
