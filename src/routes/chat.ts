@@ -7,11 +7,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { currentKey, requireInferenceKey } from '../auth/authenticate';
-import { validate } from '../http/validate';
+import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { reserveBudget } from '../http/budget';
 import { callerOf } from '../http/caller';
-import type { ChatBody } from '../chat/types';
 
 /** What a client whose worst case does not fit can change. */
 const REFUSAL_HINT = 'This request could cost up to its worst case (every candidate at its largest completion): set max_tokens lower, or raise the budget.';
@@ -20,7 +19,7 @@ const REFUSAL_HINT = 'This request could cost up to its worst case (every candid
 function afterAnswer(deps: AppDeps, req: Request, res: Response, generationId: string, userTexts: string[], tokens: number): void {
   if (userTexts.length === 0) return;
   const key = currentKey(req);
-  const body = req.valid.body as ChatBody;
+  const body = validated(req, 'chat.create.body');
   deps.rankings.sampler.offer(res, { orgId: key.orgId, model: body.model ?? body.models?.[0] ?? '', input: userTexts, tokens });
   deps.classifiers.observeAfter(res, { generationId, orgId: key.orgId, workspaceId: key.workspaceId, input: userTexts, createdAt: new Date(deps.clock()) });
 }
@@ -31,7 +30,7 @@ function createChatChain(deps: AppDeps): RequestHandler[] {
     requireInferenceKey(),
     validate({ body: 'chat.create.body' }),
     function planChat(req: Request, res: Response, next: NextFunction) {
-      const plan = chat.plan(req.valid.body as ChatBody);
+      const plan = chat.plan(validated(req, 'chat.create.body'));
       res.locals.chatPlan = plan;
       res.locals.spend = { estimateUsd: plan.estimateUsd, refusalHint: REFUSAL_HINT };
       next();
@@ -39,7 +38,7 @@ function createChatChain(deps: AppDeps): RequestHandler[] {
     reserveBudget(deps, (work) => chat.track(work), async function createChatCompletion(req: Request, res: Response) {
       const { chatPlan: plan, spend } = res.locals;
       if (!plan || !spend) throw new Error('createChatCompletion: the plan step did not run');
-      const body = req.valid.body as ChatBody;
+      const body = validated(req, 'chat.create.body');
       if (plan.stream) {
         const started = (id: string) => afterAnswer(deps, req, res, id, plan.prompt.userTexts, plan.prompt.tokens);
         spend.actualUsd = await chat.stream(callerOf(req), body, plan, res, started);
