@@ -1,0 +1,43 @@
+/**
+ * The chat benchmark's featureless Express floor (bench/floor.js's, for `POST /chat/completions`):
+ * Express 5 with `express.json`, one undici POST upstream with the client's messages, and the
+ * upstream's bytes sent back, on the checkout's own express and undici. A whole answer is read
+ * whole before it is sent on, as a gateway that must look at an answer reads it. A stream is
+ * piped through as it arrives, each upstream read written to the client at once, as a gateway
+ * must to add nothing to the time to first token. Forwards to UPSTREAM; prints `READY <port>`.
+ */
+'use strict';
+const express = require('express');
+const { Buffer } = require('node:buffer');
+const { pipeline } = require('node:stream/promises');
+const { Pool } = require('undici');
+
+const pool = new Pool(process.env.UPSTREAM, { connections: 64, keepAliveTimeout: 60_000 });
+const app = express();
+app.use(express.json({ limit: '10mb' }));
+app.post('/api/v1/chat/completions', async function floor(req, res) {
+  const stream = req.body.stream === true;
+  const up = await pool.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' },
+    body: JSON.stringify({
+      model: 'gpt-4o-mini',
+      messages: req.body.messages,
+      max_tokens: req.body.max_tokens,
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }),
+  });
+  if (!stream) {
+    const bytes = Buffer.from(await up.body.arrayBuffer());
+    return void res.status(up.statusCode).set('content-type', 'application/json').end(bytes);
+  }
+  res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.once('close', () => up.body.destroy());
+  await pipeline(up.body, res).catch(() => undefined);
+});
+const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
+  process.stdout.write(`READY ${server.address().port}\n`);
+});
+server.keepAliveTimeout = 65_000;
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,249 @@
+/**
+ * `npm run bench:chat` / `npm run bench:chat-stream` (BENCH_CASE=chat or chat-stream): what the
+ * gateway costs on `POST /chat/completions`, measured as `npm run bench` measures embeddings, in one
+ * interleaved run against the same references:
+ *
+ *   direct   the fake upstream alone (bench/chat-upstream.js: OpenAI-compatible, bytes built once)
+ *   proxy    the bare node:http proxy (bench/proxy.js) in front of it
+ *   floor    the featureless Express floor for chat (bench/chat-floor.js: express.json, one undici
+ *            POST; a whole answer read whole and sent back, a stream piped through as it arrives)
+ *   gateway  Switchyard with every feature on (bench/lib/gateway.js, as in `npm run bench`),
+ *            serving `openai/gpt-4o-mini` from the shipped chat catalog with OPENAI_BASE_URL at the
+ *            fake upstream
+ *
+ * Cases: `chat`, a whole answer of about 500 completion tokens; `chat-stream`, an SSE stream of
+ * 200 events (usage in the last one) then `[DONE]`.
+ *
+ * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
+ * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
+ * the floor's capacity in that round (BENCH_RATE fixes it), in BENCH_SLICES turns (5) per target,
+ * the order reversed every other turn. The paced client (bench/lib/stream-paced.js) times each
+ * answer's first byte (for streams, its first `data:` event) and its end. Reported: requests/s
+ * as a share of the floor's (target ≥ 0.70) and of the proxy's, CPU per request, added time to
+ * first byte (p50/p99 over calling the upstream directly) for the gateway beside the floor's and
+ * the proxy's, and peak RSS. Figures are medians over rounds; comparisons medians of the per-round
+ * comparisons. Writes bench/results-<case>.json. Loopback only, bounded, stops by itself.
+ *
+ * BENCH_MODE: `embedded` (default) or `services` (Postgres + Redis), as in bench/run.js.
+ */
+'use strict';
+const { fetch } = require('undici');
+const { writeFileSync } = require('node:fs');
+const { setTimeout: sleep } = require('node:timers/promises');
+const os = require('node:os');
+const path = require('node:path');
+const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { startBenchGateway, startFlags } = require('./lib/gateway');
+const { runLoad } = require('./lib/load');
+const { runStreamPaced, stopStreamPaced } = require('./lib/stream-paced');
+
+const CASE = process.env.BENCH_CASE || 'chat';
+if (CASE !== 'chat' && CASE !== 'chat-stream') throw new Error(`BENCH_CASE must be chat or chat-stream, not ${CASE}`);
+const STREAM = CASE === 'chat-stream';
+const MODE = process.env.BENCH_MODE || 'embedded';
+const DURATION = Number(process.env.BENCH_DURATION || 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
+const WARMUP = Number(process.env.BENCH_WARMUP || 10);
+const CONNECTIONS = 32;
+const FIXED_RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
+const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
+/** `data:` events a whole stream has, `[DONE]` included: 200 from the upstream, or the gateway's 199 passed through, its usage chunk and `[DONE]`. */
+const STREAM_EVENTS = 201;
+
+const MESSAGES = [
+  { role: 'system', content: 'You are a concise assistant for a platform team.' },
+  { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
+];
+/** The client's body to the gateway and the floor (the hosted service's model id). */
+const GATEWAY_BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(STREAM ? { stream: true } : {}) });
+/** The same request as the gateway sends it upstream, for direct and proxy. */
+const UPSTREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(STREAM ? { stream: true, stream_options: { include_usage: true } } : {}) });
+
+/** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
+async function check(t) {
+  const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: t.body });
+  const text = await res.text();
+  const fail = (why) => new Error(`${t.name}: ${why}: ${res.status} ${text.slice(0, 300)}`);
+  if (res.status !== 200) throw fail('expected 200');
+  if (!STREAM) {
+    const json = JSON.parse(text);
+    if (json.usage?.completion_tokens !== 500 || !json.choices?.[0]?.message?.content) throw fail('expected a whole answer of 500 completion tokens');
+    return;
+  }
+  const events = text.split('\n').filter((l) => l.startsWith('data:'));
+  const usage = JSON.parse(events[events.length - 2].slice(5)).usage;
+  if (events.length !== STREAM_EVENTS || events[events.length - 1] !== 'data: [DONE]' || !usage?.completion_tokens) {
+    throw fail(`expected ${STREAM_EVENTS} data events ending with usage and [DONE], got ${events.length}`);
+  }
+}
+
+function median(values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+/** CPU seconds the target used during `load` (null without /proc), and load's result. */
+async function cpuDuring(handle, load) {
+  const before = cpuSeconds(handle.child.pid);
+  const result = await load();
+  const after = cpuSeconds(handle.child.pid);
+  return { result, seconds: before === null || after === null ? null : after - before };
+}
+
+const msPerRequest = (seconds, requests) => (seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000);
+
+/** Wait (at most 30 s) until the gateway has written the usage records of the load just run, as bench/run.js does. */
+async function settle(gateway) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(gateway.metricsUrl)).text());
+    if (depth === null || Number(depth[1]) === 0) break;
+  }
+  await sleep(1000);
+}
+
+/** One paced round: DURATION s per target at `rate`, in SLICES turns, the order reversed every other turn; latencies pooled. */
+async function pacedRound(targets, rate) {
+  const pooled = new Map(targets.map((t) => [t, { latencies: [], ttfb: [], requests: 0, errors: 0, non2xx: 0, noEvent: 0, clientStalls: 0, seconds: 0, eventsMin: Infinity, eventsMax: 0 }]));
+  for (let turn = 0; turn < SLICES; turn++) {
+    for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
+      const p = pooled.get(t);
+      const r = await runStreamPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true });
+      p.seconds += r.seconds;
+      p.latencies.push(...r.latencies);
+      p.ttfb.push(...r.ttfb);
+      for (const k of ['requests', 'errors', 'non2xx', 'noEvent', 'clientStalls']) p[k] += r[k];
+      if (r.eventsMin !== null) p.eventsMin = Math.min(p.eventsMin, r.eventsMin);
+      if (r.eventsMax !== null) p.eventsMax = Math.max(p.eventsMax, r.eventsMax);
+    }
+  }
+  const at = (sorted, q) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((q / 100) * sorted.length) - 1))]);
+  for (const t of targets) {
+    const p = pooled.get(t);
+    const latencies = p.latencies.sort((a, b) => a - b);
+    const ttfb = p.ttfb.sort((a, b) => a - b);
+    t.rounds.paced.push({
+      rate,
+      requests: p.requests,
+      rps: Math.round((p.requests / p.seconds) * 10) / 10,
+      p50: at(latencies, 50),
+      p99: at(latencies, 99),
+      ttfbP50: at(ttfb, 50),
+      ttfbP99: at(ttfb, 99),
+      errors: p.errors,
+      non2xx: p.non2xx,
+      noEvent: p.noEvent,
+      eventsMin: p.eventsMin === Infinity ? null : p.eventsMin,
+      eventsMax: p.eventsMax,
+      clientStalls: p.clientStalls,
+    });
+  }
+}
+
+/** Warm-up, then ROUNDS rounds of the 32-connection windows (targets in turn) and a paced round. */
+async function measureAll(targets, gateway) {
+  for (const t of targets) {
+    await check(t);
+    await runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: WARMUP });
+    t.rounds = { max: [], paced: [] };
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of targets) {
+      const { result, seconds } = await cpuDuring(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION }));
+      t.rounds.max.push({ ...result, cpuMsPerRequest: msPerRequest(seconds, result.requests) });
+    }
+    await settle(gateway);
+    const floor = targets.find((t) => t.name === 'floor');
+    await pacedRound(targets, FIXED_RATE ?? Math.max(1, Math.round(floor.rounds.max[round].rps / 2)));
+    await settle(gateway);
+  }
+  for (const t of targets) t.peakRssMb = peakRssMb(t.handle.child.pid);
+}
+
+const fmt = (v, digits = 2) => (v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v));
+
+function report(targets) {
+  const [direct, proxy, floor, gateway] = ['direct', 'proxy', 'floor', 'gateway'].map((n) => targets.find((t) => t.name === n));
+  const rounds = gateway.rounds.max.map((_, i) => i);
+  const share = (t, base) => rounds.map((i) => t.rounds.max[i].rps / base.rounds.max[i].rps);
+  const added = (t, key) => median(rounds.map((i) => t.rounds.paced[i][key] - direct.rounds.paced[i][key]));
+  const each = (values) => values.map((v) => fmt(v, 3)).join(', ');
+  const ofFloor = share(gateway, floor);
+  const summary = {
+    case: CASE,
+    mode: MODE,
+    throughputShareOfFloor: { value: median(ofFloor), rounds: ofFloor, target: '>= 0.7', pass: median(ofFloor) >= 0.7 },
+    throughputShareOfProxy: { value: median(share(gateway, proxy)), rounds: share(gateway, proxy) },
+    floorShareOfProxy: median(share(floor, proxy)),
+    targets: Object.fromEntries(targets.map((t) => [t.name, {
+      rps: median(t.rounds.max.map((r) => r.rps)),
+      cpuMsPerRequest: median(t.rounds.max.map((r) => r.cpuMsPerRequest)),
+      pacedTtfbP50: median(t.rounds.paced.map((r) => r.ttfbP50)),
+      pacedTtfbP99: median(t.rounds.paced.map((r) => r.ttfbP99)),
+      pacedP50: median(t.rounds.paced.map((r) => r.p50)),
+      pacedP99: median(t.rounds.paced.map((r) => r.p99)),
+      addedTtfbP50: t === direct ? null : added(t, 'ttfbP50'),
+      addedTtfbP99: t === direct ? null : added(t, 'ttfbP99'),
+      peakRssMb: t.peakRssMb,
+      errors: t.rounds.max.concat(t.rounds.paced).reduce((n, r) => n + r.errors + r.non2xx + (r.noEvent ?? 0), 0),
+      eventsPerAnswer: STREAM ? [Math.min(...t.rounds.paced.map((r) => r.eventsMin)), Math.max(...t.rounds.paced.map((r) => r.eventsMax))] : undefined,
+    }])),
+  };
+  const rates = gateway.rounds.paced.map((r) => r.rate).join(', ');
+  console.log(`\ncase ${CASE}, mode ${MODE}: ${ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections, paced at ${rates} req/s by round`);
+  console.log(`time to first byte = ${STREAM ? 'the first SSE data: event' : 'the status line'}; figures are medians over rounds, comparisons medians of per-round comparisons`);
+  console.log('target  | 32 conn req/s | CPU ms/req | paced TTFB p50 / p99 ms | added TTFB p50 / p99 ms | paced whole p50 / p99 ms | errors | peak RSS MB');
+  for (const t of targets) {
+    const s = summary.targets[t.name];
+    console.log(`${t.name.padEnd(7)} | ${fmt(s.rps, 1).padStart(13)} | ${fmt(s.cpuMsPerRequest, 3).padStart(10)} | ${`${fmt(s.pacedTtfbP50, 3)} / ${fmt(s.pacedTtfbP99, 3)}`.padStart(23)} | ` +
+      `${`${fmt(s.addedTtfbP50, 3)} / ${fmt(s.addedTtfbP99, 3)}`.padStart(23)} | ${`${fmt(s.pacedP50, 3)} / ${fmt(s.pacedP99, 3)}`.padStart(24)} | ${String(s.errors).padStart(6)} | ${fmt(s.peakRssMb, 1)}`);
+  }
+  console.log(`gateway ÷ floor = ${fmt(summary.throughputShareOfFloor.value, 3)} (target >= 0.70) ${summary.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(ofFloor)}]`);
+  console.log(`gateway ÷ proxy = ${fmt(summary.throughputShareOfProxy.value, 3)}  [rounds: ${each(share(gateway, proxy))}]; floor ÷ proxy = ${fmt(summary.floorShareOfProxy, 3)}`);
+  if (STREAM) console.log(`data: events per answer (min-max): ${targets.map((t) => `${t.name} ${summary.targets[t.name].eventsPerAnswer.join('-')}`).join(', ')}`);
+  console.log(`paced client stalls per round: ${targets.map((t) => `${t.name} ${t.rounds.paced.map((r) => r.clientStalls).join('/')}`).join(', ')}`);
+  const load = os.loadavg()[0];
+  console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs`);
+  return { ...summary, loadAverage1m: load, rounds: Object.fromEntries(targets.map((t) => [t.name, t.rounds])) };
+}
+
+/** Start one of the benchmark's servers (`bench/<script>`, which prints `READY <port>`). */
+async function startServer(script, env, nodeArgs = []) {
+  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, { readyLine: readyPort });
+  return { handle, port: Number(handle.value) };
+}
+
+async function main() {
+  const upstream = await startServer('chat-upstream.js', {});
+  const forward = { UPSTREAM: `http://127.0.0.1:${upstream.port}` };
+  const proxy = await startServer('proxy.js', forward);
+  const floor = await startServer('chat-floor.js', forward, startFlags(path.resolve(__dirname, '..')));
+  let gateway = null;
+  try {
+    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+    gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs });
+    const targets = [
+      { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
+      { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
+      { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`, headers: {}, body: GATEWAY_BODY },
+      { name: 'gateway', handle: gateway, url: gateway.url.replace(/\/embeddings$/, '/chat/completions'), headers: gateway.headers, body: GATEWAY_BODY },
+    ];
+    await measureAll(targets, gateway);
+    const result = report(targets);
+    const out = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, durationSeconds: DURATION, connections: CONNECTIONS, fixedRate: FIXED_RATE, ...result };
+    writeFileSync(path.join(__dirname, `results-${CASE}.json`), `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`\nwrote bench/results-${CASE}.json`);
+  } finally {
+    await stopStreamPaced();
+    if (gateway) await gateway.cleanup();
+    await stopChild(floor.handle);
+    await stopChild(proxy.handle);
+    await stopChild(upstream.handle);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
