@@ -16,6 +16,7 @@ import { listenGateway, type ListeningGateway } from '../helpers/listening';
 import { bearer } from '../helpers/gateway';
 import { filePartHead } from '../helpers/multipart-upload';
 import { tempDir } from '../helpers/temp-dir';
+import { eventually } from '../helpers/eventually';
 import { provisionOrg } from '../../src/orgs/provision';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -80,21 +81,15 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
     request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(secret)).attach('file', Buffer.from('quick file\n'), 'quick.txt');
 
   const metrics = async () => (await request(`http://127.0.0.1:${gw.server.metricsPort}`).get('/metrics')).text;
-  /** Uploads in progress by stage, once they settle at `expected` (or after 5 s, whatever they are then). */
-  const inProgressWhen = async (expected: Record<string, number>) => {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const now = gaugeValues(await metrics(), 'switchyard_file_uploads_in_progress');
-      if (JSON.stringify(now) === JSON.stringify(expected) || Date.now() > deadline) return now;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  /** Uploads in progress by stage reach `expected` (within 5 s; after that the assertion fails with what they are). */
+  const inProgressReach = (expected: Record<string, number>) =>
+    eventually(async () => expect(gaugeValues(await metrics(), 'switchyard_file_uploads_in_progress')).toEqual(expected), { everyMs: 20 });
   const AT_REST = { '{stage="receiving"}': 0, '{stage="storing"}': 0 };
   const spooled = () => readdir(spoolDir);
 
   const expectUploadsStillWork = async () => {
     // Every cut upload has ended (not only given its slot back), and left no spool file.
-    expect(await inProgressWhen(AT_REST)).toEqual(AT_REST);
+    await inProgressReach(AT_REST);
     expect(await spooled()).toEqual([]);
     expect(gaugeValues(await metrics(), 'switchyard_file_spool_bytes')).toEqual({ '': 0 });
     const after = await Promise.all([upload(gw.mgmtKey), upload(gw.mgmtKey), upload(otherSecret)]);
@@ -141,7 +136,7 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
     const trickle = setInterval(() => trickling.forEach((s) => s.write('x')), 200);
     try {
       // All four are in and receiving before the third organization starts.
-      expect(await inProgressWhen({ '{stage="receiving"}': 4, '{stage="storing"}': 0 })).toEqual({ '{stage="receiving"}': 4, '{stage="storing"}': 0 });
+      await inProgressReach({ '{stage="receiving"}': 4, '{stage="storing"}': 0 });
       const third = await upload(thirdSecret);
       expect([third.status, third.body.error]).toEqual([200, undefined]);
       const again = await upload(otherSecret);
@@ -151,7 +146,7 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
       clearInterval(trickle);
       trickling.forEach((s) => s.destroy());
     }
-    expect(await inProgressWhen(AT_REST)).toEqual(AT_REST);
+    await inProgressReach(AT_REST);
     expect(await spooled()).toEqual([]);
   });
 });
