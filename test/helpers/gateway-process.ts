@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { TS_LOADER } from './services';
 import { freePorts } from './ports';
+import { until } from './eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -64,18 +65,19 @@ export async function spawnGatewayProcess(env: Record<string, string>, timeoutMs
       clearTimeout(timer);
     },
   };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const healthy = async () => {
     if (!handle.alive()) throw new Error(`gateway exited during startup:\n${tail.join('\n')}`);
-    const up = await fetch(`${origin}/healthz`).then(
+    return fetch(`${origin}/healthz`).then(
       (r) => r.ok,
       () => false,
     );
-    if (up) return handle;
-    if (Date.now() > deadline) {
-      await handle.kill();
-      throw new Error(`gateway not ready after ${timeoutMs} ms:\n${tail.join('\n')}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  };
+  try {
+    await until(`/healthz of the gateway on ${origin}`, healthy, { timeoutMs, everyMs: 50 });
+  } catch (err) {
+    if (!handle.alive()) throw err;
+    await handle.kill();
+    throw new Error(`gateway not ready after ${timeoutMs} ms:\n${tail.join('\n')}`);
   }
+  return handle;
 }

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { killChildren } from './kill-children';
 import { freePorts } from './ports';
+import { untilRedisAnswers } from './redis-server';
+import { until } from './eventually';
 
 /** Why a local cluster cannot be started here, or null when it can. */
 export function clusterUnavailable(): string | null {
@@ -41,33 +43,14 @@ export interface LocalRedisCluster {
   stop(): Promise<void>;
 }
 
-async function waitForPing(port: number, deadline: number): Promise<void> {
-  for (;;) {
-    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 50));
-    } finally {
-      client.disconnect();
-    }
-  }
-}
-
 /** Wait until every node reports `cluster_state:ok` (slots assigned and agreed). */
 async function waitForClusterOk(ports: number[], deadline: number): Promise<void> {
   for (const port of ports) {
     const client = new Redis({ host: '127.0.0.1', port });
     client.on('error', () => undefined);
     try {
-      while (!/cluster_state:ok/.test(await client.cluster('INFO'))) {
-        if (Date.now() > deadline) throw new Error(`cluster node ${port} never reached cluster_state:ok`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const ok = async () => /cluster_state:ok/.test(await client.cluster('INFO'));
+      await until(`cluster node ${port} at cluster_state:ok`, ok, { timeoutMs: Math.max(0, deadline - Date.now()), everyMs: 50 });
     } finally {
       client.disconnect();
     }
@@ -94,7 +77,7 @@ export async function startLocalRedisCluster(size = 3): Promise<LocalRedisCluste
       children.push(child);
     }
     const deadline = Date.now() + 20_000;
-    await Promise.all(ports.map((p) => waitForPing(p, deadline)));
+    await Promise.all(ports.map((p) => untilRedisAnswers(p, deadline, async (c) => (await c.ping()) === 'PONG')));
     const nodes = ports.map((p) => `127.0.0.1:${p}`);
     const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 20_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePorts } from './ports';
 import { killChildren } from './kill-children';
+import { until } from './eventually';
 
 /** A running redis-server. */
 export interface LocalRedis {
@@ -22,20 +23,19 @@ export interface LocalRedis {
 
 /** Resolves once a fresh connection to `port` satisfies `ready`; throws after `deadline` (epoch ms). */
 export async function untilRedisAnswers(port: number, deadline: number, ready: (client: Redis) => Promise<boolean>): Promise<void> {
-  for (;;) {
+  const answers = async () => {
     const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      if (await ready(client)) return;
+      return await ready(client);
     } catch {
-      // not up yet
+      return false; // not up yet
     } finally {
       client.disconnect();
     }
-    if (Date.now() > deadline) throw new Error(`redis on ${port} not ready`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  };
+  await until(`redis on ${port} ready`, answers, { timeoutMs: Math.max(0, deadline - Date.now()), everyMs: 50 });
 }
 
 /** Start a redis-server with `args` added (e.g. `['--maxmemory-policy', 'noeviction']`). */

@@ -10,6 +10,7 @@ import { bearer, createInferenceKey, createTestGateway, openTestGateway, type Te
 import type { Database } from '../../src/store/db';
 import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
+import { until } from '../helpers/eventually';
 
 describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
   let db: Database;
@@ -31,6 +32,13 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
   const put = (path: string, body: unknown, g = gw) => request(g.app).put(`/api/v1${path}`).set('Authorization', auth(g)).send(body as object);
   const get = (path: string, g = gw) => request(g.app).get(`/api/v1${path}`).set('Authorization', auth(g));
   const del = (path: string, g = gw) => request(g.app).delete(`/api/v1${path}`).set('Authorization', auth(g));
+  async function untilDatabaseClockPasses(iso: string): Promise<void> {
+    const after = Date.parse(iso);
+    await until(`the database clock past ${iso}`, async () => {
+      const [row] = await db.query<{ now: Date | string }>('SELECT clock_timestamp() AS now');
+      return new Date(row!.now).getTime() > after;
+    });
+  }
   async function newWorkspace(g = gw): Promise<{ id: string; slug: string }> {
     const slug = `b${++slugSeq}`;
     const res = await request(g.app).post('/api/v1/workspaces').set('Authorization', auth(g)).send({ name: slug, slug });
@@ -45,7 +53,9 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     expect(Object.keys(created.body.data).sort()).toEqual(['created_at', 'id', 'limit_usd', 'reset_interval', 'updated_at', 'workspace_id']);
     expect(created.body.data).toMatchObject({ workspace_id: ws.id, limit_usd: 100, reset_interval: 'monthly' });
     expect(created.body.include_byok_in_budgets).toBe(false);
-    await new Promise((r) => setTimeout(r, 5)); // timestamps have millisecond resolution
+    // The database stamps updated_at (clock_timestamp()) and the answer shows milliseconds: the
+    // update goes once the database's clock has passed the creation's millisecond.
+    await untilDatabaseClockPasses(created.body.data.updated_at);
     const updated = await put(`/workspaces/${ws.slug}/budgets/monthly`, { limit_usd: 250.5 });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ id: created.body.data.id, limit_usd: 250.5, created_at: created.body.data.created_at });

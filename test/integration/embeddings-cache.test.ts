@@ -22,6 +22,7 @@ import type { CacheStore } from '../../src/embeddings/cache/store';
 import { provisionOrg } from '../../src/orgs/provision';
 import type { SpendGuard } from '../../src/budgets/types';
 import { roundUsd } from '../../src/catalog/usd';
+import { eventually } from '../helpers/eventually';
 
 const SMALL = 'openai/text-embedding-3-small';
 const MISTRAL = 'mistralai/mistral-embed';
@@ -357,13 +358,7 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
       }
       expect(openaiInputs(h)).toHaveLength(3);
       await proxy.open();
-      await kv.ping().catch(() => undefined);
-      let back = false;
-      for (let i = 0; i < 50 && !back; i++) {
-        back = await kv.ping().then(() => true, () => false);
-        if (!back) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(back).toBe(true);
+      await eventually(() => expect(kv.ping()).resolves.toBeUndefined(), { timeoutMs: 10_000 });
       expect((await h.post({ model: SMALL, input: 'before' })).headers['x-switchyard-cache']).toBe('HIT');
     } finally {
       await h.close();

@@ -227,9 +227,10 @@ describe('POST /embeddings', () => {
       expect(settles).toHaveLength(2);
       let drained = false;
       const drain = h.gw.deps.embeddings.drain().then(() => void (drained = true));
-      await new Promise((r) => setTimeout(r, 20));
       settles[0]!.resolve();
-      await new Promise((r) => setTimeout(r, 20));
+      // One event-loop turn: every continuation of the first settle (and of a drain it might
+      // wrongly wake) has run by then; no I/O is involved.
+      await new Promise((r) => setImmediate(r));
       expect(drained).toBe(false);
       settles[1]!.reject(new Error('settle failed'));
       await drain;

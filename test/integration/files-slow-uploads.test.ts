@@ -15,6 +15,7 @@ import { bearer, createTestGateway, type TestGateway } from '../helpers/gateway'
 import { provisionOrg } from '../../src/orgs/provision';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
+import { until } from '../helpers/eventually';
 
 interface Answer {
   status: number;
@@ -70,6 +71,7 @@ describe.each(DATABASES)('slow uploads on $name', (dbKind) => {
     await db.close();
   });
 
+  const receiving = async () => (await gw.deps.metrics.fileUploadsInProgress.get()).values.find((v) => v.labels.stage === 'receiving')?.value;
   const files = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]!.n;
   const quickUpload = (secret: string) =>
     request(server).post('/api/v1/files').set('Authorization', bearer(secret)).attach('file', Buffer.from('quick file\n'), 'quick.txt');
@@ -80,7 +82,8 @@ describe.each(DATABASES)('slow uploads on $name', (dbKind) => {
     // Keep both dribbling (well within the idle timeout) until they are answered.
     const dribble = setInterval(() => slow.forEach((u) => u.req.write('x')), 100);
     try {
-      await new Promise((r) => setTimeout(r, 200));
+      // Both hold their organization's slots (each is receiving) before the third one asks.
+      await until('both slow uploads receiving', async () => (await receiving()) === 2);
       const third = openUpload(port, gw.mgmtKey);
       const refused = await third.answer;
       third.req.destroy();

@@ -13,6 +13,7 @@ import { filePartHead, openMultipartUpload } from '../helpers/multipart-upload';
 import { bearer, createInferenceKey, createTestGateway, openTestGateway, type TestGateway } from '../helpers/gateway';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
+import { eventually } from '../helpers/eventually';
 
 const FILE_FIELDS = ['_shape', 'id', 'type', 'filename', 'mime_type', 'size_bytes', 'created_at', 'downloadable'];
 
@@ -197,9 +198,7 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
       // Several chunks' worth, so the server is storing when the client goes away.
       await new Promise<void>((resolve) => req.write(filePartHead('cut.txt') + 'partial line of text\n'.repeat(15_000), () => resolve()));
       req.destroy();
-      const deadline = Date.now() + 10_000;
-      while ((await outcomes()) === seen && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-      expect(await outcomes()).toBe(seen + 1);
+      await eventually(async () => expect(await outcomes()).toBe(seen + 1), { timeoutMs: 10_000 });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -230,16 +229,13 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     try {
       // About 30 000 bytes of the file reach the spool (busboy holds back a boundary's length), then it stalls.
       stalled.write(filePartHead('held.txt') + 'x'.repeat(30_000));
-      const deadline = Date.now() + 10_000;
-      while ((await spooledBytes()) < 29_900 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(await spooledBytes()).toBeGreaterThanOrEqual(29_900);
+      await eventually(async () => expect(await spooledBytes()).toBeGreaterThanOrEqual(29_900), { timeoutMs: 10_000 });
       const busy = await upload(tight, ascii('y'.repeat(30_000)), 'w.txt');
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
       expect(busy.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable', metadata: { reason: 'the upload spool of this replica is full' } });
       stalled.destroy();
-      while ((await spooledBytes()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(await spooledBytes()).toBe(0);
+      await eventually(async () => expect(await spooledBytes()).toBe(0), { timeoutMs: 10_000 });
       expect((await upload(tight, ascii('y'.repeat(30_000)), 'w.txt')).status).toBe(200);
     } finally {
       stalled.destroy();

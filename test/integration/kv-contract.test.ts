@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { KVS, REDIS_URL, describeIf, uniqueId } from '../helpers/services';
 import type { Kv, KvScript } from '../../src/kv/kv';
 import { RedisKv } from '../../src/kv/redis';
-import { eventually } from '../helpers/eventually';
+import { eventually, until } from '../helpers/eventually';
 
 /** Increment a counter, setting its expiry on creation; returns [count, pttl]. */
 const counter: KvScript<{ count: number; ttlMs: number }> = {
@@ -175,8 +175,11 @@ describeIf(REDIS_URL)('RedisKv specifics', () => {
     // Unconfirmed (Redis is unreachable): rejected after the bounded wait, its timer cleared.
     await expect(kv.subscribe('channel', () => undefined)).rejects.toThrow('has not confirmed the subscription to channel within 1200 ms');
     await expect(kv.ping()).rejects.toThrow();
-    // Both connections between retries: their sockets have closed, so ending them never completes.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Connections between retries: their sockets have closed, so ending them never completes. The
+    // command connection's state is public: wait for it. The subscriber (private) had its first
+    // attempt refused when subscribe() began, 1200 ms ago; whether it is between retries or in a
+    // new attempt (which a close ends at once), it leaves no timer with the same bounded option.
+    await until('the command connection between retries', () => kv.connection.status === 'reconnecting');
     await kv.close();
     await eventually(() => expect(timers()).toBeLessThanOrEqual(before), { timeoutMs: 1000 });
   });

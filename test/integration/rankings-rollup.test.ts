@@ -211,11 +211,22 @@ describe('RollupScheduler', () => {
     const t = manualTimer();
     new RollupScheduler(() => Promise.resolve(), 0, new Metrics(), logger, t.timer).start();
     expect(t.pending).toHaveLength(0);
-    let fired = false;
-    const handle = nodeTimer(() => (fired = true), 5);
-    expect(handle.hasRef?.()).toBe(false);
-    handle.cancel();
-    await new Promise((r) => setTimeout(r, 20));
-    expect(fired).toBe(false);
+    // Jest's fake timers stand in for Node's (same API, unref and hasRef included): time is moved
+    // well past the timer's due time by hand instead of slept through.
+    jest.useFakeTimers();
+    try {
+      let fired = false;
+      const handle = nodeTimer(() => (fired = true), 5);
+      expect(handle.hasRef?.()).toBe(false);
+      handle.cancel();
+      jest.advanceTimersByTime(1000);
+      expect(fired).toBe(false);
+      // The same timer left alone does fire: the advance above would have run it.
+      nodeTimer(() => (fired = true), 5);
+      jest.advanceTimersByTime(1000);
+      expect(fired).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

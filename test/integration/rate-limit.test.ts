@@ -18,6 +18,7 @@ import { assembleDeps } from '../../src/deps';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/observability/logger';
 import { provisionOrg } from '../../src/orgs/provision';
+import { eventually } from '../helpers/eventually';
 
 let db: Database;
 beforeAll(async () => {
@@ -162,20 +163,6 @@ test('fail open logs through the gateway logger as JSON, never to the console, w
   }
 });
 
-/** Poll `fn` until it resolves (or give up after `ms`). */
-async function eventually(fn: () => Promise<unknown>, ms = 10000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      await fn();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 describeIf(REDIS_URL)('Redis unreachable when the gateway starts, reachable later', () => {
   test.each(['open', 'closed'] as const)('fail %s: once Redis is up the limit is enforced: exactly N pass, then 429', async (failMode) => {
     const target = new URL(REDIS_URL as string);
@@ -190,7 +177,7 @@ describeIf(REDIS_URL)('Redis unreachable when the gateway starts, reachable late
       expect((await call()).status).toBe(failMode === 'open' ? 200 : 503);
 
       await proxy.open();
-      await eventually(() => kv.ping());
+      await eventually(() => kv.ping(), { timeoutMs: 10_000 });
       const statuses: number[] = [];
       for (let i = 0; i < limit + 2; i++) statuses.push((await call()).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);

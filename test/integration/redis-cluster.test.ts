@@ -19,6 +19,7 @@ import { RedisKv } from '../../src/kv/redis';
 import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';
 import { USAGE_STREAM_KEY } from '../../src/usage/stream-outbox';
+import { eventually } from '../helpers/eventually';
 import { HEALTHY_CACHE_MS } from '../../src/routing/breaker';
 
 const MODEL = 'openai/text-embedding-3-small';
@@ -148,12 +149,7 @@ const runnable = requireClusterBinaries();
     const viaSecond = () => fetch(`${urls[1]}/key`, { headers: { authorization: bearer(key.secret) } }).then(async (r) => (await r.arrayBuffer(), r.status));
     expect(await viaSecond()).toBe(200); // now cached on the second instance
     await request(gw.app).delete(`/api/v1/keys/${key.hash}`).set('Authorization', mgmt()).expect(200);
-    let status = 200;
-    for (let i = 0; i < 40 && status === 200; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      status = await viaSecond();
-    }
-    expect(status).toBe(401);
+    await eventually(async () => expect(await viaSecond()).toBe(401), { everyMs: 25 });
   });
 
   test('a circuit opened on one instance is open on the other (breaker state on the Cluster)', async () => {

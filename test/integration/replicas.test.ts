@@ -19,6 +19,7 @@ import { spawnGatewayProcess, type GatewayProcess } from '../helpers/gateway-pro
 import { tcpProxy, type TcpProxy } from '../../testkit/tcp-proxy';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import { openaiWire } from '../fakes/wires';
+import { eventually, until } from '../helpers/eventually';
 
 const MODEL = 'openai/text-embedding-3-small';
 /** $0.02 per million tokens (config/models.yaml); token-id input makes the reservation the real cost. */
@@ -177,15 +178,23 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     return byStatus;
   };
 
-  /** Wait (bounded) until every id has its usage row; then how many rows each has. */
+  /** Wait (bounded) until every id has its usage row; then how many rows each has (as they are at the deadline, if some never came). */
   async function usageRows(ids: string[], waitMs = 20_000): Promise<{ found: number; duplicated: number }> {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
+    const count = async () => {
       const { rows } = await pg.query<{ id: string; n: number }>('SELECT id, COUNT(*)::int AS n FROM generations WHERE id = ANY($1) GROUP BY id', [ids]);
-      const duplicated = rows.filter((r) => r.n > 1).length;
-      if (rows.length === ids.length || Date.now() > deadline) return { found: rows.length, duplicated };
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      return { found: rows.length, duplicated: rows.filter((r) => r.n > 1).length };
+    };
+    const complete = async () => {
+      const counted = await count();
+      return counted.found === ids.length ? counted : null;
+    };
+    return until('a usage row for every id', complete, { timeoutMs: waitMs, everyMs: 50 }).catch(count);
+  }
+
+  /** What replica `r`'s readiness says of Redis ('ok', or what is wrong). */
+  async function redisStatusOn(r: GatewayProcess): Promise<string> {
+    const body = (await (await fetch(`${r.origin}/readyz`)).json()) as { checks: { redis: { status: string } } };
+    return body.checks.redis.status;
   }
 
   const okIds = (answers: Answer[]) => answers.flatMap((a) => (a.status === 200 && a.id ? [a.id] : []));
@@ -224,12 +233,8 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     const revokedAt = Date.now();
     const refusedAfter: number[] = [];
     for (const i of [1, 2]) {
-      let status = 200;
-      while (status !== 401 && Date.now() - revokedAt < 1000) {
-        status = (await keyOn(i)).status;
-        if (status !== 401) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(status).toBe(401);
+      // Asked again and again until a second after the revocation; the last answer is asserted.
+      await eventually(async () => expect((await keyOn(i)).status).toBe(401), { timeoutMs: Math.max(0, revokedAt + 1000 - Date.now()), everyMs: 20 });
       refusedAfter.push(Date.now() - revokedAt);
     }
     figures.e_revoked_refused_after_ms = refusedAfter;
@@ -238,15 +243,23 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
   test('(d) Redis cut off mid-load and back: no crash, every 200 recorded once, limits and budgets hold again', async () => {
     const ws = await workspace(1000 * COST, 6);
     let restored: Promise<void> | undefined;
+    let cutAt = Infinity;
     let restoredAt = Infinity;
-    // Load before, during and after the outage: 30 answers, Redis cut for 1.5 s, then on until
-    // 30 more requests have been served after Redis came back.
+    // The outage lasts until the load has met it: every replica's readiness reports Redis away,
+    // and the load has had the budget's fail-closed 503 at least once per replica since the cut.
+    const outageSeen = async (sofar: Answer[]) =>
+      sofar.slice(cutAt).filter((a) => a.status === 503).length >= REPLICAS && (await Promise.all(replicas.map(redisStatusOn))).every((s) => s !== 'ok');
+    // Load before, during and after the outage: 30 answers, Redis cut until the load has met the
+    // outage, then on until 30 more requests have been served after Redis came back.
     const answers = await load(ws.secrets, 6, (sofar) => {
       if (sofar.length === 30 && !restored) {
         restored = proxy
           .close()
-          .then(() => new Promise((r) => setTimeout(r, 1500)))
-          .then(() => proxy.open())
+          .then(() => {
+            cutAt = sofar.length;
+            return until('the replicas and the load to meet the Redis outage', () => outageSeen(sofar), { timeoutMs: 20_000, everyMs: 50 });
+          })
+          .finally(() => proxy.open())
           .then(() => void (restoredAt = sofar.length));
       }
       return sofar.slice(restoredAt).filter((a) => a.status === 200).length >= 30;
@@ -263,14 +276,7 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
 
     // Every replica sees Redis again, then limits and budgets are enforced as before.
     for (const r of replicas) {
-      const deadline = Date.now() + 15_000;
-      let status = '';
-      while (status !== 'ok' && Date.now() < deadline) {
-        const body = (await (await fetch(`${r.origin}/readyz`)).json()) as { checks: { redis: { status: string } } };
-        status = body.checks.redis.status;
-        if (status !== 'ok') await new Promise((res) => setTimeout(res, 200));
-      }
-      expect(status).toBe('ok');
+      await eventually(async () => expect(await redisStatusOn(r)).toBe('ok'), { timeoutMs: 15_000, everyMs: 50 });
     }
     await budgetHolds('d_budget_after');
     await rateLimitHolds('d_rate_limit_after');
