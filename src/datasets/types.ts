@@ -4,17 +4,18 @@
  * @module
  */
 import type { ContextBucket } from './buckets';
+import type { Wire } from '../wire';
+import rankingsQuery from '../wire/requests/datasets.rankings.query';
+
+type Query = Wire<'datasets.rankings.query'>;
 
 /** Row grain of an answer. */
-export type Period = 'day' | 'week' | 'month';
-export type Modality = 'text' | 'image' | 'image_output' | 'audio' | 'tool_calling';
-export type LanguageType = 'natural' | 'programming';
+export type Period = NonNullable<Query['period']>;
+export type Modality = NonNullable<Query['modality']>;
+export type LanguageType = NonNullable<Query['language_type']>;
 
-/** The spec's twelve use-case categories. */
-export const CATEGORIES = [
-  'programming', 'roleplay', 'marketing', 'marketing/seo', 'technology', 'science',
-  'translation', 'legal', 'finance', 'health', 'trivia', 'academia',
-] as const;
+/** The spec's twelve use-case categories, as the query's schema lists them. */
+export const CATEGORIES = rankingsQuery.properties.category.enum;
 export type Category = (typeof CATEGORIES)[number];
 
 /**
@@ -38,14 +39,4 @@ export interface RankingsRequest {
 export type RankingsScope = { kind: 'org'; orgId: string } | { kind: 'installation' };
 
 /** One answer row, as on the wire. */
-export interface RankingRow {
-  date: string;
-  model_permaslug: string;
-  total_tokens: string;
-}
-
-/** The answer body. */
-export interface RankingsAnswer {
-  data: RankingRow[];
-  meta: { as_of: string; start_date: string; end_date: string; version: 'v1' };
-}
+export type { RankingRow, RankingsAnswer } from '../wire/types';

@@ -41,6 +41,7 @@ import budgetsGetResponse from './responses/budgets.get.response';
 import budgetsListResponse from './responses/budgets.list.response';
 import budgetsUpsertResponse from './responses/budgets.upsert.response';
 import dashboardSessionResponse from './responses/dashboard.session.response';
+import datasetsRankingsResponse from './responses/datasets.rankings.response';
 import deletedResponse from './responses/deleted.response';
 import embeddingsCreateResponse from './responses/embeddings.create.response';
 import embeddingsModelsResponse from './responses/embeddings.models.response';
@@ -95,6 +96,7 @@ export const responseSchemas = [
   budgetsListResponse,
   budgetsUpsertResponse,
   dashboardSessionResponse,
+  datasetsRankingsResponse,
   deletedResponse,
   embeddingsCreateResponse,
   embeddingsModelsResponse,

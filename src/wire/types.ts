@@ -37,3 +37,7 @@ export type Endpoint = Provider['endpoints'][number];
 export type Recent = Provider['recent'];
 /** The answer of `POST /embeddings`. */
 export type EmbeddingsResponse = Wire<'embeddings.create.response'>;
+/** The answer of `GET /datasets/rankings-daily`. */
+export type RankingsAnswer = Wire<'datasets.rankings.response'>;
+/** One row of the rankings dataset: a day, a model and its tokens (a decimal string). */
+export type RankingRow = RankingsAnswer['data'][number];

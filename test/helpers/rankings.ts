@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { expectSchema } from './expect-schema';
 import type { Express } from 'express';
 import type { UsageEvent } from '../../src/usage/types';
 import type { Queryable } from '../../src/store/db';
@@ -46,5 +47,9 @@ export async function insertUses(db: Queryable, uses: RankedUse[]): Promise<void
 /** GET the dataset with `query` as `secret`. */
 export function getRankings(app: Express, secret: string, query: Record<string, string> | string = {}) {
   const req = request(app).get('/api/v1/datasets/rankings-daily').set('Authorization', `Bearer ${secret}`);
-  return typeof query === 'string' ? request(app).get(`/api/v1/datasets/rankings-daily?${query}`).set('Authorization', `Bearer ${secret}`) : req.query(query);
+  const sent = typeof query === 'string' ? request(app).get(`/api/v1/datasets/rankings-daily?${query}`).set('Authorization', `Bearer ${secret}`) : req.query(query);
+  // Every answered request is checked against the answer's schema (the dashboard reads the same type).
+  return sent.expect((res) => {
+    if (res.status === 200) expectSchema(res.body, 'datasets.rankings.response');
+  });
 }
