@@ -18,6 +18,7 @@ import type { EndpointStats } from '../routing/endpoint-stats';
 import { finalError } from '../routing/final-error';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
 import { countTokens } from '../usage/tokens';
+import { PendingWork } from '../usage/pending-work';
 import { completionBody, errorChunk, usageChunk, type AnswerHead } from './answer';
 import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
@@ -25,7 +26,7 @@ import { chatUsageEvent, type ChatOutcome } from './record';
 import { StreamedChat } from './stream';
 import type { Context } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing';
-import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt } from '../observability/spans';
+import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt, tracedWork } from '../observability/spans';
 import type { ChatBody } from './types';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
@@ -71,8 +72,8 @@ function answerText(parsed: ParsedChat): string {
 
 /** One per app instance. */
 export class ChatService {
-  private unfinished = 0;
-  private whenIdle: Array<() => void> = [];
+  /** Settles and usage records of answered requests still running ({@link drain}). */
+  private readonly pending = new PendingWork();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -249,6 +250,8 @@ export class ChatService {
     } catch (err) {
       written = Promise.reject(err as Error);
     }
+    const { tracing } = this.deps;
+    if (tracing && ctx.trace) written = tracedWork(tracing, ctx.trace, 'usage.record', written);
     const recorded = written.catch((err: unknown) => {
       logger.error('usage record failed', { request_id: ctx.requestId, generation_id: event.id, err });
     });
@@ -258,20 +261,12 @@ export class ChatService {
 
   /** Count `work` as unfinished bookkeeping until it settles (shutdown waits, {@link drain}). */
   track(work: Promise<unknown>): void {
-    this.unfinished++;
-    void work.finally(this.finished);
+    this.pending.track(work);
   }
 
   /** Wait until every answered request's bookkeeping has finished. */
-  async drain(): Promise<void> {
-    if (this.unfinished === 0) return;
-    await new Promise<void>((resolve) => this.whenIdle.push(resolve));
+  drain(): Promise<void> {
+    return this.pending.drain();
   }
 
-  private readonly finished = (): void => {
-    if (--this.unfinished > 0) return;
-    const waiting = this.whenIdle;
-    this.whenIdle = [];
-    for (const resolve of waiting) resolve();
-  };
 }

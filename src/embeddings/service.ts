@@ -21,6 +21,7 @@ import { runWithFallback, type AttemptResult } from '../routing/run-with-fallbac
 import { selectCandidates } from '../routing/select-candidates';
 import type { UsageEvent } from '../usage/types';
 import { countTokens } from '../usage/tokens';
+import { PendingWork } from '../usage/pending-work';
 import { generationId, modelVariant } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody } from './response';
@@ -85,9 +86,8 @@ export class EmbeddingsService {
   readonly breaker: CircuitBreaker;
   /** Each organization's recent attempts per endpoint (the Providers page's error rate and latency). */
   readonly stats: EndpointStats;
-  /** Bookkeeping of answered requests (settles, usage records) still running, and who waits for none to be left ({@link drain}). */
-  private unfinished = 0;
-  private whenIdle: Array<() => void> = [];
+  /** Settles and usage records of answered requests still running ({@link drain}). */
+  private readonly pending = new PendingWork();
 
   /**
    * @param deps - read on every call (not copied), so a recorder swapped in later is used
@@ -269,8 +269,7 @@ export class EmbeddingsService {
 
   /** Count `work` (a settle, a usage record) until it ends, so {@link drain} waits for it. */
   track(work: Promise<unknown>): void {
-    this.unfinished++;
-    work.then(this.finished, this.finished);
+    this.pending.track(work);
   }
 
   /** Each attempt's metrics (one function for every request, not a closure per request). */
@@ -290,18 +289,10 @@ export class EmbeddingsService {
   }
 
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
-  async drain(): Promise<void> {
-    if (this.unfinished === 0) return;
-    await new Promise<void>((resolve) => this.whenIdle.push(resolve));
+  drain(): Promise<void> {
+    return this.pending.drain();
   }
 
-  /** One piece of bookkeeping ended (either way); the last one wakes {@link drain}. */
-  private readonly finished = (): void => {
-    if (--this.unfinished > 0) return;
-    const waiting = this.whenIdle;
-    this.whenIdle = [];
-    for (const resolve of waiting) resolve();
-  };
 
   private countTokens(norm: NormalisedInput): number {
     return norm.input.kind === 'tokens' ? tokenIdCount(norm.input) : countTokens(textsToCount(norm.input));

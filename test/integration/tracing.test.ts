@@ -222,6 +222,7 @@ test('a traced chat request: a CLIENT span per upstream attempt, streamed or not
       ['groq', 'ok'],
     ]);
     for (const a of attempts) expect(a).toMatchObject({ parentSpanId: server.spanId, attributes: { 'gen_ai.operation.name': 'chat', 'switchyard.model': 'meta-llama/llama-3.3-70b-instruct' } });
+    expect(spans.filter((s) => s.parentSpanId === server.spanId && s.kind === OTLP.INTERNAL).map((s) => s.name).sort()).toEqual(['auth', 'budget.reserve', 'rate_limit', 'usage.record']);
     const answered = attempts[1]!;
     expect(answered.attributes['switchyard.fallback.reason']).toBe('server');
     expect(fleet.fakes.groq!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${answered.spanId}-01`);
