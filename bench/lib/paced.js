@@ -12,23 +12,53 @@
 const path = require('node:path');
 const { fork } = require('node:child_process');
 
-let worker = null;
-let pending = null;
+/**
+ * A client process running `workerFile` (a paced-load worker beside this file), forked on the
+ * first run and kept until `stop`; one run at a time. bench/lib/stream-paced.js uses it too.
+ * @param {string} workerFile
+ */
+function forkedClient(workerFile) {
+  let worker = null;
+  let pending = null;
 
-function start() {
-  worker = fork(path.join(__dirname, 'paced-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  worker.on('message', (msg) => {
-    const p = pending;
-    pending = null;
-    if (p) p.resolve(msg.result);
-  });
-  worker.on('exit', (code) => {
-    worker = null;
-    const p = pending;
-    pending = null;
-    if (p) p.reject(new Error(`paced load client exited with ${code}`));
-  });
+  function start() {
+    worker = fork(path.join(__dirname, workerFile), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    worker.on('message', (msg) => {
+      const p = pending;
+      pending = null;
+      if (p) p.resolve(msg.result);
+    });
+    worker.on('exit', (code) => {
+      worker = null;
+      const p = pending;
+      pending = null;
+      if (p) p.reject(new Error(`paced load client exited with ${code}`));
+    });
+  }
+
+  function run(opts) {
+    if (pending) return Promise.reject(new Error('one paced run at a time'));
+    if (worker === null) start();
+    return new Promise((resolve, reject) => {
+      pending = { resolve, reject };
+      worker.send({ run: { headers: {}, ...opts } });
+    });
+  }
+
+  /** End the client process (its keep-alive sockets close with it). */
+  function stop() {
+    if (worker === null) return Promise.resolve();
+    const w = worker;
+    return new Promise((resolve) => {
+      w.once('exit', () => resolve());
+      w.send({ close: true });
+    });
+  }
+
+  return { run, stop };
 }
+
+const client = forkedClient('paced-worker.js');
 
 /**
  * One paced run against `url`. Resolves to requests, rps, seconds, p50 and p99 (ms), errors, non2xx, and
@@ -37,23 +67,9 @@ function start() {
  * One run at a time.
  * @param {{url: string, headers?: object, body: string, rate: number, duration: number, maxSockets?: number, keepLatencies?: boolean}} opts
  */
-function runPaced(opts) {
-  if (pending) return Promise.reject(new Error('one paced run at a time'));
-  if (worker === null) start();
-  return new Promise((resolve, reject) => {
-    pending = { resolve, reject };
-    worker.send({ run: { headers: {}, ...opts } });
-  });
-}
+const runPaced = (opts) => client.run(opts);
 
 /** End the client process (its keep-alive sockets close with it). */
-function stopPaced() {
-  if (worker === null) return Promise.resolve();
-  const w = worker;
-  return new Promise((resolve) => {
-    w.once('exit', () => resolve());
-    w.send({ close: true });
-  });
-}
+const stopPaced = () => client.stop();
 
-module.exports = { runPaced, stopPaced };
+module.exports = { runPaced, stopPaced, forkedClient };

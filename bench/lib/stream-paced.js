@@ -5,49 +5,18 @@
  * {@link stopStreamPaced} ends it.
  */
 'use strict';
-const path = require('node:path');
-const { fork } = require('node:child_process');
+const { forkedClient } = require('./paced');
 
-let worker = null;
-let pending = null;
-
-function start() {
-  worker = fork(path.join(__dirname, 'stream-paced-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  worker.on('message', (msg) => {
-    const p = pending;
-    pending = null;
-    if (p) p.resolve(msg.result);
-  });
-  worker.on('exit', (code) => {
-    worker = null;
-    const p = pending;
-    pending = null;
-    if (p) p.reject(new Error(`paced load client exited with ${code}`));
-  });
-}
+const client = forkedClient('stream-paced-worker.js');
 
 /**
  * One paced run against `url` (see stream-paced.d.ts for the options and the result). `firstByte`
  * `'event'` times the first byte as the first SSE `data:` event; `'byte'` (the default) as the
  * status line's first byte. One run at a time.
  */
-function runStreamPaced(opts) {
-  if (pending) return Promise.reject(new Error('one paced run at a time'));
-  if (worker === null) start();
-  return new Promise((resolve, reject) => {
-    pending = { resolve, reject };
-    worker.send({ run: { headers: {}, ...opts } });
-  });
-}
+const runStreamPaced = (opts) => client.run(opts);
 
 /** End the client process (its keep-alive sockets close with it). */
-function stopStreamPaced() {
-  if (worker === null) return Promise.resolve();
-  const w = worker;
-  return new Promise((resolve) => {
-    w.once('exit', () => resolve());
-    w.send({ close: true });
-  });
-}
+const stopStreamPaced = () => client.stop();
 
 module.exports = { runStreamPaced, stopStreamPaced };

@@ -5,16 +5,7 @@
  * OpenAI-compatible upstream wrote pass through as they are.
  * @module
  */
-import type { ChatChoice, ChatUsage, ParsedChat } from '../providers/chat-types';
-
-/** Who answered: the generation id, the catalog model that served and its provider's display name. */
-export interface AnswerHead {
-  id: string;
-  model: string;
-  provider: string;
-  /** Unix seconds. */
-  created: number;
-}
+import type { ChatChoice, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
 
 /** The stream's terminator. */
 export const DONE_EVENT = 'data: [DONE]\n\n';
@@ -36,7 +27,7 @@ export function usageWire(usage: ChatUsage, cost: number) {
 }
 
 /** The whole answer's JSON. `system_fingerprint` is always present (the hosted service's SDK requires it). */
-export function completionBody(head: AnswerHead, parsed: ParsedChat, usage: ChatUsage, cost: number): string {
+export function completionBody(head: StreamHead, parsed: ParsedChat, usage: ChatUsage, cost: number): string {
   const choices: ChatChoice[] = parsed.choices;
   return JSON.stringify({
     id: head.id,
@@ -55,12 +46,12 @@ function event(value: unknown): string {
 }
 
 /** The stream's last chunk: no choices, the usage and its cost. */
-export function usageChunk(head: AnswerHead, usage: ChatUsage, cost: number): string {
+export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number): string {
   return event({ id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, choices: [], usage: usageWire(usage, cost) });
 }
 
 /** The chunk a stream that broke after it started ends with (status 200 is already sent). */
-export function errorChunk(head: AnswerHead, code: number, message: string): string {
+export function errorChunk(head: StreamHead, code: number, message: string): string {
   return event({
     id: head.id,
     object: 'chat.completion.chunk',

@@ -52,40 +52,44 @@ function partsOf(content: string | ChatContentPart[] | null | undefined): ChatCo
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
-function messageTexts(m: ChatMessage, into: string[]): number {
-  let media = 0;
+/** What one pass over the messages collects. */
+interface Collected {
+  modalities: Set<Modality>;
+  /** Every text the prompt counts: message texts, tool calls' names and arguments. */
+  texts: string[];
+  userTexts: string[];
+  /** Image and audio parts. */
+  media: number;
+}
+
+function collect(m: ChatMessage, into: Collected): void {
   for (const part of partsOf(m.content)) {
-    if (part.type === 'text') into.push(part.text);
-    else media++;
+    if (part.type === 'text') {
+      into.texts.push(part.text);
+      if (m.role === 'user') into.userTexts.push(part.text);
+      continue;
+    }
+    into.media++;
+    into.modalities.add(part.type === 'image_url' ? 'image' : 'audio');
   }
-  if (m.role === 'assistant' && m.tool_calls) for (const call of m.tool_calls) into.push(call.function.name, call.function.arguments);
-  return media;
+  if (m.role === 'assistant' && m.tool_calls) for (const call of m.tool_calls) into.texts.push(call.function.name, call.function.arguments);
 }
 
 /** Read `body` once for everything routing, budgeting and the samplers need. */
 export function readPrompt(body: ChatBody): ChatPrompt {
-  const modalities = new Set<Modality>(['text']);
-  for (const m of body.messages) {
-    for (const part of partsOf(m.content)) {
-      if (part.type === 'image_url') modalities.add('image');
-      else if (part.type === 'input_audio') modalities.add('audio');
-    }
-  }
+  const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], userTexts: [], media: 0 };
+  for (const m of body.messages) collect(m, c);
   const parameters = new Set<ChatParameter>();
   for (const [field, parameter] of SET_PARAMETERS) if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
   if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
-  const texts: string[] = [];
-  let media = 0;
-  for (const m of body.messages) media += messageTexts(m, texts);
-  if (body.tools) texts.push(JSON.stringify(body.tools));
-  if (body.response_format?.type === 'json_schema') texts.push(JSON.stringify(body.response_format.json_schema));
-  const userTexts: string[] = [];
-  for (const m of body.messages) if (m.role === 'user') for (const part of partsOf(m.content)) if (part.type === 'text') userTexts.push(part.text);
+  if (body.tools) c.texts.push(JSON.stringify(body.tools));
+  if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));
+  const { modalities, userTexts } = c;
   return {
     modalities,
     modalityLabel: [...modalities].join('+'),
     parameters,
     userTexts,
-    tokens: countTokens(texts) + media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS,
+    tokens: countTokens(c.texts) + c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS,
   };
 }

@@ -12,14 +12,14 @@ import type { CallerContext } from '../embeddings/types';
 import { generationId } from '../embeddings/ids';
 import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatJob, ChatUsage, ParsedChat } from '../providers/chat-types';
+import type { ChatJob, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
 import type { Circuits } from '../routing/breaker';
 import type { EndpointStats } from '../routing/endpoint-stats';
 import { finalError } from '../routing/final-error';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
 import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
-import { completionBody, errorChunk, usageChunk, type AnswerHead } from './answer';
+import { completionBody, errorChunk, usageChunk } from './answer';
 import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
 import { chatUsageEvent, type ChatOutcome } from './record';
@@ -95,7 +95,7 @@ export class ChatService {
     const { value: parsed, endpoint } = run;
     const { usage, estimated } = usageOr(parsed.usage, plan, () => answerText(parsed));
     const cost = chatCost(endpoint, usage);
-    const head = this.head(endpoint);
+    const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
     const recorded = this.record(ctx, body, {
       id: head.id,
@@ -142,7 +142,7 @@ export class ChatService {
     const summary = live.translator.summary();
     const { usage, estimated } = usageOr(summary.usage, plan, () => summary.generatedText());
     const cost = chatCost(live.endpoint, usage);
-    const head: AnswerHead = { ...this.head(live.endpoint), id };
+    const head = this.head(live.endpoint, id);
     this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
     this.deps.metrics.chatTimeToFirstToken.observe({ provider: live.endpoint.provider.slug, model: live.endpoint.modelId }, ttftMs / 1000);
     const recorded = this.record(ctx, body, {
@@ -224,8 +224,8 @@ export class ChatService {
     metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000 });
   }
 
-  private head(endpoint: Endpoint): AnswerHead {
-    return { id: generationId(this.deps.clock(), 'gen'), model: endpoint.modelId, provider: endpoint.provider.name, created: this.created() };
+  private head(endpoint: Endpoint, id: string): StreamHead {
+    return { id, model: endpoint.modelId, provider: endpoint.provider.name, created: this.created() };
   }
 
   private created(): number {

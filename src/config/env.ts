@@ -138,7 +138,7 @@ export function providerKeyVariable(slug: string): string {
   return `${providerEnvName(slug)}_API_KEY`;
 }
 
-const PROVIDER_ENV = /^([A-Z0-9_]+?)_(BASE_URL|API_KEY)(_FILE)?$/;
+const PROVIDER_ENV = /^(?<prefix>[A-Z0-9_]+?)_(?<kind>BASE_URL|API_KEY)(?<file>_FILE)?$/;
 const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
 
 /**
@@ -148,9 +148,9 @@ const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
 export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
   const out: Record<string, { baseUrl?: string; apiKey?: string }> = {};
   for (const [name, raw] of Object.entries(env)) {
-    const m = PROVIDER_ENV.exec(name);
-    if (!m || raw === undefined || raw === '') continue;
-    const [, prefix, kind, file] = m as unknown as [string, string, 'BASE_URL' | 'API_KEY', string | undefined];
+    const groups = PROVIDER_ENV.exec(name)?.groups;
+    if (!groups || raw === undefined || raw === '') continue;
+    const { prefix = '', kind, file } = groups;
     if (file && kind === 'BASE_URL') continue;
     let value = raw;
     if (file) {

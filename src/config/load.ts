@@ -53,7 +53,8 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   return out;
 }
 
-const validate = createAjv(true).compile(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')));
+/** The configuration's schema (schemas/config.json); data it accepts is a {@link Config}. */
+const validate = createAjv(true).compile<Config>(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')));
 
 /**
  * Build the configuration: `config/default.yaml`, then the file named by `SWITCHYARD_CONFIG`, then
@@ -73,12 +74,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   ];
   const layered = layers.reduce(merge, readYaml(fromRoot('config', 'default.yaml'), problems));
   const data = structuredClone(layered);
-  if (!validate(data)) {
-    for (const issue of toIssues('config', validate.errors)) problems.push(`${settingLabel(issue.path)} ${issue.message}`);
-  }
+  const valid = validate(data);
+  if (!valid) for (const issue of toIssues('config', validate.errors)) problems.push(`${settingLabel(issue.path)} ${issue.message}`);
   problems.push(...crossFieldProblems(data));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(data as unknown as Config);
+  if (!valid || problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(data);
 }
 
 /** `config.<dotted>` with its variable, if it has one (see {@link settingLabel}). */

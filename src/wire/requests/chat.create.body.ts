@@ -1,129 +1,44 @@
-/** JSON Schema `chat.create.body`: validates the request (src/http/validate.ts) and, through `Wire<'chat.create.body'>`, types it. POST /chat/completions: OpenAI's chat request plus the hosted service's provider, models, session_id, usage and transforms. model or models must be set (checked by the plan). */
+/**
+ * JSON Schema `chat.create.body`: validates the request (src/http/validate.ts) and, through
+ * `Wire<'chat.create.body'>`, types it. POST /chat/completions: OpenAI's chat request plus the
+ * hosted service's provider, models, session_id, usage and transforms. `model` or `models` must be set
+ * (checked by the plan: a schema-level anyOf of requireds is refused by ajv's strict mode).
+ */
 
 export default {
   $id: 'chat.create.body',
   type: 'object',
   required: ['messages'],
   properties: {
-    model: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-    },
-    models: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 16,
-      items: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 200,
-      },
-    },
-    messages: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 10000,
-      items: {
-        $ref: '#/$defs/message',
-      },
-    },
-    stream: {
-      type: ['boolean', 'null'],
-    },
-    stream_options: {
-      type: ['object', 'null'],
-      properties: {
-        include_usage: {
-          type: ['boolean', 'null'],
-        },
-      },
-    },
-    max_tokens: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: 10000000,
-    },
-    max_completion_tokens: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: 10000000,
-    },
-    temperature: {
-      type: ['number', 'null'],
-      minimum: 0,
-      maximum: 2,
-    },
-    top_p: {
-      type: ['number', 'null'],
-      minimum: 0,
-      maximum: 1,
-    },
-    top_k: {
-      type: ['integer', 'null'],
-      minimum: 0,
-    },
-    frequency_penalty: {
-      type: ['number', 'null'],
-      minimum: -2,
-      maximum: 2,
-    },
-    presence_penalty: {
-      type: ['number', 'null'],
-      minimum: -2,
-      maximum: 2,
-    },
-    repetition_penalty: {
-      type: ['number', 'null'],
-      minimum: 0,
-      maximum: 2,
-    },
-    min_p: {
-      type: ['number', 'null'],
-      minimum: 0,
-      maximum: 1,
-    },
-    seed: {
-      type: ['integer', 'null'],
-    },
+    model: { type: 'string', minLength: 1, maxLength: 200 },
+    models: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', minLength: 1, maxLength: 200 } },
+    messages: { type: 'array', minItems: 1, maxItems: 10000, items: { $ref: '#/$defs/message' } },
+    stream: { type: ['boolean', 'null'] },
+    stream_options: { type: ['object', 'null'], properties: { include_usage: { type: ['boolean', 'null'] } } },
+    max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 10000000 },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: 10000000 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    top_k: { type: ['integer', 'null'], minimum: 0 },
+    frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    repetition_penalty: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    min_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    seed: { type: ['integer', 'null'] },
     stop: {
       anyOf: [
-        {
-          type: 'string',
-          maxLength: 1000,
-        },
-        {
-          type: 'array',
-          maxItems: 16,
-          items: {
-            type: 'string',
-            maxLength: 1000,
-          },
-        },
-        {
-          type: 'null',
-        },
+        { type: 'string', maxLength: 1000 },
+        { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 1000 } },
+        { type: 'null' },
       ],
     },
-    logprobs: {
-      type: ['boolean', 'null'],
-    },
-    top_logprobs: {
-      type: ['integer', 'null'],
-      minimum: 0,
-      maximum: 20,
-    },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
     logit_bias: {
       type: ['object', 'null'],
       maxProperties: 1024,
-      propertyNames: {
-        pattern: '^[0-9]{1,9}$',
-      },
-      additionalProperties: {
-        type: 'number',
-        minimum: -100,
-        maximum: 100,
-      },
+      propertyNames: { pattern: '^[0-9]{1,9}$' },
+      additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
     },
     response_format: {
       anyOf: [
@@ -131,167 +46,72 @@ export default {
           type: 'object',
           required: ['type'],
           additionalProperties: false,
-          properties: {
-            type: {
-              enum: ['text', 'json_object'],
-            },
-          },
+          properties: { type: { enum: ['text', 'json_object'] } },
         },
         {
           type: 'object',
           required: ['type', 'json_schema'],
           additionalProperties: false,
           properties: {
-            type: {
-              const: 'json_schema',
-            },
+            type: { const: 'json_schema' },
             json_schema: {
               type: 'object',
               required: ['name'],
               properties: {
-                name: {
-                  type: 'string',
-                  minLength: 1,
-                  maxLength: 64,
-                },
-                description: {
-                  type: 'string',
-                },
-                schema: {
-                  type: 'object',
-                },
-                strict: {
-                  type: ['boolean', 'null'],
-                },
+                name: { type: 'string', minLength: 1, maxLength: 64 },
+                description: { type: 'string' },
+                schema: { type: 'object' },
+                strict: { type: ['boolean', 'null'] },
               },
             },
           },
         },
       ],
     },
-    tools: {
-      type: 'array',
-      maxItems: 128,
-      items: {
-        $ref: '#/$defs/tool',
-      },
-    },
+    tools: { type: 'array', maxItems: 128, items: { $ref: '#/$defs/tool' } },
     tool_choice: {
       anyOf: [
-        {
-          enum: ['none', 'auto', 'required'],
-        },
+        { enum: ['none', 'auto', 'required'] },
         {
           type: 'object',
           required: ['type', 'function'],
           additionalProperties: false,
           properties: {
-            type: {
-              const: 'function',
-            },
+            type: { const: 'function' },
             function: {
               type: 'object',
               required: ['name'],
-              properties: {
-                name: {
-                  type: 'string',
-                  minLength: 1,
-                  maxLength: 64,
-                },
-              },
+              properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
             },
           },
         },
       ],
     },
-    parallel_tool_calls: {
-      type: ['boolean', 'null'],
-    },
-    n: {
-      const: 1,
-      description: 'One choice per request, as the hosted service serves',
-    },
-    user: {
-      type: 'string',
-      maxLength: 512,
-    },
-    session_id: {
-      type: 'string',
-      maxLength: 256,
-    },
-    trace: {
-      type: 'object',
-    },
-    metadata: {
-      type: 'object',
-      maxProperties: 16,
-      additionalProperties: {
-        type: 'string',
-        maxLength: 512,
-      },
-    },
-    usage: {
-      type: 'object',
-      properties: {
-        include: {
-          type: 'boolean',
-        },
-      },
-    },
-    transforms: {
-      type: 'array',
-      maxItems: 16,
-      items: {
-        type: 'string',
-        maxLength: 100,
-      },
-    },
-    provider: {
-      $ref: 'defs#/$defs/providerPreferences',
-    },
+    parallel_tool_calls: { type: ['boolean', 'null'] },
+    n: { const: 1, description: 'One choice per request, as the hosted service serves' },
+    user: { type: 'string', maxLength: 512 },
+    session_id: { type: 'string', maxLength: 256 },
+    trace: { type: 'object' },
+    metadata: { type: 'object', maxProperties: 16, additionalProperties: { type: 'string', maxLength: 512 } },
+    usage: { type: 'object', properties: { include: { type: 'boolean' } } },
+    transforms: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 100 } },
+    provider: { $ref: 'defs#/$defs/providerPreferences' },
   },
   $defs: {
-    text: {
-      type: 'string',
-      maxLength: 10000000,
-    },
-    content: {
-      anyOf: [
-        {
-          $ref: '#/$defs/text',
-        },
-        {
-          type: 'array',
-          maxItems: 1000,
-          items: {
-            $ref: '#/$defs/part',
-          },
-        },
-      ],
-    },
+    text: { type: 'string', maxLength: 10000000 },
+    content: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/part' } }] },
     part: {
       anyOf: [
         {
           type: 'object',
           required: ['type', 'text'],
           properties: {
-            type: {
-              const: 'text',
-            },
-            text: {
-              $ref: '#/$defs/text',
-            },
+            type: { const: 'text' },
+            text: { $ref: '#/$defs/text' },
             cache_control: {
               type: 'object',
               required: ['type'],
-              properties: {
-                type: {
-                  const: 'ephemeral',
-                },
-                ttl: {
-                  enum: ['5m', '1h'],
-                },
-              },
+              properties: { type: { const: 'ephemeral' }, ttl: { enum: ['5m', '1h'] } },
             },
           },
         },
@@ -299,20 +119,13 @@ export default {
           type: 'object',
           required: ['type', 'image_url'],
           properties: {
-            type: {
-              const: 'image_url',
-            },
+            type: { const: 'image_url' },
             image_url: {
               type: 'object',
               required: ['url'],
               properties: {
-                url: {
-                  type: 'string',
-                  pattern: '^(https?://|data:)',
-                },
-                detail: {
-                  enum: ['auto', 'low', 'high'],
-                },
+                url: { type: 'string', pattern: '^(https?://|data:)' },
+                detail: { enum: ['auto', 'low', 'high'] },
               },
             },
           },
@@ -321,22 +134,13 @@ export default {
           type: 'object',
           required: ['type', 'input_audio'],
           properties: {
-            type: {
-              const: 'input_audio',
-            },
+            type: { const: 'input_audio' },
             input_audio: {
               type: 'object',
               required: ['data', 'format'],
               properties: {
-                data: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                format: {
-                  type: 'string',
-                  minLength: 1,
-                  maxLength: 20,
-                },
+                data: { type: 'string', minLength: 1 },
+                format: { type: 'string', minLength: 1, maxLength: 20 },
               },
             },
           },
@@ -347,27 +151,12 @@ export default {
       type: 'object',
       required: ['id', 'type', 'function'],
       properties: {
-        id: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 256,
-        },
-        type: {
-          const: 'function',
-        },
+        id: { type: 'string', minLength: 1, maxLength: 256 },
+        type: { const: 'function' },
         function: {
           type: 'object',
           required: ['name', 'arguments'],
-          properties: {
-            name: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 64,
-            },
-            arguments: {
-              type: 'string',
-            },
-          },
+          properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, arguments: { type: 'string' } },
         },
       },
     },
@@ -377,66 +166,29 @@ export default {
           type: 'object',
           required: ['role', 'content'],
           properties: {
-            role: {
-              enum: ['system', 'developer', 'user'],
-            },
-            content: {
-              $ref: '#/$defs/content',
-            },
-            name: {
-              type: 'string',
-              maxLength: 256,
-            },
+            role: { enum: ['system', 'developer', 'user'] },
+            content: { $ref: '#/$defs/content' },
+            name: { type: 'string', maxLength: 256 },
           },
         },
         {
           type: 'object',
           required: ['role'],
           properties: {
-            role: {
-              const: 'assistant',
-            },
-            content: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/content',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            name: {
-              type: 'string',
-              maxLength: 256,
-            },
-            refusal: {
-              type: ['string', 'null'],
-            },
-            tool_calls: {
-              type: 'array',
-              maxItems: 128,
-              items: {
-                $ref: '#/$defs/toolCall',
-              },
-            },
+            role: { const: 'assistant' },
+            content: { anyOf: [{ $ref: '#/$defs/content' }, { type: 'null' }] },
+            name: { type: 'string', maxLength: 256 },
+            refusal: { type: ['string', 'null'] },
+            tool_calls: { type: 'array', maxItems: 128, items: { $ref: '#/$defs/toolCall' } },
           },
         },
         {
           type: 'object',
           required: ['role', 'content', 'tool_call_id'],
           properties: {
-            role: {
-              const: 'tool',
-            },
-            content: {
-              $ref: '#/$defs/content',
-            },
-            tool_call_id: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 256,
-            },
+            role: { const: 'tool' },
+            content: { $ref: '#/$defs/content' },
+            tool_call_id: { type: 'string', minLength: 1, maxLength: 256 },
           },
         },
       ],
@@ -445,27 +197,15 @@ export default {
       type: 'object',
       required: ['type', 'function'],
       properties: {
-        type: {
-          const: 'function',
-        },
+        type: { const: 'function' },
         function: {
           type: 'object',
           required: ['name'],
           properties: {
-            name: {
-              type: 'string',
-              pattern: '^[a-zA-Z0-9_-]{1,64}$',
-            },
-            description: {
-              type: 'string',
-              maxLength: 100000,
-            },
-            parameters: {
-              type: 'object',
-            },
-            strict: {
-              type: ['boolean', 'null'],
-            },
+            name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+            description: { type: 'string', maxLength: 100000 },
+            parameters: { type: 'object' },
+            strict: { type: ['boolean', 'null'] },
           },
         },
       },
