@@ -11,10 +11,18 @@
  * limit), else inside the benchmark's own entry script (bench/ladder-gateway.js, BENCH_OFF), which
  * builds the gateway as `dist/src/main.js` does and replaces the part the feature runs on.
  *
+ * The last rung, `every feature off`, switches all of them off at once: what is left is the
+ * gateway's skeleton (the pipeline's routing, auth, the plan, the upstream call through the
+ * adapter, the check and rewrite of the answer), so the gap between it and the floor is what no
+ * feature's removal can close.
+ *
  * Settings: BENCH_MODE (`services`, default, or `embedded`), BENCH_ROUNDS (3), BENCH_DURATION
  * (4 seconds per window), LADDER_REWARM (2 seconds of unmeasured load before each window), BENCH_WARMUP (10 seconds per target: the gateway's CPU per request settles over its first seconds of load), BENCH_BATCH (64: the batch case),
- * LADDER_ONLY (comma-separated features, e.g. `usage recording,rate limit`: only those).
- * Prints a table and writes bench/ladder-results.json. Loopback only, bounded, stops by itself.
+ * BENCH_CASE (`embeddings`, default, or `chat`: `POST /chat/completions` for a whole answer of about
+ * 500 tokens against bench/chat-upstream.js and the chat floor, bench/chat-floor.js; the cache rung
+ * is left out, since chat has no cache),
+ * LADDER_ONLY (comma-separated rungs, e.g. `usage recording,every feature off`: only those).
+ * Prints a table and writes bench/ladder-results.json (ladder-results-batch.json, ladder-results-chat.json for those cases). Loopback only, bounded, stops by itself.
  */
 'use strict';
 const os = require('node:os');
@@ -23,7 +31,7 @@ const { writeFileSync } = require('node:fs');
 const { fetch } = require('undici');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./lib/children');
-const { BATCH, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
+const { BATCH, GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
 
@@ -38,6 +46,35 @@ const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const REWARM = Number(process.env.LADDER_REWARM || 2);
 const CONNECTIONS = 32;
 const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
+const CHAT = (process.env.BENCH_CASE || 'embeddings') === 'chat';
+if (!CHAT && process.env.BENCH_CASE && process.env.BENCH_CASE !== 'embeddings') throw new Error(`BENCH_CASE must be embeddings or chat, not ${process.env.BENCH_CASE}`);
+
+/** What the case sends, where, and what a right answer looks like. */
+const CASE = CHAT
+  ? {
+      name: 'chat',
+      upstream: 'chat-upstream.js',
+      floor: 'chat-floor.js',
+      path: '/chat/completions',
+      body: JSON.stringify({
+        model: 'openai/gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'You are a concise assistant for a platform team.' },
+          { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
+        ],
+        max_tokens: 1024,
+      }),
+      ok: (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0,
+    }
+  : {
+      name: BATCH ? `batch of ${BATCH}` : 'single',
+      upstream: 'upstream.js',
+      floor: 'floor.js',
+      path: '/embeddings',
+      body: EMBEDDINGS_BODY,
+      ok: (json) => json?.data?.[0]?.embedding?.length === 1536,
+    };
+const GATEWAY_BODY = CASE.body;
 
 /** The ladder's rungs: each feature and how its variant switches it off (see the module comment). */
 const FEATURES = [
@@ -50,14 +87,25 @@ const FEATURES = [
   { feature: 'rankings sampler', config: { rankings: { sampleRate: 0 } } },
   { feature: 'classifiers', off: 'classifiers' },
   { feature: 'endpoint stats', off: 'endpoint-stats' },
-  { feature: 'cache lookup', off: 'cache' },
+  ...(CHAT ? [] : [{ feature: 'cache lookup', off: 'cache' }]),
 ];
+
+/** The last rung: every feature above off at once (see the module comment). */
+function everyFeatureOff(features) {
+  return {
+    feature: 'every feature off',
+    off: features.map((f) => f.off).filter(Boolean).join(','),
+    budgets: false,
+    env: Object.assign({}, ...features.map((f) => f.env ?? {})),
+    config: Object.assign({}, ...features.map((f) => f.config ?? {})),
+  };
+}
 
 /** One request through the target, checked, so a broken variant fails loudly instead of measuring errors. */
 async function check(t) {
   const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: GATEWAY_BODY });
   const json = await res.json().catch(() => null);
-  if (res.status !== 200 || json?.data?.[0]?.embedding?.length !== 1536) throw new Error(`${t.name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  if (res.status !== 200 || !CASE.ok(json)) throw new Error(`${t.name}: expected a 200 ${CASE.name} answer, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
 }
 
 /**
@@ -104,18 +152,19 @@ const pad = (s, n) => String(s).padEnd(n);
 
 async function main() {
   const only = process.env.LADDER_ONLY ? process.env.LADDER_ONLY.split(',').map((s) => s.trim()) : null;
-  const features = only ? FEATURES.filter((f) => only.includes(f.feature)) : FEATURES;
-  if (features.length === 0) throw new Error(`LADDER_ONLY matches no feature (${FEATURES.map((f) => f.feature).join(', ')})`);
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
+  const rungs = [...FEATURES, everyFeatureOff(FEATURES)];
+  const features = only ? rungs.filter((f) => only.includes(f.feature)) : rungs;
+  if (features.length === 0) throw new Error(`LADDER_ONLY matches no rung (${rungs.map((f) => f.feature).join(', ')})`);
+  const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.value}` };
-  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, 'floor.js')], forward, { readyLine: readyPort });
-  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1/embeddings`, headers: {} };
+  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, CASE.floor)], forward, { readyLine: readyPort });
+  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.path}`, headers: {} };
   const gateways = [];
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '' };
       const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true });
-      const t = { name, handle, url: handle.url, headers: handle.headers };
+      const t = { name, handle, url: handle.url.replace(/\/embeddings$/, CASE.path), headers: handle.headers };
       gateways.push(t);
       return t;
     };
@@ -127,7 +176,7 @@ async function main() {
       await check(t);
       await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: WARMUP });
     }
-    console.log(`mode ${MODE}, case ${BATCH ? `batch of ${BATCH}` : 'single'}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`);
+    console.log(`mode ${MODE}, case ${CASE.name}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`);
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
       const got = { full: [], floor: null, variants: {} };
@@ -150,11 +199,17 @@ async function main() {
     }
     console.log(`gateway ${costs.gatewayUsPerRequest} µs/req, floor ${costs.floorUsPerRequest} µs/req, gateway ÷ floor req/s ${costs.gatewayOfFloorRps}; ` +
       `the features ${costs.featuresUsPerRequest} µs, the rest of the gap over the floor ${costs.restOverFloorUsPerRequest} µs`);
+    if (costs.everyFeatureOff) {
+      const e = costs.everyFeatureOff;
+      console.log(`every feature off at once: ${e.usPerRequest} µs/req less (${(e.share * 100).toFixed(1)} %; rounds ${e.rounds.join(', ')}); ` +
+        `the skeleton ${e.skeletonUsPerRequest} µs/req, its req/s ÷ the floor's ${e.skeletonOfFloorRps}`);
+    }
     console.log(`peak RSS MB: ${[floor, ...gateways].map((t) => `${t.name} ${peakRssMb(t.handle.child.pid)}`).join(', ')}`);
     console.log(`machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs`);
-    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
-    writeFileSync(path.join(__dirname, 'ladder-results.json'), `${JSON.stringify(out, null, 2)}\n`);
-    console.log('wrote bench/ladder-results.json');
+    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, case: CASE.name, batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
+    const file = CHAT ? 'ladder-results-chat.json' : BATCH ? 'ladder-results-batch.json' : 'ladder-results.json';
+    writeFileSync(path.join(__dirname, file), `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`wrote bench/${file}`);
   } finally {
     for (const g of gateways) await g.handle.cleanup().catch(() => undefined);
     await stopChild(floorHandle);

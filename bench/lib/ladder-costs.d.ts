@@ -29,7 +29,12 @@ export interface LadderCosts {
   gatewayOfFloorRps: number;
   featuresUsPerRequest: number;
   restOverFloorUsPerRequest: number;
+  /** The every-feature-off rung, when the run had it: not summed with the features. */
+  everyFeatureOff: (FeatureCost & { skeletonUsPerRequest: number; skeletonOfFloorRps: number }) | null;
 }
+
+/** The name of the rung with every feature off at once. */
+export const EVERY_FEATURE_OFF: string;
 
 export function ladderCosts(rounds: LadderRound[]): LadderCosts;
 

@@ -18,6 +18,9 @@ const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const round1 = (v) => Math.round(v * 10) / 10;
 const round3 = (v) => Math.round(v * 1000) / 1000;
 
+/** The rung with every feature off at once (bench/ladder.js): reported as the skeleton, not summed with the features. */
+const EVERY_FEATURE_OFF = 'every feature off';
+
 /**
  * Per-feature costs and the totals they are a part of.
  * @param {Array<{full: Array<{cpuMs: number, rps: number}>, floor: {cpuMs: number, rps: number}, variants: Record<string, {cpuMs: number, rps: number}>}>} rounds
@@ -27,7 +30,7 @@ function ladderCosts(rounds) {
   const fullCpu = rounds.map((r) => mean(r.full.map((w) => w.cpuMs)));
   const fullRps = rounds.map((r) => mean(r.full.map((w) => w.rps)));
   const names = Object.keys(rounds[0].variants);
-  const features = names.map((feature) => {
+  const rung = (feature) => {
     const us = rounds.map((r, i) => (fullCpu[i] - r.variants[feature].cpuMs) * 1000);
     const share = rounds.map((r, i) => (fullCpu[i] - r.variants[feature].cpuMs) / fullCpu[i]);
     const rpsRatio = rounds.map((r, i) => r.variants[feature].rps / fullRps[i]);
@@ -38,7 +41,8 @@ function ladderCosts(rounds) {
       rpsRatioWithout: round3(median(rpsRatio)),
       rounds: us.map(round1),
     };
-  });
+  };
+  const features = names.filter((n) => n !== EVERY_FEATURE_OFF).map(rung);
   const gatewayUs = median(fullCpu) * 1000;
   const floorUs = median(rounds.map((r) => r.floor.cpuMs)) * 1000;
   const featuresUs = features.reduce((sum, f) => sum + f.usPerRequest, 0);
@@ -50,7 +54,18 @@ function ladderCosts(rounds) {
     /** The features' costs together, and what the gateway pays over the floor besides them (auth, routing, the vector check…). */
     featuresUsPerRequest: round1(featuresUs),
     restOverFloorUsPerRequest: round1(gatewayUs - floorUs - featuresUs),
+    /**
+     * With every feature off at once: what the features cost together, and the skeleton's CPU
+     * and requests/s as a share of the floor's (what no feature's removal can close).
+     */
+    everyFeatureOff: names.includes(EVERY_FEATURE_OFF)
+      ? {
+          ...rung(EVERY_FEATURE_OFF),
+          skeletonUsPerRequest: round1(median(rounds.map((r) => r.variants[EVERY_FEATURE_OFF].cpuMs)) * 1000),
+          skeletonOfFloorRps: round3(median(rounds.map((r) => r.variants[EVERY_FEATURE_OFF].rps / r.floor.rps))),
+        }
+      : null,
   };
 }
 
-module.exports = { ladderCosts, median };
+module.exports = { EVERY_FEATURE_OFF, ladderCosts, median };

@@ -3,7 +3,7 @@
  * gateway's CPU per request (the mean of its windows in the round) minus the variant's, the
  * median over rounds, in µs and as a share of the full gateway's.
  */
-import { ladderCosts, type LadderRound } from '../lib/ladder-costs';
+import { EVERY_FEATURE_OFF, ladderCosts, type LadderRound } from '../lib/ladder-costs';
 
 const w = (cpuMs: number, rps = 1000) => ({ cpuMs, rps });
 
@@ -35,6 +35,16 @@ describe('bench feature ladder costs', () => {
   it('reports a feature that measured cheaper than noise as a negative cost rather than hiding it', () => {
     const costs = ladderCosts([{ full: [w(1.0)], floor: w(0.5), variants: { noise: w(1.05) } }]);
     expect(costs.features[0]?.usPerRequest).toBe(-50);
+  });
+
+  it('reports the every-feature-off rung as the skeleton, apart from the features it would double-count', () => {
+    const costs = ladderCosts([
+      { full: [w(1.0, 1000)], floor: w(0.4, 2000), variants: { a: w(0.9), [EVERY_FEATURE_OFF]: w(0.7, 1500) } },
+    ]);
+    expect(costs.features.map((f) => f.feature)).toEqual(['a']);
+    expect(costs.featuresUsPerRequest).toBe(100);
+    expect(costs.everyFeatureOff).toMatchObject({ usPerRequest: 300, skeletonUsPerRequest: 700, skeletonOfFloorRps: 0.75 });
+    expect(ladderCosts([{ full: [w(1.0)], floor: w(0.4), variants: { a: w(0.9) } }]).everyFeatureOff).toBeNull();
   });
 
   it('refuses to compute without rounds', () => {

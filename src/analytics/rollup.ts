@@ -48,8 +48,15 @@ async function lateHours(q: Queryable, since: Date, from: Date, before: Date): P
   return rows.map((r) => new Date(r.hour).getTime());
 }
 
+/**
+ * Memory for the refresh's aggregates, in its own transactions only: a day of raw rows grouped in
+ * a hash table, where Postgres's default (4 MB) sorts them through temporary files instead.
+ */
+const REFRESH_WORK_MEM = '64MB';
+
 /** Recompute the hours [from, to) of every organization from raw rows (one transaction): the sums and the latency histograms. */
 async function recompute(tx: Queryable, from: Date, to: Date): Promise<void> {
+  await tx.query(`SET LOCAL work_mem = '${REFRESH_WORK_MEM}'`);
   await tx.query('DELETE FROM usage_rollup_hourly WHERE hour >= $1 AND hour < $2', [from, to]);
   await tx.query(
     `INSERT INTO usage_rollup_hourly (org_id, hour, workspace_id, key_hash, model, variant, app, request_count, byok_request_count,
