@@ -69,6 +69,16 @@ describe('POST /chat/completions (whole answers)', () => {
     });
   });
 
+  test('top_k, min_p and repetition_penalty reach an endpoint that lists them, and no other', async () => {
+    const sampling = { top_k: 40, min_p: 0.05, repetition_penalty: 1.1 };
+    expect((await chat({ ...sampling, provider: { order: ['deepinfra'], allow_fallbacks: false } })).status).toBe(200);
+    expect(h.fleet.fakes.deepinfra!.calls[0]!.body).toMatchObject(sampling);
+    // Groq's Llama lists none of them: the request is still served there, without them.
+    expect((await chat({ ...sampling, provider: { order: ['groq'], allow_fallbacks: false } })).status).toBe(200);
+    const toGroq = h.fleet.fakes.groq!.calls[0]!.body;
+    for (const field of Object.keys(sampling)) expect(toGroq).not.toHaveProperty(field);
+  });
+
   test('GET /generation?id= serves the chat generation', async () => {
     const res = await chat({});
     await h.gw.deps.recorder.flush();

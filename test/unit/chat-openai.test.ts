@@ -45,6 +45,17 @@ describe('OpenAI chat: request', () => {
     });
   });
 
+  it('sends top_k, min_p and repetition_penalty only to an endpoint whose catalog entry lists them', () => {
+    const body: ChatBody = { model: 'm', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 };
+    const listing = chatEndpoint({ parameters: new Set(['top_k', 'min_p', 'repetition_penalty']) }, 'together');
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing).body)).toEqual({ model: 'upstream-model', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 });
+    const onlyTopK = chatEndpoint({ parameters: new Set(['top_k']) }, 'groq');
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK).body)).toEqual({ model: 'upstream-model', messages, top_k: 40 });
+    // OpenAI's own API refuses them; a null from the client means "unset" and is not sent either.
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint()).body)).toEqual({ model: 'upstream-model', messages });
+    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing).body)).not.toHaveProperty('top_k');
+  });
+
   it('asks a stream for usage in its last chunk, and keeps max_completion_tokens as the client named it', () => {
     const req = adapter.buildRequest(chatJob({ model: 'm', messages, max_completion_tokens: 7, stream_options: { include_usage: false } }, true), chatEndpoint());
     expect(JSON.parse(req.body)).toEqual({ model: 'upstream-model', messages, max_completion_tokens: 7, stream: true, stream_options: { include_usage: true } });

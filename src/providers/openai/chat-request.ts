@@ -1,12 +1,13 @@
 /** The validated chat body → an OpenAI-compatible `/chat/completions` body. */
-import type { Endpoint } from '../../catalog/types';
+import type { ChatParameter, Endpoint } from '../../catalog/types';
 import type { ChatBody } from '../../chat/types';
 import type { ChatJob } from '../chat-types';
 
 /**
  * The members of OpenAI's request that are copied as the client sent them. Everything else
  * (the hosted service's `provider`, `models`, `session_id`, `usage`, `transforms`, `trace`,
- * `metadata`, and parameters OpenAI does not define) stays at the gateway.
+ * `metadata`) stays at the gateway; parameters OpenAI does not define follow the endpoint
+ * ({@link EXTENSION_CHAT_FIELDS}).
  */
 export const OPENAI_CHAT_FIELDS = [
   'messages',
@@ -28,12 +29,23 @@ export const OPENAI_CHAT_FIELDS = [
   'user',
 ] as const satisfies ReadonlyArray<keyof ChatBody>;
 
+/**
+ * Sampling parameters OpenAI does not define but many compatible servers do (vLLM, Together,
+ * DeepInfra, Fireworks): sent only to an endpoint whose catalog entry lists them, since OpenAI
+ * itself refuses a request that carries one.
+ */
+export const EXTENSION_CHAT_FIELDS = ['top_k', 'min_p', 'repetition_penalty'] as const satisfies ReadonlyArray<keyof ChatBody & ChatParameter>;
+
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = { model: endpoint.upstreamModel };
   for (const field of OPENAI_CHAT_FIELDS) {
     const value = job.body[field];
     if (value !== undefined) out[field] = value;
+  }
+  for (const field of EXTENSION_CHAT_FIELDS) {
+    const value = job.body[field];
+    if (value !== undefined && value !== null && endpoint.parameters.has(field)) out[field] = value;
   }
   if (job.stream) {
     out.stream = true;
