@@ -22,11 +22,12 @@ import { PendingWork } from '../usage/pending-work';
 import { completionBody, errorChunk, usageChunk } from './answer';
 import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
+import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
 import { StreamedChat } from './stream';
 import type { Context } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing';
-import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt, tracedWork } from '../observability/spans';
+import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt } from '../observability/spans';
 import type { ChatBody } from './types';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
@@ -238,23 +239,12 @@ export class ChatService {
 
   /** Count and record one answered call; shutdown waits for the record ({@link drain}). */
   private record(ctx: CallerContext, body: ChatBody, o: ChatOutcome): Promise<void> {
-    const { metrics, recorder, logger } = this.deps;
+    const { metrics } = this.deps;
     const labels = { provider: o.endpoint.provider.slug, model: o.endpoint.modelId };
     metrics.chatTokens.inc({ ...labels, kind: 'prompt' }, o.usage.promptTokens);
     metrics.chatTokens.inc({ ...labels, kind: 'completion' }, o.usage.completionTokens);
     metrics.chatCost.inc(labels, o.cost);
-    const event = chatUsageEvent(o, ctx, body, new Date(this.deps.clock()));
-    let written: Promise<void>;
-    try {
-      written = recorder.record(event);
-    } catch (err) {
-      written = Promise.reject(err as Error);
-    }
-    const { tracing } = this.deps;
-    if (tracing && ctx.trace) written = tracedWork(tracing, ctx.trace, 'usage.record', written);
-    const recorded = written.catch((err: unknown) => {
-      logger.error('usage record failed', { request_id: ctx.requestId, generation_id: event.id, err });
-    });
+    const recorded = writeUsage(this.deps, ctx, chatUsageEvent(o, ctx, body, new Date(this.deps.clock())));
     this.track(recorded);
     return recorded;
   }

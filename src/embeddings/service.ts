@@ -19,10 +19,11 @@ import { finalError } from '../routing/final-error';
 import { noCandidates } from '../routing/availability';
 import { runWithFallback, type AttemptResult } from '../routing/run-with-fallback';
 import { selectCandidates } from '../routing/select-candidates';
-import type { UsageEvent } from '../usage/types';
+import { writeUsage } from '../usage/write';
+import { embeddingsUsageEvent, type EmbeddingsOutcome } from './record';
 import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
-import { generationId, modelVariant } from './ids';
+import { generationId } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from '../catalog/models-list';
@@ -36,7 +37,7 @@ import { staleHits, withStaleAsMisses } from './cache/stale-hits';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
 import type { Context } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing';
-import { endUpstreamAttempt, injectTraceContext, sampledTraceId, startUpstreamAttempt, tracedWork } from '../observability/spans';
+import { endUpstreamAttempt, injectTraceContext, sampledTraceId, startUpstreamAttempt } from '../observability/spans';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache' | 'tracing'>>;
 
@@ -360,71 +361,8 @@ export class EmbeddingsService {
    * function suspended there would keep `r` alive, and with it the upstream body and the
    * response's chunks through several scavenges, which copied and promoted them.
    */
-  private record(r: {
-    id: string;
-    ctx: CallerContext;
-    body: EmbeddingsBody;
-    model: string;
-    endpoint: Endpoint;
-    /** Prompt tokens of the whole input, cached ones included. */
-    tokens: number;
-    cachedTokens: number;
-    /** What the cache saved (USD). */
-    savedUsd: number;
-    /** What the upstream billed (USD). */
-    cost: number;
-    totalMs: number;
-    upstreamMs: number;
-    attempts: number;
-    modalityLabel: string;
-    upstreamId: string | null;
-  }): Promise<void> {
-    const event: UsageEvent = {
-      id: r.id,
-      createdAt: new Date(this.deps.clock()),
-      orgId: r.ctx.key.orgId,
-      workspaceId: r.ctx.key.workspaceId,
-      keyHash: r.ctx.key.hash,
-      endUser: r.body.user ?? null,
-      sessionId: r.body.session_id ?? r.ctx.sessionHeader,
-      apiType: 'embeddings',
-      model: r.model,
-      provider: r.endpoint.provider.name,
-      upstreamId: r.upstreamId,
-      tokensPrompt: r.tokens,
-      tokensCompletion: 0,
-      costUsd: r.cost,
-      latencyMs: Math.round(r.totalMs),
-      generationTimeMs: Math.round(r.upstreamMs),
-      attempts: r.attempts,
-      status: 'ok',
-      inputModality: r.modalityLabel,
-      userAgent: r.ctx.userAgent,
-      httpReferer: r.ctx.httpReferer,
-      appTitle: r.ctx.appTitle,
-      origin: r.ctx.origin,
-      finishReason: null,
-      variant: modelVariant(r.model),
-      outputModality: 'embeddings',
-      toolCalls: 0,
-      isByok: false,
-      upstreamCostUsd: r.cost,
-      cachedTokens: r.cachedTokens,
-      cacheSavedUsd: r.cachedTokens > 0 ? r.savedUsd : null,
-    };
-    const { logger, recorder, tracing } = this.deps;
-    const requestId = r.ctx.requestId;
-    let written: Promise<void>;
-    try {
-      written = recorder.record(event);
-    } catch (err) {
-      written = Promise.reject(err as Error);
-    }
-    if (tracing && r.ctx.trace) written = tracedWork(tracing, r.ctx.trace, 'usage.record', written);
-    return written.catch((err: unknown) => {
-      // The client has its embeddings and the upstream has been paid; a lost record is logged loudly.
-      logger.error('usage record failed', { request_id: requestId, generation_id: event.id, err });
-    });
+  private record(r: EmbeddingsOutcome): Promise<void> {
+    return writeUsage(this.deps, r.ctx, embeddingsUsageEvent(r, new Date(this.deps.clock())));
   }
 
   /** Close the upstream connection pool. */

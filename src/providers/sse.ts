@@ -52,6 +52,11 @@ export class SseSplitter {
     return this.atLineEnd ? this.feed('\n\n') : this.take();
   }
 
+  /** The error a stream that ended without finishing reports when an event outgrew the limit (else null). */
+  overflowError(finished: boolean): { code: number; message: string } | null {
+    return this.overflowed && !finished ? { code: 502, message: 'Provider sent an oversized stream event' } : null;
+  }
+
   private feed(text: string): SseEvent[] {
     if (this.overflowed || text === '') return this.take();
     const last = text.charCodeAt(text.length - 1);

@@ -53,14 +53,22 @@ export function spliceJson(entries: readonly Entry[]): string {
   return `[${parts.join(',')}]`;
 }
 
+/** A usage event as its JSON carries it: the date as an ISO string. */
+type EncodedEvent = Omit<UsageEvent, 'createdAt'> & { createdAt: string };
+
+/** Whether a parsed value has the members that mark an encoded event (the writer is this code, so they stand for the rest). */
+function isEncodedEvent(value: unknown): value is EncodedEvent {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const p = value as Record<string, unknown>;
+  return typeof p.id === 'string' && typeof p.createdAt === 'string' && typeof p.orgId === 'string';
+}
+
 /** An event parsed from JSON with its date revived, or null when the value is not one. */
 function revive(value: unknown): UsageEvent | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const p = value as Record<string, unknown>;
-  if (typeof p.id !== 'string' || typeof p.createdAt !== 'string' || typeof p.orgId !== 'string') return null;
-  const createdAt = new Date(p.createdAt);
+  if (!isEncodedEvent(value)) return null;
+  const createdAt = new Date(value.createdAt);
   if (Number.isNaN(createdAt.getTime())) return null;
-  return { ...(p as unknown as UsageEvent), createdAt };
+  return { ...value, createdAt };
 }
 
 /**

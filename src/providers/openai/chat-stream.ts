@@ -94,7 +94,7 @@ export class OpenAIChatStream implements ChatStream {
 
   end(): string[] {
     const out = this.handle(this.sse.end());
-    if (this.sse.overflowed && !this.done) this.error ??= { code: 502, message: 'Provider sent an oversized stream event' };
+    this.error ??= this.sse.overflowError(this.done);
     return out;
   }
 
