@@ -1,4 +1,8 @@
-/** JSON Schema `files.list.query`: validates the request (src/http/validate.ts) and, through `Wire<'files.list.query'>`, types it. */
+/**
+ * JSON Schema `files.list.query`: validates the request (src/http/validate.ts) and, through
+ * `Wire<'files.list.query'>`, types it. Paging, plus the scope every files route takes.
+ */
+import scopeQuery from './files.scope.query';
 
 export default {
   $id: 'files.list.query',
@@ -27,11 +31,6 @@ export default {
       enum: ['asc'],
       description: 'Only ascending (upload order) is supported, as for the hosted service\'s own storage.',
     },
-    workspace_id: { $ref: 'defs#/$defs/uuid' },
-    provider: {
-      type: 'string',
-      maxLength: 100,
-      description: 'Hosted-service BYOK provider files (openai|anthropic); accepted here only to be refused with a clear 400 (src/files/provider.ts), never ignored.',
-    },
+    ...scopeQuery.properties,
   },
 } as const;
