@@ -6,6 +6,7 @@
  * more of it than it has actually sent; every file is removed on every path (and at shutdown).
  * @module
  */
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -74,9 +75,13 @@ export class UploadSpool {
         yield piece;
       }
     }.bind(this);
+    const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(source, reserve, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      await pipeline(source, reserve, sink);
     } catch (err) {
+      // The pipeline fails as soon as the source does, while the file's open may still be pending:
+      // removed before that open completes, the file would be created after it, and stay.
+      if (!sink.closed) await once(sink, 'close').catch(() => undefined);
       await this.remove(file, size);
       throw err;
     }
