@@ -61,7 +61,11 @@ export class CoherentCache<V> {
     this.now = o.clock ?? Date.now;
     const clock = o.clock;
     this.cache = new LRUCache<string, Entry<V>>({
-      max: o.max,
+      // Bounded by count through maxSize (each entry weighs 1), not `max`: with `max`, lru-cache
+      // allocates its index arrays for every slot at construction, so a generous bound cost its
+      // whole memory from boot on instead of growing with the entries actually cached.
+      maxSize: Math.max(1, o.max),
+      sizeCalculation: () => 1,
       ttl: Math.max(1, o.ttlMs),
       fetchMethod: (id, stale) => this.load(id, stale),
       ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}),

@@ -92,3 +92,27 @@ test('peek answers from a fresh entry only, and leaves an expired one for the st
   expect(cache.peek('a')).toBeUndefined();
   await kv.close();
 });
+
+test('the cache holds at most `max` entries: the least recently used is loaded again', async () => {
+  const kv = new MemoryKv('t:cc-max:');
+  const loads: string[] = [];
+  const cache = new CoherentCache<string>(kv, new Metrics(), {
+    name: 'keys',
+    ttlMs: 60_000,
+    max: 2,
+    load: async (id) => {
+      loads.push(id);
+      return id.toUpperCase();
+    },
+  });
+  await cache.start();
+  expect(await cache.get('a')).toBe('A');
+  expect(await cache.get('b')).toBe('B');
+  expect(await cache.get('a')).toBe('A'); // a is now the most recently used
+  expect(await cache.get('c')).toBe('C'); // evicts b
+  expect(cache.peek('a')).toBe('A');
+  expect(cache.peek('b')).toBeUndefined();
+  expect(cache.peek('c')).toBe('C');
+  expect(loads).toEqual(['a', 'b', 'c']);
+  await kv.close();
+});
