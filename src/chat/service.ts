@@ -29,6 +29,7 @@ import type { Context } from '@opentelemetry/api';
 import type { Tracing } from '../observability/tracing';
 import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt } from '../observability/spans';
 import type { ChatBody } from './types';
+import { wholeBody } from '../providers/raw-json';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
 
@@ -214,7 +215,7 @@ export class ChatService {
     inject?.(req.headers);
     const res = await this.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = adapter.parseResponse(res.body);
+    const parsed = adapter.parseResponse(wholeBody(res.body));
     if (!parsed || parsed.choices.length === 0) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }

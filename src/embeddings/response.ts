@@ -36,10 +36,10 @@ export interface ChunkedBody {
   id?: string;
 }
 
-function vectorJson(v: Vector, encoding: 'float' | 'base64'): Buffer | string {
+function vectorJson(v: Vector, encoding: 'float' | 'base64'): readonly Buffer[] | string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (encoding === 'base64') return JSON.stringify(toBase64Float32(v instanceof RawVector ? v.values() : v));
-  return v instanceof RawVector ? v.bytes : JSON.stringify(v);
+  return v instanceof RawVector ? v.parts : JSON.stringify(v);
 }
 
 /** Serialise the response (`id`, `object:"list"`, `data[]`, `model`, `provider`, `usage`) as chunks. */
@@ -57,7 +57,7 @@ export function embeddingsResponseBody(p: EmbeddingsResponseParts): ChunkedBody 
     if (typeof v === 'string') text += v;
     else {
       push(Buffer.from(text));
-      push(v);
+      for (const part of v) push(part);
       text = '';
     }
     text += `,"index":${i}}`;

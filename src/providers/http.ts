@@ -6,6 +6,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { EmbeddingsAdapter, UpstreamRequest } from './types';
+import { wholeBody, type BodyBytes } from './raw-json';
 import { openStream, type StreamOpening } from './http-stream';
 
 /** What `http.ts` needs of an adapter: its overload signal, if it has its own. */
@@ -19,8 +20,8 @@ export type UpstreamResult =
   | {
       outcome: 'ok';
       status: number;
-      /** The raw body bytes; the adapter parses them (invalid → a `server` failure). */
-      body: Buffer;
+      /** The raw body bytes, as the chunks they arrived in; the adapter parses them (invalid → a `server` failure). */
+      body: BodyBytes;
       /** Time until the whole body had arrived (the upstream's share of the request). */
       elapsedMs: number;
     }
@@ -107,9 +108,8 @@ export class UpstreamHttp {
           chunks.push(chunk);
         },
         onResponseEnd() {
-          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-          if (status >= 200 && status < 300) finish({ outcome: 'ok', status, body, elapsedMs: performance.now() - started });
-          else finish(classifyStatus(status, body.toString('utf8'), retryAfter(retryAfterHeader), adapter));
+          if (status >= 200 && status < 300) finish({ outcome: 'ok', status, body: chunks, elapsedMs: performance.now() - started });
+          else finish(classifyStatus(status, wholeBody(chunks).toString('utf8'), retryAfter(retryAfterHeader), adapter));
         },
         onResponseError(_c, err) {
           finish({ outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' });

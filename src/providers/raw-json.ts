@@ -9,13 +9,24 @@
 
 /** A JSON array of numbers, kept as the upstream's bytes. */
 export class RawVector {
+  /** The bytes as written out: one buffer, or the pieces of chunks an array ran across. */
+  readonly parts: readonly Buffer[];
+
   /**
+   * @param bytes - the array's bytes, or its pieces in order
    * @param length - how many numbers it holds (counted while validating it, so nothing parses it to know)
    */
   constructor(
-    readonly bytes: Buffer,
+    bytes: Buffer | readonly Buffer[],
     readonly length: number,
-  ) {}
+  ) {
+    this.parts = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+  }
+
+  /** The array's bytes as one buffer (joined only for an array that ran across chunks). */
+  get bytes(): Buffer {
+    return this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+  }
 
   /** The numbers (only when something needs them, e.g. base64 output). */
   values(): number[] {
@@ -33,6 +44,7 @@ export function parseJson(text: string): unknown {
 }
 
 const OPEN = 0x5b;
+const CLOSE = 0x5d;
 const COLON = 0x3a;
 
 function isSpace(c: number | undefined): boolean {
@@ -175,14 +187,40 @@ export function rawClaimer(raws: readonly RawVector[]): (ordinal: unknown) => Ra
   };
 }
 
+/** An upstream body as the chunks it arrived in, or one buffer. */
+export type BodyBytes = Buffer | readonly Buffer[];
+
+/** The body as one buffer, joined only when it came in several chunks. */
+export function wholeBody(body: BodyBytes): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  return body.length === 1 ? (body[0] as Buffer) : Buffer.concat(body);
+}
+
+/** What {@link parseLiftingArrays} returns: the parsed rest of the body and the lifted arrays. */
+export interface Lifted {
+  body: unknown;
+  raws: RawVector[];
+}
+
 /**
  * Parse `body`, replacing the array value of every `"<key>": [...]` member by its ordinal (0, 1,
  * …) and returning the arrays as validated {@link RawVector}s. Returns undefined when the body is
  * not valid JSON or a lifted array is not a plain array of numbers. Values of `key` that are not
  * arrays (e.g. base64 strings) are left in place. Only the small remainder is decoded and parsed.
+ *
+ * A body in several chunks is read where it lies ({@link liftFromChunks}): joining a large
+ * answer means a fresh buffer of its whole size for every request, whose first touch of each
+ * page costs more than the copy. What that pass cannot decide within chunks is decided here on
+ * the joined body, so both give the same answer.
  */
-export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; raws: RawVector[] } | undefined {
+export function parseLiftingArrays(body: BodyBytes, key: string): Lifted | undefined {
   const needle = Buffer.from(`"${key}"`);
+  if (Buffer.isBuffer(body)) return liftFromOne(body, needle);
+  if (body.length === 1) return liftFromOne(body[0] as Buffer, needle);
+  return liftFromChunks(body, needle) ?? liftFromOne(Buffer.concat(body), needle);
+}
+
+function liftFromOne(body: Buffer, needle: Buffer): Lifted | undefined {
   const raws: RawVector[] = [];
   const counted: NumberCount = { count: 0 };
   let skeleton = '';
@@ -202,5 +240,102 @@ export function parseLiftingArrays(body: Buffer, key: string): { body: unknown; 
     from = end;
   }
   const parsed = parseJson(raws.length === 0 ? body.toString('utf8') : skeleton + body.toString('utf8', from));
+  return parsed === undefined ? undefined : { body: parsed, raws };
+}
+
+/** Reused by {@link scratchCopy}: a fresh buffer per use would cost a first touch of every page. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
+ * `parts` copied one after another into the scratch buffer, as a view of it. The view is valid
+ * until the next call: only for checking bytes at once, never to keep.
+ */
+function scratchCopy(parts: readonly Buffer[]): Buffer {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
+  let at = 0;
+  for (const p of parts) at += p.copy(scratch, at);
+  return scratch.subarray(0, size);
+}
+
+/** UTF-8 text of byte pieces that may split a character between them. */
+function textOf(pieces: Buffer[]): string {
+  return pieces.length === 1 ? (pieces[0] as Buffer).toString('utf8') : Buffer.concat(pieces).toString('utf8');
+}
+
+/** Whether `needle` could lie across a boundary between chunks (or a middle chunk is too short to tell). */
+function keyMayCrossBoundary(chunks: readonly Buffer[], needle: Buffer): boolean {
+  const n = needle.length - 1;
+  for (let k = 0; k + 1 < chunks.length; k++) {
+    const a = chunks[k] as Buffer;
+    const b = chunks[k + 1] as Buffer;
+    if (k > 0 && a.length < n) return true;
+    if (Buffer.concat([a.subarray(Math.max(0, a.length - n)), b.subarray(0, n)]).indexOf(needle) !== -1) return true;
+  }
+  return false;
+}
+
+/**
+ * {@link liftFromOne} over chunks without joining them: a vector inside one chunk stays a view
+ * of it; a vector that runs across chunks is joined alone (a few kilobytes). Returns undefined
+ * (the caller then joins the body) for anything it cannot decide within chunks: a key or the
+ * `: [` after it cut by a boundary, or an array it refuses.
+ */
+function liftFromChunks(chunks: readonly Buffer[], needle: Buffer): Lifted | undefined {
+  if (keyMayCrossBoundary(chunks, needle)) return undefined;
+  const raws: RawVector[] = [];
+  const counted: NumberCount = { count: 0 };
+  /** The skeleton's bytes since the last lifted vector, across chunks. */
+  const region: Buffer[] = [];
+  let skeleton = '';
+  let k = 0;
+  let chunk = chunks[0] as Buffer;
+  let from = 0;
+  let searchAt = 0;
+  for (;;) {
+    const at = chunk.indexOf(needle, searchAt);
+    if (at === -1) {
+      region.push(chunk.subarray(from));
+      if (++k === chunks.length) break;
+      chunk = chunks[k] as Buffer;
+      from = searchAt = 0;
+      continue;
+    }
+    searchAt = at + needle.length;
+    let i = searchAt;
+    while (i < chunk.length && isSpace(chunk[i])) i++;
+    if (i === chunk.length) return undefined;
+    if (chunk[i] !== COLON) continue;
+    i++;
+    while (i < chunk.length && isSpace(chunk[i])) i++;
+    if (i === chunk.length) return undefined;
+    if (chunk[i] !== OPEN) continue;
+    region.push(chunk.subarray(from, i));
+    skeleton += `${textOf(region)}${raws.length}`;
+    region.length = 0;
+    // The scan runs only where a `]` ends it within the buffer: a read past a buffer's end would
+    // make V8 drop its optimised code for the scanner (as a refused body does, rarely).
+    let end = chunk.indexOf(CLOSE, i) + 1;
+    if (end !== 0) {
+      // Refused: the joined pass decides.
+      if (numberArrayEnd(chunk, i, counted) !== end) return undefined;
+      raws.push(new RawVector(chunk.subarray(i, end), counted.count));
+    } else {
+      const parts = [chunk.subarray(i)];
+      do {
+        if (++k === chunks.length) return undefined;
+        chunk = chunks[k] as Buffer;
+        end = chunk.indexOf(CLOSE) + 1;
+        parts.push(end === 0 ? chunk : chunk.subarray(0, end));
+      } while (end === 0);
+      // Checked as one run of bytes in scratch memory, and kept as the chunks' pieces. One `]`, at its end.
+      const bytes = scratchCopy(parts);
+      if (numberArrayEnd(bytes, 0, counted) !== bytes.length) return undefined;
+      raws.push(new RawVector(parts, counted.count));
+    }
+    from = searchAt = end;
+  }
+  const parsed = parseJson(skeleton + textOf(region));
   return parsed === undefined ? undefined : { body: parsed, raws };
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Endpoint } from '../catalog/types';
-import type { RawVector } from './raw-json';
+import type { BodyBytes, RawVector } from './raw-json';
 
 /** One part of a multimodal input item (the hosted service's ContentPart). */
 export type ContentPart =
@@ -67,7 +67,7 @@ export interface EmbeddingsAdapter {
    */
   readonly maxBatch?: number;
   /** Map a 2xx body (raw bytes); null when it is not a valid embeddings response (→ 502). */
-  parseResponse(body: Buffer, job: EmbeddingJob): ParsedEmbeddings | null;
+  parseResponse(body: BodyBytes, job: EmbeddingJob): ParsedEmbeddings | null;
   /**
    * Whether an error body signals overload (mapped to 529) although its status is not 529,
    * e.g. a 503 "model is overloaded". Optional; the default looks for "overload".

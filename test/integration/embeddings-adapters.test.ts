@@ -220,6 +220,62 @@ describe('raw vector pass-through', () => {
     expect(fromBase64Float32(toBase64Float32([]))).toEqual([]);
   });
 
+  describe('a body in several chunks', () => {
+    /** What a lift shows: the parsed rest, and each vector's bytes and count. */
+    const shown = (lifted: ReturnType<typeof parseLiftingArrays>) => lifted && { body: lifted.body, raws: lifted.raws.map((r) => [r.bytes.toString('latin1'), r.length]) };
+    /** Cut `bytes` at `cuts` (sorted offsets). */
+    const cutAt = (bytes: Buffer, cuts: number[]) => [0, ...cuts].map((at, k) => bytes.subarray(at, k < cuts.length ? cuts[k] : bytes.length));
+
+    test('gives what the joined body gives, at any cut: keys, numbers and characters split, tiny chunks, refused vectors', () => {
+      let seed = 11;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return Math.floor((seed / 2147483648) * n);
+      };
+      const vector = () => `[${Array.from({ length: 1 + rand(40) }, () => (rand(2) ? '-' : '') + `0.${rand(1e9)}` + (rand(10) === 0 ? 'e-5' : '')).join(rand(6) === 0 ? ', ' : ',')}]`;
+      const bodies = Array.from({ length: 300 }, (_, n) => {
+        const items = Array.from({ length: 1 + rand(5) }, (_, i) => {
+          const value = rand(8) === 0 ? '"QUJD"' : rand(25) === 0 ? '[0.5,"x"]' : rand(25) === 0 ? '[01]' : vector();
+          return `{"object":"embedding","index":${i},"embedding"${rand(5) === 0 ? ' :\n ' : ':'}${value}}`;
+        });
+        return Buffer.from(`{"id":"é-${n}","note":"say \\"embedding\\": [9] ✓","data":[${items.join(',')}],"usage":{"prompt_tokens":${n}}}${rand(30) === 0 ? ' x' : ''}`);
+      });
+      let lifted = 0;
+      for (const bytes of bodies) {
+        const joined = shown(parseLiftingArrays(bytes, 'embedding'));
+        if (joined) lifted++;
+        for (let t = 0; t < 8; t++) {
+          const cuts = [...new Set(Array.from({ length: 1 + rand(6) }, () => 1 + rand(bytes.length - 1)))].sort((a, b) => a - b);
+          const chunks = cutAt(bytes, cuts);
+          expect([bytes.toString(), cuts, shown(parseLiftingArrays(chunks, 'embedding'))]).toEqual([bytes.toString(), cuts, joined]);
+        }
+      }
+      expect(lifted).toBeGreaterThan(150); // both outcomes are well represented
+      expect(lifted).toBeLessThan(300);
+    });
+
+    test('is read where it lies: every vector is a view of the chunks, one across chunks in pieces', () => {
+      // Vectors over 4 kB, so no buffer here comes from Node's shared pool of small ones.
+      const first = Array.from({ length: 600 }, (_, i) => i / 7);
+      const second = Array.from({ length: 600 }, (_, i) => -(i + 1) / 3);
+      const text = JSON.stringify({ data: [{ index: 0, embedding: first }, { index: 1, embedding: second }], usage: { prompt_tokens: 3 } });
+      const bytes = Buffer.from(text);
+      const chunks = cutAt(bytes, [text.lastIndexOf('"embedding"') + 100]); // inside the second vector
+      const lifted = parseLiftingArrays(chunks, 'embedding')!;
+      expect(lifted.raws.map((r) => r.values())).toEqual([first, second]);
+      // Both are views of the chunks' memory (no copy), the second in two pieces.
+      expect(lifted.raws.map((r) => r.parts.map((p) => p.buffer === bytes.buffer))).toEqual([[true], [true, true]]);
+      expect(Buffer.concat(lifted.raws[1]!.parts).toString()).toBe(JSON.stringify(second));
+      // The answer splices the pieces in order.
+      const answer = embeddingsResponseBody({ id: 'g', model: 'm', providerName: 'P', vectors: lifted.raws, encoding: 'float', promptTokens: 3, cost: 0 });
+      expect(answer.chunks).toEqual(expect.arrayContaining([...lifted.raws[1]!.parts]));
+      const json = Buffer.concat(answer.chunks);
+      expect(answer.length).toBe(json.length);
+      expect(JSON.parse(json.toString()).data.map((d: { embedding: number[] }) => d.embedding)).toEqual([first, second]);
+      expect(lifted.body).toEqual({ data: [{ index: 0, embedding: 0 }, { index: 1, embedding: 1 }], usage: { prompt_tokens: 3 } });
+    });
+  });
+
   test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
     const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'), 3);
     const body = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../types';
 import { asObject, countOrNull, isVector } from '../parse';
-import { parseJson } from '../raw-json';
+import { parseJson, wholeBody, type BodyBytes } from '../raw-json';
 import type { CohereEmbedRequest } from './types';
 
 /** Our `input_type` words → Cohere's (it requires one; documents are the neutral default). */
@@ -31,8 +31,8 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): CohereEmbedReq
 }
 
 /** The upstream body → vectors; null when malformed. */
-export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
-  const body = asObject(parseJson(raw.toString('utf8')));
+export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
+  const body = asObject(parseJson(wholeBody(raw).toString('utf8')));
   const float = asObject(body?.embeddings)?.float;
   if (!body || !Array.isArray(float) || !float.every(isVector)) return null;
   const billed = asObject(asObject(body.meta)?.billed_units);

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../types';
 import { asObject, isVector, textsOf } from '../parse';
-import { parseJson } from '../raw-json';
+import { parseJson, wholeBody, type BodyBytes } from '../raw-json';
 import type { GeminiBatchEmbedRequest } from './types';
 
 /** Our `input_type` words → Gemini task types. */
@@ -34,8 +34,8 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): GeminiBatchEmb
 }
 
 /** The upstream body → vectors; Gemini reports no usage, so tokens are counted by the gateway. */
-export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
-  const list = asObject(parseJson(raw.toString('utf8')))?.embeddings;
+export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
+  const list = asObject(parseJson(wholeBody(raw).toString('utf8')))?.embeddings;
   if (!Array.isArray(list)) return null;
   const vectors: number[][] = [];
   for (const e of list) {

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../../catalog/types';
 import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
 import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
-import { parseLiftingArrays, rawClaimer } from '../raw-json';
+import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import { base64Length } from '../vectors';
 import type { OpenAIEmbeddingsRequest } from './types';
 
@@ -30,7 +30,7 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): OpenAIEmbeddin
 }
 
 /** The upstream body → vectors in input order (float arrays kept as raw JSON); null when malformed. */
-export function fromResponse(raw: Buffer, job: EmbeddingJob): ParsedEmbeddings | null {
+export function fromResponse(raw: BodyBytes, job: EmbeddingJob): ParsedEmbeddings | null {
   const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
   if (!lifted || !body) return null;

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../types';
 import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
-import { parseLiftingArrays, rawClaimer } from '../raw-json';
+import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import type { VoyageEmbeddingsRequest } from './types';
 
 /** Our `input_type` words → Voyage's two. */
@@ -23,7 +23,7 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): VoyageEmbeddin
 }
 
 /** The upstream body → vectors in input order; null when malformed. */
-export function fromResponse(raw: Buffer): ParsedEmbeddings | null {
+export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
   const lifted = parseLiftingArrays(raw, 'embedding');
   const body = asObject(lifted?.body);
   if (!lifted || !body) return null;
