@@ -245,6 +245,8 @@ function liftFromOne(body: Buffer, needle: Buffer): Lifted | undefined {
 
 /** Reused by {@link scratchCopy}: a fresh buffer per use would cost a first touch of every page. */
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+/** The most the scratch buffer grows to (a 3,072-float vector is about 65 kB); a longer array gets a buffer of its own. */
+const SCRATCH_MAX = 1024 * 1024;
 
 /**
  * `parts` copied one after another into the scratch buffer, as a view of it. The view is valid
@@ -253,7 +255,8 @@ let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 function scratchCopy(parts: readonly Buffer[]): Buffer {
   let size = 0;
   for (const p of parts) size += p.length;
-  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
+  if (size > SCRATCH_MAX) return Buffer.concat(parts, size);
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
   let at = 0;
   for (const p of parts) at += p.copy(scratch, at);
   return scratch.subarray(0, size);

@@ -254,6 +254,21 @@ describe('raw vector pass-through', () => {
       expect(lifted).toBeLessThan(300);
     });
 
+    test('a long vector across chunks (over the reused scratch space, and over its largest size) is checked whole', () => {
+      for (const n of [10_000, 120_000]) {
+        const v = Array.from({ length: n }, (_, i) => (i % 2 ? -i : i) / 9);
+        const text = JSON.stringify({ data: [{ index: 0, embedding: v }] });
+        const bytes = Buffer.from(text);
+        const cuts = [1, 2, 3, 4].map((q) => Math.floor((bytes.length * q) / 5));
+        const lifted = parseLiftingArrays(cutAt(bytes, cuts), 'embedding')!;
+        expect([n, lifted.raws[0]!.length, lifted.raws[0]!.parts.length]).toEqual([n, n, 5]);
+        expect(lifted.raws[0]!.values()).toEqual(v);
+        const mid = Math.floor(bytes.length / 2);
+        const broken = Buffer.concat([bytes.subarray(0, mid), Buffer.from('x'), bytes.subarray(mid)]);
+        expect(parseLiftingArrays(cutAt(broken, cuts), 'embedding')).toBeUndefined();
+      }
+    });
+
     test('is read where it lies: every vector is a view of the chunks, one across chunks in pieces', () => {
       // Vectors over 4 kB, so no buffer here comes from Node's shared pool of small ones.
       const first = Array.from({ length: 600 }, (_, i) => i / 7);
