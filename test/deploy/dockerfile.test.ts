@@ -174,7 +174,7 @@ describe('Dockerfile', () => {
     const init = path.basename(entrypoint?.[0] ?? '');
     expect(only(runtime, 'RUN').some((r) => new RegExp(`(apt-get|apk) .*\\b${init}\\b`).test(argsOf(r)))).toBe(true);
     const cmd = execForm(argsOf(only(runtime, 'CMD').pop() as Instruction));
-    // Node's flags live in one place, `npm start`, which the image and the benchmark copy (none today).
+    // Node's flags live in one place, `npm start`, which the image and the benchmark copy.
     const startFlags = (pkg.scripts.start ?? '').split(/\s+/).filter((a: string) => a.startsWith('--'));
     expect(cmd).toEqual(['node', ...startFlags, pkg.main]);
     expect(pkg.scripts.start).toBe(['node', ...startFlags, pkg.main].join(' '));
