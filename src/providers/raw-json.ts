@@ -216,7 +216,7 @@ export interface Lifted {
 export function parseLiftingArrays(body: BodyBytes, key: string): Lifted | undefined {
   const needle = Buffer.from(`"${key}"`);
   if (Buffer.isBuffer(body)) return liftFromOne(body, needle);
-  if (body.length === 1) return liftFromOne(body[0] as Buffer, needle);
+  if (body.length <= 1) return liftFromOne(body[0] ?? Buffer.alloc(0), needle);
   return liftFromChunks(body, needle) ?? liftFromOne(Buffer.concat(body), needle);
 }
 

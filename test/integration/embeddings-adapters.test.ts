@@ -99,6 +99,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
     [{ status: 422 }, { outcome: 'client', status: 422 }],
     [{ status: 401 }, { outcome: 'server', status: 401 }],
     [{ malformed: true as const }, { outcome: 'server', status: 200 }],
+    [{ rawBody: '' }, { outcome: 'server', status: 200 }],
     [{ reset: true as const }, { outcome: 'network', status: null }],
   ])('fault %j → %j', async (fault, expected) => {
     fleet.fakes[c.slug]!.queue(fault);
@@ -250,6 +251,7 @@ describe('raw vector pass-through', () => {
           expect([bytes.toString(), cuts, shown(parseLiftingArrays(chunks, 'embedding'))]).toEqual([bytes.toString(), cuts, joined]);
         }
       }
+      expect(parseLiftingArrays([], 'embedding')).toBeUndefined(); // an empty body
       expect(lifted).toBeGreaterThan(150); // both outcomes are well represented
       expect(lifted).toBeLessThan(300);
     });
