@@ -328,6 +328,18 @@ describe('POST /embeddings', () => {
     expect((await h.post({ model, input: texts })).status).not.toBe(200);
   });
 
+  test('a large answer, arriving in many socket reads, is answered byte for byte in float and base64', async () => {
+    // 40 vectors of 1,500 numbers: about 300 kB from the upstream, so vectors run across its reads.
+    const texts = Array.from({ length: 40 }, (_, i) => 'y'.repeat(i + 1));
+    const expected = texts.map((t) => fakeVector(t.length, 1500));
+    const float = await h.post({ model: SMALL, input: texts, dimensions: 1500 });
+    expect(float.status).toBe(200);
+    expect(float.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(expected);
+    const b64 = await h.post({ model: SMALL, input: texts, dimensions: 1500, encoding_format: 'base64' });
+    expect(b64.status).toBe(200);
+    expect(b64.body.data.map((d: { embedding: string }) => fromBase64Float32(d.embedding))).toEqual(expected);
+  });
+
   test('text-only multimodal input reaches an OpenAI-wire upstream as plain strings', async () => {
     const res = await h.post({ model: SMALL, input: [{ content: [{ type: 'text', text: 'ab' }, { type: 'text', text: 'cd' }] }, { content: [{ type: 'text', text: 'e' }] }] });
     expect(res.status).toBe(200);
