@@ -7,7 +7,9 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  maxWorkers: 2,
+  // Three on two CPUs: many integration tests spend their time waiting (timeouts, slow clients, child
+  // processes), and a third worker runs another file meanwhile.
+  maxWorkers: 3,
   // A worker is told to exit at the end and has this long to be gone before Jest kills it and
   // reports a leak. Jest's 500 ms is shorter than the kernel takes to tear down a worker that
   // has run a few dozen files (1.2-1.3 GB of RSS at the end of the suite): on a
