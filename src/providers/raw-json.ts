@@ -215,9 +215,22 @@ export interface Lifted {
  */
 export function parseLiftingArrays(body: BodyBytes, key: string): Lifted | undefined {
   const needle = Buffer.from(`"${key}"`);
-  if (Buffer.isBuffer(body)) return liftFromOne(body, needle);
-  if (body.length <= 1) return liftFromOne(body[0] ?? Buffer.alloc(0), needle);
-  return liftFromChunks(body, needle) ?? liftFromOne(Buffer.concat(body), needle);
+  if (Buffer.isBuffer(body) || body.length < 2) return liftFromOne(wholeBody(body), needle);
+  return liftFromChunks(body, needle) ?? liftFromOne(wholeBody(body), needle);
+}
+
+/**
+ * After a key that ends at `i`: where the `[` of its array value is, -1 when its value is not an
+ * array, or `b.length` when `b` ends before that is known. Reads stay within `b`.
+ */
+function arrayAfterKey(b: Buffer, i: number): number {
+  while (i < b.length && isSpace(b[i])) i++;
+  if (i === b.length) return i;
+  if (b[i] !== COLON) return -1;
+  i++;
+  while (i < b.length && isSpace(b[i])) i++;
+  if (i === b.length) return i;
+  return b[i] === OPEN ? i : -1;
 }
 
 function liftFromOne(body: Buffer, needle: Buffer): Lifted | undefined {
@@ -227,12 +240,8 @@ function liftFromOne(body: Buffer, needle: Buffer): Lifted | undefined {
   let from = 0;
   // The next key is searched for after the vector just lifted (`from`), not inside its bytes again.
   for (let at = body.indexOf(needle); at !== -1; at = body.indexOf(needle, Math.max(at + needle.length, from))) {
-    let i = at + needle.length;
-    while (isSpace(body[i])) i++;
-    if (body[i] !== COLON) continue;
-    i++;
-    while (isSpace(body[i])) i++;
-    if (body[i] !== OPEN) continue;
+    const i = arrayAfterKey(body, at + needle.length);
+    if (i === -1 || i === body.length) continue;
     const end = numberArrayEnd(body, i, counted);
     if (end === -1) return undefined;
     skeleton += `${body.toString('utf8', from, i)}${raws.length}`;
@@ -281,9 +290,9 @@ function keyMayCrossBoundary(chunks: readonly Buffer[], needle: Buffer): boolean
 
 /**
  * {@link liftFromOne} over chunks without joining them: a vector inside one chunk stays a view
- * of it; a vector that runs across chunks is joined alone (a few kilobytes). Returns undefined
- * (the caller then joins the body) for anything it cannot decide within chunks: a key or the
- * `: [` after it cut by a boundary, or an array it refuses.
+ * of it; a vector that runs across chunks is checked in scratch memory and kept as its pieces.
+ * Returns undefined (the caller then joins the body) for anything it cannot decide within
+ * chunks: a key or the `: [` after it cut by a boundary, or an array it refuses.
  */
 function liftFromChunks(chunks: readonly Buffer[], needle: Buffer): Lifted | undefined {
   if (keyMayCrossBoundary(chunks, needle)) return undefined;
@@ -306,14 +315,9 @@ function liftFromChunks(chunks: readonly Buffer[], needle: Buffer): Lifted | und
       continue;
     }
     searchAt = at + needle.length;
-    let i = searchAt;
-    while (i < chunk.length && isSpace(chunk[i])) i++;
+    const i = arrayAfterKey(chunk, searchAt);
     if (i === chunk.length) return undefined;
-    if (chunk[i] !== COLON) continue;
-    i++;
-    while (i < chunk.length && isSpace(chunk[i])) i++;
-    if (i === chunk.length) return undefined;
-    if (chunk[i] !== OPEN) continue;
+    if (i === -1) continue;
     region.push(chunk.subarray(from, i));
     skeleton += `${textOf(region)}${raws.length}`;
     region.length = 0;
