@@ -10,20 +10,27 @@
  * printed: an A/B difference is believable only when the rounds agree on its sign.
  *
  * Settings: AB_BASE, AB_ENV_A/B, AB_NODE_ARGS_A/B, AB_ROUNDS (4), BENCH_DURATION (8 seconds per
- * window), BENCH_MODE (`services`, the default, or `embedded`). Loopback only, bounded, stops by
- * itself.
+ * window), BENCH_MODE (`services`, the default, or `embedded`), BENCH_CASE (`embeddings`, the
+ * default, with BENCH_BATCH as in `npm run bench`; `chat` or `chat-stream`: the chat request of
+ * `npm run bench:chat` against bench/chat-upstream.js). Loopback only, bounded, stops by itself.
  */
 'use strict';
 const path = require('node:path');
 const { existsSync } = require('node:fs');
 const { readyPort, startChild, stopChild, cpuTimes, peakRssMb } = require('./lib/children');
-const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
+const { GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
+const { chatGatewayBody } = require('./lib/chat-request');
 
 const BASE = path.resolve(process.env.AB_BASE || path.join(__dirname, '..'));
 const ROUNDS = Math.max(1, Number(process.env.AB_ROUNDS || 4));
 const DURATION = Number(process.env.BENCH_DURATION || 8);
 const MODE = process.env.BENCH_MODE || 'services';
+const CASE = process.env.BENCH_CASE || 'embeddings';
+if (!['embeddings', 'chat', 'chat-stream'].includes(CASE)) throw new Error(`BENCH_CASE must be embeddings, chat or chat-stream, not ${CASE}`);
+/** The upstream the case's gateways call, what they are sent, and where. */
+const { upstream: UPSTREAM, body: BODY, path: ROUTE } =
+  CASE === 'embeddings' ? { upstream: 'upstream.js', body: EMBEDDINGS_BODY, path: '/embeddings' } : { upstream: 'chat-upstream.js', body: chatGatewayBody(CASE === 'chat-stream'), path: '/chat/completions' };
 
 /** `NAME=value NAME2=value2` as an environment object. */
 const envOf = (text = '') => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -45,14 +52,16 @@ async function measure(gateway) {
 
 async function main() {
   if (!existsSync(path.join(BASE, 'dist/src/main.js'))) throw new Error(`AB_BASE ${BASE} has no build (dist/src/main.js)`);
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
+  const upstream = await startChild('upstream', [path.join(__dirname, UPSTREAM)], {}, { readyLine: readyPort });
   const gateways = [];
   try {
     gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A }));
     gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B }));
+    // The bench gateway's URL is its embeddings route; every case's route is under the same prefix.
+    for (const g of gateways) g.url = g.url.replace(/\/embeddings$/, ROUTE);
     for (const g of gateways) await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
     const setup = (env, args) => [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...args].join(' ') || 'as npm start';
-    console.log(`mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);
+    console.log(`case ${CASE}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);
     const rpsRatios = [];
     const cpuRatios = [];
     for (let round = 0; round < ROUNDS; round++) {

@@ -20,6 +20,7 @@ const { startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
 const { summariseCpu } = require('./lib/profile-summary');
+const { chatGatewayBody } = require('./lib/chat-request');
 
 const CASE = process.env.BENCH_CASE || 'chat';
 const STREAM = CASE === 'chat-stream';
@@ -27,15 +28,7 @@ const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
 const TOP = Number(process.env.PROFILE_TOP || 30);
-const BODY = JSON.stringify({
-  model: 'openai/gpt-4o-mini',
-  messages: [
-    { role: 'system', content: 'You are a concise assistant for a platform team.' },
-    { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
-  ],
-  max_tokens: 1024,
-  ...(STREAM ? { stream: true } : {}),
-});
+const BODY = chatGatewayBody(STREAM);
 
 const perRequest = (seconds, requests) => ((seconds * 1000) / requests).toFixed(3);
 

@@ -36,6 +36,7 @@ const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./l
 const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runStreamPaced, stopStreamPaced } = require('./lib/stream-paced');
+const { chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
 
 const CASE = process.env.BENCH_CASE || 'chat';
 if (CASE !== 'chat' && CASE !== 'chat-stream') throw new Error(`BENCH_CASE must be chat or chat-stream, not ${CASE}`);
@@ -50,14 +51,9 @@ const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
 /** `data:` events a whole stream has, `[DONE]` included: 200 from the upstream, or the gateway's 199 passed through, its usage chunk and `[DONE]`. */
 const STREAM_EVENTS = 201;
 
-const MESSAGES = [
-  { role: 'system', content: 'You are a concise assistant for a platform team.' },
-  { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
-];
-/** The client's body to the gateway and the floor (the hosted service's model id). */
-const GATEWAY_BODY = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(STREAM ? { stream: true } : {}) });
-/** The same request as the gateway sends it upstream, for direct and proxy. */
-const UPSTREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(STREAM ? { stream: true, stream_options: { include_usage: true } } : {}) });
+/** The client's body to the gateway and the floor, and the same request as the gateway sends it upstream (for direct and proxy). */
+const GATEWAY_BODY = chatGatewayBody(STREAM);
+const UPSTREAM_BODY = chatUpstreamBody(STREAM);
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(t) {

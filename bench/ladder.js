@@ -34,6 +34,7 @@ const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./l
 const { BATCH, GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
+const { chatGatewayBody } = require('./lib/chat-request');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -56,14 +57,7 @@ const CASE = CHAT
       upstream: 'chat-upstream.js',
       floor: 'chat-floor.js',
       path: '/chat/completions',
-      body: JSON.stringify({
-        model: 'openai/gpt-4o-mini',
-        messages: [
-          { role: 'system', content: 'You are a concise assistant for a platform team.' },
-          { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
-        ],
-        max_tokens: 1024,
-      }),
+      body: chatGatewayBody(false),
       ok: (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0,
     }
   : {
