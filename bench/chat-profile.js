@@ -20,7 +20,7 @@ const { startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
 const { summariseCpu } = require('./lib/profile-summary');
-const { chatGatewayBody } = require('./lib/chat-request');
+const { CHAT_ROUTE, chatGatewayBody } = require('./lib/chat-request');
 
 const CASE = process.env.BENCH_CASE || 'chat';
 const STREAM = CASE === 'chat-stream';
@@ -83,8 +83,7 @@ async function main() {
   const upstream = await startChild('chat-upstream', [path.join(__dirname, 'chat-upstream.js')], {}, { readyLine: readyPort });
   let gateway;
   try {
-    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs: ['-r', path.join(__dirname, 'lib/window-probe.js')], env: { PROBE_OUT: out, PROBE_HEAP: '0' } });
-    gateway.url = gateway.url.replace(/\/embeddings$/, '/chat/completions');
+    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs: ['-r', path.join(__dirname, 'lib/window-probe.js')], env: { PROBE_OUT: out, PROBE_HEAP: '0' }, route: CHAT_ROUTE });
     console.log(`case ${CASE}, mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s at 32 connections (the first profiled)`);
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 5 });
     for (let round = 0; round < ROUNDS; round++) await measureWindow(gateway, round === 0);

@@ -36,7 +36,7 @@ const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./l
 const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runStreamPaced, stopStreamPaced } = require('./lib/stream-paced');
-const { chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
+const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
 
 const CASE = process.env.BENCH_CASE || 'chat';
 if (CASE !== 'chat' && CASE !== 'chat-stream') throw new Error(`BENCH_CASE must be chat or chat-stream, not ${CASE}`);
@@ -218,12 +218,12 @@ async function main() {
   let gateway = null;
   try {
     const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
-    gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs });
+    gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs, route: CHAT_ROUTE });
     const targets = [
       { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
       { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`, headers: {}, body: GATEWAY_BODY },
-      { name: 'gateway', handle: gateway, url: gateway.url.replace(/\/embeddings$/, '/chat/completions'), headers: gateway.headers, body: GATEWAY_BODY },
+      { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     await measureAll(targets, gateway);
     const result = report(targets);

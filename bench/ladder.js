@@ -34,7 +34,7 @@ const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./l
 const { BATCH, GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
-const { chatGatewayBody } = require('./lib/chat-request');
+const { CHAT_ROUTE, chatGatewayBody } = require('./lib/chat-request');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -56,7 +56,7 @@ const CASE = CHAT
       name: 'chat',
       upstream: 'chat-upstream.js',
       floor: 'chat-floor.js',
-      path: '/chat/completions',
+      path: CHAT_ROUTE,
       body: chatGatewayBody(false),
       ok: (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0,
     }
@@ -157,8 +157,8 @@ async function main() {
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '' };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true });
-      const t = { name, handle, url: handle.url.replace(/\/embeddings$/, CASE.path), headers: handle.headers };
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true, route: CASE.path });
+      const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;
     };

@@ -6,6 +6,9 @@
  */
 'use strict';
 
+/** The chat route under the API prefix, for the gateway and the chat floor. */
+const CHAT_ROUTE = '/chat/completions';
+
 const MESSAGES = [
   { role: 'system', content: 'You are a concise assistant for a platform team.' },
   { role: 'user', content: 'Explain in a few paragraphs how an AI gateway routes a request and records its cost.' },
@@ -18,4 +21,4 @@ const chatGatewayBody = (stream) => JSON.stringify({ model: 'openai/gpt-4o-mini'
 const chatUpstreamBody = (stream) =>
   JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
 
-module.exports = { chatGatewayBody, chatUpstreamBody };
+module.exports = { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody };

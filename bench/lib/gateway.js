@@ -99,14 +99,16 @@ async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = []
  * The benchmark's gateway: `mode` `services` (a throw-away Postgres database and Redis prefix,
  * see services.js) or `embedded`, a monthly workspace budget and an inference key with its own
  * limit, so every request passes both spend checks. Resolves to the child's handle with `url`
- * (POST /embeddings), `headers` (the key) and `cleanup()` (stop, drop the services' data).
+ * (POST on `route`, `/embeddings` unless given), `headers` (the key) and `cleanup()` (stop, drop
+ * the services' data).
  * @param {number|string} upstreamPort
  * @param {'services'|'embedded'} mode
- * @param {{nodeArgs?: string[], env?: object, config?: object, root?: string, script?: string, budgets?: boolean}} [opts] - `nodeArgs`
+ * @param {{nodeArgs?: string[], env?: object, config?: object, root?: string, script?: string, budgets?: boolean, route?: string}} [opts] - `nodeArgs`
  *   before the script (e.g. `--cpu-prof`), `env` added to the gateway's environment, `config`, `root` and
- *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit
+ *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit,
+ *   `route` the API route `url` points at (e.g. `/chat/completions`)
  */
-async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true } = {}) {
+async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true, route = '/embeddings' } = {}) {
   const services = mode === 'services' ? await prepareServices() : null;
   const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
   const gateway = await spawnGateway({ upstreamPort, env, config, nodeArgs, root, script }).catch(async (err) => {
@@ -122,7 +124,7 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
     const workspaces = await api('GET', '/workspaces');
     if (budgets) await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
     const created = await api('POST', '/keys', budgets ? { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' } : { name: 'bench' });
-    handle.url = `${base}/embeddings`;
+    handle.url = `${base}${route}`;
     handle.headers = { authorization: `Bearer ${created.key}` };
     return handle;
   } catch (err) {

@@ -215,8 +215,8 @@ export interface Lifted {
  */
 export function parseLiftingArrays(body: BodyBytes, key: string): Lifted | undefined {
   const needle = Buffer.from(`"${key}"`);
-  if (Buffer.isBuffer(body) || body.length < 2) return liftFromOne(wholeBody(body), needle);
-  return liftFromChunks(body, needle) ?? liftFromOne(wholeBody(body), needle);
+  const inChunks = Buffer.isBuffer(body) || body.length < 2 ? undefined : liftFromChunks(body, needle);
+  return inChunks ?? liftFromOne(wholeBody(body), needle);
 }
 
 /**
