@@ -17,7 +17,7 @@
  * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
  * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
  * the floor's capacity in that round (BENCH_RATE fixes it), in BENCH_SLICES turns (5) per target,
- * the order reversed every other turn. The paced client (bench/lib/stream-paced.js) times each
+ * the order reversed every other turn. The paced client (bench/lib/paced.js) times each
  * answer's first byte (for streams, its first `data:` event) and its end. Reported: requests/s
  * as a share of the floor's (target ≥ 0.70) and of the proxy's, CPU per request, added time to
  * first byte (p50/p99 over calling the upstream directly) for the gateway beside the floor's and
@@ -35,7 +35,7 @@ const path = require('node:path');
 const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
 const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
-const { runStreamPaced, stopStreamPaced } = require('./lib/stream-paced');
+const { runPaced, stopPaced } = require('./lib/paced');
 const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
 
 const CASE = process.env.BENCH_CASE || 'chat';
@@ -105,7 +105,7 @@ async function pacedRound(targets, rate) {
   for (let turn = 0; turn < SLICES; turn++) {
     for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
       const p = pooled.get(t);
-      const r = await runStreamPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true });
+      const r = await runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true });
       p.seconds += r.seconds;
       p.latencies.push(...r.latencies);
       p.ttfb.push(...r.ttfb);
@@ -231,7 +231,7 @@ async function main() {
     writeFileSync(path.join(__dirname, `results-${CASE}.json`), `${JSON.stringify(out, null, 2)}\n`);
     console.log(`\nwrote bench/results-${CASE}.json`);
   } finally {
-    await stopStreamPaced();
+    await stopPaced();
     if (gateway) await gateway.cleanup();
     await stopChild(floor.handle);
     await stopChild(proxy.handle);

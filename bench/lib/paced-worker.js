@@ -1,20 +1,27 @@
 /**
- * The paced load's client, run in a process of its own (bench/lib/paced.js forks it) so that
+ * The benchmarks' paced client, run in a process of its own (bench/lib/paced.js forks it) so that
  * nothing else the benchmark does (autocannon's bookkeeping, reading the children's output) runs
  * on the thread that timestamps responses. Its own pauses would be measured as the target's
  * latency: Node's http client allocates a buffer per socket read (30 kB responses at 500/s), and
  * the resulting collections, full ones driven by the external memory, stalled the old in-process
  * client for 3–12 ms about once a second, which put 52–55 of the 60 slowest of 6,000 requests
  * inside one of its own stalls. This client reads every socket into one reused buffer
- * (`onread`), parses only the status line and Content-Length, and keeps latencies in a
- * preallocated array, so it allocates almost nothing per request. It still counts the times its
- * timer ran late, so a report can tell the machine's stalls from the target's.
+ * (`onread`), frames each answer with bench/lib/response-reader.js (Content-Length or chunked,
+ * no copy of the body), and keeps latencies in preallocated arrays, so it allocates almost
+ * nothing per request. It still counts the times its timer ran late, so a report can tell the
+ * machine's stalls from the target's.
  *
- * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets, keepLatencies} }` → `{ result }`;
+ * Beside each answer's whole latency it keeps its time to first byte: to the status line, or with
+ * `firstByte: 'event'` to the first SSE `data:` event (a gateway sends a stream's headers before
+ * it has any content). Only then does it read bodies for `data:` lines, and it reports the fewest
+ * and most an answer had, so a run whose streams broke off shows it.
+ *
+ * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets, firstByte, keepLatencies} }` → `{ result }`;
  * `{ close: true }` ends the process. Sockets are kept alive per target across runs.
  */
 'use strict';
 const { percentile } = require('./percentile');
+const { ResponseReader } = require('./response-reader');
 const net = require('node:net');
 const { URL } = require('node:url');
 const { Buffer } = require('node:buffer');
@@ -22,21 +29,24 @@ const { setTimeout } = require('node:timers');
 
 /** Every socket reads into this buffer; a read is handled before the next one can happen. */
 const READ = Buffer.allocUnsafe(256 * 1024);
-const CR = 13;
-const LF = 10;
 /** A timer of 1 ms that fires this much later counts as a stall of the client itself. */
 const LATE_MS = 2;
+
+const now = () => process.hrtime.bigint();
+const msSince = (t0, t1) => Number(t1 - t0) / 1e6;
 
 /** One keep-alive connection, one request at a time (no pipelining). */
 class Conn {
   constructor(pool) {
     this.pool = pool;
     this.busy = false;
-    this.head = '';
-    this.ends = 0; // how many bytes of "\r\n\r\n" the header text ends with so far
-    this.remaining = -1; // body bytes still to come; -1 while reading the header
-    this.status = 0;
+    this.reader = new ResponseReader();
     this.started = 0n;
+    this.firstByte = 0n;
+    this.firstEvent = 0n;
+    this.onFirstEvent = () => {
+      this.firstEvent = now();
+    };
     this.socket = net.connect({
       host: pool.host,
       port: pool.port,
@@ -44,42 +54,31 @@ class Conn {
       onread: { buffer: READ, callback: (n) => this.read(n) },
     });
     this.socket.on('error', () => undefined);
-    this.socket.on('close', () => this.closed());
+    this.socket.on('close', () => this.pool.drop(this));
   }
 
   send(started) {
     this.busy = true;
     this.started = started;
-    this.head = '';
-    this.ends = 0;
-    this.remaining = -1;
+    this.firstByte = 0n;
+    this.firstEvent = 0n;
+    this.reader.reset(this.pool.run.firstByte === 'event');
     this.socket.write(this.pool.request);
   }
 
   read(n) {
-    let at = 0;
-    if (this.remaining < 0) {
-      while (at < n && this.ends < 4) {
-        const b = READ[at];
-        this.ends = b === (this.ends % 2 === 0 ? CR : LF) ? this.ends + 1 : b === CR ? 1 : 0;
-        at += 1;
-      }
-      this.head += READ.toString('latin1', 0, at);
-      if (this.ends < 4) return;
-      this.status = Number(this.head.slice(9, 12));
-      const length = /\r\ncontent-length:\s*(\d+)/i.exec(this.head);
-      if (length === null) return this.socket.destroy(); // not a response this client can frame
-      this.remaining = Number(length[1]);
+    if (!this.busy) return this.socket.destroy(); // bytes nobody asked for
+    if (this.firstByte === 0n) this.firstByte = now();
+    let at;
+    try {
+      at = this.reader.read(READ, 0, n, this.onFirstEvent);
+    } catch {
+      return this.socket.destroy(); // not a response this client can frame
     }
-    this.remaining -= n - at;
-    if (this.remaining > 0) return;
-    if (this.remaining < 0) return this.socket.destroy(); // bytes past the body: not ours
+    if (!this.reader.complete) return;
+    if (at < n) return this.socket.destroy(); // bytes past the body: not ours
     this.busy = false;
-    this.pool.done(this, this.status);
-  }
-
-  closed() {
-    this.pool.drop(this);
+    this.pool.done(this);
   }
 }
 
@@ -112,11 +111,19 @@ class Pool {
     return conn;
   }
 
-  done(conn, status) {
+  done(conn) {
     const run = this.run;
-    const ms = Number(process.hrtime.bigint() - conn.started) / 1e6;
-    if (status >= 200 && status < 300) run.latencies[run.ok++] = ms;
-    else run.non2xx += 1;
+    const end = now();
+    const { status, events } = conn.reader;
+    if (status >= 200 && status < 300) {
+      const first = run.firstByte === 'event' ? conn.firstEvent : conn.firstByte;
+      run.latencies[run.ok] = msSince(conn.started, end);
+      run.ttfb[run.ok] = first === 0n ? msSince(conn.started, end) : msSince(conn.started, first);
+      if (first === 0n) run.noEvent += 1;
+      run.ok += 1;
+      run.eventsMin = Math.min(run.eventsMin, events);
+      run.eventsMax = Math.max(run.eventsMax, events);
+    } else run.non2xx += 1;
     this.settle(conn);
   }
 
@@ -144,43 +151,54 @@ class Pool {
 
 const pools = new Map();
 
+const sorted = (values, n) => Array.from(values.subarray(0, n)).sort((a, b) => a - b);
+
 /** One paced run: `rate` requests per second for `duration` seconds, on a schedule, whatever the responses do. */
-function paced({ url, headers, body, rate, duration, maxSockets = 32, keepLatencies = false }) {
+function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte = 'byte', keepLatencies = false }) {
   const key = `${url} ${JSON.stringify(headers)} ${body}`;
   let pool = pools.get(key);
   if (pool === undefined) pools.set(key, (pool = new Pool(url, headers, body, maxSockets)));
   const total = Math.round(rate * duration);
-  const run = { total, sent: 0, finished: 0, ok: 0, non2xx: 0, errors: 0, late: 0, latencies: new Float64Array(total), resolve: null };
+  const run = {
+    total, sent: 0, finished: 0, ok: 0, non2xx: 0, errors: 0, late: 0, noEvent: 0, eventsMin: Infinity, eventsMax: 0, firstByte,
+    latencies: new Float64Array(total), ttfb: new Float64Array(total), resolve: null,
+  };
   pool.run = run;
-  const start = process.hrtime.bigint();
+  const start = now();
   return new Promise((resolve) => {
     run.resolve = resolve;
     let last = start;
     const tick = () => {
-      const now = process.hrtime.bigint();
-      if (Number(now - last) / 1e6 > 1 + LATE_MS) run.late += 1;
-      last = now;
-      const due = Math.min(total, Math.floor((Number(now - start) / 1e9) * rate) + 1);
+      const t = now();
+      if (msSince(last, t) > 1 + LATE_MS) run.late += 1;
+      last = t;
+      const due = Math.min(total, Math.floor((Number(t - start) / 1e9) * rate) + 1);
       while (run.sent < due) {
         run.sent += 1;
-        pool.start(process.hrtime.bigint());
+        pool.start(now());
       }
       if (run.sent < total) setTimeout(tick, 1);
     };
     tick();
   }).then(() => {
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    const sorted = Array.from(run.latencies.subarray(0, run.ok)).sort((a, b) => a - b);
+    const seconds = Number(now() - start) / 1e9;
+    const latencies = sorted(run.latencies, run.ok);
+    const ttfb = sorted(run.ttfb, run.ok);
     return {
       requests: run.ok + run.non2xx,
       rps: Math.round(((run.ok + run.non2xx) / seconds) * 10) / 10,
       seconds,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      ttfbP50: percentile(ttfb, 50),
+      ttfbP99: percentile(ttfb, 99),
       errors: run.errors,
       non2xx: run.non2xx,
+      noEvent: run.noEvent,
+      eventsMin: run.ok === 0 || firstByte !== 'event' ? null : run.eventsMin,
+      eventsMax: run.ok === 0 || firstByte !== 'event' ? null : run.eventsMax,
       clientStalls: run.late,
-      ...(keepLatencies ? { latencies: sorted } : {}),
+      ...(keepLatencies ? { latencies, ttfb } : {}),
     };
   });
 }

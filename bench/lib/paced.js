@@ -13,8 +13,8 @@ const path = require('node:path');
 const { fork } = require('node:child_process');
 
 /**
- * A client process running `workerFile` (a paced-load worker beside this file), forked on the
- * first run and kept until `stop`; one run at a time. bench/lib/stream-paced.js uses it too.
+ * A client process running `workerFile` (the paced-load worker beside this file), forked on the
+ * first run and kept until `stop`; one run at a time.
  * @param {string} workerFile
  */
 function forkedClient(workerFile) {
@@ -61,15 +61,15 @@ function forkedClient(workerFile) {
 const client = forkedClient('paced-worker.js');
 
 /**
- * One paced run against `url`. Resolves to requests, rps, seconds, p50 and p99 (ms), errors, non2xx, and
- * `clientStalls`: how often the client's own 1 ms timer ran more than 2 ms late (the machine,
- * not the target, held it up). With `keepLatencies` it also returns every latency (ms, sorted).
- * One run at a time.
- * @param {{url: string, headers?: object, body: string, rate: number, duration: number, maxSockets?: number, keepLatencies?: boolean}} opts
+ * One paced run against `url` (paced.d.ts lists the options and the result). Resolves to requests,
+ * rps, seconds, p50 and p99 (ms) of whole answers and of their first byte (`firstByte: 'event'`:
+ * their first SSE `data:` event), errors, non2xx, and `clientStalls`: how often the client's own
+ * 1 ms timer ran more than 2 ms late (the machine, not the target, held it up). With
+ * `keepLatencies` it also returns every latency (ms, sorted). One run at a time.
  */
 const runPaced = (opts) => client.run(opts);
 
 /** End the client process (its keep-alive sockets close with it). */
 const stopPaced = () => client.stop();
 
-module.exports = { runPaced, stopPaced, forkedClient };
+module.exports = { runPaced, stopPaced };

@@ -2,12 +2,12 @@
 export class ResponseReader {
   status: number;
   chunked: boolean;
-  /** `data:` lines seen in the body so far. */
+  /** `data:` lines seen in the body so far (0 when not counting). */
   events: number;
   /** Whether the whole response has been read. */
   complete: boolean;
-  /** Ready for the next response. */
-  reset(): void;
+  /** Ready for the next response; `countEvents: false` skips reading the body for `data:` lines. */
+  reset(countEvents?: boolean): void;
   /** Read `buf[start, end)`; returns how far it read (less than `end` when the response completed first). */
   read(buf: Buffer, start: number, end: number, onFirstEvent?: () => void): number;
 }

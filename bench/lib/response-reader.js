@@ -1,9 +1,9 @@
 /**
- * An incremental reader of one HTTP/1.1 response at a time, for the chat benchmark's paced client
- * (bench/lib/stream-paced-worker.js). The embeddings client frames answers by Content-Length
- * only; chat streams come chunked, and their time to first byte is the first SSE `data:` event,
- * not the status line (a gateway sends its headers before it has any content). So this reader
- * frames both Content-Length and chunked bodies, and watches the body for lines that start with
+ * An incremental reader of one HTTP/1.1 response at a time, for the benchmarks' paced client
+ * (bench/lib/paced-worker.js). Embeddings answers come with a Content-Length; chat streams come
+ * chunked, and their time to first byte is the first SSE `data:` event, not the status line (a
+ * gateway sends its headers before it has any content). So this reader frames both Content-Length
+ * and chunked bodies and, when asked to count events, watches the body for lines that start with
  * `data:`: when the first one arrives (time to first event) and how many there were (a check that
  * the whole stream came through). It works on byte ranges of a caller's buffer and keeps no copy
  * of the body, so reading allocates next to nothing per response.
@@ -26,8 +26,12 @@ class ResponseReader {
     this.reset();
   }
 
-  /** Ready for the next response on the connection. */
-  reset() {
+  /**
+   * Ready for the next response on the connection. `countEvents: false` skips the body scan for
+   * `data:` lines (a 1.2 MB embeddings answer would otherwise be read byte by byte for nothing).
+   */
+  reset(countEvents = true) {
+    this.countEvents = countEvents;
     this.head = '';
     this.ends = 0; // how many bytes of "\r\n\r\n" the header text ends with so far
     this.inBody = false;
@@ -111,8 +115,9 @@ class ResponseReader {
     if (this.left === 0) this.complete = true;
   }
 
-  /** Body bytes `buf[from, to)`: count lines that start with `data:`. */
+  /** Body bytes `buf[from, to)`: count lines that start with `data:` (if counting). */
   scan(buf, from, to, onFirstEvent) {
+    if (!this.countEvents) return;
     for (let i = from; i < to; i++) {
       const b = buf[i];
       if (b === LF) this.match = 0;

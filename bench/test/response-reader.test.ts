@@ -1,5 +1,5 @@
 /**
- * The chat benchmark's response framer (bench/lib/response-reader.js): Content-Length and chunked
+ * The paced client's response framer (bench/lib/response-reader.js): Content-Length and chunked
  * answers, cut at every byte, and the SSE `data:` lines it counts and times the first of.
  */
 import { ResponseReader } from '../lib/response-reader';
@@ -60,6 +60,17 @@ describe('bench response reader', () => {
     // The first "data:" that starts a line of the body, past the comment event.
     const firstData = text.indexOf('\ndata:') + 1;
     expect(firstAt).toBe(firstData + 'data:'.length);
+  });
+
+  it('frames the same answer without reading its body for events when not counting them', () => {
+    const bytes = chunked(EVENTS);
+    const reader = new ResponseReader();
+    reader.reset(false);
+    let calls = 0;
+    expect(reader.read(bytes, 0, bytes.length, () => (calls += 1))).toBe(bytes.length);
+    expect(reader.complete).toBe(true);
+    expect(reader.events).toBe(0);
+    expect(calls).toBe(0);
   });
 
   it('counts a data: line split across two chunks once', () => {

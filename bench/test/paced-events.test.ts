@@ -1,11 +1,12 @@
 /**
- * The chat benchmark's paced client (bench/lib/stream-paced.js and its process): against real
- * HTTP servers on loopback it times the first SSE event apart from the headers, frames chunked
- * streams and Content-Length answers alike, and counts each answer's data: events.
+ * The benchmarks' paced client (bench/lib/paced.js and its process) as the chat benchmark uses it:
+ * against real HTTP servers on loopback it times the first SSE event apart from the headers,
+ * frames chunked streams and Content-Length answers alike, and counts each answer's data: events
+ * when asked to time the first event (and only then).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runStreamPaced, stopStreamPaced } from '../lib/stream-paced';
+import { runPaced, stopPaced } from '../lib/paced';
 
 /** How long the streaming server holds its events after sending the headers. */
 const HOLD_MS = 150;
@@ -37,13 +38,13 @@ const streaming = (req: http.IncomingMessage, res: http.ServerResponse): void =>
   });
 };
 
-afterAll(() => stopStreamPaced());
+afterAll(() => stopPaced());
 
-describe('bench stream-paced client', () => {
+describe('bench paced client: first events', () => {
   it('times a stream to its first data: event, not to its headers, and counts its events', async () => {
     const server = await listen(streaming);
     try {
-      const r = await runStreamPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'event' });
+      const r = await runPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'event' });
       expect(r.requests).toBe(10);
       expect(r.errors + r.non2xx + r.noEvent).toBe(0);
       expect(r.eventsMin).toBe(3);
@@ -58,18 +59,20 @@ describe('bench stream-paced client', () => {
   it('times the same stream to its first byte when asked for bytes', async () => {
     const server = await listen(streaming);
     try {
-      const r = await runStreamPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'byte', keepLatencies: true });
+      const r = await runPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'byte', keepLatencies: true });
       expect(r.requests).toBe(10);
       // Every answer's first byte (the headers) came before its events, which came HOLD_MS later.
       for (let i = 0; i < r.ttfb!.length; i++) expect(r.ttfb![i]!).toBeLessThan(r.latencies![r.latencies!.length - 1]!);
       expect(r.ttfbP50!).toBeLessThan(HOLD_MS - 1);
       expect(r.p50!).toBeGreaterThanOrEqual(HOLD_MS - 1);
+      // Timing bytes, it does not read the bodies for events.
+      expect(r.eventsMax).toBeNull();
     } finally {
       await server.close();
     }
   });
 
-  it('frames Content-Length answers, counts a non-2xx apart, and reports no events for JSON', async () => {
+  it('frames Content-Length answers, counts a non-2xx apart, and finds no events in JSON', async () => {
     let n = 0;
     const server = await listen((req, res) => {
       req.resume();
@@ -80,11 +83,13 @@ describe('bench stream-paced client', () => {
       });
     });
     try {
-      const r = await runStreamPaced({ url: server.url, body: '{}', rate: 40, duration: 0.5, maxSockets: 1 });
+      const r = await runPaced({ url: server.url, body: '{}', rate: 40, duration: 0.5, maxSockets: 1, firstByte: 'event' });
       expect(r.requests).toBe(20);
       expect(r.non2xx).toBe(10);
       expect(r.errors).toBe(0);
+      // "data:" inside a JSON string does not start a line: no events, each 2xx timed to its end.
       expect(r.eventsMax).toBe(0);
+      expect(r.noEvent).toBe(10);
       expect(r.ttfbP50).not.toBeNull();
     } finally {
       await server.close();
