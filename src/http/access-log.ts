@@ -2,7 +2,9 @@
  * One access log line and the request metrics per request, recorded when the response is
  * finished (or the client went away). The line is built from an allow-list of fields: no
  * headers, no bodies, so the Authorization header can never be logged. With tracing on, the line
- * carries the request's `trace_id` and `span_id`, so a log line leads to its trace.
+ * carries the request's `trace_id` and `span_id`, so a log line leads to its trace. Below `info`
+ * (`LOG_LEVEL=warn`) no line is built at all: winston formats a line before its transport drops
+ * it by level, so the level is checked here.
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -21,6 +23,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const labels = { route: req.ctx.route, method: req.method, status_class: statusClass(res.statusCode) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, seconds);
+      if (!logger.isInfoEnabled()) return;
       const fields: Record<string, unknown> = {
         request_id: req.ctx.requestId,
         method: req.method,

@@ -5,6 +5,7 @@
  * draining).
  */
 import { PassThrough } from 'node:stream';
+import { jest } from '@jest/globals';
 import request from 'supertest';
 import { openTestPglite, uniqueId } from '../helpers/services';
 import { bearer, createInferenceKey, testConfig } from '../helpers/gateway';
@@ -52,6 +53,25 @@ test('one JSON access line per request, with request id and route template, neve
   expect(gw.raw()).not.toContain(secret);
   expect(gw.raw()).not.toContain(gw.mgmtKey);
   expect(gw.raw()).not.toMatch(/authorization/i);
+});
+
+test('below info (LOG_LEVEL=warn) no access line is built, and the request is still counted', async () => {
+  const stream = new PassThrough();
+  let written = '';
+  stream.on('data', (chunk: Buffer) => (written += chunk.toString()));
+  const logger = createLogger('warn', stream);
+  // winston would format the line and drop it in its transport: the level is checked before that.
+  const info = jest.spyOn(logger, 'info');
+  const deps = await assembleDeps(testConfig({ log: { level: 'warn' } }), db, new MemoryKv(`t:${uniqueId()}:`), { logger });
+  const org = await db.transaction((tx) => provisionOrg(tx, 'Quiet Org'));
+  await flush();
+  written = ''; // start-up warnings (no provider keys here) are not the request's
+  await request(createApp(deps)).get('/api/v1/key').set('Authorization', bearer(org.secret)).expect(200);
+  await flush();
+  expect(info).not.toHaveBeenCalled();
+  expect(written).toBe('');
+  const res = await request(createMetricsApp(deps)).get('/metrics').expect(200);
+  expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/key",method="GET",status_class="2xx"} 1');
 });
 
 test('metrics use route templates and status classes, never key hashes', async () => {
