@@ -21,13 +21,16 @@
  * BENCH_CASE (`embeddings`, default, or `chat`: `POST /chat/completions` for a whole answer of about
  * 500 tokens against bench/chat-upstream.js and the chat floor, bench/chat-floor.js; the cache rung
  * is left out, since chat has no cache),
- * LADDER_ONLY (comma-separated rungs, e.g. `usage recording,every feature off`: only those).
+ * LADDER_ONLY (comma-separated rungs, e.g. `usage recording,every feature off`: only those),
+ * LADDER_PROFILE (`1`: instead of the rounds, one profiled window per target, the floor first and
+ * the full gateway last, and each file's or package's self time per request side by side: where
+ * the skeleton's and the features' time over the floor goes; profiles in bench/profiles/).
  * Prints a table and writes bench/ladder-results.json (ladder-results-batch.json, ladder-results-chat.json for those cases). Loopback only, bounded, stops by itself.
  */
 'use strict';
 const os = require('node:os');
 const path = require('node:path');
-const { writeFileSync } = require('node:fs');
+const { mkdirSync, writeFileSync } = require('node:fs');
 const { fetch } = require('undici');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./lib/children');
@@ -35,6 +38,8 @@ const { BATCH, GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway, startFlags } = 
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
 const { CHAT_ROUTE, chatGatewayBody } = require('./lib/chat-request');
+const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
+const { compareUnits } = require('./lib/profile-summary');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -46,6 +51,11 @@ const WARMUP = Number(process.env.BENCH_WARMUP || 10);
  */
 const REWARM = Number(process.env.LADDER_REWARM || 2);
 const CONNECTIONS = 32;
+/** Profile one window per target instead of measuring rounds (see the module comment). */
+const PROFILE = process.env.LADDER_PROFILE === '1';
+/** Where a target's probe writes its profile (LADDER_PROFILE). */
+const PROFILE_OUT = path.join(__dirname, 'profiles', `ladder-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const probeOut = (name) => `${PROFILE_OUT}-${name.replace(/\W+/g, '-')}`;
 const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
 const CHAT = (process.env.BENCH_CASE || 'embeddings') === 'chat';
 if (!CHAT && process.env.BENCH_CASE && process.env.BENCH_CASE !== 'embeddings') throw new Error(`BENCH_CASE must be embeddings or chat, not ${process.env.BENCH_CASE}`);
@@ -144,6 +154,26 @@ function roundOrder(full, floor, variants, round) {
 
 const pad = (s, n) => String(s).padEnd(n);
 
+/** LADDER_PROFILE: one profiled window per target in turn, then their self times per request side by side. */
+async function profileEach(targets) {
+  mkdirSync(path.dirname(PROFILE_OUT), { recursive: true });
+  const columns = [];
+  for (const t of targets) {
+    await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: REWARM });
+    toggleProbe(t.handle.child.pid);
+    const r = await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: DURATION });
+    toggleProbe(t.handle.child.pid);
+    if (r.errors + r.non2xx > 0) throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in its profiled window`);
+    const { profile } = await probeFiles(probeOut(t.name));
+    console.log(`${t.name}: ${r.rps} req/s in its profiled window of ${DURATION} s`);
+    columns.push({ name: t.name === 'every feature off' ? 'skeleton' : t.name, profile, requests: r.requests });
+    await settle(t);
+  }
+  console.log(`\nmode ${MODE}, case ${CASE.name}, one profiled window each (${DURATION} s at ${CONNECTIONS} connections)`);
+  console.log(compareUnits(columns));
+  console.log(`\nprofiles in ${path.relative(process.cwd(), path.dirname(PROFILE_OUT))}/${path.basename(PROFILE_OUT)}-*.cpuprofile`);
+}
+
 async function main() {
   const only = process.env.LADDER_ONLY ? process.env.LADDER_ONLY.split(',').map((s) => s.trim()) : null;
   const rungs = [...FEATURES, everyFeatureOff(FEATURES)];
@@ -151,13 +181,15 @@ async function main() {
   if (features.length === 0) throw new Error(`LADDER_ONLY matches no rung (${rungs.map((f) => f.feature).join(', ')})`);
   const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.value}` };
-  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), path.join(__dirname, CASE.floor)], forward, { readyLine: readyPort });
+  const probe = PROFILE ? probeArgs() : [];
+  const floorEnv = PROFILE ? { ...forward, PROBE_OUT: probeOut('floor') } : forward;
+  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), ...probe, path.join(__dirname, CASE.floor)], floorEnv, { readyLine: readyPort });
   const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.path}`, headers: {} };
   const gateways = [];
   try {
     const start = async (name, f = {}) => {
-      const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '' };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, env, config: f.config, budgets: f.budgets ?? true, route: CASE.path });
+      const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '', ...(PROFILE ? { PROBE_OUT: probeOut(name) } : {}) };
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config: f.config, budgets: f.budgets ?? true, route: CASE.path });
       const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;
@@ -170,6 +202,7 @@ async function main() {
       await check(t);
       await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: WARMUP });
     }
+    if (PROFILE) return await profileEach([floor, ...variants, full]);
     console.log(`mode ${MODE}, case ${CASE.name}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`);
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {

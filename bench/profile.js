@@ -21,14 +21,14 @@
  */
 'use strict';
 const path = require('node:path');
-const { mkdirSync, readFileSync, existsSync } = require('node:fs');
-const { setTimeout } = require('node:timers/promises');
+const { mkdirSync } = require('node:fs');
 const { readyPort, startChild, stopChild, cpuTimes } = require('./lib/children');
 const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
 const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summary');
+const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -45,12 +45,12 @@ const perRequest = (seconds, requests) => ((seconds * 1000) / requests).toFixed(
 /** One window (32 connections, or paced at PROFILE_RATE) with CPU accounting; `probe` toggles the profile around it. */
 async function measureWindow(gateway, probe) {
   const pid = gateway.child.pid;
-  if (probe) process.kill(pid, 'SIGUSR2');
+  if (probe) toggleProbe(pid);
   const before = { own: cpuTimes(pid), services: serviceCpuSeconds() };
   const load = { url: gateway.url, headers: gateway.headers, body: BODY, duration: DURATION };
   const result = RATE > 0 ? await runPaced({ ...load, rate: RATE }) : await runLoad({ ...load, connections: 32 });
   const after = { own: cpuTimes(pid), services: serviceCpuSeconds() };
-  if (probe) process.kill(pid, 'SIGUSR2');
+  if (probe) toggleProbe(pid);
   const n = result.requests;
   console.log(
     `${String(result.rps).padStart(8)} req/s  gateway CPU ms/req: user ${perRequest(after.own.user - before.own.user, n)}, ` +
@@ -61,20 +61,12 @@ async function measureWindow(gateway, probe) {
   return result;
 }
 
-/** Wait for the probe's files (written asynchronously after the second signal). */
-async function probeFiles(out) {
-  const profile = `${out}.${HEAP ? 'heapprofile' : 'cpuprofile'}`;
-  for (let i = 0; i < 100 && !existsSync(`${out}.gc.json`); i++) await setTimeout(100);
-  const read = (suffix) => JSON.parse(readFileSync(`${out}.${suffix}`, 'utf8'));
-  return { profile: read(HEAP ? 'heapprofile' : 'cpuprofile'), gc: read('gc.json'), memory: read('memory.json'), file: profile };
-}
-
 async function main() {
   const dir = path.join(__dirname, 'profiles');
   mkdirSync(dir, { recursive: true });
   const out = path.join(dir, `window-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
-  const nodeArgs = ['-r', path.join(__dirname, 'lib/window-probe.js'), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
+  const nodeArgs = [...probeArgs(), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {
     gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP } });
@@ -86,7 +78,7 @@ async function main() {
       const result = await measureWindow(gateway, round === 0);
       if (round === 0) profiled = result;
     }
-    const { profile, gc, memory, file } = await probeFiles(out);
+    const { profile, gc, memory, file } = await probeFiles(out, HEAP);
     const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
     console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
     const mb = (bytes) => `${Math.round(bytes / 1048576)} MB`;

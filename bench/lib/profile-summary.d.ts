@@ -14,3 +14,6 @@ export function summariseCpu(profile: CpuProfile, n?: number): string;
 
 /** The event loop's busy stretches of at least `minMs`, grouped by what each was mostly doing, as text. */
 export function longTasks(profile: CpuProfile, minMs?: number, n?: number): string;
+
+/** Each file's or package's self time per request (µs) for several targets side by side, as text. */
+export function compareUnits(columns: Array<{ name: string; profile: CpuProfile; requests: number }>, n?: number): string;

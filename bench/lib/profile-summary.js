@@ -34,8 +34,8 @@ function top(map, total, n, unit) {
     .join('\n');
 }
 
-/** Self time by function and by file/package, as % of the non-idle samples. */
-function summariseCpu(profile, n = 30) {
+/** Self time (µs) by function and by file or package, and the busy and idle totals, of a CPU profile. */
+function selfTimes(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const fn = new Map();
   const unit = new Map();
@@ -54,6 +54,12 @@ function summariseCpu(profile, n = 30) {
     const u = unitOf(frame);
     unit.set(u, (unit.get(u) ?? 0) + dt);
   });
+  return { busy, idle, fn, unit };
+}
+
+/** Self time by function and by file/package, as % of the non-idle samples. */
+function summariseCpu(profile, n = 30) {
+  const { busy, idle, fn, unit } = selfTimes(profile);
   const pct = (v, total) => `${((100 * v) / total).toFixed(1)} %`;
   return [
     `busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s; shares of busy time`,
@@ -61,6 +67,33 @@ function summariseCpu(profile, n = 30) {
     top(unit, busy, n, pct),
     '-- by function (self time)',
     top(fn, busy, n, pct),
+  ].join('\n');
+}
+
+/**
+ * Several targets' profiles side by side: each file's or package's self time per request (µs),
+ * with the busy total, sorted by how much more the last column spends than the first (for the
+ * ladder: the full gateway over the floor), so the rows say where a gateway's time over the floor
+ * goes. A sampled profile counts the time the thread was busy, so on a saturated machine a row
+ * also holds the time the thread waited for a core inside it (a socket write that woke another
+ * process, for one).
+ * @param {Array<{name: string, profile: object, requests: number}>} columns
+ */
+function compareUnits(columns, n = 40) {
+  const per = columns.map(({ profile, requests }) => {
+    const { busy, unit } = selfTimes(profile);
+    return { busy: busy / requests, unit: new Map([...unit].map(([k, v]) => [k, v / requests])) };
+  });
+  const first = per[0];
+  const last = per[per.length - 1];
+  const keys = [...new Set(per.flatMap((p) => [...p.unit.keys()]))];
+  const us = (p, k) => p.unit.get(k) ?? 0;
+  keys.sort((a, b) => us(last, b) - us(first, b) - (us(last, a) - us(first, a)));
+  const cell = (v) => v.toFixed(1).padStart(10);
+  return [
+    `${'self time, µs per request'.padEnd(27)}${columns.map((c) => c.name.padStart(10)).join('')}  file or package (by ${columns[columns.length - 1].name} − ${columns[0].name})`,
+    `${'busy'.padEnd(27)}${per.map((p) => cell(p.busy)).join('')}`,
+    ...keys.slice(0, n).map((k) => `${' '.repeat(27)}${per.map((p) => cell(us(p, k))).join('')}  ${k}`),
   ].join('\n');
 }
 
@@ -153,4 +186,4 @@ function summariseHeap(profile, requests, n = 30) {
   return [`${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`, top(fn, total, n, perRequest)].join('\n');
 }
 
-module.exports = { summariseCpu, summariseHeap, longTasks };
+module.exports = { summariseCpu, summariseHeap, longTasks, compareUnits };
