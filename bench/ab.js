@@ -18,19 +18,16 @@
 const path = require('node:path');
 const { existsSync } = require('node:fs');
 const { readyPort, startChild, stopChild, cpuTimes, peakRssMb } = require('./lib/children');
-const { GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway } = require('./lib/gateway');
+const { startBenchGateway } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
-const { CHAT_ROUTE, chatGatewayBody } = require('./lib/chat-request');
+const { benchCase } = require('./lib/cases');
 
 const BASE = path.resolve(process.env.AB_BASE || path.join(__dirname, '..'));
 const ROUNDS = Math.max(1, Number(process.env.AB_ROUNDS || 4));
 const DURATION = Number(process.env.BENCH_DURATION || 8);
 const MODE = process.env.BENCH_MODE || 'services';
-const CASE = process.env.BENCH_CASE || 'embeddings';
-if (!['embeddings', 'chat', 'chat-stream'].includes(CASE)) throw new Error(`BENCH_CASE must be embeddings, chat or chat-stream, not ${CASE}`);
-/** The upstream the case's gateways call, what they are sent, and where. */
-const { upstream: UPSTREAM, body: BODY, path: ROUTE } =
-  CASE === 'embeddings' ? { upstream: 'upstream.js', body: EMBEDDINGS_BODY, path: '/embeddings' } : { upstream: 'chat-upstream.js', body: chatGatewayBody(CASE === 'chat-stream'), path: CHAT_ROUTE };
+const CASE = benchCase(process.env.BENCH_CASE);
+const BODY = CASE.body;
 
 /** `NAME=value NAME2=value2` as an environment object. */
 const envOf = (text = '') => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -52,14 +49,14 @@ async function measure(gateway) {
 
 async function main() {
   if (!existsSync(path.join(BASE, 'dist/src/main.js'))) throw new Error(`AB_BASE ${BASE} has no build (dist/src/main.js)`);
-  const upstream = await startChild('upstream', [path.join(__dirname, UPSTREAM)], {}, { readyLine: readyPort });
+  const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const gateways = [];
   try {
-    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A, route: ROUTE }));
-    gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B, route: ROUTE }));
+    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A, route: CASE.route }));
+    gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B, route: CASE.route }));
     for (const g of gateways) await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
     const setup = (env, args) => [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...args].join(' ') || 'as npm start';
-    console.log(`case ${CASE}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);
+    console.log(`case ${CASE.name}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);
     const rpsRatios = [];
     const cpuRatios = [];
     for (let round = 0; round < ROUNDS; round++) {

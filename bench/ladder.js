@@ -34,10 +34,10 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { fetch } = require('undici');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./lib/children');
-const { BATCH, GATEWAY_BODY: EMBEDDINGS_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
+const { BATCH, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
-const { CHAT_ROUTE, chatGatewayBody } = require('./lib/chat-request');
+const { benchCase } = require('./lib/cases');
 const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
 const { compareUnits } = require('./lib/profile-summary');
 
@@ -57,27 +57,12 @@ const PROFILE = process.env.LADDER_PROFILE === '1';
 const PROFILE_OUT = path.join(__dirname, 'profiles', `ladder-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const probeOut = (name) => `${PROFILE_OUT}-${name.replace(/\W+/g, '-')}`;
 const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
-const CHAT = (process.env.BENCH_CASE || 'embeddings') === 'chat';
-if (!CHAT && process.env.BENCH_CASE && process.env.BENCH_CASE !== 'embeddings') throw new Error(`BENCH_CASE must be embeddings or chat, not ${process.env.BENCH_CASE}`);
-
-/** What the case sends, where, and what a right answer looks like. */
-const CASE = CHAT
-  ? {
-      name: 'chat',
-      upstream: 'chat-upstream.js',
-      floor: 'chat-floor.js',
-      path: CHAT_ROUTE,
-      body: chatGatewayBody(false),
-      ok: (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0,
-    }
-  : {
-      name: BATCH ? `batch of ${BATCH}` : 'single',
-      upstream: 'upstream.js',
-      floor: 'floor.js',
-      path: '/embeddings',
-      body: EMBEDDINGS_BODY,
-      ok: (json) => json?.data?.[0]?.embedding?.length === 1536,
-    };
+/** What the case sends, where (bench/lib/cases.js), and what a right answer looks like. */
+const CASE = benchCase(process.env.BENCH_CASE, ['embeddings', 'chat']);
+const CHAT = CASE.name === 'chat';
+const answerOk = CHAT
+  ? (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0
+  : (json) => json?.data?.[0]?.embedding?.length === 1536;
 const GATEWAY_BODY = CASE.body;
 
 /** The ladder's rungs: each feature and how its variant switches it off (see the module comment). */
@@ -109,7 +94,7 @@ function everyFeatureOff(features) {
 async function check(t) {
   const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: GATEWAY_BODY });
   const json = await res.json().catch(() => null);
-  if (res.status !== 200 || !CASE.ok(json)) throw new Error(`${t.name}: expected a 200 ${CASE.name} answer, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  if (res.status !== 200 || !answerOk(json)) throw new Error(`${t.name}: expected a 200 ${CASE.name} answer, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
 }
 
 /**
@@ -184,12 +169,12 @@ async function main() {
   const probe = PROFILE ? probeArgs() : [];
   const floorEnv = PROFILE ? { ...forward, PROBE_OUT: probeOut('floor') } : forward;
   const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), ...probe, path.join(__dirname, CASE.floor)], floorEnv, { readyLine: readyPort });
-  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.path}`, headers: {} };
+  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.route}`, headers: {} };
   const gateways = [];
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '', ...(PROFILE ? { PROBE_OUT: probeOut(name) } : {}) };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config: f.config, budgets: f.budgets ?? true, route: CASE.path });
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config: f.config, budgets: f.budgets ?? true, route: CASE.route });
       const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;

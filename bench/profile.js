@@ -1,19 +1,23 @@
 /**
- * `npm run bench:profile`: where the gateway's time goes at 32 connections, measured over the
- * load window only. Starts the fake upstream and the benchmark's gateway (as `npm run bench`:
- * auth, validation, rate limit, budget and key limit, usage recording), warms up, then runs
+ * `npm run bench:profile` (and `bench:chat-profile`, BENCH_CASE=chat or chat-stream): where the
+ * gateway's time goes at 32 connections, measured over the load window only. Starts the case's
+ * fake upstream (bench/lib/cases.js) and the benchmark's gateway (as `npm run bench`: auth,
+ * validation, rate limit, budget and key limit, usage recording), warms up, then runs
  * PROFILE_ROUNDS windows of BENCH_DURATION seconds and reports, per window: requests/s, the
  * gateway's user and system CPU per request, Redis's and Postgres's CPU per request (services
  * mode), and its garbage collections. The first window is also profiled (a V8 CPU profile, or
  * with PROFILE_HEAP=1 allocation sampling, PROFILE_HEAP=promoted only the allocations that outlived
  * a scavenge) through bench/lib/window-probe.js, so start-up and warm-up are not in it; the profile
- * is written to bench/profiles/ and summarised, with the peaks of the gateway's memory parts over that window.
+ * is written to bench/profiles/ and summarised, with the peaks of the gateway's memory parts over that window:
+ * a CPU profile by package and function (self time), and by the gateway's own functions with what
+ * they call (inclusive time), which tells one step of the pipeline from another.
  *
  * With PROFILE_RATE set (e.g. 500) the windows are an evenly paced load at that rate instead
  * (bench/lib/paced.js, as the benchmark's latency scenario): each prints p50/p99, and the profile
  * is also read for the event loop's long busy stretches, which a steady load's tail waits behind.
  *
- * Settings: BENCH_MODE (`services`, the default here, or `embedded`), BENCH_DURATION (10),
+ * Settings: BENCH_CASE (`embeddings`, the default, with BENCH_BATCH; `chat`; `chat-stream`),
+ * BENCH_MODE (`services`, the default here, or `embedded`), BENCH_DURATION (10),
  * PROFILE_ROUNDS (2), PROFILE_HEAP (0), PROFILE_RATE (unset: 32 connections), PROFILE_LONG_MS (2:
  * the shortest busy stretch counted as long), PROFILE_NODE_ARGS
  * (extra Node flags for the gateway, e.g. `--no-single-threaded-gc`), PROFILE_TOP (30 rows).
@@ -23,13 +27,16 @@
 const path = require('node:path');
 const { mkdirSync } = require('node:fs');
 const { readyPort, startChild, stopChild, cpuTimes } = require('./lib/children');
-const { GATEWAY_BODY: BODY, startBenchGateway } = require('./lib/gateway');
+const { startBenchGateway } = require('./lib/gateway');
+const { benchCase } = require('./lib/cases');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { serviceCpuSeconds } = require('./lib/service-cpu');
-const { summariseCpu, summariseHeap, longTasks } = require('./lib/profile-summary');
+const { summariseCpu, summariseHeap, longTasks, inclusiveOwn } = require('./lib/profile-summary');
 const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
 
+const CASE = benchCase(process.env.BENCH_CASE);
+const BODY = CASE.body;
 const MODE = process.env.BENCH_MODE || 'services';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.PROFILE_ROUNDS || 2));
@@ -65,13 +72,13 @@ async function main() {
   const dir = path.join(__dirname, 'profiles');
   mkdirSync(dir, { recursive: true });
   const out = path.join(dir, `window-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const upstream = await startChild('upstream', [path.join(__dirname, 'upstream.js')], {}, { readyLine: readyPort });
+  const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const nodeArgs = [...probeArgs(), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {
-    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP } });
+    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP }, route: CASE.route });
     const shape = RATE > 0 ? `paced at ${RATE} req/s` : 'at 32 connections';
-    console.log(`mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`);
+    console.log(`case ${CASE.name}, mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`);
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
     let profiled;
     for (let round = 0; round < ROUNDS; round++) {
@@ -88,7 +95,7 @@ async function main() {
         `${mb(memory.rss - memory.heapTotal - memory.arrayBuffers)} or more (native, code, worker threads)`,
     );
     if (PROBE_HEAP === 'promoted') console.log('promoted only: the sampled allocations that outlived a scavenge');
-    console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : summariseCpu(profile, TOP));
+    console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : `${summariseCpu(profile, TOP)}\n${inclusiveOwn(profile, TOP)}`);
     if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));
     console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);
   } finally {

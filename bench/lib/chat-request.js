@@ -1,8 +1,8 @@
 /**
  * The chat benchmarks' one request: a short system and user message for `openai/gpt-4o-mini` from
  * the shipped chat catalog, which bench/chat-upstream.js answers with about 500 completion tokens
- * (or, streamed, 200 SSE events). Shared by bench/chat.js, bench/chat-profile.js, bench/ladder.js
- * and bench/ab.js, so every chat figure measures the same exchange.
+ * (or, streamed, 200 SSE events). Shared by bench/chat.js and bench/lib/cases.js (the
+ * ladder, the A/B and the profile), so every chat figure measures the same exchange.
  */
 'use strict';
 

@@ -17,3 +17,6 @@ export function longTasks(profile: CpuProfile, minMs?: number, n?: number): stri
 
 /** Each file's or package's self time per request (µs) for several targets side by side, as text. */
 export function compareUnits(columns: Array<{ name: string; profile: CpuProfile; requests: number }>, n?: number): string;
+
+/** Inclusive time of the gateway's own functions (under `dist/src/`), as shares of the busy time, as text. */
+export function inclusiveOwn(profile: CpuProfile, n?: number): string;

@@ -71,6 +71,35 @@ function summariseCpu(profile, n = 30) {
 }
 
 /**
+ * Inclusive time of the gateway's own functions (frames under `dist/src/`), as shares of the busy
+ * time: each sample counts once for every distinct such function on its stack, which is what
+ * tells one step of the pipeline from another.
+ */
+function inclusiveOwn(profile, n = 30) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const totals = new Map();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    if (byId.get(id).callFrame.functionName === '(idle)') return;
+    busy += dt;
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at).callFrame;
+      if (!shortUrl(frame.url).startsWith('src/')) continue;
+      const key = frameKey(frame);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      totals.set(key, (totals.get(key) ?? 0) + dt);
+    }
+  });
+  const pct = (v, total) => `${((100 * v) / total).toFixed(1)} %`;
+  return ["-- the gateway's own functions, inclusive (share of busy time)", top(totals, busy, n, pct)].join('\n');
+}
+
+/**
  * Several targets' profiles side by side: each file's or package's self time per request (µs),
  * with the busy total, sorted by how much more the last column spends than the first (for the
  * ladder: the full gateway over the floor), so the rows say where a gateway's time over the floor
@@ -186,4 +215,4 @@ function summariseHeap(profile, requests, n = 30) {
   return [`${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`, top(fn, total, n, perRequest)].join('\n');
 }
 
-module.exports = { summariseCpu, summariseHeap, longTasks, compareUnits };
+module.exports = { summariseCpu, summariseHeap, longTasks, compareUnits, inclusiveOwn };

@@ -1,9 +1,10 @@
 /**
- * The ladder's profile comparison (bench/lib/profile-summary.js compareUnits) on made-up CPU
- * profiles: self time per request by file or package, idle left out, rows ordered by how much
- * more the last target spends than the first.
+ * The profile summaries the ladder and bench:profile print (bench/lib/profile-summary.js) on
+ * made-up CPU profiles: self time per request by file or package, idle left out, rows ordered by
+ * how much more the last target spends than the first; and the gateway's own functions' inclusive
+ * time.
  */
-import { compareUnits, type CpuProfile } from '../lib/profile-summary';
+import { compareUnits, inclusiveOwn, type CpuProfile } from '../lib/profile-summary';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
 
@@ -45,5 +46,27 @@ describe('compareUnits', () => {
     // raw-json grew by 40 µs, the router by 10: raw-json comes first.
     expect(text.indexOf('src/providers/raw-json.js')).toBeLessThan(text.indexOf('  router'));
     expect(text).not.toMatch(/idle/);
+  });
+});
+
+describe('inclusiveOwn', () => {
+  it("counts a sample once for each of the gateway's own functions on its stack, not for packages", () => {
+    const p: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 5] },
+        { id: 2, callFrame: frame('handler', 'file:///app/dist/src/routes/embeddings.js'), children: [3] },
+        { id: 3, callFrame: frame('next', 'file:///app/node_modules/router/index.js'), children: [4] },
+        { id: 4, callFrame: frame('numberArrayEnd', 'file:///app/dist/src/providers/raw-json.js') },
+        { id: 5, callFrame: frame('(idle)') },
+      ],
+      samples: [4, 4, 3, 5],
+      timeDeltas: [100, 100, 100, 100],
+      startTime: 0,
+      endTime: 400,
+    };
+    const text = inclusiveOwn(p);
+    expect(text).toMatch(/^\s+100\.0 %\s+handler src\/routes\/embeddings\.js:1$/m);
+    expect(text).toMatch(/^\s+66\.7 %\s+numberArrayEnd src\/providers\/raw-json\.js:1$/m);
+    expect(text).not.toMatch(/router/);
   });
 });
