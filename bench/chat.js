@@ -16,8 +16,8 @@
  *
  * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
  * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
- * the floor's capacity in that round (BENCH_RATE fixes it), in BENCH_SLICES turns (5) per target,
- * the order reversed every other turn. The paced client (bench/lib/paced.js) times each
+ * the floor's capacity in that round (BENCH_RATE fixes it); each scenario in BENCH_SLICES turns
+ * (5) per target, the order reversed every other turn (bench/lib/rounds.js). The paced client (bench/lib/paced.js) times each
  * answer's first byte (for streams, its first `data:` event) and its end. Reported: requests/s
  * as a share of the floor's (target ≥ 0.70) and of the proxy's, CPU per request, added time to
  * first byte (p50/p99 over calling the upstream directly) for the gateway beside the floor's and
@@ -29,14 +29,15 @@
 'use strict';
 const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
-const { setTimeout: sleep } = require('node:timers/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { readyPort, startChild, peakRssMb, stopChild } = require('./lib/children');
 const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
+const { maxRound, median, pooledTurns, settle } = require('./lib/rounds');
+const { percentile } = require('./lib/percentile');
 
 const CASE = process.env.BENCH_CASE || 'chat';
 if (CASE !== 'chat' && CASE !== 'chat-stream') throw new Error(`BENCH_CASE must be chat or chat-stream, not ${CASE}`);
@@ -73,86 +74,43 @@ async function check(t) {
   }
 }
 
-function median(values) {
-  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return null;
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-/** CPU seconds the target used during `load` (null without /proc), and load's result. */
-async function cpuDuring(handle, load) {
-  const before = cpuSeconds(handle.child.pid);
-  const result = await load();
-  const after = cpuSeconds(handle.child.pid);
-  return { result, seconds: before === null || after === null ? null : after - before };
-}
-
-const msPerRequest = (seconds, requests) => (seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000);
-
-/** Wait (at most 30 s) until the gateway has written the usage records of the load just run, as bench/run.js does. */
-async function settle(gateway) {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
-    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(gateway.metricsUrl)).text());
-    if (depth === null || Number(depth[1]) === 0) break;
-  }
-  await sleep(1000);
-}
-
 /** One paced round: DURATION s per target at `rate`, in SLICES turns, the order reversed every other turn; latencies pooled. */
 async function pacedRound(targets, rate) {
-  const pooled = new Map(targets.map((t) => [t, { latencies: [], ttfb: [], requests: 0, errors: 0, non2xx: 0, noEvent: 0, clientStalls: 0, seconds: 0, eventsMin: Infinity, eventsMax: 0 }]));
-  for (let turn = 0; turn < SLICES; turn++) {
-    for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
-      const p = pooled.get(t);
-      const r = await runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true });
-      p.seconds += r.seconds;
-      p.latencies.push(...r.latencies);
-      p.ttfb.push(...r.ttfb);
-      for (const k of ['requests', 'errors', 'non2xx', 'noEvent', 'clientStalls']) p[k] += r[k];
-      if (r.eventsMin !== null) p.eventsMin = Math.min(p.eventsMin, r.eventsMin);
-      if (r.eventsMax !== null) p.eventsMax = Math.max(p.eventsMax, r.eventsMax);
-    }
-  }
-  const at = (sorted, q) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((q / 100) * sorted.length) - 1))]);
+  const pooled = await pooledTurns(targets, SLICES, async (t) => ({
+    result: await runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true }),
+    seconds: null,
+  }));
   for (const t of targets) {
-    const p = pooled.get(t);
-    const latencies = p.latencies.sort((a, b) => a - b);
-    const ttfb = p.ttfb.sort((a, b) => a - b);
+    const { figures, turns } = pooled.get(t);
+    const ttfb = turns.flatMap((r) => r.ttfb).sort((a, b) => a - b);
+    const sum = (k) => turns.reduce((n, r) => n + r[k], 0);
+    const events = turns.filter((r) => r.eventsMin !== null);
     t.rounds.paced.push({
       rate,
-      requests: p.requests,
-      rps: Math.round((p.requests / p.seconds) * 10) / 10,
-      p50: at(latencies, 50),
-      p99: at(latencies, 99),
-      ttfbP50: at(ttfb, 50),
-      ttfbP99: at(ttfb, 99),
-      errors: p.errors,
-      non2xx: p.non2xx,
-      noEvent: p.noEvent,
-      eventsMin: p.eventsMin === Infinity ? null : p.eventsMin,
-      eventsMax: p.eventsMax,
-      clientStalls: p.clientStalls,
+      ...figures,
+      ttfbP50: percentile(ttfb, 50),
+      ttfbP99: percentile(ttfb, 99),
+      noEvent: sum('noEvent'),
+      eventsMin: events.length === 0 ? null : Math.min(...events.map((r) => r.eventsMin)),
+      eventsMax: Math.max(0, ...turns.map((r) => r.eventsMax ?? 0)),
+      clientStalls: sum('clientStalls'),
     });
   }
 }
 
-/** Warm-up, then ROUNDS rounds of the 32-connection windows (targets in turn) and a paced round. */
-async function measureAll(targets, gateway) {
+/** Warm-up, then ROUNDS rounds of the 32-connection scenario and a paced round, each in SLICES turns (lib/rounds.js). */
+async function measureAll(targets) {
   for (const t of targets) {
     await check(t);
     await runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: WARMUP });
     t.rounds = { max: [], paced: [] };
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets) {
-      const { result, seconds } = await cpuDuring(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION }));
-      t.rounds.max.push({ ...result, cpuMsPerRequest: msPerRequest(seconds, result.requests) });
-    }
-    await settle(gateway);
+    const max = await maxRound(targets, { connections: CONNECTIONS, duration: DURATION, slices: SLICES });
+    for (const t of targets) t.rounds.max.push(max.get(t));
     const floor = targets.find((t) => t.name === 'floor');
     await pacedRound(targets, FIXED_RATE ?? Math.max(1, Math.round(floor.rounds.max[round].rps / 2)));
-    await settle(gateway);
+    await settle(targets.find((t) => t.name === 'gateway').handle.metricsUrl);
   }
   for (const t of targets) t.peakRssMb = peakRssMb(t.handle.child.pid);
 }
@@ -225,7 +183,7 @@ async function main() {
       { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`, headers: {}, body: GATEWAY_BODY },
       { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
-    await measureAll(targets, gateway);
+    await measureAll(targets);
     const result = report(targets);
     const out = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, durationSeconds: DURATION, connections: CONNECTIONS, fixedRate: FIXED_RATE, ...result };
     writeFileSync(path.join(__dirname, `results-${CASE}.json`), `${JSON.stringify(out, null, 2)}\n`);

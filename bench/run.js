@@ -12,9 +12,9 @@
  *
  * Each target is measured at 32 connections (max throughput) and at a fixed rate, half the
  * floor's capacity in that round (BENCH_RATE overrides it) (latency; evenly paced by
- * bench/lib/paced.js from a client process of its own, in BENCH_SLICES turns per round, default
- * 5, once the gateway has written the previous load's usage records),
- * in BENCH_ROUNDS rounds (default 3) with the targets interleaved, after a warm-up (BENCH_WARMUP,
+ * bench/lib/paced.js from a client process of its own), in BENCH_ROUNDS rounds (default 3), each
+ * scenario's time split into BENCH_SLICES turns (default 5) with the targets interleaved
+ * (bench/lib/rounds.js; the gateway's usage backlog is written after each of its turns), after a warm-up (BENCH_WARMUP,
  * 10 s each); then once with autocannon's `overallRate` (which sends each second's quota in one
  * burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and the gateway's added latency,
  * plus what the gateway's own histograms saw at the fixed rate (its time minus the upstream call,
@@ -28,14 +28,13 @@
 'use strict';
 const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
-const { setTimeout: sleep } = require('node:timers/promises');
 const os = require('node:os');
 const path = require('node:path');
-const { readyPort, startChild, peakRssMb, cpuSeconds, stopChild } = require('./lib/children');
+const { readyPort, startChild, peakRssMb, stopChild } = require('./lib/children');
 const { BATCH, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
-const { percentile } = require('./lib/percentile');
+const { cpuDuring, maxRound, median, msPerRequest, pooledTurns } = require('./lib/rounds');
 const { histogramDelta, mergeDeltas, quantileBound } = require('./lib/histogram');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -51,7 +50,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const CONNECTIONS = 32;
 /** A fixed paced rate (req/s) instead of half the floor's capacity in each round. */
 const FIXED_RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
-/** Turns each target's paced time is split into per round (see pacedRound). */
+/** Turns each target's time in a round is split into, for both scenarios (see lib/rounds.js). */
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
 /** Also measure bench/validating-floor.js (the cheapest validating gateway), between the floor and the gateway. */
 const VALIDATING_FLOOR = process.env.BENCH_VALIDATING_FLOOR === '1';
@@ -65,11 +64,12 @@ async function check(name, url, headers, body) {
 }
 
 /**
- * Measure every target in rounds, interleaved (direct, proxy, gateway, direct, …): this shared
- * machine's speed drifts by tens of percent within minutes, and interleaving exposes every
- * target to the same drift. Each round's figures are kept; a scenario's figure is the median
- * over rounds, and the comparisons (share of the proxy, added latency) are medians of the
- * per-round comparisons. `burst` (autocannon's overallRate) runs once per target.
+ * Measure every target in rounds. This shared machine's speed drifts by tens of percent within
+ * seconds, so in each round every target's time is split into BENCH_SLICES turns, the order
+ * reversed every other turn (lib/rounds.js): all targets sample the same stretch of the machine.
+ * Each round's figures are kept; a scenario's figure is the median over rounds, and the
+ * comparisons (share of the floor and the proxy, added latency) are medians of the per-round
+ * comparisons. `burst` (autocannon's overallRate) runs once per target.
  */
 async function measureAll(targets) {
   for (const t of targets) {
@@ -79,8 +79,8 @@ async function measureAll(targets) {
     t.ownTime = [];
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets) t.rounds.max.push(await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION })));
-    await settle(targets);
+    const max = await maxRound(targets, { connections: CONNECTIONS, duration: DURATION, slices: SLICES });
+    for (const t of targets) t.rounds.max.push(max.get(t));
     const floor = targets.find((t) => t.name === 'floor');
     await pacedRound(targets, FIXED_RATE ?? Math.max(1, Math.round(floor.rounds.max[round].rps / 2)));
   }
@@ -96,53 +96,15 @@ async function measureAll(targets) {
 }
 
 /**
- * Wait (at most 30 s) until the gateway has written the usage records of the 32-connection windows
- * just run (its `switchyard_usage_queue_depth` is 0): that backlog drains for some seconds after
- * the load stops, and would otherwise load the machine under whichever paced windows come next.
- */
-async function settle(targets) {
-  const url = targets.find((t) => t.handle.metricsUrl)?.handle.metricsUrl;
-  if (!url) return;
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
-    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(url)).text());
-    if (depth === null || Number(depth[1]) === 0) break;
-  }
-  await sleep(1000);
-}
-
-/**
- * One paced round: each target gets DURATION seconds at `rate`, in SLICES turns (the order
- * reversed every other turn), its latencies pooled. A 10 s window per target one after another let
- * the machine's state move between the direct window and the gateway's; in turns of 2 s every
- * target samples the same 40 s.
+ * One paced round: each target gets DURATION seconds at `rate`, in SLICES turns (lib/rounds.js),
+ * its latencies pooled. It follows a 32-connection round, whose last gateway turn was settled.
  */
 async function pacedRound(targets, rate) {
-  const pooled = new Map(targets.map((t) => [t, { latencies: [], requests: 0, errors: 0, non2xx: 0, clientStalls: 0, cpuSeconds: 0, seconds: 0 }]));
-  for (let turn = 0; turn < SLICES; turn++) {
-    for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) {
-      const p = pooled.get(t);
-      const { result: r, seconds } = await cpuDuring(t.handle, () =>
-        withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, keepLatencies: true })));
-      p.seconds += r.seconds;
-      p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
-      p.latencies.push(...r.latencies);
-      for (const k of ['requests', 'errors', 'non2xx', 'clientStalls']) p[k] += r[k];
-    }
-  }
+  const pooled = await pooledTurns(targets, SLICES, (t) => cpuDuring(t.handle, () =>
+    withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, keepLatencies: true }))));
   for (const t of targets) {
-    const p = pooled.get(t);
-    const sorted = p.latencies.sort((a, b) => a - b);
-    t.rounds.fixed.push({
-      rate,
-      requests: p.requests,
-      rps: Math.round((p.requests / p.seconds) * 10) / 10,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      errors: p.errors,
-      non2xx: p.non2xx,
-      cpuMsPerRequest: cpuMsPerRequest(p.cpuSeconds, p.requests),
-      clientStalls: p.clientStalls,
-    });
+    const { figures, turns } = pooled.get(t);
+    t.rounds.fixed.push({ rate, ...figures, clientStalls: turns.reduce((n, r) => n + r.clientStalls, 0) });
   }
 }
 
@@ -156,30 +118,13 @@ function medianRun(runs) {
   return out;
 }
 
-function median(values) {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
-/** CPU milliseconds per request, to the microsecond (null without a figure or requests). */
-function cpuMsPerRequest(seconds, requests) {
-  return seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000;
-}
 
-/** CPU seconds the target used during `load` (user + system, from /proc; null where there is no /proc), and load's result. */
-async function cpuDuring(handle, load) {
-  const before = cpuSeconds(handle.child.pid);
-  const result = await load();
-  const after = cpuSeconds(handle.child.pid);
-  return { result, seconds: before === null || after === null ? null : after - before };
-}
 
 /** Run `load` and add the target's CPU milliseconds per request. */
 async function withCpu(handle, load) {
   const { result, seconds } = await cpuDuring(handle, load);
-  result.cpuMsPerRequest = cpuMsPerRequest(seconds, result.requests);
+  result.cpuMsPerRequest = msPerRequest(seconds, result.requests);
   return result;
 }
 

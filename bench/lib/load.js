@@ -10,7 +10,8 @@ const autocannon = require('autocannon');
 /**
  * Run autocannon against `url`.
  * `makeBody`, when given, makes each request's body instead of sending `body` every time.
- * @param {{url: string, headers?: object, body?: string, makeBody?: () => string, connections: number, duration: number, overallRate?: number}} opts
+ * `keepLatencies` adds the sorted latencies (ms) and the run's seconds, for pooling turns.
+ * @param {{url: string, headers?: object, body?: string, makeBody?: () => string, connections: number, duration: number, overallRate?: number, keepLatencies?: boolean}} opts
  */
 function runLoad(opts) {
   const latencies = [];
@@ -37,6 +38,7 @@ function runLoad(opts) {
           p99: percentile(latencies, 99),
           errors: result.errors + result.timeouts,
           non2xx: result.non2xx,
+          ...(opts.keepLatencies ? { latencies, seconds: result.duration } : {}),
         });
       },
     );

@@ -1,0 +1,104 @@
+/**
+ * The interleaving that `npm run bench` (run.js) and the chat benchmarks (chat.js) share. The
+ * machines drift by tens of percent within seconds, so a target's time in a round is split into
+ * short turns, the order of the targets reversed every other turn: every target samples the same
+ * stretch of the machine's state, and one slow stretch cannot land on one target alone.
+ */
+'use strict';
+const { fetch } = require('undici');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { cpuSeconds } = require('./children');
+const { runLoad } = require('./load');
+const { percentile } = require('./percentile');
+
+/** The median of the finite numbers among `values`, else null. */
+function median(values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+/** CPU milliseconds per request, to the microsecond (null without a figure or requests). */
+function msPerRequest(seconds, requests) {
+  return seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000;
+}
+
+/** CPU seconds the target used during `load` (user + system, from /proc; null where there is no /proc), and load's result. */
+async function cpuDuring(handle, load) {
+  const before = cpuSeconds(handle.child.pid);
+  const result = await load();
+  const after = cpuSeconds(handle.child.pid);
+  return { result, seconds: before === null || after === null ? null : after - before };
+}
+
+/**
+ * Wait (at most 30 s) until the gateway at `metricsUrl` has written the usage records of the load
+ * just run (its `switchyard_usage_queue_depth` is 0), and a second more: that backlog drains for
+ * some seconds after the load stops and would otherwise load the machine under whatever runs next.
+ */
+async function settle(metricsUrl) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(metricsUrl)).text());
+    if (depth === null || Number(depth[1]) === 0) break;
+  }
+  await sleep(1000);
+}
+
+/** Call `run(target)` for every target in `slices` turns, the order reversed every other turn (A B C, C B A, A B C, …). */
+async function inTurns(targets, slices, run) {
+  for (let turn = 0; turn < slices; turn++) {
+    for (const t of turn % 2 === 0 ? targets : [...targets].reverse()) await run(t);
+  }
+}
+
+/**
+ * Run `run(target)` (a turn: a load run whose result has `requests`, `seconds`, `errors`, `non2xx`
+ * and `latencies`, with the CPU `seconds` the target spent, as {@link cpuDuring} gives) for every
+ * target in `slices` turns ({@link inTurns}), and pool each target's turns. Returns a Map from
+ * target to its `figures` (requests/s over the turns' own time, p50 and p99 in ms of the pooled
+ * latencies, errors, non-2xx answers, CPU ms per request) and its `turns`' results.
+ */
+async function pooledTurns(targets, slices, run) {
+  const pools = new Map(targets.map((t) => [t, { latencies: [], requests: 0, seconds: 0, errors: 0, non2xx: 0, cpuSeconds: 0, turns: [] }]));
+  await inTurns(targets, slices, async (t) => {
+    const { result: r, seconds } = await run(t);
+    const p = pools.get(t);
+    for (const x of r.latencies) p.latencies.push(x);
+    for (const k of ['requests', 'seconds', 'errors', 'non2xx']) p[k] += r[k];
+    p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
+    p.turns.push(r);
+  });
+  return new Map(targets.map((t) => {
+    const p = pools.get(t);
+    const sorted = p.latencies.sort((a, b) => a - b);
+    const figures = {
+      requests: p.requests,
+      rps: Math.round((p.requests / p.seconds) * 10) / 10,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      errors: p.errors,
+      non2xx: p.non2xx,
+      cpuMsPerRequest: msPerRequest(p.cpuSeconds, p.requests),
+    };
+    return [t, { figures, turns: p.turns }];
+  }));
+}
+
+/**
+ * One round of the 32-connection scenario: `duration` seconds per target in `slices` turns; after
+ * a turn of a target with a metrics endpoint (the gateway) its usage backlog is {@link settle}d,
+ * so it never loads another target's turn. Returns a Map from target to its pooled figures.
+ * @param {{url: string, headers: object, body: string, handle: {child: {pid: number}, metricsUrl?: string}}[]} targets
+ * @param {{connections: number, duration: number, slices: number}} opts
+ */
+async function maxRound(targets, { connections, duration, slices }) {
+  const pooled = await pooledTurns(targets, slices, async (t) => {
+    const turn = await cpuDuring(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections, duration: duration / slices, keepLatencies: true }));
+    if (t.handle.metricsUrl) await settle(t.handle.metricsUrl);
+    return turn;
+  });
+  return new Map(targets.map((t) => [t, pooled.get(t).figures]));
+}
+
+module.exports = { median, msPerRequest, cpuDuring, settle, inTurns, pooledTurns, maxRound };

@@ -1,0 +1,82 @@
+/**
+ * The benchmarks' interleaving (bench/lib/rounds.js): targets take turns in alternating order, and
+ * a 32-connection round pools each target's turns against real HTTP servers on loopback, waiting
+ * after each turn of a target with a metrics endpoint until its usage backlog is written.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inTurns, maxRound } from '../lib/rounds';
+
+interface Served {
+  url: string;
+  hits: () => number;
+  close: () => Promise<void>;
+}
+
+async function serve(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Served> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits++;
+    req.resume();
+    req.on('end', () => handler(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits: () => hits,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const ok = (_req: http.IncomingMessage, res: http.ServerResponse): void => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end('{"ok":true}');
+};
+
+describe('bench rounds', () => {
+  it('runs every target once a turn, reversing the order every other turn', async () => {
+    const seen: string[] = [];
+    await inTurns(['a', 'b', 'c'], 3, async (t: string) => {
+      seen.push(t);
+    });
+    expect(seen.join('')).toBe('abccbaabc');
+  });
+
+  it('pools each target over its turns and settles a gateway after each of its turns', async () => {
+    const floor = await serve(ok);
+    const gateway = await serve(ok);
+    const depths = [2, 0, 0];
+    const metrics = await serve((_req, res) => {
+      res.end(`# HELP x\nswitchyard_usage_queue_depth ${depths.shift() ?? 0}\n`);
+    });
+    const handle = { child: { pid: process.pid } };
+    const floorTarget = { url: `${floor.url}/x`, headers: {}, body: '{}', handle };
+    const gatewayTarget = { url: `${gateway.url}/x`, headers: {}, body: '{}', handle: { ...handle, metricsUrl: `${metrics.url}/metrics` } };
+    try {
+      const pooled = await maxRound([floorTarget, gatewayTarget], { connections: 2, duration: 2, slices: 2 });
+      for (const [t, served] of [[floorTarget, floor], [gatewayTarget, gateway]] as const) {
+        const r = pooled.get(t);
+        if (!r) throw new Error('a target without figures');
+        expect(r.errors + r.non2xx).toBe(0);
+        expect(r.requests).toBeGreaterThan(0);
+        // Every answer counted once, over both turns (autocannon may leave a request in flight at a turn's end).
+        expect(served.hits() - r.requests).toBeGreaterThanOrEqual(0);
+        expect(served.hits() - r.requests).toBeLessThanOrEqual(2 * 2);
+        // Requests/s over the turns' own time (two 1 s turns).
+        expect(r.rps).toBeGreaterThan(r.requests / 3);
+        expect(r.rps).toBeLessThan(r.requests / 1.5);
+        expect(r.p50).not.toBeNull();
+        expect(r.p50 as number).toBeLessThanOrEqual(r.p99 as number);
+        expect(typeof r.cpuMsPerRequest).toBe('number');
+      }
+      // Two gateway turns, the first waiting out a backlog of 2: three scrapes; the floor none.
+      expect(metrics.hits()).toBe(3);
+    } finally {
+      await Promise.all([floor.close(), gateway.close(), metrics.close()]);
+    }
+  }, 30_000);
+});
