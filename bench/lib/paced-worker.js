@@ -16,7 +16,7 @@
  * it has any content). Only then does it read bodies for `data:` lines, and it reports the fewest
  * and most an answer had, so a run whose streams broke off shows it.
  *
- * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets, firstByte, keepLatencies} }` → `{ result }`;
+ * IPC protocol: `{ run: {url, headers, body, rate, duration, maxSockets, firstByte, keepLatencies, answerTimeoutMs} }` → `{ result }`;
  * `{ close: true }` ends the process. Sockets are kept alive per target across runs.
  */
 'use strict';
@@ -25,12 +25,18 @@ const { ResponseReader } = require('./response-reader');
 const net = require('node:net');
 const { URL } = require('node:url');
 const { Buffer } = require('node:buffer');
-const { setTimeout } = require('node:timers');
+const { setTimeout, clearTimeout } = require('node:timers');
 
 /** Every socket reads into this buffer; a read is handled before the next one can happen. */
 const READ = Buffer.allocUnsafe(256 * 1024);
 /** A timer of 1 ms that fires this much later counts as a stall of the client itself. */
 const LATE_MS = 2;
+/**
+ * How long after its last request is due a run waits for answers by default (autocannon's timeout
+ * too): then every request still unanswered counts as an error, so a target that hangs cannot
+ * hang the run.
+ */
+const ANSWER_TIMEOUT_MS = 10_000;
 
 const now = () => process.hrtime.bigint();
 const msSince = (t0, t1) => Number(t1 - t0) / 1e6;
@@ -137,6 +143,16 @@ class Pool {
     }
   }
 
+  /** The run's time is up: requests not yet sent and the connections still waiting for answers fail. */
+  expire() {
+    const run = this.run;
+    run.errors += this.waiting.length;
+    run.finished += this.waiting.length;
+    this.waiting = [];
+    for (const conn of this.conns) if (conn.busy) conn.socket.destroy();
+    if (run.finished === run.total && run.sent === run.total) run.resolve();
+  }
+
   settle(conn) {
     const run = this.run;
     run.finished += 1;
@@ -154,7 +170,7 @@ const pools = new Map();
 const sorted = (values, n) => Array.from(values.subarray(0, n)).sort((a, b) => a - b);
 
 /** One paced run: `rate` requests per second for `duration` seconds, on a schedule, whatever the responses do. */
-function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte = 'byte', keepLatencies = false }) {
+function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte = 'byte', keepLatencies = false, answerTimeoutMs = ANSWER_TIMEOUT_MS }) {
   const key = `${url} ${JSON.stringify(headers)} ${body}`;
   let pool = pools.get(key);
   if (pool === undefined) pools.set(key, (pool = new Pool(url, headers, body, maxSockets)));
@@ -165,6 +181,7 @@ function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte 
   };
   pool.run = run;
   const start = now();
+  let deadline = null;
   return new Promise((resolve) => {
     run.resolve = resolve;
     let last = start;
@@ -178,9 +195,11 @@ function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte 
         pool.start(now());
       }
       if (run.sent < total) setTimeout(tick, 1);
+      else deadline = setTimeout(() => pool.expire(), answerTimeoutMs);
     };
     tick();
   }).then(() => {
+    clearTimeout(deadline);
     const seconds = Number(now() - start) / 1e9;
     const latencies = sorted(run.latencies, run.ok);
     const ttfb = sorted(run.ttfb, run.ok);

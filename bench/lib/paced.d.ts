@@ -36,6 +36,8 @@ export function runPaced(opts: {
   maxSockets?: number;
   firstByte?: 'byte' | 'event';
   keepLatencies?: boolean;
+  /** How long after the last request is due unanswered requests count as errors (default 10,000 ms). */
+  answerTimeoutMs?: number;
 }): Promise<PacedResult>;
 
 /** End the client process. */

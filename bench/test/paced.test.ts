@@ -90,4 +90,20 @@ describe('bench paced client', () => {
       await server.close();
     }
   });
+
+  it('counts answers that never come as errors once the answer timeout is up, and still ends the run', async () => {
+    // Requests 0 and 1 are answered; every later one is read and left hanging, as a stuck target would.
+    const server = await rawServer((socket, n) => {
+      if (n < 2) socket.write(response(200, '{}'));
+    });
+    try {
+      const r = await runPaced({ url: server.url, body: '{}', rate: 100, duration: 0.05, maxSockets: 2, answerTimeoutMs: 300 });
+      expect(r.requests).toBe(2);
+      // Five requests: two answered; of the three left, two hung on the two connections and one never got one.
+      expect(r.errors).toBe(3);
+      expect(r.seconds).toBeLessThan(5);
+    } finally {
+      await server.close();
+    }
+  });
 });
