@@ -32,7 +32,6 @@ const os = require('node:os');
 const path = require('node:path');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { fetch } = require('undici');
-const { setTimeout: sleep } = require('node:timers/promises');
 const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./lib/children');
 const { BATCH, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
@@ -40,6 +39,7 @@ const { ladderCosts } = require('./lib/ladder-costs');
 const { benchCase } = require('./lib/cases');
 const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
 const { compareUnits } = require('./lib/profile-summary');
+const { settle: settleUsage } = require('./lib/rounds');
 
 const MODE = process.env.BENCH_MODE || 'services';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -103,11 +103,7 @@ async function check(t) {
  * stops, and would otherwise load the machine in the next target's window.
  */
 async function settle(t) {
-  if (!t.handle.metricsUrl) return;
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(250)) {
-    const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(t.handle.metricsUrl)).text());
-    if (depth === null || Number(depth[1]) === 0) return;
-  }
+  if (t.handle.metricsUrl) await settleUsage(t.handle.metricsUrl, { timeoutMs: 10_000, pauseMs: 0 });
 }
 
 /** One 32-connection window: requests/s and CPU ms per request (user + system, from /proc, until its usage records are written). */

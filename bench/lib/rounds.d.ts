@@ -22,7 +22,7 @@ export interface RoundFigures {
 export function median(values: unknown[]): number | null;
 export function msPerRequest(seconds: number | null, requests: number): number | null;
 export function cpuDuring<T>(handle: { child: { pid: number } }, load: () => Promise<T>): Promise<{ result: T; seconds: number | null }>;
-export function settle(metricsUrl: string): Promise<void>;
+export function settle(metricsUrl: string, opts?: { timeoutMs?: number; pauseMs?: number }): Promise<void>;
 export function inTurns<T>(targets: readonly T[], slices: number, run: (target: T) => Promise<void>): Promise<void>;
 export function pooledTurns<T, R extends { requests: number; seconds: number; errors: number; non2xx: number; latencies: number[] }>(
   targets: readonly T[],

@@ -33,16 +33,17 @@ async function cpuDuring(handle, load) {
 }
 
 /**
- * Wait (at most 30 s) until the gateway at `metricsUrl` has written the usage records of the load
- * just run (its `switchyard_usage_queue_depth` is 0), and a second more: that backlog drains for
- * some seconds after the load stops and would otherwise load the machine under whatever runs next.
+ * Wait (at most `timeoutMs`) until the gateway at `metricsUrl` has written the usage records of
+ * the load just run (its `switchyard_usage_queue_depth` is 0), then `pauseMs` more: that backlog
+ * drains for some seconds after the load stops and would otherwise load the machine under
+ * whatever runs next.
  */
-async function settle(metricsUrl) {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+async function settle(metricsUrl, { timeoutMs = 30_000, pauseMs = 1000 } = {}) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(250)) {
     const depth = /^switchyard_usage_queue_depth(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(metricsUrl)).text());
     if (depth === null || Number(depth[1]) === 0) break;
   }
-  await sleep(1000);
+  if (pauseMs > 0) await sleep(pauseMs);
 }
 
 /** Call `run(target)` for every target in `slices` turns, the order reversed every other turn (A B C, C B A, A B C, …). */
