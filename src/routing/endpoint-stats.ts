@@ -66,6 +66,12 @@ export class EndpointStats {
   private readonly timer: NodeJS.Timeout;
   /** Whether the last flush failed: only the first failure of a run is logged (each is counted). */
   private failing = false;
+  /**
+   * The flush whose batch has left `pending` but may not be in the store yet. Readers wait for it,
+   * or a read in that gap would count the batch nowhere (an error rate of "no attempts" for a few
+   * milliseconds every flush).
+   */
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly kv: Kv,
@@ -93,9 +99,21 @@ export class EndpointStats {
 
   /** Add what is pending to the shared store; a failed write is counted (the first of a run logged) and its counts dropped. */
   async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
     const batch = this.pending;
     if (batch.size === 0) return;
     this.pending = new Map();
+    const writing = this.write(batch);
+    this.flushing = writing;
+    try {
+      await writing;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Write `batch` (never rejects: failures are counted and logged here). */
+  private async write(batch: ReadonlyMap<string, Map<string, number>>): Promise<void> {
     const results = await Promise.allSettled(
       [...batch].map(([slot, fields]) => {
         const [orgId, minute] = slot.split('\n') as [string, string];
@@ -126,10 +144,14 @@ export class EndpointStats {
     const hour = Math.floor(now / HOUR_MS);
     const minutes = Array.from({ length: STATS_WINDOW_MINUTES }, (_, i) => minute - i);
     const hours = Array.from({ length: DAY_HOURS }, (_, i) => hour - i);
+    // What is unflushed when the read is sent: a batch flushed after it is written after the read
+    // (one connection, in order), so it is counted here and not in the reply.
+    while (this.flushing) await this.flushing;
+    const unflushed = [...this.pending];
     const maps = await this.kv.run(STATS_READ, [...minutes.map((m) => keyOf(orgId, m)), ...hours.map((h) => hourKeyOf(orgId, h))], []);
     const byMinute = maps.slice(0, minutes.length);
     const byHour = maps.slice(minutes.length);
-    for (const [slot, fields] of this.pending) {
+    for (const [slot, fields] of unflushed) {
       const [org, m] = slot.split('\n') as [string, string];
       if (org !== orgId) continue;
       const minuteMap = byMinute[minute - Number(m)];

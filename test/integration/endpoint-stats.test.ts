@@ -93,6 +93,29 @@ describe.each(KVS)('endpoint statistics on $name', (kvKind) => {
     await stats.close();
     expect((await stats.read('org-3')).get('openai:openai/text-embedding-3-small')).toEqual({ attempts: 1, failures: 0, latencyMsSum: 7 });
   });
+
+  test('a read while a flush is being written counts its batch once: neither lost between memory and the store, nor twice', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The store takes its time over the flush's writes, as a busy Redis does.
+    const slow: Kv = Object.create(kv, {
+      run: { value: (...args: Parameters<Kv['run']>) => (args[0].name === 'endpoint_stats_add' ? held.then(() => kv.run(...args)) : kv.run(...args)) },
+    }) as Kv;
+    const stats = new EndpointStats(slow, deps(), 3_600_000);
+    const e = 'openai:openai/text-embedding-3-small';
+    stats.record('org-5', [attempt(e, 'ok', 5), attempt(e, 'server', 9), attempt(e, 'ok', 6), attempt(e, 'ok', 4)]);
+    const flushed = stats.flush();
+    const reading = stats.read('org-5');
+    stats.record('org-5', [attempt(e, 'ok', 1)]); // after the read was asked for: counted by it or the next one, never lost
+    release();
+    await flushed;
+    expect((await reading).get(e)?.attempts).toBeGreaterThanOrEqual(4);
+    expect((await reading).get(e)?.attempts).toBeLessThanOrEqual(5);
+    expect((await reading).get(e)?.failures).toBe(1);
+    expect((await stats.read('org-5')).get(e)).toEqual({ attempts: 5, failures: 1, latencyMsSum: 25 });
+    await stats.close();
+    expect((await stats.read('org-5')).get(e)).toEqual({ attempts: 5, failures: 1, latencyMsSum: 25 });
+  });
 });
 
 describe('GET /providers: recent attempts of the caller organization', () => {
