@@ -17,9 +17,10 @@
  * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
  * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
  * the floor's capacity in that round (BENCH_RATE fixes it); each scenario in BENCH_SLICES turns
- * (5) per target, the order reversed every other turn (bench/lib/rounds.js). The paced client (bench/lib/paced.js) times each
- * answer's first byte (for streams, its first `data:` event) and its end. Reported: requests/s
- * as a share of the floor's (target ≥ 0.70) and of the proxy's, CPU per request, added time to
+ * (5) per target, the order reversed every other turn (bench/lib/rounds.js). The paced client
+ * (bench/lib/paced.js) times each answer's first byte (for streams, its first `data:` event) and
+ * its end. Reported: requests/s as a share of the floor's (target ≥ 0.70) and of the proxy's,
+ * CPU per request, added time to
  * first byte (p50/p99 over calling the upstream directly) for the gateway beside the floor's and
  * the proxy's, and peak RSS. Figures are medians over rounds; comparisons medians of the per-round
  * comparisons. Writes bench/results-<case>.json. Loopback only, bounded, stops by itself.
@@ -36,7 +37,7 @@ const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
-const { maxRound, median, pooledTurns, settle } = require('./lib/rounds');
+const { maxRound, median, pooledTurns } = require('./lib/rounds');
 const { percentile } = require('./lib/percentile');
 
 const CASE = process.env.BENCH_CASE || 'chat';
@@ -110,7 +111,6 @@ async function measureAll(targets) {
     for (const t of targets) t.rounds.max.push(max.get(t));
     const floor = targets.find((t) => t.name === 'floor');
     await pacedRound(targets, FIXED_RATE ?? Math.max(1, Math.round(floor.rounds.max[round].rps / 2)));
-    await settle(targets.find((t) => t.name === 'gateway').handle.metricsUrl);
   }
   for (const t of targets) t.peakRssMb = peakRssMb(t.handle.child.pid);
 }

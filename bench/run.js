@@ -14,7 +14,8 @@
  * floor's capacity in that round (BENCH_RATE overrides it) (latency; evenly paced by
  * bench/lib/paced.js from a client process of its own), in BENCH_ROUNDS rounds (default 3), each
  * scenario's time split into BENCH_SLICES turns (default 5) with the targets interleaved
- * (bench/lib/rounds.js; the gateway's usage backlog is written after each of its turns), after a warm-up (BENCH_WARMUP,
+ * (bench/lib/rounds.js; the gateway's usage backlog is written before each 32-connection round and
+ * after each of its turns there), after a warm-up (BENCH_WARMUP,
  * 10 s each); then once with autocannon's `overallRate` (which sends each second's quota in one
  * burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and the gateway's added latency,
  * plus what the gateway's own histograms saw at the fixed rate (its time minus the upstream call,

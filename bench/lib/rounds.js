@@ -87,13 +87,15 @@ async function pooledTurns(targets, slices, run) {
 }
 
 /**
- * One round of the 32-connection scenario: `duration` seconds per target in `slices` turns; after
- * a turn of a target with a metrics endpoint (the gateway) its usage backlog is {@link settle}d,
- * so it never loads another target's turn. Returns a Map from target to its pooled figures.
+ * One round of the 32-connection scenario: `duration` seconds per target in `slices` turns. A
+ * target with a metrics endpoint (the gateway) has its usage backlog {@link settle}d before the
+ * round (what the load before it left) and after each of its turns, so that backlog never loads
+ * another target's turn. Returns a Map from target to its pooled figures.
  * @param {{url: string, headers: object, body: string, handle: {child: {pid: number}, metricsUrl?: string}}[]} targets
  * @param {{connections: number, duration: number, slices: number}} opts
  */
 async function maxRound(targets, { connections, duration, slices }) {
+  for (const t of targets) if (t.handle.metricsUrl) await settle(t.handle.metricsUrl);
   const pooled = await pooledTurns(targets, slices, async (t) => {
     const turn = await cpuDuring(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections, duration: duration / slices, keepLatencies: true }));
     if (t.handle.metricsUrl) await settle(t.handle.metricsUrl);
