@@ -37,7 +37,7 @@ const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
 const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
-const { maxRound, median, pooledTurns } = require('./lib/rounds');
+const { cpuLine, maxRound, median, pooledTurns } = require('./lib/rounds');
 const { percentile } = require('./lib/percentile');
 
 const CASE = process.env.BENCH_CASE || 'chat';
@@ -133,6 +133,8 @@ function report(targets) {
     targets: Object.fromEntries(targets.map((t) => [t.name, {
       rps: median(t.rounds.max.map((r) => r.rps)),
       cpuMsPerRequest: median(t.rounds.max.map((r) => r.cpuMsPerRequest)),
+      userMsPerRequest: median(t.rounds.max.map((r) => r.userMsPerRequest)),
+      mainThreadMsPerRequest: median(t.rounds.max.map((r) => r.mainThreadMsPerRequest)),
       pacedTtfbP50: median(t.rounds.paced.map((r) => r.ttfbP50)),
       pacedTtfbP99: median(t.rounds.paced.map((r) => r.ttfbP99)),
       pacedP50: median(t.rounds.paced.map((r) => r.p50)),
@@ -155,6 +157,7 @@ function report(targets) {
   }
   console.log(`gateway ÷ floor = ${fmt(summary.throughputShareOfFloor.value, 3)} (target >= 0.70) ${summary.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(ofFloor)}]`);
   console.log(`gateway ÷ proxy = ${fmt(summary.throughputShareOfProxy.value, 3)}  [rounds: ${each(share(gateway, proxy))}]; floor ÷ proxy = ${fmt(summary.floorShareOfProxy, 3)}`);
+  console.log(cpuLine(targets.map((t) => ({ name: t.name, ...summary.targets[t.name] }))));
   if (STREAM) console.log(`data: events per answer (min-max): ${targets.map((t) => `${t.name} ${summary.targets[t.name].eventsPerAnswer.join('-')}`).join(', ')}`);
   console.log(`paced client stalls per round: ${targets.map((t) => `${t.name} ${t.rounds.paced.map((r) => r.clientStalls).join('/')}`).join(', ')}`);
   const load = os.loadavg()[0];

@@ -35,7 +35,7 @@ const { readyPort, startChild, peakRssMb, stopChild } = require('./lib/children'
 const { BATCH, GATEWAY_BODY, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
-const { cpuDuring, maxRound, median, msPerRequest, pooledTurns } = require('./lib/rounds');
+const { cpuDuring, cpuLine, maxRound, median, msPerRequest, pooledTurns } = require('./lib/rounds');
 const { histogramDelta, mergeDeltas, quantileBound } = require('./lib/histogram');
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -222,7 +222,7 @@ function report(mode, rows) {
   console.log(`gateway ÷ floor = ${fmt(targets.throughputShareOfFloor.value, 3)} (target ${targets.throughputShareOfFloor.target}) ${targets.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(gatewayOfFloor, 3)}]`);
   console.log(`gateway ÷ proxy = ${fmt(targets.throughputShareOfProxy.value, 3)}  [rounds: ${each(gatewayOfProxy, 3)}]; floor ÷ proxy = ${fmt(median(floorOfProxy), 3)}`);
   if (checked) console.log(`validating floor ÷ floor = ${fmt(median(shareOf(checked, floor)), 3)}; gateway ÷ validating floor = ${fmt(median(shareOf(gateway, checked)), 3)}`);
-  console.log(`CPU ms per request: proxy ${fmt(proxy.max.cpuMsPerRequest, 3)}, floor ${fmt(floor.max.cpuMsPerRequest, 3)}, gateway ${fmt(gateway.max.cpuMsPerRequest, 3)}`);
+  console.log(cpuLine([proxy, floor, gateway].map((r) => ({ name: r.name, ...r.max }))));
   console.log(`added latency at the paced rate vs direct: gateway p50 ${fmt(added(gateway, 'p50'), 3)} ms, p99 ${fmt(added(gateway, 'p99'), 3)} ms; floor p50 ${fmt(added(floor, 'p50'), 3)} ms, p99 ${fmt(added(floor, 'p99'), 3)} ms; ` +
     `proxy p50 ${fmt(added(proxy, 'p50'), 3)} ms, p99 ${fmt(added(proxy, 'p99'), 3)} ms; gateway/floor added p99 ${fmt(p99Ratio, 2)}x (target <= 2) ${targets.addedP99RatioToFloor.pass ? 'PASS' : 'MISS'}`);
   console.log(`paced client stalls (its 1 ms timer over 2 ms late: the machine held it up) per round: ${rows.map((r) => `${r.name} ${r.rounds.fixed.map((x) => x.clientStalls).join('/')}`).join(', ')}`);

@@ -102,11 +102,12 @@ function peakRssMb(pid) {
 
 /**
  * A live process's command name and the user and system CPU seconds it has used so far (Linux
- * /proc; null elsewhere or once it has exited).
+ * /proc; null elsewhere or once it has exited); with `tid`, those of that one thread (`pid`'s own
+ * is its main thread).
  */
-function procStat(pid) {
+function procStat(pid, tid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // After "pid (comm) ", field 3 is state; utime and stime are fields 14 and 15 (1-based) of the whole line.
     return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
@@ -115,9 +116,9 @@ function procStat(pid) {
   }
 }
 
-/** User and system CPU seconds a live process has used so far (null elsewhere). */
-function cpuTimes(pid) {
-  const s = procStat(pid);
+/** User and system CPU seconds a live process (or with `tid`, one of its threads) has used so far (null elsewhere). */
+function cpuTimes(pid, tid) {
+  const s = procStat(pid, tid);
   return s === null ? null : { user: s.user, system: s.system };
 }
 

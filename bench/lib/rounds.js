@@ -7,7 +7,7 @@
 'use strict';
 const { fetch } = require('undici');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { cpuSeconds } = require('./children');
+const { cpuTimes } = require('./children');
 const { runLoad } = require('./load');
 const { percentile } = require('./percentile');
 
@@ -24,13 +24,29 @@ function msPerRequest(seconds, requests) {
   return seconds === null || requests === 0 ? null : Math.round(((seconds * 1000) / requests) * 1000) / 1000;
 }
 
-/** CPU seconds the target used during `load` (user + system, from /proc; null where there is no /proc), and load's result. */
-async function cpuDuring(handle, load) {
-  const before = cpuSeconds(handle.child.pid);
-  const result = await load();
-  const after = cpuSeconds(handle.child.pid);
-  return { result, seconds: before === null || after === null ? null : after - before };
+/** A process's CPU seconds so far: user + system, user alone, and its main thread's (null where there is no /proc). */
+function cpuNow(pid) {
+  const all = cpuTimes(pid);
+  const main = cpuTimes(pid, pid);
+  return all === null || main === null ? null : { seconds: all.user + all.system, userSeconds: all.user, mainThreadSeconds: main.user + main.system };
 }
+
+/**
+ * CPU seconds the target used during `load` (user + system, from /proc; null where there is no
+ * /proc), and load's result. `userSeconds` and `mainThreadSeconds` split it: a machine that slows
+ * a target's JavaScript shows in its main thread's user time, one that slows system calls or
+ * wake-ups in the rest.
+ */
+async function cpuDuring(handle, load) {
+  const before = cpuNow(handle.child.pid);
+  const result = await load();
+  const after = cpuNow(handle.child.pid);
+  if (before === null || after === null) return { result, seconds: null, userSeconds: null, mainThreadSeconds: null };
+  return { result, seconds: after.seconds - before.seconds, userSeconds: after.userSeconds - before.userSeconds, mainThreadSeconds: after.mainThreadSeconds - before.mainThreadSeconds };
+}
+
+/** The CPU figures of {@link cpuDuring}, summed over turns (a null, no /proc, stays null). */
+const CPU_KEYS = /** @type {const} */ (['seconds', 'userSeconds', 'mainThreadSeconds']);
 
 /**
  * Wait (at most `timeoutMs`) until the gateway at `metricsUrl` has written the usage records of
@@ -61,13 +77,14 @@ async function inTurns(targets, slices, run) {
  * latencies, errors, non-2xx answers, CPU ms per request) and its `turns`' results.
  */
 async function pooledTurns(targets, slices, run) {
-  const pools = new Map(targets.map((t) => [t, { latencies: [], requests: 0, seconds: 0, errors: 0, non2xx: 0, cpuSeconds: 0, turns: [] }]));
+  const pools = new Map(targets.map((t) => [t, { latencies: [], requests: 0, seconds: 0, errors: 0, non2xx: 0, cpu: { seconds: 0, userSeconds: 0, mainThreadSeconds: 0 }, turns: [] }]));
   await inTurns(targets, slices, async (t) => {
-    const { result: r, seconds } = await run(t);
+    const turn = await run(t);
+    const r = turn.result;
     const p = pools.get(t);
     for (const x of r.latencies) p.latencies.push(x);
     for (const k of ['requests', 'seconds', 'errors', 'non2xx']) p[k] += r[k];
-    p.cpuSeconds = seconds === null || p.cpuSeconds === null ? null : p.cpuSeconds + seconds;
+    for (const k of CPU_KEYS) p.cpu[k] = turn[k] == null || p.cpu[k] === null ? null : p.cpu[k] + turn[k];
     p.turns.push(r);
   });
   return new Map(targets.map((t) => {
@@ -80,7 +97,9 @@ async function pooledTurns(targets, slices, run) {
       p99: percentile(sorted, 99),
       errors: p.errors,
       non2xx: p.non2xx,
-      cpuMsPerRequest: msPerRequest(p.cpuSeconds, p.requests),
+      cpuMsPerRequest: msPerRequest(p.cpu.seconds, p.requests),
+      userMsPerRequest: msPerRequest(p.cpu.userSeconds, p.requests),
+      mainThreadMsPerRequest: msPerRequest(p.cpu.mainThreadSeconds, p.requests),
     };
     return [t, { figures, turns: p.turns }];
   }));
@@ -104,4 +123,13 @@ async function maxRound(targets, { connections, duration, slices }) {
   return new Map(targets.map((t) => [t, pooled.get(t).figures]));
 }
 
-module.exports = { median, msPerRequest, cpuDuring, settle, inTurns, pooledTurns, maxRound };
+/**
+ * One line of the targets' CPU per request at 32 connections, with its split: `name total (user
+ * u, main thread m)` in ms. `rows` are `{name, cpuMsPerRequest, userMsPerRequest, mainThreadMsPerRequest}`.
+ */
+function cpuLine(rows) {
+  const ms = (v) => (typeof v === 'number' ? v.toFixed(3) : '-');
+  return `CPU ms per request (user; main thread): ${rows.map((r) => `${r.name} ${ms(r.cpuMsPerRequest)} (${ms(r.userMsPerRequest)}; ${ms(r.mainThreadMsPerRequest)})`).join(', ')}`;
+}
+
+module.exports = { median, msPerRequest, cpuDuring, settle, inTurns, pooledTurns, maxRound, cpuLine };

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inTurns, maxRound } from '../lib/rounds';
+import { cpuDuring, cpuLine, inTurns, maxRound, pooledTurns } from '../lib/rounds';
 
 interface Served {
   url: string;
@@ -47,6 +47,31 @@ describe('bench rounds', () => {
     expect(seen.join('')).toBe('abccbaabc');
   });
 
+  it('measures the CPU a load spends in the process, its user part and its main thread', async () => {
+    const spin = (ms: number): void => {
+      for (const end = Date.now() + ms; Date.now() < end; );
+    };
+    const spent = await cpuDuring({ child: { pid: process.pid } }, async () => spin(300));
+    if (spent.seconds === null || spent.userSeconds === null || spent.mainThreadSeconds === null) throw new Error('no /proc');
+    // 300 ms of this (main) thread's JavaScript: about that much CPU, nearly all of it user time.
+    expect(spent.seconds).toBeGreaterThanOrEqual(0.2);
+    expect(spent.userSeconds).toBeGreaterThanOrEqual(0.2);
+    expect(spent.mainThreadSeconds).toBeGreaterThanOrEqual(0.2);
+    expect(spent.mainThreadSeconds).toBeLessThanOrEqual(spent.seconds + 0.01);
+  });
+
+  it('pools the CPU split over turns, and a turn without figures leaves the target without them', async () => {
+    const turn = (requests: number) => ({ requests, seconds: 1, errors: 0, non2xx: 0, latencies: [1] });
+    const pooled = await pooledTurns(['a', 'b'], 2, async (t: string) =>
+      t === 'a' ? { result: turn(1000), seconds: 0.5, userSeconds: 0.4, mainThreadSeconds: 0.45 } : { result: turn(10), seconds: null },
+    );
+    expect(pooled.get('a')?.figures).toMatchObject({ requests: 2000, cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 });
+    expect(pooled.get('b')?.figures).toMatchObject({ cpuMsPerRequest: null, userMsPerRequest: null, mainThreadMsPerRequest: null });
+    expect(cpuLine([{ name: 'floor', cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 }, { name: 'gateway' }])).toBe(
+      'CPU ms per request (user; main thread): floor 0.500 (0.400; 0.450), gateway - (-; -)',
+    );
+  });
+
   it('pools each target over its turns and settles a gateway before the round and after each of its turns', async () => {
     const floor = await serve(ok);
     const gateway = await serve(ok);
@@ -72,7 +97,13 @@ describe('bench rounds', () => {
         expect(r.rps).toBeLessThan(r.requests / 1.5);
         expect(r.p50).not.toBeNull();
         expect(r.p50 as number).toBeLessThanOrEqual(r.p99 as number);
-        expect(typeof r.cpuMsPerRequest).toBe('number');
+        // The split: user time is part of the whole, and so is the main thread's (within one 10 ms
+        // tick of /proc's accounting, since the two are read one after the other).
+        const [cpu, user, main] = [r.cpuMsPerRequest, r.userMsPerRequest, r.mainThreadMsPerRequest];
+        if (cpu === null || user === null || main === null) throw new Error('no CPU figures on Linux');
+        expect(user).toBeGreaterThanOrEqual(0);
+        expect(user).toBeLessThanOrEqual(cpu);
+        expect(main).toBeLessThanOrEqual(cpu + 10 / r.requests);
       }
       // Before the round, waiting out a backlog of 2 (two scrapes), then after each of the two
       // gateway turns (one each): four; the floor has no metrics endpoint and is never waited on.
