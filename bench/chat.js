@@ -20,9 +20,8 @@
  * (5) per target, the order reversed every other turn (bench/lib/rounds.js). The paced client
  * (bench/lib/paced.js) times each answer's first byte (for streams, its first `data:` event) and
  * its end. Reported: requests/s as a share of the floor's (target ≥ 0.70) and of the proxy's,
- * CPU per request, added time to
- * first byte (p50/p99 over calling the upstream directly) for the gateway beside the floor's and
- * the proxy's, and peak RSS. Figures are medians over rounds; comparisons medians of the per-round
+ * CPU per request (with its user and main-thread parts), added time to first byte (p50/p99 over
+ * calling the upstream directly) for the gateway beside the floor's and the proxy's, and peak RSS. Figures are medians over rounds; comparisons medians of the per-round
  * comparisons. Writes bench/results-<case>.json. Loopback only, bounded, stops by itself.
  *
  * BENCH_MODE: `embedded` (default) or `services` (Postgres + Redis), as in bench/run.js.

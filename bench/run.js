@@ -15,11 +15,11 @@
  * bench/lib/paced.js from a client process of its own), in BENCH_ROUNDS rounds (default 3), each
  * scenario's time split into BENCH_SLICES turns (default 5) with the targets interleaved
  * (bench/lib/rounds.js; the gateway's usage backlog is written before each 32-connection round and
- * after each of its turns there), after a warm-up (BENCH_WARMUP,
- * 10 s each); then once with autocannon's `overallRate` (which sends each second's quota in one
- * burst). Reports requests/s, p50/p99 latency, peak RSS (VmHWM) and the gateway's added latency,
- * plus what the gateway's own histograms saw at the fixed rate (its time minus the upstream call,
- * and the upstream call), prints a table and writes bench/results.json. Loopback only, bounded
+ * after each of its turns there), after a warm-up (BENCH_WARMUP, 10 s each); then once with
+ * autocannon's `overallRate` (which sends each second's quota in one burst). Reports requests/s,
+ * p50/p99 latency, CPU per request (with its user and main-thread parts), peak RSS (VmHWM) and the
+ * gateway's added latency, plus what the gateway's own histograms saw at the fixed rate (its time
+ * minus the upstream call, and the upstream call), prints a table and writes bench/results.json. Loopback only, bounded
  * (BENCH_DURATION seconds per scenario and round, default 10), stops by itself.
  *
  * BENCH_MODE: `embedded` (default: PGlite + in-process Kv, no services needed), `services`

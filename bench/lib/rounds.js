@@ -74,7 +74,8 @@ async function inTurns(targets, slices, run) {
  * and `latencies`, with the CPU `seconds` the target spent, as {@link cpuDuring} gives) for every
  * target in `slices` turns ({@link inTurns}), and pool each target's turns. Returns a Map from
  * target to its `figures` (requests/s over the turns' own time, p50 and p99 in ms of the pooled
- * latencies, errors, non-2xx answers, CPU ms per request) and its `turns`' results.
+ * latencies, errors, non-2xx answers, CPU ms per request with its user and main-thread parts)
+ * and its `turns`' results.
  */
 async function pooledTurns(targets, slices, run) {
   const pools = new Map(targets.map((t) => [t, { latencies: [], requests: 0, seconds: 0, errors: 0, non2xx: 0, cpu: { seconds: 0, userSeconds: 0, mainThreadSeconds: 0 }, turns: [] }]));
@@ -124,8 +125,9 @@ async function maxRound(targets, { connections, duration, slices }) {
 }
 
 /**
- * One line of the targets' CPU per request at 32 connections, with its split: `name total (user
- * u, main thread m)` in ms. `rows` are `{name, cpuMsPerRequest, userMsPerRequest, mainThreadMsPerRequest}`.
+ * One line of the targets' CPU per request at 32 connections, with its split: `name total (user;
+ * main thread)` in ms, `-` where there is no figure. `rows` are `{name, cpuMsPerRequest,
+ * userMsPerRequest, mainThreadMsPerRequest}`.
  */
 function cpuLine(rows) {
   const ms = (v) => (typeof v === 'number' ? v.toFixed(3) : '-');
