@@ -57,7 +57,7 @@ const OFF_SWITCHES = {
     },
   },
   classifiers: { deps: (deps) => void (deps.classifiers.observeAfter = () => undefined) },
-  'endpoint-stats': { deps: (deps) => void (deps.embeddings.stats.record = () => undefined) },
+  'endpoint-stats': { deps: (deps) => void (deps.routing.stats.record = () => undefined) },
   cache: {
     deps: (deps) => {
       const real = deps.embeddingsCache;

@@ -33,7 +33,8 @@ import { createUsageRecorder } from './usage/recorder';
 import { loadCatalog } from './catalog/load';
 import { warnUnusableModels } from './catalog/usable';
 import { ADAPTER_NAMES } from './providers/adapter-names';
-import { UpstreamHttp } from './providers/http';
+import { RoutingState } from './routing/state';
+import { AttemptRunner } from './inference/attempt-runner';
 import { EmbeddingsService } from './embeddings/service';
 import { ChatService } from './chat/service';
 import { closeRankings, createRankings, type Rankings } from './datasets';
@@ -74,9 +75,11 @@ export interface AppDeps {
   random: () => number;
   /** Flipped by graceful shutdown so `/readyz` turns the replica out of rotation. */
   state: { draining: boolean };
-  /** Embeddings: catalog, routing, upstream calls. */
+  /** The routing state of every inference operation: catalog, circuits, endpoint stats, upstream pool. */
+  routing: RoutingState;
+  /** POST /embeddings: the plan, the cache and the answer, over the shared routing state and attempt runner. */
   embeddings: EmbeddingsService;
-  /** Chat completions: the same catalog, breaker, endpoint stats and upstream pool as embeddings. */
+  /** POST /chat/completions: the plan, the stream writing and the answer, over the same routing state and runner. */
   chat: ChatService;
   /** Makes each rate limiter's store (Redis when configured, else in-process). */
   rateLimitStore: RateLimitStores;
@@ -97,17 +100,19 @@ export interface AppDeps {
 }
 
 /**
- * Add the inference services (embeddings and chat: one catalog, upstream pool and breaker) to the other deps. The
- * service keeps a reference to the same object, so a spend guard or recorder replaced later is used.
+ * Add the inference operations to the other deps: one routing state (catalog, circuits, endpoint
+ * stats, upstream pool) and one attempt runner, handed to embeddings and chat. The services keep
+ * a reference to the same object, so a spend guard or recorder replaced later is used.
  */
-function withEmbeddings(base: Omit<AppDeps, 'embeddings' | 'rankings' | 'chat'>, preload?: string): AppDeps {
+function withInference(base: Omit<AppDeps, 'routing' | 'embeddings' | 'rankings' | 'chat'>, preload?: string): AppDeps {
   const catalog = loadCatalog(base.config, ADAPTER_NAMES);
   warnUnusableModels(catalog, base.logger);
-  const http = new UpstreamHttp(base.config.upstream);
+  const routing = new RoutingState(base, catalog);
+  const runner = new AttemptRunner(base, routing);
   const rankings = createRankings({ ...base, catalog, preload });
-  const embeddings = new EmbeddingsService(base, catalog, http);
-  const chat = new ChatService(base, catalog, http, { circuits: (orgId) => embeddings.breaker.forOrg(orgId), stats: embeddings.stats });
-  return Object.assign(base, { embeddings, chat, rankings });
+  const embeddings = new EmbeddingsService(base, routing, runner);
+  const chat = new ChatService(base, routing, runner);
+  return Object.assign(base, { routing, embeddings, chat, rankings });
 }
 
 /**
@@ -168,7 +173,7 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   const cacheStore = embeddingsCacheStore(config, kv, metrics, clock);
   const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
   const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
-  return withEmbeddings({
+  return withInference({
     config,
     db,
     kv,
@@ -271,7 +276,6 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await Promise.all([deps.embeddings.drain(), deps.chat.drain()]);
   // The last answers' cache writes (each bounded by the store's command timeout).
   await deps.embeddingsCache.settled();
-  await deps.embeddings.stats.close();
   await closeRankings(deps.rankings).catch(() => undefined);
   await deps.classifiers.close().catch(() => undefined);
   await deps.stopMaintenance?.().catch(() => undefined);
@@ -279,7 +283,7 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
   await deps.recorder.close().catch(() => undefined);
   await deps.files.close();
-  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close(), deps.embeddingsCache.close()]);
+  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.routing.close(), deps.embeddingsCache.close()]);
   // Last, so the spans of the bookkeeping above are exported too.
   await deps.tracing?.shutdown().catch(() => undefined);
 }

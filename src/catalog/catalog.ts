@@ -1,5 +1,5 @@
 /**
- * The loaded catalog: model lookup for POST /embeddings ({@link Catalog.resolve}) and POST
+ * The loaded catalog: model lookup for POST /embeddings ({@link Catalog.resolveEmbeddings}) and POST
  * /chat/completions ({@link Catalog.resolveChat}): unknown → 404 naming where the list is, a known
  * model of the other kind → 400; and the models of each kind for the model lists.
  * @module
@@ -36,7 +36,7 @@ export class Catalog {
    * @throws ValidationError (400) for a model the gateway knows that is not an embeddings model
    * @throws NotFoundError (404) for a model nobody knows
    */
-  resolve(id: string): CatalogModel {
+  resolveEmbeddings(id: string): CatalogModel {
     const key = id.toLowerCase();
     const model = this.byId.get(key);
     if (model?.kind === 'embeddings') return model;

@@ -63,5 +63,3 @@ export function errorChunk(head: StreamHead, code: number, message: string): str
   });
 }
 
-/** An SSE comment that keeps an idle connection open while the upstream has not started. */
-export const KEEP_ALIVE_EVENT = ': SWITCHYARD PROCESSING\n\n';

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Endpoint } from '../catalog/types';
-import type { CallerContext } from '../embeddings/types';
+import type { CallerContext } from '../inference/caller';
 import { modelVariant } from '../embeddings/ids';
 import type { ChatUsage, FinishReason } from '../providers/chat-types';
 import type { UsageEvent } from '../usage/types';

@@ -6,38 +6,30 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { AppDeps } from '../deps';
-import type { Catalog } from '../catalog/catalog';
 import type { Endpoint } from '../catalog/types';
-import type { CallerContext } from '../embeddings/types';
+import type { CallerContext } from '../inference/caller';
 import { generationId } from '../embeddings/ids';
-import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatJob, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
-import type { Circuits } from '../routing/breaker';
-import type { EndpointStats } from '../routing/endpoint-stats';
-import { finalError } from '../routing/final-error';
-import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
+import type { ChatJob, ChatStream, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
+import type { AttemptResult } from '../routing/run-with-fallback';
+import type { RoutingState } from '../routing/state';
+import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
+import { SseWriter } from '../inference/sse-writer';
+import { attemptStream, type LiveStream } from '../inference/stream-attempt';
 import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
-import { completionBody, errorChunk, usageChunk } from './answer';
+import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
 import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
 import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
-import { StreamedChat } from './stream';
-import type { Context } from '@opentelemetry/api';
-import type { Tracing } from '../observability/tracing';
-import { endUpstreamAttempt, injectTraceContext, startUpstreamAttempt } from '../observability/spans';
 import type { ChatBody } from './types';
 import { wholeBody } from '../providers/raw-json';
 
+/** The route label of the gateway-overhead metric. */
+const ROUTE = '/api/v1/chat/completions';
+
 type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
-
-/** Adds the attempt's trace context to an upstream request's headers (with tracing on). */
-type InjectTrace = (headers: Record<string, string>) => void;
-
-/** One attempt on an endpoint, told how to pass the trace on when the request is traced. */
-type Attempt<T> = (e: Endpoint, timeoutMs: number, inject?: InjectTrace) => Promise<AttemptResult<T>>;
 
 /** A whole answer, ready to send. */
 export interface ChatAnswer {
@@ -46,12 +38,6 @@ export interface ChatAnswer {
   costUsd: number;
   /** Settles once the usage record is durable (never rejects). */
   recorded: Promise<void>;
-}
-
-/** Routing state shared with the embeddings service: one breaker and one set of endpoint stats per gateway. */
-export interface ChatRouting {
-  circuits(orgId: string): Circuits;
-  stats: EndpointStats;
 }
 
 /** The usage the upstream reported, else the gateway's count of `plan`'s prompt and `generated`. */
@@ -79,22 +65,21 @@ export class ChatService {
 
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly catalog: Catalog,
-    private readonly http: UpstreamHttp,
-    private readonly routing: ChatRouting,
+    private readonly routing: RoutingState,
+    private readonly runner: AttemptRunner,
   ) {}
 
   /** The first half of POST /chat/completions (see `plan.ts`). */
   plan(body: ChatBody): ChatPlan {
-    return planChat(this.catalog, body, this.deps.random);
+    return planChat(this.routing.catalog, body, this.deps.random);
   }
 
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
   async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
     const job: ChatJob = { body, stream: false, maxTokens: plan.maxTokens };
-    const run = await this.run(ctx, plan, (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
-    if (!run.ok) throw this.failure(run, plan);
+    const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     const { value: parsed, endpoint } = run;
+    this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
     const { usage, estimated } = usageOr(parsed.usage, plan, () => answerText(parsed));
     const cost = chatCost(endpoint, usage);
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
@@ -128,16 +113,18 @@ export class ChatService {
   async stream(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
-    const client = new StreamedChat(res, { http: this.http, idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs, id, created: this.created() });
+    const created = this.created();
+    const writer = new SseWriter(res, { 'X-Generation-Id': id });
     const job: ChatJob = { body, stream: true, maxTokens: plan.maxTokens };
-    const run = await this.run(ctx, plan, (e, timeoutMs, inject) => client.attempt(chatAdapterFor(e.provider.adapter), job, e, timeoutMs, inject));
+    const timing = { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs };
+    const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) => this.attemptStream(writer, job, e, created, id, timeoutMs, timing, inject));
     if (!run.ok) {
-      const error = this.failure(run, plan);
-      if (!client.opened) throw error;
-      client.finish(errorChunk({ id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created: this.created() }, error.status, error.message));
+      if (!writer.opened) throw run.error;
+      writer.finish(errorChunk({ id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created }, run.error.status, run.error.message) + DONE_EVENT);
       return 0;
     }
     const live = run.value;
+    this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
     onStart?.(id);
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
@@ -166,64 +153,33 @@ export class ChatService {
       status: end.kind === 'upstream_error' ? 'error' : 'ok',
     });
     if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
-    client.finish(end.kind === 'upstream_error' ? errorChunk(head, end.code, end.message) : usageChunk(head, usage, cost));
+    writer.finish((end.kind === 'upstream_error' ? errorChunk(head, end.code, end.message) : usageChunk(head, usage, cost)) + DONE_EVENT);
     return cost;
   }
 
-  /** The fallback runner over the plan's candidates, its attempts counted (and traced, with tracing on). */
-  private async run<T>(ctx: CallerContext, plan: ChatPlan, attempt: Attempt<T>): Promise<FallbackResult<T>> {
-    const { config, metrics, tracing } = this.deps;
-    const parent = ctx.trace;
-    const each = (e: Endpoint, timeoutMs: number, reason: string | null) =>
-      tracing && parent ? this.traced(tracing, parent, e, reason, (inject) => attempt(e, timeoutMs, inject)) : attempt(e, timeoutMs);
-    const run = await runWithFallback(plan.candidates, each, {
-      attemptTimeoutMs: config.chat.attemptTimeoutMs,
-      deadlineMs: config.chat.deadlineMs,
-      breaker: this.routing.circuits(ctx.key.orgId),
-      onAttempt: (e, outcome, ms) => this.countAttempt(e, outcome, ms),
-    });
-    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model: plan.primary.id });
-    this.routing.stats.record(ctx.key.orgId, run.attempts);
-    return run;
+  /** What the runner tries for `plan`. */
+  private spec<T>(plan: ChatPlan): RunSpec<T> {
+    return { operation: 'chat', model: plan.primary, candidates: plan.candidates };
   }
 
-  /**
-   * One attempt inside its CLIENT span (the GenAI conventions' `chat {model}`), whose W3C context goes
-   * to the upstream; for a stream the span ends at the first content (or the failure).
-   */
-  private async traced<T>(tracing: Tracing, parent: Context, e: Endpoint, fallbackReason: string | null, attempt: (inject: InjectTrace) => Promise<AttemptResult<T>>): Promise<AttemptResult<T>> {
-    const { span, context } = startUpstreamAttempt(tracing, parent, {
-      operation: 'chat',
-      provider: e.provider.slug,
-      upstreamModel: e.upstreamModel,
-      model: e.modelId,
-      baseUrl: e.provider.baseUrl,
-      fallbackReason,
-    });
-    const result = await attempt((headers) => injectTraceContext(tracing, context, headers));
-    endUpstreamAttempt(span, { outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status, inputTokens: null });
-    return result;
-  }
-
-  private failure(run: Extract<FallbackResult<unknown>, { ok: false }>, plan: ChatPlan) {
-    return finalError(run, plan.primary, plan.candidates, this.deps.config.breaker.cooldownMs / 1000);
-  }
-
-  private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedChat>> {
+  /** One streamed attempt on `endpoint`, its events translated to chat chunks carrying the gateway's id. */
+  private attemptStream(writer: SseWriter, job: ChatJob, endpoint: Endpoint, created: number, id: string, timeoutMs: number, timing: { idleTimeoutMs: number; keepAliveMs: number }, inject?: InjectTrace): Promise<AttemptResult<LiveStream<ChatStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
-    const res = await this.http.post(req, adapter, timeoutMs);
+    const head = { id, model: endpoint.modelId, provider: endpoint.provider.name, created };
+    return attemptStream(this.routing.http, writer, { req, signal: adapter, endpoint, translator: () => adapter.createStream(head) }, timeoutMs, timing);
+  }
+
+  private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedChat>> {
+    const adapter = chatAdapterFor(endpoint.provider.adapter);
+    const req = adapter.buildRequest(job, endpoint);
+    inject?.(req.headers);
+    const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(wholeBody(res.body));
     if (!parsed || parsed.choices.length === 0) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
-  }
-
-  private countAttempt(e: Endpoint, outcome: UpstreamOutcome, ms: number): void {
-    const { metrics } = this.deps;
-    metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
-    metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000 });
   }
 
   private head(endpoint: Endpoint, id: string): StreamHead {

@@ -5,7 +5,7 @@
  * back in input order, as one attempt: any failed chunk fails the attempt.
  * @module
  */
-import type { EmbeddingInput, EmbeddingJob, ParsedEmbeddings } from '../providers/types';
+import type { EmbeddingInput, EmbeddingJob, ParsedEmbeddings } from '../providers/embeddings-types';
 
 /** Inputs in `input` (embeddings it yields). */
 export function inputCount(input: EmbeddingInput): number {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Modality } from '../catalog/types';
-import type { ContentPart, EmbeddingInput } from '../providers/types';
+import type { ContentPart, EmbeddingInput } from '../providers/embeddings-types';
 
 /** The validated shapes of `input`. */
 export type RawInput = string | string[] | number[] | number[][] | Array<{ content: ContentPart[] }>;

@@ -6,7 +6,8 @@
 import type { Endpoint } from '../catalog/types';
 import type { UsageEvent } from '../usage/types';
 import { modelVariant } from './ids';
-import type { CallerContext, EmbeddingsBody } from './types';
+import type { CallerContext } from '../inference/caller';
+import type { EmbeddingsBody } from './types';
 
 /** How an embeddings call went, as the service saw it. */
 export interface EmbeddingsOutcome {

@@ -8,7 +8,7 @@
  * @module
  */
 import { RawVector } from '../providers/raw-json';
-import type { Vector } from '../providers/types';
+import type { Vector } from '../providers/embeddings-types';
 import { toBase64Float32 } from './encode';
 
 /** Everything the response body holds. */

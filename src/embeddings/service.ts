@@ -4,20 +4,17 @@
  * and serialise the response. Route handlers call only this.
  * @module
  */
-import type { Catalog } from '../catalog/catalog';
-import type { Endpoint, RoutableParameter } from '../catalog/types';
+import type { CatalogModel, Endpoint, RoutableParameter } from '../catalog/types';
 import type { AppDeps } from '../deps';
-import { adapterFor } from '../providers/registry';
-import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
-import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings, Vector } from '../providers/types';
+import { embeddingsAdapterFor } from '../providers/embeddings-registry';
+import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings, Vector } from '../providers/embeddings-types';
 import { commonLength, vectorLength } from '../providers/vectors';
 import { UpstreamError } from '../errors';
 import { inputCount, joinParts, splitJob } from './batches';
-import { CircuitBreaker } from '../routing/breaker';
-import { EndpointStats } from '../routing/endpoint-stats';
-import { finalError } from '../routing/final-error';
 import { noCandidates } from '../routing/availability';
-import { runWithFallback, type AttemptResult } from '../routing/run-with-fallback';
+import type { AttemptResult } from '../routing/run-with-fallback';
+import type { RoutingState } from '../routing/state';
+import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { selectCandidates } from '../routing/select-candidates';
 import { writeUsage } from '../usage/write';
 import { embeddingsUsageEvent, type EmbeddingsOutcome } from './record';
@@ -27,28 +24,17 @@ import { generationId } from './ids';
 import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from '../catalog/models-list';
-import { modelEndpoints } from '../catalog/model-endpoints';
-import { providerList } from '../catalog/provider-list';
-import { unknownModel } from '../catalog/catalog';
 import { roundUsd } from '../catalog/usd';
-import type { CallerContext, EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
+import type { CallerContext } from '../inference/caller';
+import type { EmbeddingsAnswer, EmbeddingsBody, EmbeddingsPlan } from './types';
 import { cacheStatus, joinVectors, pickInputs, savings, writesFor, type CachePlan } from './cache/plan';
 import { staleHits, withStaleAsMisses } from './cache/stale-hits';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
-import type { Context } from '@opentelemetry/api';
-import type { Tracing } from '../observability/tracing';
-import { endUpstreamAttempt, injectTraceContext, sampledTraceId, startUpstreamAttempt } from '../observability/spans';
 
 type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache' | 'tracing'>>;
 
-/** A traced request: the tracing SDK and the request's context (its server span). */
-interface RequestTrace {
-  tracing: Tracing;
-  parent: Context;
-}
-
-/** Adds the trace context to an upstream request's headers. */
-type InjectTrace = (headers: Record<string, string>) => void;
+/** The route label of the gateway-overhead metric. */
+const ROUTE = '/api/v1/embeddings';
 
 /** USD for `tokens` prompt tokens and `images` images on `endpoint`, plus its per-request price. */
 export function costOf(endpoint: Endpoint, tokens: number, images: number): number {
@@ -83,10 +69,6 @@ interface Answered {
 
 /** One per app instance; stateless per request apart from the shared connection pool. */
 export class EmbeddingsService {
-  /** The circuits of every endpoint, shared with the chat service (one breaker per gateway). */
-  readonly breaker: CircuitBreaker;
-  /** Each organization's recent attempts per endpoint (the Providers page's error rate and latency). */
-  readonly stats: EndpointStats;
   /** Settles and usage records of answered requests still running ({@link drain}). */
   private readonly pending = new PendingWork();
 
@@ -95,33 +77,13 @@ export class EmbeddingsService {
    */
   constructor(
     private readonly deps: ServiceDeps,
-    readonly catalog: Catalog,
-    private readonly http: UpstreamHttp,
-  ) {
-    this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, () => deps.clock(), deps.logger);
-    this.stats = new EndpointStats(deps.kv, { clock: () => deps.clock(), logger: deps.logger, metrics: deps.metrics });
-  }
-
-  /**
-   * GET /models/{author}/{slug}/endpoints (a model of either kind): the model's endpoints with the circuit state `orgId` sees now and its recent uptime and latency.
-   * @throws NotFoundError (with where the list is) for a model this gateway does not serve
-   */
-  async modelEndpoints(id: string, orgId: string) {
-    const model = this.catalog.find(id);
-    if (!model) throw unknownModel(id);
-    const recent = await this.stats.recent(orgId);
-    return modelEndpoints(model, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
-  }
-
-  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */
-  async providers(orgId: string) {
-    const recent = await this.stats.read(orgId);
-    return providerList(this.catalog, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
-  }
+    private readonly routing: RoutingState,
+    private readonly runner: AttemptRunner,
+  ) {}
 
   /** GET /embeddings/models. */
   listModels(q: ModelsQuery) {
-    return listEmbeddingModels(this.catalog.embeddingsModels, q);
+    return listEmbeddingModels(this.routing.catalog.embeddingsModels, q);
   }
 
   /**
@@ -132,7 +94,7 @@ export class EmbeddingsService {
    * Throws a GatewayError (404 unknown model, no eligible endpoint).
    */
   async plan(body: EmbeddingsBody, caller?: CacheCaller): Promise<EmbeddingsPlan> {
-    const model = this.catalog.resolve(body.model);
+    const model = this.routing.catalog.resolveEmbeddings(body.model);
     const norm = normaliseInput(body.input);
     const parameters = new Set<RoutableParameter>();
     if (body.dimensions !== undefined) parameters.add('dimensions');
@@ -140,7 +102,7 @@ export class EmbeddingsService {
     const needs = { inputKind: norm.input.kind, modalities: norm.modalities, parameters };
     const candidates = selectCandidates(model, needs, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates(model, needs, body.provider);
-    const plan: EmbeddingsPlan = { model: model.id, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
+    const plan: EmbeddingsPlan = { model: model.id, primary: model, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
     const cache = this.deps.embeddingsCache;
     if (!cache || !caller) return plan;
     return withCacheLookup(cache, this.deps.config.embeddingsCache.scope, plan, body, caller, (misses) => estimateOf(misses, candidates));
@@ -163,7 +125,7 @@ export class EmbeddingsService {
       cached: true,
     });
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
-    this.deps.metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, totalMs / 1000);
+    this.runner.observeOverhead(ROUTE, ctx, 0);
     this.countSavings(plan.model, saved);
     const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost: 0, upstreamMs: 0, attempts: 0 };
     const recorded = this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null });
@@ -182,10 +144,10 @@ export class EmbeddingsService {
     const { model, candidates } = plan;
     if (plan.cache && plan.cache.misses.length === 0) return this.fromCache(ctx, body, plan, plan.cache);
     const job: EmbeddingJob = { input: plan.norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
-    const run = await this.run(ctx, model, candidates, job);
+    const run = await this.run(ctx, plan.primary, candidates, job);
     const { endpoint } = run;
     const answered = { cache: plan.cache, norm: plan.norm, parsed: run.value, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
-    const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(ctx, model, answered, endpoint, job);
+    const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(ctx, plan.primary, answered, endpoint, job);
     const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
     const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
     const id = generationId(this.deps.clock());
@@ -204,7 +166,7 @@ export class EmbeddingsService {
     metrics.embeddingTokens.inc(labels, tokens);
     metrics.embeddingCost.inc(labels, cost);
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
-    metrics.gatewayOverhead.observe({ route: '/api/v1/embeddings' }, Math.max(0, totalMs - upstreamMs) / 1000);
+    this.runner.observeOverhead(ROUTE, ctx, upstreamMs);
     if (cache) this.countSavings(model, saved);
     const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs, attempts };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
@@ -216,23 +178,10 @@ export class EmbeddingsService {
     return { body: json, costUsd: cost, promptTokens: usage.tokens, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
   }
 
-  /**
-   * The fallback runner over `candidates` for `job`, its attempts counted (fallbacks, and the
-   * organization's endpoint stats). Resolves with the successful run; throws the final error otherwise.
-   */
-  private async run(ctx: CallerContext, model: string, candidates: readonly Endpoint[], job: EmbeddingJob) {
-    const { config, metrics } = this.deps;
-    const traced = this.deps.tracing && ctx.trace ? { tracing: this.deps.tracing, parent: ctx.trace } : undefined;
-    const run = await runWithFallback(candidates, (e, timeoutMs, reason) => (traced ? this.tracedAttempt(traced, e, job, timeoutMs, model, reason) : this.attempt(e, job, timeoutMs)), {
-      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
-      deadlineMs: config.upstream.deadlineMs,
-      breaker: this.breaker.forOrg(ctx.key.orgId),
-      onAttempt: traced ? this.onTracedAttempt(traced.parent) : this.onAttempt,
-    });
-    for (const a of run.attempts.slice(0, -1)) metrics.fallbacks.inc({ provider: a.provider, model });
-    this.stats.record(ctx.key.orgId, run.attempts);
-    if (!run.ok) throw finalError(run, this.catalog.resolve(model), candidates, config.breaker.cooldownMs / 1000);
-    return run;
+  /** The runner over `candidates` for `job`: the successful run, else it throws the final error. */
+  private run(ctx: CallerContext, model: CatalogModel, candidates: readonly Endpoint[], job: EmbeddingJob) {
+    const spec: RunSpec<ParsedEmbeddings> = { operation: 'embeddings', model, candidates, inputTokens: promptTokensOf };
+    return this.runner.runOrThrow(ctx, spec, (e, timeoutMs, inject) => this.attempt(e, job, timeoutMs, inject));
   }
 
   /**
@@ -241,7 +190,7 @@ export class EmbeddingsService {
    * (`cache/stale-hits.ts`).
    * @throws GatewayError (502 when the second answer disagrees too) rather than mix lengths
    */
-  private async withFreshHits(ctx: CallerContext, model: string, a: Answered, endpoint: Endpoint, job: EmbeddingJob): Promise<Answered> {
+  private async withFreshHits(ctx: CallerContext, model: CatalogModel, a: Answered, endpoint: Endpoint, job: EmbeddingJob): Promise<Answered> {
     const { cache } = a;
     const length = vectorLength(a.parsed.vectors[0] as Vector);
     const stale = cache ? staleHits(cache, length) : [];
@@ -273,22 +222,6 @@ export class EmbeddingsService {
     this.pending.track(work);
   }
 
-  /** Each attempt's metrics (one function for every request, not a closure per request). */
-  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void => this.countAttempt(e, outcome, ms, undefined);
-
-  /** A traced request's attempt metrics: the latency is observed with its trace id as exemplar (sampled traces only). */
-  private onTracedAttempt(parent: Context): (e: Endpoint, outcome: UpstreamOutcome, ms: number) => void {
-    const traceId = sampledTraceId(parent);
-    const exemplar = traceId ? { trace_id: traceId } : undefined;
-    return (e, outcome, ms) => this.countAttempt(e, outcome, ms, exemplar);
-  }
-
-  private countAttempt(e: Endpoint, outcome: UpstreamOutcome, ms: number, exemplar: { trace_id: string } | undefined): void {
-    const { metrics } = this.deps;
-    metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
-    metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000, exemplarLabels: exemplar });
-  }
-
   /** Wait until every answered request's bookkeeping (settle, usage record) has finished. */
   drain(): Promise<void> {
     return this.pending.drain();
@@ -303,29 +236,10 @@ export class EmbeddingsService {
    * One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch
    * limit. Not async: the usual single call's promise is returned as it is, not wrapped in another.
    */
-  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
-    const adapter = adapterFor(endpoint.provider.adapter);
+  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedEmbeddings>> {
+    const adapter = embeddingsAdapterFor(endpoint.provider.adapter);
     const chunks = splitJob(job, adapter.maxBatch);
     return chunks.length === 1 ? this.call(adapter, endpoint, job, timeoutMs, inject) : this.attemptInParts(adapter, endpoint, chunks, timeoutMs, inject);
-  }
-
-  /**
-   * {@link attempt} inside its CLIENT span (the GenAI conventions' `embeddings {model}`), whose
-   * W3C context goes to the upstream with every call of the attempt.
-   */
-  private async tracedAttempt(t: RequestTrace, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, model: string, fallbackReason: string | null) {
-    const { span, context } = startUpstreamAttempt(t.tracing, t.parent, {
-      operation: 'embeddings',
-      provider: endpoint.provider.slug,
-      upstreamModel: endpoint.upstreamModel,
-      model,
-      baseUrl: endpoint.provider.baseUrl,
-      fallbackReason,
-    });
-    const result = await this.attempt(endpoint, job, timeoutMs, (headers) => injectTraceContext(t.tracing, context, headers));
-    const ok = result.outcome === 'ok';
-    endUpstreamAttempt(span, { outcome: result.outcome, status: ok ? 200 : result.status, inputTokens: ok ? result.value.promptTokens : null });
-    return result;
   }
 
   private async attemptInParts(adapter: EmbeddingsAdapter, endpoint: Endpoint, chunks: EmbeddingJob[], timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
@@ -346,7 +260,7 @@ export class EmbeddingsService {
   private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
-    const res = await this.http.post(req, adapter, timeoutMs);
+    const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body, job);
     if (!parsed || parsed.vectors.length !== inputCount(job.input) || !hasLength(parsed.vectors, job, endpoint)) {
@@ -364,10 +278,9 @@ export class EmbeddingsService {
   private record(r: EmbeddingsOutcome): Promise<void> {
     return writeUsage(this.deps, r.ctx, embeddingsUsageEvent(r, new Date(this.deps.clock())));
   }
+}
 
-  /** Close the upstream connection pool. */
-  async close(): Promise<void> {
-    await this.stats.close();
-    await this.http.close();
-  }
+/** The prompt tokens an answer reports, for its span. */
+function promptTokensOf(parsed: ParsedEmbeddings): number | null {
+  return parsed.promptTokens;
 }

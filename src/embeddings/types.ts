@@ -1,39 +1,22 @@
 /**
- * The validated POST /embeddings body and the caller context the service needs.
+ * The validated POST /embeddings body, the plan and the answer of the embeddings service.
  * @module
  */
-import type { ApiKeyRecord } from '../keys/types';
 import type { NormalisedInput } from './input';
-import type { Endpoint } from '../catalog/types';
+import type { CatalogModel, Endpoint } from '../catalog/types';
 import type { CachePlan } from './cache/plan';
 import type { ChunkedBody } from './response';
-import type { Context } from '@opentelemetry/api';
 import type { Wire } from '../wire';
 
 /** The validated body of POST /embeddings (schema `embeddings.create.body`). */
 export type EmbeddingsBody = Wire<'embeddings.create.body'>;
 
-/** Who is calling, from the request context and headers. */
-export interface CallerContext {
-  key: ApiKeyRecord;
-  requestId: string;
-  /** `process.hrtime.bigint()` when the request arrived (gateway overhead = total − upstream). */
-  startedAt: bigint;
-  /** `x-session-id` header; the body's `session_id` wins. */
-  sessionHeader: string | null;
-  userAgent: string | null;
-  httpReferer: string | null;
-  appTitle: string | null;
-  /** `Origin` header (a browser app's origin). */
-  origin: string | null;
-  /** The request's trace context (its server span), with tracing on: upstream attempts and the usage write are its children. */
-  trace?: Context;
-}
-
 /** What `EmbeddingsService.plan` decided before any spend is reserved. */
 export interface EmbeddingsPlan {
   /** The catalog model id. */
   model: string;
+  /** The catalog model (a final error is about it). */
+  primary: CatalogModel;
   norm: NormalisedInput;
   /** Endpoints that may serve the request, in the order they are tried. */
   candidates: Endpoint[];

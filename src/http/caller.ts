@@ -5,7 +5,7 @@
  */
 import type { Request } from 'express';
 import { currentKey } from '../auth/authenticate';
-import type { CallerContext } from '../embeddings/types';
+import type { CallerContext } from '../inference/caller';
 
 /** A request header as one bounded string, or null when absent or repeated. */
 export function header(req: Request, name: string): string | null {

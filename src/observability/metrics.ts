@@ -116,7 +116,7 @@ export class Metrics {
 
   readonly gatewayOverhead = new Histogram({
     name: 'switchyard_gateway_overhead_seconds',
-    help: 'Time the gateway added to an embeddings request: total handling time minus upstream time',
+    help: 'Time the gateway added to an inference request (chat, embeddings) by route: handling time minus upstream time, for a stream until its first content',
     labelNames: ['route'] as const,
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.025, 0.05, 0.1],
     registers: [this.registry],

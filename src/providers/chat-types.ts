@@ -1,12 +1,12 @@
 /**
  * The contract of a chat wire format (one folder per format, beside its embeddings adapter): map
  * the validated request to the upstream's, and its answer, whole or streamed, back to OpenAI's
- * chat completion shape. HTTP, timeouts and error classification stay in `http.ts`.
+ * chat completion shape. HTTP, timeouts and error classification stay in `src/transport/`.
  * @module
  */
 import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
-import type { UpstreamRequest } from './types';
+import type { UpstreamRequest } from '../transport/outcome';
 
 /** OpenAI's finish reasons plus the hosted service's `error`. */
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';

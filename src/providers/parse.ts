@@ -3,7 +3,7 @@
  * OpenAI-style list; bearer headers; the texts of an input for wire formats that only take strings.
  * @module
  */
-import type { EmbeddingInput } from './types';
+import type { EmbeddingInput } from './embeddings-types';
 import { isFloat32 } from './vectors';
 
 /**

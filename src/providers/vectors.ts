@@ -6,7 +6,7 @@
  * upstream body: the next provider is tried, else the client gets a 502, and nothing is cached.
  * @module
  */
-import type { Vector } from './types';
+import type { Vector } from './embeddings-types';
 
 /** Whether `n` is a number that float32 holds (finite once rounded to float32). */
 export function isFloat32(n: unknown): n is number {

@@ -14,10 +14,10 @@ import { listModels } from '../catalog/models-list';
 import { currentKey } from '../auth/authenticate';
 
 /** Register the model routes. */
-export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
-  const { embeddings } = deps;
+export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'routing'>): void {
+  const { routing } = deps;
   api.add('get', '/models', validate({ query: 'models.list.query' }), function listCatalogModels(req: Request, res: Response) {
-    res.json(listModels(embeddings.catalog.models, validated(req, 'models.list.query')));
+    res.json(listModels(routing.catalog.models, validated(req, 'models.list.query')));
   });
   api.add(
     'get',
@@ -25,7 +25,7 @@ export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddi
     pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
     async function modelEndpoints(req: Request, res: Response) {
       const { author, slug } = validated(req, 'models.endpoints.params');
-      res.json(await embeddings.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));
+      res.json(await routing.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));
     },
   );
 }

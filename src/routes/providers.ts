@@ -9,8 +9,8 @@ import type { ApiRouter } from '../http/router';
 import { currentKey } from '../auth/authenticate';
 
 /** Register the provider list route. */
-export function registerProviderRoutes(api: ApiRouter, deps: Pick<AppDeps, 'embeddings'>): void {
+export function registerProviderRoutes(api: ApiRouter, deps: Pick<AppDeps, 'routing'>): void {
   api.add('get', '/providers', async function listProviders(req: Request, res: Response) {
-    res.json(await deps.embeddings.providers(currentKey(req).orgId));
+    res.json(await deps.routing.providers(currentKey(req).orgId));
   });
 }

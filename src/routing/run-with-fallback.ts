@@ -5,7 +5,7 @@
  * @module
  */
 import type { Endpoint } from '../catalog/types';
-import type { UpstreamOutcome, UpstreamResult } from '../providers/http';
+import type { UpstreamFailure, UpstreamOutcome } from '../transport/outcome';
 import { CircuitState, type Circuits } from './breaker';
 
 /** One attempt: what `error.metadata.attempts` lists (no upstream bodies, no secrets), plus the endpoint and its wall time. */
@@ -20,7 +20,7 @@ export interface AttemptRecord {
 }
 
 /** A failed attempt's details. */
-export type AttemptFailure = Exclude<UpstreamResult, { outcome: 'ok' }>;
+export type AttemptFailure = UpstreamFailure;
 
 /** What an attempt function returns: the mapped value on success, else the failure. */
 export type AttemptResult<T> = { outcome: 'ok'; value: T; upstreamMs?: number } | AttemptFailure;

@@ -5,7 +5,7 @@
  * @module
  */
 import type { AppDeps } from '../deps';
-import type { CallerContext } from '../embeddings/types';
+import type { CallerContext } from '../inference/caller';
 import { tracedWork } from '../observability/spans';
 import type { UsageEvent } from './types';
 

@@ -68,7 +68,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await gw.deps.rankings.rollup.run();
     // Recent upstream attempts as the fallback runner reports them: 1 of 4 failed.
     const attempt = (outcome: AttemptRecord['outcome']): AttemptRecord => ({ provider: 'openai', outcome, status: null, endpoint: 'openai:openai/text-embedding-3-small', ms: 100 });
-    gw.deps.embeddings.stats.record(gw.orgId, [attempt('ok'), attempt('ok'), attempt('server'), attempt('ok')]);
+    gw.deps.routing.stats.record(gw.orgId, [attempt('ok'), attempt('ok'), attempt('server'), attempt('ok')]);
     server = gw.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -392,7 +392,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     const order = await cardSlugs(cards);
     // Cohere failed 1 of 1 attempt, OpenAI 1 of 7; every other provider of the catalog has no key.
     expect(order.slice(0, 2)).toEqual(['cohere', 'openai']);
-    expect(order).toHaveLength(gw.deps.embeddings.catalog.providers.length);
+    expect(order).toHaveLength(gw.deps.routing.catalog.providers.length);
     expect(order.length).toBeGreaterThan(2);
     const unconfigured = cards.filter({ hasText: 'no key set' });
     expect(await cardSlugs(unconfigured)).toEqual(order.slice(2));

@@ -479,7 +479,7 @@ describe('k8s/ kustomize base', () => {
             ) as string,
           },
     );
-    const local = loadCatalog(loadConfig(withTei), adapters).resolve('baai/bge-small-en-v1.5');
+    const local = loadCatalog(loadConfig(withTei), adapters).resolveEmbeddings('baai/bge-small-en-v1.5');
     expect(local.endpoints.map((e) => [e.provider.slug, e.provider.baseUrl])).toEqual([['tei', 'http://tei.ml.svc.cluster.local/v1']]);
   });
 

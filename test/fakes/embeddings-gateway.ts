@@ -72,7 +72,7 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     baseUrl: listening?.baseUrl,
     close: async () => {
       await listening?.close();
-      await gw.deps.embeddings.close();
+      await gw.deps.routing.close();
       await gw.deps.embeddingsCache.close();
       await fleet.closeAll();
       await gw.deps.recorder.close().catch(() => undefined);

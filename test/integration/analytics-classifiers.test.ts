@@ -54,8 +54,8 @@ describe.each(DATABASES)('classifiers on $name', (dbKind) => {
   afterAll(async () => {
     await gw.deps.classifiers.close();
     await other.deps.classifiers.close();
-    await gw.deps.embeddings.close();
-    await other.deps.embeddings.close();
+    await gw.deps.routing.close();
+    await other.deps.routing.close();
     await fleet.closeAll();
     await gw.deps.recorder.close();
     await other.deps.recorder.close();

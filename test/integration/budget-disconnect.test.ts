@@ -83,7 +83,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await gw.deps.embeddings.close();
+    await gw.deps.routing.close();
     await gw.deps.recorder.close();
     await fleet.closeAll();
     await deleteRedisPrefix(kv.prefix);

@@ -56,7 +56,7 @@ describeIf(REDIS_URL && DATABASE_URL)('spend limits on POST /embeddings: two ins
   afterAll(async () => {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     for (const d of deps) {
-      await d.embeddings.close();
+      await d.routing.close();
       await d.recorder.close();
     }
     await fleet.closeAll();

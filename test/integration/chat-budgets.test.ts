@@ -36,7 +36,7 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
     await gw.deps.chat.drain();
-    await gw.deps.embeddings.close();
+    await gw.deps.routing.close();
     await gw.deps.recorder.close();
     await fleet.closeAll();
     await deleteRedisPrefix(kv.prefix);

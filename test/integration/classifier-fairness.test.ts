@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw.deps.classifiers.close();
-  await gw.deps.embeddings.close();
+  await gw.deps.routing.close();
   await gw.deps.recorder.close();
   await kv.close();
   await db.close();

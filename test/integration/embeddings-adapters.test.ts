@@ -6,10 +6,10 @@
 import { loadConfig } from '../../src/config';
 import { loadCatalog } from '../../src/catalog/load';
 import type { Endpoint } from '../../src/catalog/types';
-import { UpstreamHttp } from '../../src/providers/http';
-import { ADAPTERS, adapterFor } from '../../src/providers/registry';
+import { UpstreamHttp } from '../../src/transport/upstream-http';
+import { EMBEDDINGS_ADAPTERS, embeddingsAdapterFor } from '../../src/providers/embeddings-registry';
 import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
-import type { EmbeddingJob, Vector } from '../../src/providers/types';
+import type { EmbeddingJob, Vector } from '../../src/providers/embeddings-types';
 import { numberArrayEnd, parseLiftingArrays, RawVector } from '../../src/providers/raw-json';
 import { embeddingsResponseBody } from '../../src/embeddings/response';
 import { fromBase64Float32, toBase64Float32 } from '../../src/embeddings/encode';
@@ -40,7 +40,7 @@ afterAll(async () => {
 beforeEach(() => fleet.resetAll());
 
 test('every adapter has a contract case', () => {
-  expect([...ADAPTERS.keys()].sort()).toEqual(CASES.map((c) => c.adapter).sort());
+  expect([...EMBEDDINGS_ADAPTERS.keys()].sort()).toEqual(CASES.map((c) => c.adapter).sort());
 });
 
 describe.each(CASES)('$adapter adapter', (c) => {
@@ -52,7 +52,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
     encoding: 'float',
     ...over,
   });
-  const adapter = adapterFor(c.adapter);
+  const adapter = embeddingsAdapterFor(c.adapter);
   const endpoint = () => endpoints.get(c.model)!;
   const call = (j = job(), timeoutMs = 2000) => http.post(adapter.buildRequest(j, endpoint()), adapter, timeoutMs);
   /** What the service does with a result: an unparseable 2xx body is a server failure. */

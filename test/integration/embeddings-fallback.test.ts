@@ -140,7 +140,7 @@ describe('fallback and final statuses', () => {
       expect(attemptsOf(res).map((a) => (a as { provider: string }).provider)).toEqual(['deepinfra', 'nebius']);
       expect(h.fleet.fakes.together!.calls).toHaveLength(0);
     } finally {
-      await tight.deps.embeddings.close();
+      await tight.deps.routing.close();
     }
   });
 
@@ -222,7 +222,7 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
     const second = await gatewayApp(h.db, h.kv, { providers: h.fleet.overrides.providers, breaker: { failureThreshold: 2, cooldownMs: 10_000 } }, () => h.clock.now);
     const res = await request(second.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${h.key}`).send({ model: BGE, input: 'x' });
     expect(res.status).toBe(503);
-    await second.deps.embeddings.close();
+    await second.deps.routing.close();
   });
 });
 

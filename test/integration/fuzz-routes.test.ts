@@ -140,7 +140,7 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
     const total = Object.values(casesRun).reduce((a, b) => a + b, 0);
     // The figure the issue's report asks for.
     console.log(`route fuzzing on ${dbKind.name}: ${total} requests over ${Object.keys(casesRun).length} routes`);
-    await gw.deps.embeddings.close();
+    await gw.deps.routing.close();
     await fleet.closeAll();
     await kv.close();
     await db.close();

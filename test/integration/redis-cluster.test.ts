@@ -69,7 +69,7 @@ const runnable = requireClusterBinaries();
   afterAll(async () => {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     for (const d of deps) {
-      await d.embeddings.close();
+      await d.routing.close();
       await d.recorder.close().catch(() => undefined);
     }
     await fleet?.closeAll();
@@ -192,7 +192,7 @@ const runnable = requireClusterBinaries();
       const rows = await pgDb.query<{ id: string }>('SELECT id FROM generations WHERE id = ANY($1)', [ids]);
       expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
     } finally {
-      await gateway.deps.embeddings.close();
+      await gateway.deps.routing.close();
       await gateway.deps.recorder.close().catch(() => undefined);
       await kv.close();
       await pgDb.close();

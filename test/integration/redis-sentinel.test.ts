@@ -59,7 +59,7 @@ const runnable = requireClusterBinaries();
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
     } finally {
       await gw.deps.recorder.close().catch(() => undefined);
-      await gw.deps.embeddings.close();
+      await gw.deps.routing.close();
     }
   });
 });

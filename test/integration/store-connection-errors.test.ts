@@ -82,6 +82,6 @@ test('openDependencies wires Redis connection errors to a warning and the metric
   } finally {
     // Not closeDependencies: its usage flush would wait out its timeout against the dead Redis.
     await deps.recorder.close().catch(() => undefined);
-    await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.embeddings.close()]);
+    await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.routing.close()]);
   }
 });

@@ -110,13 +110,13 @@ test('a cache price finer than a nano-dollar per token is refused, naming it', (
   expect(problemsOf(() => load({ chatModelsFile: fine }))).toMatch(/chat-models\.a\/b\.endpoints\.openai\.pricing: input_cache_read 0\.0000000375 USD has more than 9 decimals/);
 });
 
-test('resolve serves embeddings only, resolveChat chat only; find finds either', () => {
+test('resolveEmbeddings serves embeddings only, resolveChat chat only; find finds either', () => {
   const catalog = load();
-  expect(catalog.resolve('openai/text-embedding-3-small').kind).toBe('embeddings');
-  expect(() => catalog.resolve('openai/gpt-4o')).toThrow(ValidationError);
-  expect(issuesOf(() => catalog.resolve('openai/gpt-4o'))).toEqual([{ path: 'body.model', message: 'openai/gpt-4o is not an embeddings model; use an embeddings model from GET /embeddings/models' }]);
+  expect(catalog.resolveEmbeddings('openai/text-embedding-3-small').kind).toBe('embeddings');
+  expect(() => catalog.resolveEmbeddings('openai/gpt-4o')).toThrow(ValidationError);
+  expect(issuesOf(() => catalog.resolveEmbeddings('openai/gpt-4o'))).toEqual([{ path: 'body.model', message: 'openai/gpt-4o is not an embeddings model; use an embeddings model from GET /embeddings/models' }]);
   // other_models still gives the 400 for a model served nowhere here.
-  expect(() => catalog.resolve('google/gemini-2.5-flash')).toThrow(ValidationError);
+  expect(() => catalog.resolveEmbeddings('google/gemini-2.5-flash')).toThrow(ValidationError);
 
   expect(catalog.resolveChat('openai/gpt-4o').kind).toBe('chat');
   expect(issuesOf(() => catalog.resolveChat('openai/text-embedding-3-small'))).toEqual([

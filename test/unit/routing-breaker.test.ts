@@ -10,7 +10,7 @@ import type { Kv } from '../../src/kv/kv';
 import { Metrics } from '../../src/observability/metrics';
 import { CircuitBreaker, CircuitState, HEALTHY_CACHE_MS, type Circuits } from '../../src/routing/breaker';
 import { runWithFallback } from '../../src/routing/run-with-fallback';
-import { retryAfter } from '../../src/providers/http';
+import { retryAfter } from '../../src/transport/outcome';
 import type { Endpoint } from '../../src/catalog/types';
 
 const endpoint = { id: 'fake:model/a', modelId: 'model/a', provider: { slug: 'fake' } } as unknown as Endpoint;

@@ -28,9 +28,9 @@ test('<SLUG>_BASE_URL and <SLUG>_API_KEY override the catalog; providers without
   const openai = catalog.providers.find((p) => p.slug === 'openai')!;
   expect(openai).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-o', configured: true });
   expect(catalog.providers.find((p) => p.slug === 'nebius')).toMatchObject({ apiKey: null, configured: false, baseUrl: 'https://api.studio.nebius.com/v1' });
-  const bge = catalog.resolve('BAAI/BGE-M3');
+  const bge = catalog.resolveEmbeddings('BAAI/BGE-M3');
   expect(selectCandidates(bge, TEXT, {}).map((e) => e.provider.slug)).toEqual(['deepinfra']);
-  expect(selectCandidates(catalog.resolve('voyage/voyage-3.5'), TEXT, {})).toEqual([]);
+  expect(selectCandidates(catalog.resolveEmbeddings('voyage/voyage-3.5'), TEXT, {})).toEqual([]);
 });
 
 test('an invalid catalog fails the boot with every problem', () => {
@@ -78,7 +78,7 @@ test('<SLUG>_API_KEY_FILE reads the key from a file', () => {
 
 describe('default load balancing (no sort, no order)', () => {
   const keys = { DEEPINFRA_API_KEY: 'a', NEBIUS_API_KEY: 'b', TOGETHER_API_KEY: 'c' };
-  const bge = () => loadCatalog(loadConfig(keys), adapters).resolve('baai/bge-m3');
+  const bge = () => loadCatalog(loadConfig(keys), adapters).resolveEmbeddings('baai/bge-m3');
   const first = (random: () => number, prefs = {}) => selectCandidates(bge(), TEXT, prefs, random)[0]!.provider.slug;
 
   test('draws the first endpoint with weight 1/price², keeping the rest cheapest first as fallbacks', () => {

@@ -12,7 +12,7 @@ import type { Config } from '../../config';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics';
 import { errorFields } from '../../observability/error-fields';
-import type { Vector } from '../../providers/types';
+import type { Vector } from '../../providers/embeddings-types';
 import { decodeEntry, encodeEntry } from './entry';
 import type { CacheSettings } from './settings';
 import type { CacheStore, StoreEntry } from './store';

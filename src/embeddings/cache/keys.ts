@@ -6,7 +6,7 @@
  * @module
  */
 import { hash } from 'node:crypto';
-import type { ContentPart, EmbeddingInput } from '../../providers/types';
+import type { ContentPart, EmbeddingInput } from '../../providers/embeddings-types';
 
 /** What an entry is shared by, besides the input itself. */
 export interface KeyScope {

@@ -5,7 +5,7 @@
  * billed for the misses shared out among them for their entries.
  * @module
  */
-import type { ContentPart, EmbeddingInput, Vector } from '../../providers/types';
+import type { ContentPart, EmbeddingInput, Vector } from '../../providers/embeddings-types';
 import type { RawInput } from '../input';
 import type { CachedVector, CacheWrite } from './cache';
 import { roundUsd } from '../../catalog/usd';

@@ -6,7 +6,7 @@
  * become misses of the plan (billed, and their entries replaced once the answer is sent).
  * @module
  */
-import type { Vector } from '../../providers/types';
+import type { Vector } from '../../providers/embeddings-types';
 import type { CachePlan } from './plan';
 
 /** Indices of the plan's hits whose vectors are not `length` long, ascending. */

@@ -6,7 +6,7 @@
  */
 import { endianness } from 'node:os';
 import { RawVector } from '../../providers/raw-json';
-import type { Vector } from '../../providers/types';
+import type { Vector } from '../../providers/embeddings-types';
 import { vectorLength } from '../../providers/vectors';
 import type { CacheEntry } from './entry';
 

@@ -1,6 +1,6 @@
 /** Request and response mapping for Cohere v2 embed. */
 import type { Endpoint } from '../../catalog/types';
-import type { EmbeddingJob, ParsedEmbeddings } from '../types';
+import type { EmbeddingJob, ParsedEmbeddings } from '../embeddings-types';
 import { asObject, countOrNull, isVector } from '../parse';
 import { parseJson, wholeBody, type BodyBytes } from '../raw-json';
 import type { CohereEmbedRequest } from './types';

@@ -1,5 +1,5 @@
 /** The Cohere v2 embed adapter (text and image content). */
-import type { EmbeddingsAdapter } from '../types';
+import type { EmbeddingsAdapter } from '../embeddings-types';
 import { embedUrl, headers } from './api';
 import { fromResponse, toRequest } from './embeddings';
 

@@ -1,6 +1,6 @@
 /** Request and response mapping for Gemini batchEmbedContents. */
 import type { Endpoint } from '../../catalog/types';
-import type { EmbeddingJob, ParsedEmbeddings } from '../types';
+import type { EmbeddingJob, ParsedEmbeddings } from '../embeddings-types';
 import { asObject, isVector, textsOf } from '../parse';
 import { parseJson, wholeBody, type BodyBytes } from '../raw-json';
 import type { GeminiBatchEmbedRequest } from './types';

@@ -1,5 +1,5 @@
 /** The Google Gemini (AI Studio) batchEmbedContents adapter. */
-import type { EmbeddingsAdapter } from '../types';
+import type { EmbeddingsAdapter } from '../embeddings-types';
 import { batchEmbedUrl, headers } from './api';
 import { fromResponse, toRequest } from './embeddings';
 

@@ -1,6 +1,6 @@
 /** Request and response mapping for the OpenAI embeddings wire format. */
 import type { Endpoint } from '../../catalog/types';
-import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../types';
+import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../embeddings-types';
 import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
 import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import { base64Length } from '../vectors';

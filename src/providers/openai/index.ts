@@ -1,5 +1,5 @@
 /** The OpenAI-compatible adapter: OpenAI, Mistral, DeepInfra, Together, Nebius, Ollama, vLLM, TEI … */
-import type { EmbeddingsAdapter } from '../types';
+import type { EmbeddingsAdapter } from '../embeddings-types';
 import { embeddingsUrl, headers } from './api';
 import { fromResponse, toRequest } from './embeddings';
 

@@ -1,6 +1,6 @@
 /** Request and response mapping for Voyage AI embeddings. */
 import type { Endpoint } from '../../catalog/types';
-import type { EmbeddingJob, ParsedEmbeddings } from '../types';
+import type { EmbeddingJob, ParsedEmbeddings } from '../embeddings-types';
 import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
 import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import type { VoyageEmbeddingsRequest } from './types';

@@ -1,5 +1,5 @@
 /** The Voyage AI embeddings adapter. */
-import type { EmbeddingsAdapter } from '../types';
+import type { EmbeddingsAdapter } from '../embeddings-types';
 import { embeddingsUrl, headers } from './api';
 import { fromResponse, toRequest } from './embeddings';
 

@@ -3,20 +3,20 @@
  * place in the code base that dispatches on a provider kind.
  * @module
  */
-import type { EmbeddingsAdapter } from './types';
+import type { EmbeddingsAdapter } from './embeddings-types';
 import { openaiAdapter } from './openai';
 import { cohereAdapter } from './cohere';
 import { geminiAdapter } from './gemini';
 import { voyageAdapter } from './voyage';
 
 /** Every wire format the gateway speaks. */
-export const ADAPTERS: ReadonlyMap<string, EmbeddingsAdapter> = new Map(
+export const EMBEDDINGS_ADAPTERS: ReadonlyMap<string, EmbeddingsAdapter> = new Map(
   [openaiAdapter, cohereAdapter, geminiAdapter, voyageAdapter].map((a) => [a.name, a]),
 );
 
 /** The adapter for `name`; the catalog loader has already checked that it exists. */
-export function adapterFor(name: string): EmbeddingsAdapter {
-  const adapter = ADAPTERS.get(name);
+export function embeddingsAdapterFor(name: string): EmbeddingsAdapter {
+  const adapter = EMBEDDINGS_ADAPTERS.get(name);
   if (!adapter) throw new Error(`no embeddings adapter named "${name}"`);
   return adapter;
 }

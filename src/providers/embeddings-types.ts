@@ -2,11 +2,12 @@
  * The contract every provider adapter (one folder per wire format) implements: map our
  * normalised embeddings job to the upstream's request, and its response back to vectors and
  * token counts. Adapters are declarative data-plus-two-functions; HTTP, timeouts and error
- * classification live in `http.ts` so every adapter gets them the same way.
+ * classification live in `src/transport/` so every adapter gets them the same way.
  * @module
  */
 import type { Endpoint } from '../catalog/types';
 import type { BodyBytes, RawVector } from './raw-json';
+import type { UpstreamRequest } from '../transport/outcome';
 
 /** One part of a multimodal input item (the hosted service's ContentPart). */
 export type ContentPart =
@@ -30,13 +31,6 @@ export interface EmbeddingJob {
   user: string | undefined;
   /** The encoding the client asked for; an adapter may ask the upstream for it when it can pass it through. */
   encoding: 'float' | 'base64';
-}
-
-/** A ready-to-send upstream request (URL already joined to the provider's base URL). */
-export interface UpstreamRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
 }
 
 /**

@@ -1,0 +1,202 @@
+/**
+ * One streamed attempt as an explicit state machine:
+ *
+ *   holding ──first content──► live ──end / error / idle / client left──► ended
+ *      └────── error, timeout, no content, client left (a failed attempt) ──────┘
+ *
+ * While holding, the translated events are kept back, so a failure is still a failed attempt
+ * and the runner may fall back; at the first content they are written and the attempt is a
+ * success. While live, events go to the client as they arrive (the upstream paused while the
+ * client is slow) until the stream ends, and `ended` says how. The writer of the client's SSE
+ * (`sse-writer.ts`) and the translator of the format (a door's) are given; this decides only when.
+ * @module
+ */
+import type { Endpoint } from '../catalog/types';
+import type { AttemptResult } from '../routing/run-with-fallback';
+import type { OpenStream } from '../transport/dispatch';
+import type { OverloadSignal, UpstreamRequest } from '../transport/outcome';
+import type { UpstreamHttp } from '../transport/upstream-http';
+import { KEEP_ALIVE_EVENT, type SseWriter } from './sse-writer';
+
+/** How a started stream ended. */
+export type StreamEnd = { kind: 'done' } | { kind: 'upstream_error'; code: number; message: string } | { kind: 'client_left' };
+
+/** What the attempt needs of a format's stream translator. */
+export interface StreamTranslator {
+  /** The upstream's bytes (split anywhere) → whole events for the client. */
+  push(chunk: Buffer): string[];
+  /** The upstream body ended; whatever was still buffered. */
+  end(): string[];
+  /** Whether an event with content has been returned: no fallback from then on. */
+  readonly started: boolean;
+  /** Whether the upstream ended the stream properly. */
+  readonly done: boolean;
+  /** An error the upstream sent inside the stream. */
+  readonly error: { code: number; message: string } | null;
+}
+
+/** A stream that has started: the endpoint serving it and how to wait for its end. */
+export interface LiveStream<T extends StreamTranslator = StreamTranslator> {
+  endpoint: Endpoint;
+  translator: T;
+  /** `performance.now()` when the attempt began (the upstream's share runs from here). */
+  attemptStart: number;
+  /** `performance.now()` when the first content was written to the client. */
+  firstContentAt: number;
+  ended: Promise<StreamEnd>;
+}
+
+/** The stream's timing. */
+export interface StreamTiming {
+  /** How long the upstream has to send nothing before a started stream ends with a 524. */
+  idleTimeoutMs: number;
+  /** How often a keep-alive comment goes out while the attempt is holding. */
+  keepAliveMs: number;
+}
+
+type State = 'holding' | 'live' | 'ended';
+
+/** The upstream's in-stream error as a failed attempt, before anything was sent. */
+function failureOf(error: { code: number; message: string }): AttemptResult<never> {
+  if (error.code === 529) return { outcome: 'overloaded', status: 529, reason: 'upstream overloaded (in stream)' };
+  if (error.code === 429) return { outcome: 'rate_limited', status: 429, reason: 'upstream rate limit (in stream)' };
+  return { outcome: 'server', status: 200, reason: 'upstream error event before content' };
+}
+
+const CLIENT_LEFT: AttemptResult<never> = { outcome: 'client', status: null, reason: 'client left' };
+
+/** One attempt's state machine over an open upstream stream. */
+class StreamAttempt<T extends StreamTranslator> {
+  private state: State = 'holding';
+  private readonly held: string[] = [];
+  private firstContent: NodeJS.Timeout | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private idle: NodeJS.Timeout | undefined;
+  private decide: (result: AttemptResult<LiveStream<T>>) => void = () => undefined;
+  private endLive: (end: StreamEnd) => void = () => undefined;
+
+  constructor(
+    private readonly upstream: OpenStream,
+    private readonly translator: T,
+    private readonly writer: SseWriter,
+    private readonly endpoint: Endpoint,
+    private readonly attemptStart: number,
+    private readonly timing: StreamTiming,
+  ) {}
+
+  /** Follow the upstream; resolves once the attempt is decided (the live stream's `ended` follows). */
+  run(timeoutMs: number): Promise<AttemptResult<LiveStream<T>>> {
+    return new Promise((resolve) => {
+      this.decide = resolve;
+      this.keepAlive = setInterval(() => this.writer.write(KEEP_ALIVE_EVENT), this.timing.keepAliveMs);
+      this.firstContent = setTimeout(() => this.fail({ outcome: 'timeout', status: null, reason: `no content within ${Math.round(timeoutMs)} ms` }), timeoutMs);
+      this.writer.whenLeft(() => this.fail(CLIENT_LEFT));
+      this.upstream.attach({ data: (chunk) => this.data(chunk), end: (failure) => this.bodyEnded(failure) });
+    });
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.state === 'ended') return;
+    const events = this.translator.push(chunk);
+    if (this.state === 'live') {
+      this.armIdle();
+      this.writeAll(events);
+      if (this.translator.error) this.end({ kind: 'upstream_error', ...this.translator.error });
+      return;
+    }
+    this.held.push(...events);
+    if (this.translator.error) this.fail(failureOf(this.translator.error));
+    else if (this.translator.started) this.goLive();
+  }
+
+  private bodyEnded(failure: string | null): void {
+    if (this.state === 'ended') return;
+    const events = this.translator.end();
+    const t = this.translator;
+    if (this.state === 'holding') {
+      this.held.push(...events);
+      if (t.error) return this.fail(failureOf(t.error));
+      if (!t.started && !t.done) return this.fail({ outcome: failure ? 'network' : 'server', status: 200, reason: failure ?? 'stream ended without content' });
+      this.goLive();
+    } else this.writeAll(events);
+    if (t.error) this.end({ kind: 'upstream_error', ...t.error });
+    else if (failure || !t.done) this.end({ kind: 'upstream_error', code: 502, message: 'the upstream stream broke off' });
+    else this.end({ kind: 'done' });
+  }
+
+  /** holding → live: the held events go out and the attempt is a success. */
+  private goLive(): void {
+    this.state = 'live';
+    this.stopHolding();
+    this.writeAll(this.held.splice(0));
+    const live: LiveStream<T> = {
+      endpoint: this.endpoint,
+      translator: this.translator,
+      attemptStart: this.attemptStart,
+      firstContentAt: performance.now(),
+      ended: new Promise<StreamEnd>((r) => (this.endLive = r)),
+    };
+    this.armIdle();
+    this.writer.whenLeft(() => this.end({ kind: 'client_left' }));
+    this.decide({ outcome: 'ok', value: live, upstreamMs: performance.now() - this.attemptStart });
+  }
+
+  /** holding → ended: a failed attempt (the upstream is given up). */
+  private fail(result: AttemptResult<never>): void {
+    if (this.state !== 'holding') return;
+    this.state = 'ended';
+    this.stopHolding();
+    this.writer.whenLeft(null);
+    this.upstream.abort();
+    this.decide(result);
+  }
+
+  /** live → ended. */
+  private end(end: StreamEnd): void {
+    if (this.state !== 'live') return;
+    this.state = 'ended';
+    clearTimeout(this.idle);
+    this.writer.whenLeft(null);
+    if (end.kind !== 'done') this.upstream.abort();
+    this.endLive(end);
+  }
+
+  private stopHolding(): void {
+    clearTimeout(this.firstContent);
+    clearInterval(this.keepAlive);
+  }
+
+  private armIdle(): void {
+    clearTimeout(this.idle);
+    const ms = this.timing.idleTimeoutMs;
+    this.idle = setTimeout(() => this.end({ kind: 'upstream_error', code: 524, message: `the upstream sent nothing for ${ms} ms` }), ms);
+  }
+
+  private writeAll(events: readonly string[]): void {
+    for (const e of events) this.writer.write(e, this.upstream);
+  }
+}
+
+/**
+ * One streamed attempt on `endpoint`: open the upstream stream, send the 200 once it answers,
+ * and follow it through `translate`'s translator; ok once its first content is written.
+ */
+export async function attemptStream<T extends StreamTranslator>(
+  http: UpstreamHttp,
+  writer: SseWriter,
+  call: { req: UpstreamRequest; signal: OverloadSignal; endpoint: Endpoint; translator: () => T },
+  timeoutMs: number,
+  timing: StreamTiming,
+): Promise<AttemptResult<LiveStream<T>>> {
+  const attemptStart = performance.now();
+  if (writer.left) return CLIENT_LEFT;
+  const opening = await http.stream(call.req, call.signal, timeoutMs);
+  if (opening.outcome !== 'ok') return opening;
+  if (writer.left) {
+    opening.stream.abort();
+    return CLIENT_LEFT;
+  }
+  writer.open();
+  const left = Math.max(1, timeoutMs - (performance.now() - attemptStart));
+  return new StreamAttempt(opening.stream, call.translator(), writer, call.endpoint, attemptStart, timing).run(left);
+}

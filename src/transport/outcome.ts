@@ -1,0 +1,82 @@
+/**
+ * What an upstream call came to, as a value: the outcomes the fallback runner decides on, the
+ * request an adapter hands the transport, and the classification of an error status. Nothing
+ * here does I/O, so the transport, the runner and the adapters all import it without a circle.
+ * @module
+ */
+import type { BodyBytes } from '../providers/raw-json';
+
+/** A ready-to-send upstream request (URL already joined to the provider's base URL). */
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** How an upstream attempt ended. */
+export type UpstreamOutcome = 'ok' | 'timeout' | 'overloaded' | 'rate_limited' | 'server' | 'client' | 'network';
+
+/** A failed attempt as a value. */
+export interface UpstreamFailure {
+  outcome: Exclude<UpstreamOutcome, 'ok'>;
+  /** HTTP status when the upstream answered; null for timeouts and network failures. */
+  status: number | null;
+  /** Seconds from the upstream's `Retry-After`, when sent. */
+  retryAfterSeconds?: number;
+  /** Short, secret-free reason for logs (never the upstream body). */
+  reason: string;
+}
+
+/** A finished whole-body call as a value: the body when ok, else the failure's kind. */
+export type UpstreamResult =
+  | {
+      outcome: 'ok';
+      status: number;
+      /** The raw body bytes, as the chunks they arrived in; the adapter parses them (invalid → a `server` failure). */
+      body: BodyBytes;
+      /** Time until the whole body had arrived (the upstream's share of the request). */
+      elapsedMs: number;
+    }
+  | UpstreamFailure;
+
+/** What the transport needs of an adapter: its overload signal, if it has its own. */
+export interface OverloadSignal {
+  /** Whether an error body signals overload (→ 529) although its status is not 529. */
+  isOverloaded?(status: number, bodyText: string): boolean;
+}
+
+/**
+ * An upstream error status → outcome. 400/413/422 mean the request itself is bad (returned to the
+ * client, no fallback); 401/403/404 and other 4xx mean the provider is misconfigured or does not
+ * serve the model (a provider-side failure worth falling back from).
+ */
+export function classifyStatus(status: number, text: string, retryAfterSeconds: number | undefined, adapter: OverloadSignal): UpstreamFailure {
+  const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
+  if (status === 529 || (adapter.isOverloaded ? adapter.isOverloaded(status, text) : defaultOverloaded(status, text))) {
+    return { outcome: 'overloaded', ...base, reason: 'upstream overloaded' };
+  }
+  if (status === 408 || status === 504) return { outcome: 'timeout', ...base, reason: `upstream ${status}` };
+  if (status === 400 || status === 413 || status === 422) return { outcome: 'client', ...base, reason: `upstream rejected the request (${status})` };
+  return { outcome: 'server', ...base, reason: `upstream ${status}` };
+}
+
+function defaultOverloaded(status: number, text: string): boolean {
+  return status === 503 && /overload/i.test(text);
+}
+
+/** The longest wait passed on to clients: an upstream's "retry in a year" is not ours to repeat. */
+const MAX_RETRY_AFTER_S = 3600;
+
+/** `Retry-After` (seconds or an HTTP date) as whole seconds within [0, {@link MAX_RETRY_AFTER_S}]. */
+export function retryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  let seconds = Number(value);
+  if (!Number.isFinite(seconds)) {
+    const date = Date.parse(value);
+    if (Number.isNaN(date)) return undefined;
+    seconds = (date - now) / 1000;
+  }
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(0, Math.ceil(seconds)));
+}
