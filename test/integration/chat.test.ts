@@ -79,6 +79,18 @@ describe('POST /chat/completions (whole answers)', () => {
     for (const field of Object.keys(sampling)) expect(toGroq).not.toHaveProperty(field);
   });
 
+  test('chat shares the attempt runner: attempts, fallbacks and the gateway overhead are counted as for embeddings', async () => {
+    h.fleet.fakes.deepinfra!.queue({ status: 500 });
+    const before = await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_gateway_overhead_seconds');
+    const count = (text: string) => Number(/switchyard_gateway_overhead_seconds_count\{route="\/api\/v1\/chat\/completions"\} (\d+)/.exec(text)?.[1] ?? 0);
+    expect((await chat({})).status).toBe(200);
+    expect((await chat({ stream: true })).status).toBe(200);
+    const text = await h.gw.deps.metrics.registry.metrics();
+    expect(count(text) - count(before)).toBe(2);
+    expect(text).toMatch(new RegExp(`switchyard_upstream_requests_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}",outcome="server"\\} [1-9]`));
+    expect(text).toMatch(new RegExp(`switchyard_upstream_fallbacks_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}"\\} [1-9]`));
+  });
+
   test('GET /generation?id= serves the chat generation', async () => {
     const res = await chat({});
     await h.gw.deps.recorder.flush();
