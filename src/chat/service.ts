@@ -21,6 +21,8 @@ import { PendingWork } from '../usage/pending-work';
 import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
 import { chatCost } from './cost';
 import { planChat, type ChatPlan } from './plan';
+import { chatJob } from './job';
+import { chatViewOf } from './view';
 import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
 import type { ChatBody } from './types';
@@ -76,7 +78,7 @@ export class ChatService {
 
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
   async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
-    const job: ChatJob = { body, stream: false, maxTokens: plan.maxTokens };
+    const job = chatJob(body, plan.maxTokens, false);
     const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     const { value: parsed, endpoint } = run;
     this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
@@ -115,7 +117,7 @@ export class ChatService {
     const id = generationId(this.deps.clock(), 'gen');
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
-    const job: ChatJob = { body, stream: true, maxTokens: plan.maxTokens };
+    const job = chatJob(body, plan.maxTokens, true);
     const timing = { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs };
     const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) => this.attemptStream(writer, job, e, created, id, timeoutMs, timing, inject));
     if (!run.ok) {
@@ -168,7 +170,7 @@ export class ChatService {
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
     const head = { id, model: endpoint.modelId, provider: endpoint.provider.name, created };
-    return attemptStream(this.routing.http, writer, { req, signal: adapter, endpoint, translator: () => adapter.createStream(head) }, timeoutMs, timing);
+    return attemptStream(this.routing.http, writer, { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) }, timeoutMs, timing);
   }
 
   private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedChat>> {
@@ -177,7 +179,7 @@ export class ChatService {
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = adapter.parseResponse(wholeBody(res.body));
+    const parsed = chatViewOf(adapter).parseResponse(wholeBody(res.body));
     if (!parsed || parsed.choices.length === 0) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }

@@ -6,31 +6,31 @@
  */
 import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
+import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
 import type { UpstreamRequest } from '../transport/outcome';
 
-/** OpenAI's finish reasons plus the hosted service's `error`. */
-export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
+/** OpenAI's finish reasons plus the hosted service's `error` (the canonical stop reasons). */
+export type FinishReason = StopReason;
+
+/** A door's own body, for the adapter that speaks its format (sent as it is, but for the gateway's fields). */
+export type NativeBody = { format: 'openai-chat'; body: ChatBody };
 
 /** What an adapter needs to build one upstream request. */
 export interface ChatJob {
-  /** The validated body; the adapter sends only what its upstream understands (never `provider`, `models`, `session_id`, `usage`, `transforms`, `trace`). */
-  body: ChatBody;
+  /**
+   * The door's body when it has one: an adapter of the same format sends it (never the hosted
+   * service's `provider`, `models`, `session_id`, `usage`, `transforms`, `trace`).
+   */
+  native?: NativeBody;
+  /** The request in canonical form, built on first call (an adapter of another format needs it). */
+  exchange(): Exchange;
   stream: boolean;
   /** The completion bound to send (`max_tokens` / `max_completion_tokens`), when the client set one. */
   maxTokens: number | undefined;
 }
 
-/** Token usage as the upstream reported it. `promptTokens` counts cached and cache-written tokens too. */
-export interface ChatUsage {
-  promptTokens: number;
-  completionTokens: number;
-  /** Prompt tokens read from the provider's prompt cache. */
-  cacheReadTokens: number;
-  /** Prompt tokens written to the provider's prompt cache (Anthropic's `cache_creation_input_tokens`). */
-  cacheWriteTokens: number;
-  /** Completion tokens spent on reasoning, when reported. */
-  reasoningTokens: number;
-}
+/** Token usage as the upstream reported it (the canonical usage). */
+export type ChatUsage = Usage;
 
 /** One choice of a whole (non-streamed) answer, in OpenAI's shape. */
 export interface ChatChoice {
@@ -101,15 +101,27 @@ export interface StreamHead {
   created: number;
 }
 
-/** One chat wire format. */
-export interface ChatAdapter {
-  readonly name: string;
-  /** Build the HTTP request for `job` on `endpoint`; a stream asks for usage in its last event. */
-  buildRequest(job: ChatJob, endpoint: Endpoint): UpstreamRequest;
+/** A door's view of an upstream's answers in the door's own shape: whole, and streamed. */
+export interface ChatView {
   /** Map a 2xx body (raw bytes); null when it is not a valid chat answer (→ fallback, else 502). */
   parseResponse(body: Buffer): ParsedChat | null;
   /** A translator for one streamed answer whose chunks carry `head`'s id, model and provider. */
   createStream(head: StreamHead): ChatStream;
+}
+
+/** One chat wire format: maps the canonical model (or a door's body of its own format) to its upstream and back. */
+export interface ChatAdapter {
+  readonly name: string;
+  /** The wire format it speaks; a door of the same format passes its body and answers through. */
+  readonly format: WireFormat;
+  /** Build the HTTP request for `job` on `endpoint`; a stream asks for usage in its last event. */
+  buildRequest(job: ChatJob, endpoint: Endpoint): UpstreamRequest;
+  /** A 2xx body (raw bytes) in canonical form; null when it is not a valid answer (→ fallback, else 502). */
+  parseAnswer(body: Buffer): Answer | null;
+  /** A translator of one streamed answer into canonical events. */
+  createEvents(): EventTranslator;
+  /** The door of this format's view, passed through without the canonical round trip. */
+  readonly passThrough?: ChatView;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
   isOverloaded?(status: number, bodyText: string): boolean;
 }

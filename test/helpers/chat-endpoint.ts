@@ -2,6 +2,7 @@
 import type { Endpoint } from '../../src/catalog/types';
 import type { ChatBody } from '../../src/chat/types';
 import type { ChatJob, StreamHead } from '../../src/providers/chat-types';
+import { chatJob as jobOf } from '../../src/chat/job';
 
 /** The gateway's side of a test stream: every chunk it returns carries these. */
 export const HEAD: StreamHead = { id: 'gen-1-test', model: 'test/model', provider: 'Test', created: 1767225600 };
@@ -32,7 +33,7 @@ export function chatEndpoint(over: Partial<Endpoint> = {}, slug = 'openai', base
 
 /** A job for `body` (`maxTokens` as the service derives it). */
 export function chatJob(body: ChatBody, stream = false): ChatJob {
-  return { body, stream, maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined };
+  return jobOf(body, body.max_completion_tokens ?? body.max_tokens ?? undefined, stream);
 }
 
 /** Feed `bytes` to a stream one byte at a time, or whole; the events it returned plus its end. */

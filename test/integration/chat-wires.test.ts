@@ -5,6 +5,7 @@
 import { request } from 'undici';
 import type { ChatBody } from '../../src/chat/types';
 import { chatAdapterFor } from '../../src/providers/chat-registry';
+import { chatViewOf } from '../../src/chat/view';
 import type { ChatStream } from '../../src/providers/chat-types';
 import { anthropicChatWire, openaiChatWire } from '../fakes/chat-wires';
 import { startFake, type FakeUpstream } from '../fakes/server';
@@ -26,8 +27,8 @@ afterAll(async () => {
 });
 
 const WIRES = {
-  openai: () => ({ fake: openai, adapter: chatAdapterFor('openai') }),
-  anthropic: () => ({ fake: anthropic, adapter: chatAdapterFor('anthropic') }),
+  openai: () => ({ fake: openai, adapter: chatAdapterFor('openai'), view: chatViewOf(chatAdapterFor('openai')) }),
+  anthropic: () => ({ fake: anthropic, adapter: chatAdapterFor('anthropic'), view: chatViewOf(chatAdapterFor('anthropic')) }),
 };
 type WireName = keyof typeof WIRES;
 
@@ -44,7 +45,7 @@ function send(wire: WireName, body: ChatBody, stream: boolean, signal?: AbortSig
 /** Stream `body` and feed the translator each piece as it arrives. */
 async function streamed(wire: WireName, body: ChatBody): Promise<{ s: ChatStream; events: string[]; pieces: number; status: number; cut: boolean }> {
   const res = await send(wire, body, true);
-  const s = WIRES[wire]().adapter.createStream(HEAD);
+  const s = WIRES[wire]().view.createStream(HEAD);
   const events: string[] = [];
   let pieces = 0;
   let cut = false;
@@ -68,7 +69,7 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
   it('answers a whole request with the echo and its usage', async () => {
     const res = await send(wire, ask('hello there friend'), false);
     expect(res.statusCode).toBe(200);
-    const parsed = WIRES[wire]().adapter.parseResponse(Buffer.from(await res.body.arrayBuffer()));
+    const parsed = WIRES[wire]().view.parseResponse(Buffer.from(await res.body.arrayBuffer()));
     expect(parsed?.choices[0]?.message.content).toBe('echo: hello there friend');
     expect(parsed?.finishReason).toBe('stop');
     expect(parsed?.usage).toMatchObject({ promptTokens: 3, completionTokens: 4 });
@@ -137,7 +138,7 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
     fake.queue({ beforeEvent: (i) => (i < 5 ? Promise.resolve() : gate) });
     const controller = new AbortController();
     const res = await send(wire, ask('one two three four'), true, controller.signal);
-    const s = WIRES[wire]().adapter.createStream(HEAD);
+    const s = WIRES[wire]().view.createStream(HEAD);
     for await (const piece of res.body) {
       s.push(piece as Buffer);
       if (s.started) break;

@@ -1,7 +1,10 @@
 import type { ChatBody } from '../../src/chat/types';
 import { anthropicChatAdapter as adapter } from '../../src/providers/anthropic/chat';
-import { AnthropicChatStream } from '../../src/providers/anthropic/stream';
+import { chatViewOf } from '../../src/chat/view';
 import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+
+/** The chat door's view of the adapter's answers. */
+const view = chatViewOf(adapter);
 
 const endpoint = chatEndpoint({}, 'anthropic', 'https://api.anthropic.example/v1');
 const request = (body: ChatBody, stream = false, ep = endpoint) => JSON.parse(adapter.buildRequest(chatJob(body, stream), ep).body) as Record<string, unknown>;
@@ -149,7 +152,7 @@ describe('Anthropic chat: answer', () => {
     );
 
   it('maps text, tool calls, the stop reason and usage with cache read and write', () => {
-    expect(adapter.parseResponse(message())).toEqual({
+    expect(view.parseResponse(message())).toEqual({
       choices: [
         {
           index: 0,
@@ -176,15 +179,15 @@ describe('Anthropic chat: answer', () => {
     ['tool_use', 'tool_calls'],
     ['refusal', 'content_filter'],
   ])('maps stop_reason %s to %s, keeping the raw one', (raw, finish) => {
-    const parsed = adapter.parseResponse(message({ stop_reason: raw, content: [{ type: 'text', text: 'x' }] }));
+    const parsed = view.parseResponse(message({ stop_reason: raw, content: [{ type: 'text', text: 'x' }] }));
     expect(parsed?.finishReason).toBe(finish);
     expect(parsed?.choices[0]?.native_finish_reason).toBe(raw);
     expect(parsed?.choices[0]?.message.tool_calls).toBeUndefined();
   });
 
   it('refuses what is not a message', () => {
-    expect(adapter.parseResponse(Buffer.from('{"type":"error","error":{"type":"overloaded_error"}}'))).toBeNull();
-    expect(adapter.parseResponse(Buffer.from('{"content": '))).toBeNull();
+    expect(view.parseResponse(Buffer.from('{"type":"error","error":{"type":"overloaded_error"}}'))).toBeNull();
+    expect(view.parseResponse(Buffer.from('{"content": '))).toBeNull();
   });
 
   it('recognises overloaded_error bodies', () => {
@@ -215,11 +218,11 @@ const chunks = (events: string[]) => events.map((e) => JSON.parse(e.slice('data:
 
 describe('Anthropic chat: stream → OpenAI chunks', () => {
   it('gives the same chunks fed one byte at a time as fed whole', () => {
-    expect(feed(new AnthropicChatStream(HEAD), Buffer.from(toolStream), true)).toEqual(feed(new AnthropicChatStream(HEAD), Buffer.from(toolStream), false));
+    expect(feed(view.createStream(HEAD), Buffer.from(toolStream), true)).toEqual(feed(view.createStream(HEAD), Buffer.from(toolStream), false));
   });
 
   it('turns text and a tool call whose arguments arrive in pieces into OpenAI chunks that reassemble', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     const out = chunks(feed(s, Buffer.from(toolStream), false));
     for (const c of out) {
       expect(c).toMatchObject({ id: HEAD.id, object: 'chat.completion.chunk', model: HEAD.model, provider: HEAD.provider, created: HEAD.created });
@@ -251,7 +254,7 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
   });
 
   it('is not started before the first content, and an error event becomes the stream’s error', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     expect(s.push(Buffer.from(toolStream.split('event: ping')[0]!))).toEqual([]);
     expect(s.started).toBe(false);
     s.push(Buffer.from(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } })));
@@ -259,21 +262,21 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
     expect(s.push(Buffer.from(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })))).toEqual([]);
     expect(s.error).toEqual({ code: 529, message: 'Overloaded' });
     expect(s.done).toBe(false);
-    const limited = adapter.createStream(HEAD);
+    const limited = view.createStream(HEAD);
     limited.push(Buffer.from(ev('error', { error: { type: 'rate_limit_error', message: 'slow down' } })));
     expect(limited.error).toEqual({ code: 429, message: 'slow down' });
-    const other = adapter.createStream(HEAD);
+    const other = view.createStream(HEAD);
     other.push(Buffer.from(ev('error', { error: { type: 'api_error', message: 'boom' } })));
     expect(other.error).toEqual({ code: 502, message: 'boom' });
   });
 
   it('keeps message_start usage when message_delta adds only output tokens, and reports none when none came', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     s.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c', usage: { input_tokens: 5, cache_creation_input_tokens: 8, output_tokens: 1 } } })));
     s.push(Buffer.from(ev('message_delta', { delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } })));
     expect(s.summary().usage).toEqual({ promptTokens: 13, completionTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 8, reasoningTokens: 0 });
     expect(s.summary().finishReason).toBe('length');
-    const bare = adapter.createStream(HEAD);
+    const bare = view.createStream(HEAD);
     bare.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c' } }) + ev('message_stop', {})));
     expect(bare.summary().usage).toBeNull();
     expect(bare.done).toBe(true);

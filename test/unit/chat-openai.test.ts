@@ -1,6 +1,10 @@
 import type { ChatBody } from '../../src/chat/types';
 import { openaiChatAdapter as adapter } from '../../src/providers/openai/chat';
+import { chatViewOf } from '../../src/chat/view';
 import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+
+/** The chat door's view of the adapter's answers. */
+const view = chatViewOf(adapter);
 
 const messages: ChatBody['messages'] = [{ role: 'user', content: 'hi' }];
 
@@ -83,7 +87,7 @@ describe('OpenAI chat: answer', () => {
     );
 
   it('maps choices, usage with cached and reasoning tokens, the finish reason and the tool-call count', () => {
-    const parsed = adapter.parseResponse(answer());
+    const parsed = view.parseResponse(answer());
     expect(parsed).toEqual({
       choices: [
         {
@@ -105,18 +109,18 @@ describe('OpenAI chat: answer', () => {
   });
 
   it('normalises a compatible server’s finish reason and keeps the raw one', () => {
-    const parsed = adapter.parseResponse(answer({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'model_length' }] }));
+    const parsed = view.parseResponse(answer({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'model_length' }] }));
     expect(parsed?.finishReason).toBe('length');
     expect(parsed?.nativeFinishReason).toBe('model_length');
   });
 
   it('has null usage when the upstream reports none', () => {
-    expect(adapter.parseResponse(answer({ usage: undefined }))?.usage).toBeNull();
+    expect(view.parseResponse(answer({ usage: undefined }))?.usage).toBeNull();
   });
 
   it.each([['not json', Buffer.from('{"choices": [')], ['no choices', Buffer.from('{"choices": []}')], ['bad message', Buffer.from('{"choices": [{"message": {"content": 3}}]}')], ['an error', Buffer.from('{"error": {"message": "x"}}')]])(
     'refuses %s',
-    (_name, body) => expect(adapter.parseResponse(body)).toBeNull(),
+    (_name, body) => expect(view.parseResponse(body)).toBeNull(),
   );
 });
 
@@ -142,8 +146,8 @@ const relabelled = (event: string) =>
 
 describe('OpenAI chat: stream passthrough', () => {
   it('returns the same events fed one byte at a time as fed whole: the upstream\'s, relabelled with the gateway\'s id, model and provider', () => {
-    const whole = feed(adapter.createStream(HEAD), Buffer.from(upstream), false);
-    expect(feed(adapter.createStream(HEAD), Buffer.from(upstream), true)).toEqual(whole);
+    const whole = feed(view.createStream(HEAD), Buffer.from(upstream), false);
+    expect(feed(view.createStream(HEAD), Buffer.from(upstream), true)).toEqual(whole);
     expect(whole).toEqual([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), BROKEN, chunk({ content: ' world' }), chunk({}, 'stop')].map(relabelled));
     for (const event of whole.filter((e) => e !== relabelled(BROKEN))) {
       expect(JSON.parse(event.slice('data: '.length))).toMatchObject({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider });
@@ -153,12 +157,12 @@ describe('OpenAI chat: stream passthrough', () => {
 
   it('relabels chunks whose members are written with spaces, and leaves a usage object alone', () => {
     const spaced = 'data: {"id": "chatcmpl-2", "model": "m-1", "choices": [{"index": 0, "delta": {"content": "hi"}}], "usage": null}\n\n';
-    const [out] = feed(adapter.createStream(HEAD), Buffer.from(spaced), false);
+    const [out] = feed(view.createStream(HEAD), Buffer.from(spaced), false);
     expect(JSON.parse(out!.slice('data: '.length))).toEqual({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider, choices: [{ index: 0, delta: { content: 'hi' } }] });
   });
 
   it('passes a malformed chunk after the start through untouched (it is never parsed), swallows usage-only and [DONE], and sums up', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     expect(s.push(Buffer.from(chunk({ role: 'assistant', content: '' })))).toHaveLength(1);
     expect(s.started).toBe(false);
     s.push(Buffer.from(chunk({ content: 'Hello' })));
@@ -181,7 +185,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('parses no content chunk once started: only those that may hold usage, a finish reason or an error', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     s.push(Buffer.from(chunk({ content: 'Hello' })));
     const parse = jest.spyOn(JSON, 'parse');
     try {
@@ -196,7 +200,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('returns a chunk carrying usage and choices without its usage', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     const out = s.push(Buffer.from(chunk({ content: 'x' }, 'length', { usage })));
     expect(out).toHaveLength(1);
     const passed = JSON.parse(out[0]!.slice('data: '.length)) as Record<string, unknown>;
@@ -208,7 +212,7 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('starts at a tool call and counts tool calls, names and arguments in the generated text', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: '' } }] })));
     expect(s.started).toBe(true);
     s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }) + chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })));
@@ -223,18 +227,18 @@ describe('OpenAI chat: stream passthrough', () => {
   });
 
   it('turns an {"error": …} event into the stream’s error and swallows it', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     s.push(Buffer.from(chunk({ content: 'partial' })));
     expect(s.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'upstream broke', code: 503 } })}\n\n`))).toEqual([]);
     expect(s.error).toEqual({ code: 503, message: 'upstream broke' });
     expect(s.done).toBe(false);
-    const overloaded = adapter.createStream(HEAD);
+    const overloaded = view.createStream(HEAD);
     overloaded.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'busy', type: 'overloaded_error' } })}\n\n`));
     expect(overloaded.error).toEqual({ code: 529, message: 'busy' });
   });
 
   it('does not mistake a finish reason "error" or the word error in text for an error event', () => {
-    const s = adapter.createStream(HEAD);
+    const s = view.createStream(HEAD);
     expect(s.push(Buffer.from(chunk({ content: 'an "error": here' })))).toHaveLength(1);
     expect(s.error).toBeNull();
   });

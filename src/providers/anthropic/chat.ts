@@ -1,16 +1,17 @@
-/** `adapter: anthropic`: Anthropic's Messages API, translated to and from OpenAI's chat format. */
+/** `adapter: anthropic`: Anthropic's Messages API, mapped from and to the canonical exchange. */
 import type { ChatAdapter } from '../chat-types';
 import { headers, messagesUrl } from './api';
-import { toMessagesRequest } from './request';
+import { messagesBody } from './request';
 import { fromMessagesResponse } from './response';
-import { AnthropicChatStream } from './stream';
+import { AnthropicEvents } from './stream';
 
 /** The Anthropic chat wire format. */
 export const anthropicChatAdapter: ChatAdapter = {
   name: 'anthropic',
-  buildRequest: (job, endpoint) => ({ url: messagesUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toMessagesRequest(job, endpoint)) }),
-  parseResponse: fromMessagesResponse,
-  createStream: (head) => new AnthropicChatStream(head),
+  format: 'anthropic-messages',
+  buildRequest: (job, endpoint) => ({ url: messagesUrl(endpoint), headers: headers(endpoint), body: messagesBody(job, endpoint) }),
+  parseAnswer: fromMessagesResponse,
+  createEvents: () => new AnthropicEvents(),
   // Anthropic says "overloaded" with 529 or an `overloaded_error` body (also seen behind a 500/503).
   isOverloaded: (status, bodyText) => status === 529 || bodyText.includes('overloaded_error'),
 };

@@ -1,11 +1,11 @@
 /**
- * The validated chat body (OpenAI's shape) → an Anthropic Messages request: system prompts move
- * to `system`, tool calls and results become `tool_use` / `tool_result` blocks, and turns of the
- * same role are merged, as Anthropic wants user and assistant turns to alternate.
+ * A canonical exchange → an Anthropic Messages request: system and developer text moves to
+ * `system`, tool calls and results become `tool_use` / `tool_result` blocks, and turns of the same
+ * role are merged, as Anthropic wants user and assistant turns to alternate.
  * @module
  */
 import type { Endpoint } from '../../catalog/types';
-import type { ChatContentPart, ChatMessage, ChatTool, ChatToolChoice } from '../../chat/types';
+import type { Exchange, Message, Part, Tool, ToolChoice } from '../../inference/exchange';
 import type { ChatJob } from '../chat-types';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
@@ -14,22 +14,15 @@ import type { AnthropicMessage, AnthropicRequest, AnthropicToolChoice, ImageBloc
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
-
-/** An `image_url` part: a `data:` URL is sent inline, any other URL for Anthropic to fetch. */
-function imageBlock(url: string): ImageBlock {
-  const inline = DATA_URL.exec(url);
-  return inline ? { type: 'image', source: { type: 'base64', media_type: inline[1]!, data: inline[2]! } } : { type: 'image', source: { type: 'url', url } };
-}
-
 /** Text and image parts as blocks (audio has no Anthropic form; candidate selection never sends it here). Empty texts are dropped: Anthropic refuses them. */
-function blocksOf(content: string | ChatContentPart[] | null | undefined): Array<TextBlock | ImageBlock> {
-  if (content === null || content === undefined) return [];
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock> {
   const blocks: Array<TextBlock | ImageBlock> = [];
-  for (const part of content) {
-    if (part.type === 'text' && part.text !== '') blocks.push(part.cache_control ? { type: 'text', text: part.text, cache_control: part.cache_control } : { type: 'text', text: part.text });
-    else if (part.type === 'image_url') blocks.push(imageBlock(part.image_url.url));
+  for (const part of parts) {
+    if (part.type === 'text' && part.text !== '') blocks.push(part.cacheControl ? { type: 'text', text: part.text, cache_control: part.cacheControl } : { type: 'text', text: part.text });
+    else if (part.type === 'image') {
+      const s = part.source;
+      blocks.push({ type: 'image', source: s.kind === 'base64' ? { type: 'base64', media_type: s.mediaType, data: s.data } : { type: 'url', url: s.url } });
+    }
   }
   return blocks;
 }
@@ -40,25 +33,25 @@ function inputOf(args: string): Record<string, unknown> {
 }
 
 /** One non-system message as a turn. */
-function turnOf(m: ChatMessage): AnthropicMessage {
+function turnOf(m: Message): AnthropicMessage {
+  const content: RequestBlock[] = [];
   if (m.role === 'tool') {
-    const blocks = blocksOf(m.content);
-    const content = typeof m.content === 'string' ? m.content : blocks;
-    return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.tool_call_id, content }] };
+    for (const p of m.parts) if (p.type === 'tool_result') content.push({ type: 'tool_result', tool_use_id: p.callId, content: typeof p.content === 'string' ? p.content : blocksOf(p.content) });
+    return { role: 'user', content };
   }
-  if (m.role !== 'assistant') return { role: 'user', content: blocksOf(m.content) };
-  const content: RequestBlock[] = blocksOf(m.content);
-  for (const call of m.tool_calls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: inputOf(call.function.arguments) });
+  content.push(...blocksOf(m.parts));
+  if (m.role !== 'assistant') return { role: 'user', content };
+  for (const p of m.parts) if (p.type === 'tool_call') content.push({ type: 'tool_use', id: p.id, name: p.name, input: inputOf(p.arguments) });
   return { role: 'assistant', content };
 }
 
 /** System and developer messages → `system`; the rest → alternating turns (adjacent same-role turns merged, empty ones dropped). */
-export function splitMessages(messages: readonly ChatMessage[]): { system: TextBlock[]; turns: AnthropicMessage[] } {
+export function splitMessages(messages: readonly Message[]): { system: TextBlock[]; turns: AnthropicMessage[] } {
   const system: TextBlock[] = [];
   const turns: AnthropicMessage[] = [];
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
-      for (const b of blocksOf(m.content)) if (b.type === 'text') system.push(b);
+      for (const b of blocksOf(m.parts)) if (b.type === 'text') system.push(b);
       continue;
     }
     const turn = turnOf(m);
@@ -70,41 +63,45 @@ export function splitMessages(messages: readonly ChatMessage[]): { system: TextB
   return { system, turns };
 }
 
-function toolsOf(tools: readonly ChatTool[]): NonNullable<AnthropicRequest['tools']> {
-  return tools.map(({ function: fn }) => ({
-    name: fn.name,
-    ...(fn.description !== undefined ? { description: fn.description } : {}),
-    input_schema: fn.parameters ?? { type: 'object', properties: {} },
+function toolsOf(tools: readonly Tool[]): NonNullable<AnthropicRequest['tools']> {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    input_schema: t.parameters ?? { type: 'object', properties: {} },
   }));
 }
 
-/** OpenAI's `tool_choice` and `parallel_tool_calls` → Anthropic's one `tool_choice`. */
-function toolChoiceOf(choice: ChatToolChoice | undefined, parallel: boolean | null | undefined): AnthropicToolChoice | undefined {
+/** The canonical tool choice and parallel-call switch → Anthropic's one `tool_choice`. */
+function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicToolChoice | undefined {
   const out: AnthropicToolChoice | undefined =
     choice === undefined ? undefined
     : choice === 'auto' ? { type: 'auto' }
     : choice === 'required' ? { type: 'any' }
     : choice === 'none' ? { type: 'none' }
-    : { type: 'tool', name: choice.function.name };
+    : { type: 'tool', name: choice.name };
   if (parallel !== false || out?.type === 'none') return out;
   return { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
-/** Our job → the Messages body. `max_tokens` is required there: the client's, else the catalog's limit, else {@link DEFAULT_MAX_TOKENS}. */
-export function toMessagesRequest(job: ChatJob, endpoint: Endpoint): AnthropicRequest {
-  const { body } = job;
-  const { system, turns } = splitMessages(body.messages);
-  const out: AnthropicRequest = { model: endpoint.upstreamModel, max_tokens: job.maxTokens ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS, messages: turns };
+/** An exchange → the Messages body. `max_tokens` is required there: the client's, else the catalog's limit, else {@link DEFAULT_MAX_TOKENS}. */
+export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicRequest {
+  const { system, turns } = splitMessages(x.messages);
+  const out: AnthropicRequest = { model: endpoint.upstreamModel, max_tokens: x.maxTokens ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS, messages: turns };
   if (system.length > 0) out.system = system;
-  if (body.tools && body.tools.length > 0) out.tools = toolsOf(body.tools);
-  const toolChoice = out.tools ? toolChoiceOf(body.tool_choice, body.parallel_tool_calls) : undefined;
+  if (x.tools && x.tools.length > 0) out.tools = toolsOf(x.tools);
+  const toolChoice = out.tools ? toolChoiceOf(x.toolChoice, x.parallelToolCalls) : undefined;
   if (toolChoice) out.tool_choice = toolChoice;
-  if (body.stop !== undefined && body.stop !== null) out.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  if (x.stop !== undefined) out.stop_sequences = x.stop;
   // Anthropic's temperature range is 0–1, OpenAI's 0–2: the top of ours is the top of theirs.
-  if (typeof body.temperature === 'number') out.temperature = Math.min(body.temperature, 1);
-  if (typeof body.top_p === 'number') out.top_p = body.top_p;
-  if (typeof body.top_k === 'number') out.top_k = body.top_k;
-  if (body.user !== undefined) out.metadata = { user_id: body.user };
-  if (job.stream) out.stream = true;
+  if (x.temperature !== undefined) out.temperature = Math.min(x.temperature, 1);
+  if (x.topP !== undefined) out.top_p = x.topP;
+  if (x.topK !== undefined) out.top_k = x.topK;
+  if (x.user !== undefined) out.metadata = { user_id: x.user };
+  if (x.stream) out.stream = true;
   return out;
+}
+
+/** The job's request body: always from the canonical form (no door speaks Anthropic's format yet). */
+export function messagesBody(job: ChatJob, endpoint: Endpoint): string {
+  return JSON.stringify(toMessagesRequest(job.exchange(), endpoint));
 }

@@ -1,7 +1,8 @@
-/** The validated chat body → an OpenAI-compatible `/chat/completions` body. */
+/** A chat job → an OpenAI-compatible `/chat/completions` body: the chat door's own body, filtered, or the canonical one. */
 import type { ChatParameter, Endpoint } from '../../catalog/types';
 import type { ChatBody } from '../../chat/types';
 import type { ChatJob } from '../chat-types';
+import { chatBodyOf } from './chat-canonical';
 
 /**
  * The members of OpenAI's request that are copied as the client sent them. Everything else
@@ -39,12 +40,13 @@ export const EXTENSION_CHAT_FIELDS = ['top_k', 'min_p', 'repetition_penalty'] as
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = { model: endpoint.upstreamModel };
+  const body: Partial<Record<keyof ChatBody, unknown>> = job.native?.format === 'openai-chat' ? job.native.body : chatBodyOf(job.exchange());
   for (const field of OPENAI_CHAT_FIELDS) {
-    const value = job.body[field];
+    const value = body[field];
     if (value !== undefined) out[field] = value;
   }
   for (const field of EXTENSION_CHAT_FIELDS) {
-    const value = job.body[field];
+    const value = body[field];
     if (value !== undefined && value !== null && endpoint.parameters.has(field)) out[field] = value;
   }
   if (job.stream) {

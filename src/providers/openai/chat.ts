@@ -1,14 +1,23 @@
 /** `adapter: openai` for chat: OpenAI, Mistral, DeepInfra, Together, Groq, Fireworks, vLLM, Ollama … */
 import type { ChatAdapter } from '../chat-types';
 import { chatUrl, headers } from './api';
+import { answerOf, OpenAIEvents } from './chat-canonical';
 import { toChatRequest } from './chat-request';
 import { fromChatResponse } from './chat-response';
 import { OpenAIChatStream } from './chat-stream';
 
-/** The OpenAI-compatible chat wire format: the request is OpenAI's, the stream is passed through. */
+/**
+ * The OpenAI-compatible chat wire format. The chat door's body is sent as the client wrote it (but
+ * for the gateway's fields) and its answers pass through, a stream event by event.
+ */
 export const openaiChatAdapter: ChatAdapter = {
   name: 'openai',
+  format: 'openai-chat',
   buildRequest: (job, endpoint) => ({ url: chatUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toChatRequest(job, endpoint)) }),
-  parseResponse: fromChatResponse,
-  createStream: (head) => new OpenAIChatStream(head),
+  parseAnswer: (body) => {
+    const parsed = fromChatResponse(body);
+    return parsed && answerOf(parsed);
+  },
+  createEvents: () => new OpenAIEvents(),
+  passThrough: { parseResponse: fromChatResponse, createStream: (head) => new OpenAIChatStream(head) },
 };

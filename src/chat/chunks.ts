@@ -1,0 +1,94 @@
+/**
+ * The chat door's way out for a stream of another format: canonical events → OpenAI
+ * `chat.completion.chunk` events carrying the gateway's id, model and provider, the first saying
+ * the role. Reasoning events have no chat form yet and are not written.
+ * @module
+ */
+import type { EventTranslator, StreamEvent } from '../inference/exchange';
+import { frame, summaryOf } from '../providers/chat-stream-parts';
+import type { ChatStream, ChatUsage, FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
+
+/** One translated stream (see the module comment). */
+export class ChatChunks implements ChatStream {
+  private roleSent = false;
+  private usage: ChatUsage | null = null;
+  private finishReason: FinishReason | null = null;
+  private nativeFinishReason: string | null = null;
+  private toolCalls = 0;
+  /** The generated texts, tool names and arguments, joined only when the summary asks. */
+  private readonly texts: string[] = [];
+  started = false;
+  error: { code: number; message: string } | null = null;
+
+  constructor(
+    private readonly events: EventTranslator,
+    private readonly head: StreamHead,
+  ) {}
+
+  get done(): boolean {
+    return this.events.done;
+  }
+
+  push(chunk: Buffer): string[] {
+    return this.handle(this.events.push(chunk));
+  }
+
+  end(): string[] {
+    return this.handle(this.events.end());
+  }
+
+  summary(): StreamSummary {
+    const texts = this.texts;
+    const parts = { usage: this.usage, finishReason: this.finishReason, nativeFinishReason: this.nativeFinishReason, toolCalls: this.toolCalls, upstreamId: this.events.upstreamId };
+    return summaryOf(parts, () => texts.join(''));
+  }
+
+  private handle(events: StreamEvent[]): string[] {
+    const out: string[] = [];
+    for (const e of events) {
+      if (this.error) break;
+      const chunk = this.translate(e);
+      if (chunk) out.push(frame(JSON.stringify(chunk)));
+    }
+    return out;
+  }
+
+  private translate(e: StreamEvent): Record<string, unknown> | null {
+    switch (e.type) {
+      case 'text':
+        this.started = true;
+        this.texts.push(e.text);
+        return this.chunk({ content: e.text });
+      case 'tool_call_start':
+        this.started = true;
+        this.toolCalls++;
+        this.texts.push(e.name);
+        return this.chunk({ tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }] });
+      case 'tool_call_delta':
+        this.texts.push(e.arguments);
+        return this.chunk({ tool_calls: [{ index: e.index, function: { arguments: e.arguments } }] });
+      case 'stop':
+        this.finishReason = e.reason;
+        this.nativeFinishReason = e.native;
+        return this.chunk({}, e.reason, e.native);
+      case 'usage':
+        this.usage = e.usage;
+        return null;
+      case 'error':
+        this.error = { code: e.code, message: e.message };
+        return null;
+      case 'reasoning':
+        return null;
+    }
+  }
+
+  /** One OpenAI chunk with `delta` (the first one says the role). */
+  private chunk(delta: Record<string, unknown>, finish: FinishReason | null = null, native: string | null = null): Record<string, unknown> {
+    if (!this.roleSent) {
+      this.roleSent = true;
+      delta = { role: 'assistant', ...delta };
+    }
+    const { id, created, model, provider } = this.head;
+    return { id, object: 'chat.completion.chunk', created, model, provider, choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: native, logprobs: null }] };
+  }
+}
