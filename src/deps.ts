@@ -110,8 +110,9 @@ function withInference(base: Omit<AppDeps, 'routing' | 'embeddings' | 'rankings'
   const routing = new RoutingState(base, catalog);
   const runner = new AttemptRunner(base, routing);
   const rankings = createRankings({ ...base, catalog, preload });
-  const embeddings = new EmbeddingsService(base, routing, runner);
-  const chat = new ChatService(base, routing, runner);
+  const observers = { rankings, classifiers: base.classifiers };
+  const embeddings = new EmbeddingsService(base, routing, runner, observers);
+  const chat = new ChatService(base, routing, runner, observers);
   return Object.assign(base, { routing, embeddings, chat, rankings });
 }
 

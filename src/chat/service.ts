@@ -26,6 +26,7 @@ import { chatViewOf } from './view';
 import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
 import type { ChatBody } from './types';
+import { observeAnswer, type AnswerObservers } from '../inference/observers';
 import { wholeBody } from '../providers/raw-json';
 
 /** The route label of the gateway-overhead metric. */
@@ -69,7 +70,31 @@ export class ChatService {
     private readonly deps: ServiceDeps,
     private readonly routing: RoutingState,
     private readonly runner: AttemptRunner,
+    private readonly observers: AnswerObservers,
   ) {}
+
+  /**
+   * The second half of POST /chat/completions: answer the planned request on `res`, whole or
+   * streamed; resolves with what it cost once the answer is over (0 when it failed mid-stream).
+   * Throws a GatewayError (a normal error answer) only while nothing has been sent.
+   */
+  async answer(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse): Promise<number> {
+    if (plan.stream) return this.stream(ctx, body, plan, res, (id) => this.observe(ctx, body, plan, res, id));
+    const answer = await this.complete(ctx, body, plan);
+    // If so configured, a client never holds an answer whose usage record a crash could lose.
+    if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
+    this.observe(ctx, body, plan, res, answer.id);
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(answer.body)), 'X-Generation-Id': answer.id });
+    res.end(answer.body);
+    return answer.costUsd;
+  }
+
+  /** The rankings sampler and the workspace classifiers look at the user's texts once the answer is sent. */
+  private observe(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, generationId: string): void {
+    const { userTexts, tokens } = plan.prompt;
+    if (userTexts.length === 0) return;
+    observeAnswer(this.observers, res, ctx, { generationId, model: body.model ?? body.models?.[0] ?? '', input: userTexts, tokens, createdAt: new Date(this.deps.clock()) });
+  }
 
   /** The first half of POST /chat/completions (see `plan.ts`). */
   plan(body: ChatBody): ChatPlan {
@@ -77,7 +102,7 @@ export class ChatService {
   }
 
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
-  async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
+  private async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
     const job = chatJob(body, plan.maxTokens, false);
     const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     const { value: parsed, endpoint } = run;
@@ -112,7 +137,7 @@ export class ChatService {
    * is over. Throws a GatewayError (a normal error answer) only while nothing has been sent.
    * @param onStart - called with the generation id once the first content is on its way
    */
-  async stream(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
+  private async stream(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
     const created = this.created();

@@ -15,6 +15,8 @@ import { noCandidates } from '../routing/availability';
 import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
+import { observeAnswer, type AnswerObservers } from '../inference/observers';
+import type { ServerResponse } from 'node:http';
 import { selectCandidates } from '../routing/select-candidates';
 import { writeUsage } from '../usage/write';
 import { embeddingsUsageEvent, type EmbeddingsOutcome } from './record';
@@ -79,7 +81,32 @@ export class EmbeddingsService {
     private readonly deps: ServiceDeps,
     private readonly routing: RoutingState,
     private readonly runner: AttemptRunner,
+    private readonly observers: AnswerObservers,
   ) {}
+
+  /**
+   * The second half of POST /embeddings: answer the planned request on `res` and resolve with what
+   * it cost. Work that follows the sent answer never delays it: the cache stores the misses, a
+   * sample is classified for the rankings, and the workspace's classifiers tag it.
+   * Throws a GatewayError when no attempt succeeded.
+   */
+  async answer(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan, res: ServerResponse): Promise<number> {
+    const answer = await this.create(ctx, body, plan);
+    // If so configured, a client never holds an answer whose usage record a crash could lose.
+    if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) };
+    if (answer.cacheStatus) headers['X-Switchyard-Cache'] = answer.cacheStatus;
+    res.writeHead(200, headers);
+    if (answer.afterSend) res.once('finish', answer.afterSend);
+    const observed = { model: body.model, input: body.input, tokens: answer.promptTokens, createdAt: new Date(this.deps.clock()) };
+    if (answer.body.id) observeAnswer(this.observers, res, ctx, { generationId: answer.body.id, ...observed });
+    else this.observers.rankings.sampler.offer(res, { orgId: ctx.key.orgId, model: body.model, input: body.input, tokens: answer.promptTokens });
+    // One write for the chunks of the answer (vectors are passed through as byte slices).
+    res.cork();
+    for (const chunk of answer.body.chunks) res.write(chunk);
+    res.end();
+    return answer.costUsd;
+  }
 
   /** GET /embeddings/models. */
   listModels(q: ModelsQuery) {
@@ -139,7 +166,7 @@ export class EmbeddingsService {
    * is logged). The caller sends the body at once or after `recorded` (`usage.answerAfterRecord`).
    * Throws a GatewayError when no attempt succeeded.
    */
-  async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<EmbeddingsAnswer> {
+  private async create(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan): Promise<EmbeddingsAnswer> {
     const { metrics } = this.deps;
     const { model, candidates } = plan;
     if (plan.cache && plan.cache.misses.length === 0) return this.fromCache(ctx, body, plan, plan.cache);

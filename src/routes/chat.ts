@@ -1,59 +1,33 @@
 /**
- * POST /chat/completions (inference keys): validation, the plan (models, candidates, worst case),
- * then the budget step around the service, whole or streamed. Priced, budgeted and recorded as
- * embeddings are.
+ * POST /chat/completions (inference keys): validation, then the priced route: the plan (models,
+ * candidates, worst case), the reservation, the answer (whole or streamed) and the settle.
+ * Priced, budgeted and recorded as embeddings are.
  * @module
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { currentKey, requireInferenceKey } from '../auth/authenticate';
+import { requireInferenceKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import { reserveBudget } from '../http/budget';
+import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
 
 /** What a client whose worst case does not fit can change. */
 const REFUSAL_HINT = 'This request could cost up to its worst case (every candidate at its largest completion): set max_tokens lower, or raise the budget.';
 
-/** Rankings sampling and workspace classifiers look at the user's texts once the answer is sent. */
-function afterAnswer(deps: AppDeps, req: Request, res: Response, generationId: string, userTexts: string[], tokens: number): void {
-  if (userTexts.length === 0) return;
-  const key = currentKey(req);
-  const body = validated(req, 'chat.create.body');
-  deps.rankings.sampler.offer(res, { orgId: key.orgId, model: body.model ?? body.models?.[0] ?? '', input: userTexts, tokens });
-  deps.classifiers.observeAfter(res, { generationId, orgId: key.orgId, workspaceId: key.workspaceId, input: userTexts, createdAt: new Date(deps.clock()) });
-}
-
-function createChatChain(deps: AppDeps): RequestHandler[] {
-  const { chat } = deps;
-  return [
-    requireInferenceKey(),
-    validate({ body: 'chat.create.body' }),
-    function planChat(req: Request, res: Response, next: NextFunction) {
-      const plan = chat.plan(validated(req, 'chat.create.body'));
-      res.locals.chatPlan = plan;
-      res.locals.spend = { estimateUsd: plan.estimateUsd, refusalHint: REFUSAL_HINT };
-      next();
-    },
-    reserveBudget(deps, (work) => chat.track(work), async function createChatCompletion(req: Request, res: Response) {
-      const { chatPlan: plan, spend } = res.locals;
-      if (!plan || !spend) throw new Error('createChatCompletion: the plan step did not run');
-      const body = validated(req, 'chat.create.body');
-      if (plan.stream) {
-        const started = (id: string) => afterAnswer(deps, req, res, id, plan.prompt.userTexts, plan.prompt.tokens);
-        spend.actualUsd = await chat.stream(callerOf(req), body, plan, res, started);
-        return;
-      }
-      const answer = await chat.complete(callerOf(req), body, plan);
-      spend.actualUsd = answer.costUsd;
-      if (deps.config.usage.answerAfterRecord) await answer.recorded;
-      afterAnswer(deps, req, res, answer.id, plan.prompt.userTexts, plan.prompt.tokens);
-      res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'X-Generation-Id': answer.id }).send(answer.body);
-    }),
-  ];
-}
-
 /** Register the chat route. */
 export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
-  api.add('post', '/chat/completions', ...createChatChain(deps));
+  const { chat } = deps;
+  api.add(
+    'post',
+    '/chat/completions',
+    requireInferenceKey(),
+    validate({ body: 'chat.create.body' }),
+    pricedRoute(deps, {
+      plan: (req: Request) => chat.plan(validated(req, 'chat.create.body')),
+      run: (req: Request, res: Response, plan) => chat.answer(callerOf(req), validated(req, 'chat.create.body'), plan, res),
+      track: (work) => chat.track(work),
+      refusalHint: REFUSAL_HINT,
+    }),
+  );
 }

@@ -1,0 +1,90 @@
+/**
+ * A priced route as one factory: plan → reserve → run → settle. The plan is a value handed from
+ * step to step (the compiler sees the order); the reservation is the plan's worst case against
+ * every budget of the caller's workspace and the key's own limit; the run answers the client and
+ * says what the request cost; the hold is then settled to that, or released when the run failed
+ * or charged nothing. A refusal is the guard's 402 (with what the client can change); a store the
+ * guard cannot reach is a 503 (budgets fail closed).
+ *
+ * Settling follows the run, not the socket: a client that leaves while the upstream call is in
+ * flight does not stop that call from being recorded, so its cost must still reach the counters.
+ * A client that leaves while the reservation is being made gets no upstream call at all.
+ * @module
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { Reservation, SpendGuard } from '../budgets/types';
+import { currentKey } from '../auth/authenticate';
+import { PaymentRequiredError } from '../errors';
+import type { Tracing } from '../observability/tracing';
+import { tracedWork } from '../observability/spans';
+
+/** What every plan says: the most the request can cost (USD), which is reserved. */
+export interface PricedPlan {
+  estimateUsd: number;
+}
+
+/** One priced operation, as a route wires it. */
+export interface PricedOperation<P extends PricedPlan> {
+  /** The plan of a validated request (model, candidates, worst case); throws a GatewayError. */
+  plan(req: Request): P | Promise<P>;
+  /** Answer the planned request on `res`; resolves with what it cost once its work is over. */
+  run(req: Request, res: Response, plan: P): Promise<number>;
+  /** Receives each settle or release, so shutdown can wait for the spend of answered requests. */
+  track(work: Promise<unknown>): void;
+  /** Added to a 402's message: what the client can change so that the request fits. */
+  refusalHint?: string;
+}
+
+/** What the factory needs of the gateway. */
+export interface PricedDeps {
+  readonly spend: SpendGuard;
+  readonly tracing: Tracing | null;
+}
+
+/** The route's handler for `op`. */
+export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOperation<P>): RequestHandler {
+  return async function pricedRequest(req: Request, res: Response): Promise<void> {
+    const plan = await op.plan(req);
+    // Listen before the first await: a client that leaves during the reserve round trip fires
+    // 'close' then, and never again.
+    let gone = false;
+    const leave = (): void => {
+      gone = true;
+    };
+    res.once('close', leave);
+    let reservation: Reservation;
+    try {
+      // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
+      const reserving = reserve(deps, req, plan.estimateUsd);
+      reservation = reserving instanceof Promise ? await reserving : reserving;
+    } catch (err) {
+      throw op.refusalHint && err instanceof PaymentRequiredError ? new PaymentRequiredError(`${err.message} ${op.refusalHint}`, err.metadata) : err;
+    } finally {
+      res.off('close', leave);
+    }
+    if (gone) {
+      op.track(reservation.release());
+      return;
+    }
+    let actual: number | undefined;
+    try {
+      actual = await op.run(req, res, plan);
+    } finally {
+      op.track(actual === undefined ? reservation.release() : reservation.settle(actual));
+    }
+  };
+}
+
+/**
+ * The request's reservation: without waiting when the guard can make it at once (a lease, or no
+ * limit), else through its round trip; in a `budget.reserve` span when the request is traced.
+ */
+function reserve(deps: PricedDeps, req: Request, usd: number): Reservation | Promise<Reservation> {
+  const key = currentKey(req);
+  const now = deps.spend.reserveNow?.(key, usd);
+  const reserving = now ?? deps.spend.reserve(key, usd, req.ctx.requestId);
+  const trace = req.ctx.trace;
+  if (!deps.tracing || !trace) return reserving;
+  const traced = tracedWork(deps.tracing, trace, 'budget.reserve', Promise.resolve(reserving));
+  return now ?? traced;
+}
