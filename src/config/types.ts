@@ -41,9 +41,9 @@ export interface Config {
   log: { level: string; flushMs: number };
   /** Catalog files: embeddings models, chat models, providers (paths relative to the project root, or absolute). */
   catalog: { modelsFile: string; chatModelsFile: string; providersFile: string };
-  /** Upstream HTTP: per-attempt timeout, overall deadline across fallbacks, connection pool. */
+  /** Upstream HTTP: the connection pool of every operation; the per-attempt timeout and overall deadline of embeddings. */
   upstream: { attemptTimeoutMs: number; deadlineMs: number; connectionsPerOrigin: number; keepAliveTimeoutMs: number };
-  /** Chat timing: a whole answer, or a stream's first content, within `attemptTimeoutMs`; a started stream silent for `streamIdleTimeoutMs` is cut. */
+  /** Chat timing (every chat-like operation): a whole answer, or a stream's first content, within `attemptTimeoutMs`; a started stream silent for `streamIdleTimeoutMs` is cut. */
   chat: { attemptTimeoutMs: number; deadlineMs: number; streamIdleTimeoutMs: number; keepAliveMs: number };
   /** Circuit breaker per provider endpoint: consecutive failures that open it, and the cooldown before a probe. */
   breaker: { failureThreshold: number; cooldownMs: number };

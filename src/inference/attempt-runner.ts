@@ -72,7 +72,8 @@ export class AttemptRunner {
     const each = (e: Endpoint, timeoutMs: number, reason: string | null): Promise<AttemptResult<T>> =>
       tracing && parent ? this.traced(tracing, parent, spec, e, reason, (inject) => attempt(e, timeoutMs, inject)) : attempt(e, timeoutMs, undefined);
     const exemplar = parent ? exemplarOf(parent) : undefined;
-    const timing = spec.operation === 'chat' ? config.chat : config.upstream;
+    // Chat-like operations have their own timing; embeddings use the upstream block's.
+    const timing = spec.operation === 'embeddings' ? config.upstream : config.chat;
     const run = await runWithFallback<T>(spec.candidates, each, {
       attemptTimeoutMs: timing.attemptTimeoutMs,
       deadlineMs: timing.deadlineMs,

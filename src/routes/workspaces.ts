@@ -9,22 +9,15 @@ import type { AppDeps } from '../deps';
 import { currentKey, requireManagementKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
-import { WorkspaceService } from '../workspaces/service';
+import { workspaceService } from '../workspaces/contents';
 import { toWireWorkspace } from '../workspaces/wire';
 import { parseIncludes, withIncludes } from '../workspaces/includes';
 import { MemberService, toWireMember } from '../members/service';
 import { registerBudgetRoutes } from './budgets';
-import { deleteWorkspaceClassifiers } from '../classifiers/repository';
 
 /** Register workspace, member and budget routes. */
 export function registerWorkspaceRoutes(api: ApiRouter, deps: AppDeps): void {
-  // A deleted workspace takes its files with it (same transaction), as the hosted service does
-  // with its budgets and guardrails: nothing stays stored that no route could reach.
-  // Its classifiers (and their tags) go too.
-  const workspaces = new WorkspaceService(deps.db, async (tx, ws) => {
-    await deps.files.purgeWorkspace(tx, { orgId: ws.orgId, workspaceId: ws.id });
-    await deleteWorkspaceClassifiers(tx, ws.id);
-  });
+  const workspaces = workspaceService(deps.db, deps.files);
   const members = new MemberService(deps.db);
   const mgmt = requireManagementKey();
   const byRef = validate({ params: 'workspaces.ref.params' });
