@@ -5,7 +5,7 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import type { AppDeps } from '../deps';
+import type { InferenceServiceDeps } from '../inference/service-deps';
 import type { Endpoint } from '../catalog/types';
 import type { CallerContext } from '../inference/caller';
 import { generationId } from '../embeddings/ids';
@@ -15,7 +15,7 @@ import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
-import { attemptStream, type LiveStream } from '../inference/stream-attempt';
+import { attemptStream, type LiveStream, type StreamTiming } from '../inference/stream-attempt';
 import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
 import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
@@ -32,7 +32,7 @@ import { wholeBody } from '../providers/raw-json';
 /** The route label of the gateway-overhead metric. */
 const ROUTE = '/api/v1/chat/completions';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'tracing'>>;
+type ServiceDeps = InferenceServiceDeps;
 
 /** A whole answer, ready to send. */
 export interface ChatAnswer {
@@ -59,6 +59,17 @@ function answerText(parsed: ParsedChat): string {
     for (const call of c.message.tool_calls ?? []) parts.push(call.function.name, call.function.arguments);
   }
   return parts.join('\n');
+}
+
+/** What every attempt of one streamed request shares. */
+interface OneStream {
+  writer: SseWriter;
+  job: ChatJob;
+  /** The generation id every chunk carries. */
+  id: string;
+  /** Unix seconds, for every chunk. */
+  created: number;
+  timing: StreamTiming;
 }
 
 /** One per app instance. */
@@ -143,8 +154,8 @@ export class ChatService {
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
     const job = chatJob(body, plan.maxTokens, true);
-    const timing = { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs };
-    const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) => this.attemptStream(writer, job, e, created, id, timeoutMs, timing, inject));
+    const stream: OneStream = { writer, job, id, created, timing: { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs } };
+    const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) => this.attemptStream(stream, e, timeoutMs, inject));
     if (!run.ok) {
       if (!writer.opened) throw run.error;
       writer.finish(errorChunk({ id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created }, run.error.status, run.error.message) + DONE_EVENT);
@@ -190,12 +201,12 @@ export class ChatService {
   }
 
   /** One streamed attempt on `endpoint`, its events translated to chat chunks carrying the gateway's id. */
-  private attemptStream(writer: SseWriter, job: ChatJob, endpoint: Endpoint, created: number, id: string, timeoutMs: number, timing: { idleTimeoutMs: number; keepAliveMs: number }, inject?: InjectTrace): Promise<AttemptResult<LiveStream<ChatStream>>> {
+  private attemptStream(s: OneStream, endpoint: Endpoint, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<LiveStream<ChatStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
-    const req = adapter.buildRequest(job, endpoint);
+    const req = adapter.buildRequest(s.job, endpoint);
     inject?.(req.headers);
-    const head = { id, model: endpoint.modelId, provider: endpoint.provider.name, created };
-    return attemptStream(this.routing.http, writer, { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) }, timeoutMs, timing);
+    const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
+    return attemptStream(this.routing.http, s.writer, { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) }, timeoutMs, s.timing);
   }
 
   private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedChat>> {

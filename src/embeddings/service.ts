@@ -5,7 +5,8 @@
  * @module
  */
 import type { CatalogModel, Endpoint, RoutableParameter } from '../catalog/types';
-import type { AppDeps } from '../deps';
+import type { InferenceServiceDeps } from '../inference/service-deps';
+import type { EmbeddingsCache } from './cache/cache';
 import { embeddingsAdapterFor } from '../providers/embeddings-registry';
 import type { EmbeddingJob, EmbeddingsAdapter, ParsedEmbeddings, Vector } from '../providers/embeddings-types';
 import { commonLength, vectorLength } from '../providers/vectors';
@@ -33,7 +34,8 @@ import { cacheStatus, joinVectors, pickInputs, savings, writesFor, type CachePla
 import { staleHits, withStaleAsMisses } from './cache/stale-hits';
 import { withCacheLookup, type CacheCaller } from './cache/lookup-plan';
 
-type ServiceDeps = Pick<AppDeps, 'config' | 'kv' | 'metrics' | 'logger' | 'recorder' | 'clock' | 'random'> & Partial<Pick<AppDeps, 'embeddingsCache' | 'tracing'>>;
+/** The embeddings service also reads the per-input cache (absent in tests that build it bare). */
+type ServiceDeps = InferenceServiceDeps & { embeddingsCache?: EmbeddingsCache };
 
 /** The route label of the gateway-overhead metric. */
 const ROUTE = '/api/v1/embeddings';

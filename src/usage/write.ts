@@ -4,13 +4,13 @@
  * answer and the upstream has been paid, so a lost record is logged loudly instead).
  * @module
  */
-import type { AppDeps } from '../deps';
+import type { InferenceServiceDeps } from '../inference/service-deps';
 import type { CallerContext } from '../inference/caller';
 import { tracedWork } from '../observability/spans';
 import type { UsageEvent } from './types';
 
 /** Record `event` for the caller `ctx`. Settles once it is durable or its failure is logged; never rejects. */
-export function writeUsage(deps: Pick<AppDeps, 'recorder' | 'logger'> & Partial<Pick<AppDeps, 'tracing'>>, ctx: CallerContext, event: UsageEvent): Promise<void> {
+export function writeUsage(deps: Pick<InferenceServiceDeps, 'recorder' | 'logger' | 'tracing'>, ctx: CallerContext, event: UsageEvent): Promise<void> {
   const { recorder, logger, tracing } = deps;
   let written: Promise<void>;
   try {
