@@ -141,9 +141,10 @@ export class RedisKv implements Kv {
     await this.connection.ping();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.subscriber?.disconnect();
     this.connection.disconnect();
+    return Promise.resolve();
   }
 
   private ensureSubscriber(): RedisClient {
