@@ -113,7 +113,7 @@ export class EmbeddingsCache {
     try {
       const result = await Promise.race([read, timeout]);
       if (result === TIMED_OUT) {
-        read.catch(() => undefined);
+        read.catch(() => undefined); // given up on: the timeout is what is reported
         this.storeFailed('lookup', new Error(`embeddings cache lookup took longer than ${timeoutMs} ms`));
         return null;
       }
