@@ -277,14 +277,18 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await Promise.all([deps.embeddings.drain(), deps.chat.drain()]);
   // The last answers' cache writes (each bounded by the store's command timeout).
   await deps.embeddingsCache.settled();
-  await closeRankings(deps.rankings).catch(() => undefined);
-  await deps.classifiers.close().catch(() => undefined);
-  await deps.stopMaintenance?.().catch(() => undefined);
-  await deps.spend.close?.().catch(() => undefined);
+  // The endpoint stats' last counts go to the Kv before it closes.
+  await deps.routing.stats.close();
+  // These log their own work's failures; one failing to close is unexpected: logged, and shutdown goes on.
+  await closeRankings(deps.rankings).catch((err: unknown) => deps.logger.warn('rankings close failed at shutdown', { err }));
+  await deps.classifiers.close().catch((err: unknown) => deps.logger.warn('classifiers close failed at shutdown', { err }));
+  await deps.stopMaintenance?.().catch((err: unknown) => deps.logger.warn('analytics maintenance stop failed at shutdown', { err }));
+  await deps.spend.close?.().catch((err: unknown) => deps.logger.warn('budget guard close failed at shutdown', { err }));
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
-  await deps.recorder.close().catch(() => undefined);
+  await deps.recorder.close().catch((err: unknown) => deps.logger.warn('usage recorder close failed at shutdown', { err }));
   await deps.files.close();
-  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.routing.close(), deps.embeddingsCache.close()]);
-  // Last, so the spans of the bookkeeping above are exported too.
+  await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.routing.http.close(), deps.embeddingsCache.close()]);
+  // Last, so the spans of the bookkeeping above are exported too. A failed export is already
+  // counted and logged by the exporter (observability/trace-export.ts).
   await deps.tracing?.shutdown().catch(() => undefined);
 }

@@ -41,8 +41,9 @@ const ok = (_req: http.IncomingMessage, res: http.ServerResponse): void => {
 describe('bench rounds', () => {
   it('runs every target once a turn, reversing the order every other turn', async () => {
     const seen: string[] = [];
-    await inTurns(['a', 'b', 'c'], 3, async (t: string) => {
+    await inTurns(['a', 'b', 'c'], 3, (t: string) => {
       seen.push(t);
+      return Promise.resolve();
     });
     expect(seen.join('')).toBe('abccbaabc');
   });
@@ -58,7 +59,7 @@ describe('bench rounds', () => {
         if (used.user + used.system >= cpuMicros) return x;
       }
     };
-    const spent = await cpuDuring({ child: { pid: process.pid } }, async () => spin(300_000));
+    const spent = await cpuDuring({ child: { pid: process.pid } }, () => Promise.resolve(spin(300_000)));
     if (spent.seconds === null || spent.userSeconds === null || spent.mainThreadSeconds === null) throw new Error('no /proc');
     // /proc counts in 10 ms ticks. The spin is this (main) thread's JavaScript: nearly all user time.
     expect(spent.seconds).toBeGreaterThanOrEqual(0.28);
@@ -69,8 +70,8 @@ describe('bench rounds', () => {
 
   it('pools the CPU split over turns, and a turn without figures leaves the target without them', async () => {
     const turn = (requests: number) => ({ requests, seconds: 1, errors: 0, non2xx: 0, latencies: [1] });
-    const pooled = await pooledTurns(['a', 'b'], 2, async (t: string) =>
-      t === 'a' ? { result: turn(1000), seconds: 0.5, userSeconds: 0.4, mainThreadSeconds: 0.45 } : { result: turn(10), seconds: null },
+    const pooled = await pooledTurns(['a', 'b'], 2, (t: string) =>
+      Promise.resolve(t === 'a' ? { result: turn(1000), seconds: 0.5, userSeconds: 0.4, mainThreadSeconds: 0.45 } : { result: turn(10), seconds: null }),
     );
     expect(pooled.get('a')?.figures).toMatchObject({ requests: 2000, cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 });
     expect(pooled.get('b')?.figures).toMatchObject({ cpuMsPerRequest: null, userMsPerRequest: null, mainThreadMsPerRequest: null });

@@ -54,6 +54,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
     if (firstPage.current) firstPage.current = false;
     else document.querySelector<HTMLElement>('main h1')?.focus();
   }, [page]);
+  // Never rejects (a failure is shown in the page), so the button does not wait for it.
   const out = async () => {
     try {
       await signOut();
@@ -72,7 +73,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         <span class="who">
           Signed in with <strong>{session.key.name}</strong> <code class="key-label">{session.key.label}</code>
         </span>
-        <button type="button" onClick={out}>
+        <button type="button" onClick={() => void out()}>
           Sign out
         </button>
       </header>

@@ -52,6 +52,7 @@ export function byFormat(format: Format, value: number | null | undefined): stri
       return ms(value);
     case 'throughput':
       return value === null || value === undefined ? '—' : `${count.format(Math.round(value))} tok/s`;
+    case 'number':
     default:
       return num(value);
   }

@@ -19,7 +19,7 @@ export async function runMaintenance(db: Database, now: number, retentionDays: n
 
 /** Start the periodic job; returns a stop function that waits for a pass in progress. */
 export function startMaintenance(db: Database, logger: Logger, opts: { intervalMs: number; retentionDays: number; clock: () => number }): () => Promise<void> {
-  if (opts.intervalMs <= 0) return async () => undefined;
+  if (opts.intervalMs <= 0) return () => Promise.resolve();
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;

@@ -100,6 +100,7 @@ export async function refreshRollup(db: Database, now: number, opts: RollupOptio
   return db.withLock('analytics-rollup', async () => {
     // Block ranges filled since the last run are only skipped by the BRIN index once summarised
     // (autosummarize does it eventually); summarising them now keeps each day's scan small.
+    // Best effort: should it fail, autosummarize still catches up and the rollup is unaffected.
     await db.query(`SELECT brin_summarize_new_values('generations_created_brin')`).catch(() => undefined);
     const until = floorHour(now - opts.graceMs);
     const mark = await rollupWatermark(db);

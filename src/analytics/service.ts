@@ -21,6 +21,8 @@ const QUERY_CANCELED = '57014';
 const MAX_WARNINGS = 20;
 
 type Row = Record<string, unknown>;
+/** What pg and PGlite return for the scalar columns a query selects (ids and labels as text, timestamps as Dates). */
+type Scalar = string | number | bigint | boolean | Date;
 
 /** The `POST /analytics/query` body's `data`. */
 export interface AnalyticsResult {
@@ -94,7 +96,7 @@ export class AnalyticsService {
   }
 }
 
-function isoOf(v: unknown): string | null {
+function isoOf(v: Scalar | null | undefined): string | null {
   if (v === null || v === undefined) return null;
   const d = v instanceof Date ? v : new Date(String(v));
   return d.toISOString();
@@ -121,7 +123,7 @@ function shape(q: CompiledQuery, rows: Row[], ms: number): AnalyticsResult {
 }
 
 function cell(c: OutputColumn, r: Row, warn: (w: string) => void): unknown {
-  const v = r[c.alias];
+  const v = r[c.alias] as Scalar | null | undefined;
   if (c.kind === 'time') return isoOf(v);
   if (c.kind === 'metric') return v === null || v === undefined ? null : c.usd ? roundUsd(Number(v)) : Number(v);
   if (v === null || v === undefined) return null;
@@ -142,6 +144,8 @@ function cell(c: OutputColumn, r: Row, warn: (w: string) => void): unknown {
       if (typeof r[`${c.alias}member`] !== 'string') warn(`Could not resolve user: ${String(v)}`);
       return v;
     }
+    case null:
+    case undefined:
     default:
       return v;
   }

@@ -65,7 +65,7 @@ function holdKeys(counters: readonly LimitCounter[]): string[] {
   return counters.flatMap((c) => [c.spentKey, c.holdsKey]);
 }
 
-const NOOP: Reservation = { settle: async () => undefined, release: async () => undefined };
+const NOOP: Reservation = { settle: () => Promise.resolve(), release: () => Promise.resolve() };
 
 /**
  * The 402: the spec's meaning (credits are insufficient) and where the limit is managed, in the

@@ -66,7 +66,7 @@ export class BudgetService {
    */
   constructor(
     private readonly db: Database,
-    private readonly changed: (workspaceId: string) => Promise<void> = async () => undefined,
+    private readonly changed: (workspaceId: string) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Create or update the budget of `interval`; optionally set the workspace-wide BYOK flag. */

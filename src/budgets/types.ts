@@ -25,7 +25,7 @@ export interface SpendGuard {
 
 /** A guard that never refuses (no budgets configured in this build). */
 export const UNLIMITED: SpendGuard = {
-  async reserve() {
-    return { settle: async () => undefined, release: async () => undefined };
+  reserve() {
+    return Promise.resolve({ settle: () => Promise.resolve(), release: () => Promise.resolve() });
   },
 };

@@ -7,7 +7,7 @@
  */
 import { API_PREFIX } from '../http/router';
 import { ValidationError } from '../errors';
-import type { CatalogModel, Modality, OutputModality } from './types';
+import type { CatalogModel, Modality } from './types';
 import { cheapestEndpoint } from './wire';
 import type { Wire } from '../wire';
 
@@ -53,7 +53,7 @@ function inputs(m: CatalogModel): Set<string> {
 /** Whether `m` passes every filter of `q`. */
 function matches(m: CatalogModel, q: ModelsListQuery): boolean {
   const wantedOut = list(q.output_modalities) ?? ['text'];
-  if (!wantedOut.includes('all') && !wantedOut.some((o) => outputs(m).has(o as OutputModality))) return false;
+  if (!wantedOut.includes('all') && !wantedOut.some((o) => outputs(m).has(o))) return false;
   const wantedIn = list(q.input_modalities);
   if (wantedIn && !wantedIn.every((i) => inputs(m).has(i as Modality))) return false;
   const params = list(q.supported_parameters);

@@ -39,7 +39,7 @@ async function onKey<R>(db: Database, args: string[], o: CommandOptions, op: (or
     return await op(org.id, hash);
   } catch (e) {
     if (e instanceof NotFoundError) throw new CliError(`no key ${hash} in organization ${org.name}`);
-    if (e instanceof ValidationError) throw new CliError(String(e.metadata?.detail ?? e.message));
+    if (e instanceof ValidationError) throw new CliError(typeof e.metadata?.detail === 'string' ? e.metadata.detail : e.message);
     if (e instanceof GatewayError) throw new CliError(e.message);
     throw e;
   }

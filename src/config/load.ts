@@ -54,7 +54,7 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
 }
 
 /** The configuration's schema (schemas/config.json); data it accepts is a {@link Config}. */
-const validate = createAjv(true).compile<Config>(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')));
+const validate = createAjv(true).compile<Config>(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')) as object);
 
 /**
  * Build the configuration: `config/default.yaml`, then the file named by `SWITCHYARD_CONFIG`, then

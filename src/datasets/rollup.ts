@@ -83,7 +83,7 @@ const queues = new WeakMap<Database, Promise<unknown>>();
 
 function serialised<T>(db: Database, fn: () => Promise<T>): Promise<T> {
   const result = (queues.get(db) ?? Promise.resolve()).then(fn, fn);
-  queues.set(db, result.catch(() => undefined));
+  queues.set(db, result.catch(() => undefined)); // the caller gets the failure; the queue only orders runs
   return result;
 }
 

@@ -30,7 +30,7 @@ export function toBase64Float32(vector: readonly number[]): string {
 export function fromBase64Float32(text: string): number[] {
   const bytes = Buffer.from(text, 'base64');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: number[] = new Array(bytes.byteLength / 4);
+  const out = new Array<number>(bytes.byteLength / 4);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }

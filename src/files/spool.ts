@@ -81,7 +81,7 @@ export class UploadSpool {
     } catch (err) {
       // The pipeline fails as soon as the source does, while the file's open may still be pending:
       // removed before that open completes, the file would be created after it, and stay.
-      if (!sink.closed) await once(sink, 'close').catch(() => undefined);
+      if (!sink.closed) await once(sink, 'close').catch(() => undefined); // an error of the sink's is the pipeline's, thrown below
       await this.remove(file, size);
       throw err;
     }
@@ -95,7 +95,7 @@ export class UploadSpool {
 
   /** Remove every spool file still there (at shutdown, once no request runs). */
   async close(): Promise<void> {
-    await Promise.all([...this.live].map((file) => unlink(file).catch(() => undefined)));
+    await Promise.all([...this.live].map((file) => unlink(file).catch(() => undefined))); // ENOENT: never created
     this.live.clear();
   }
 

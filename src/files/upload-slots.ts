@@ -5,9 +5,9 @@
  * @module
  */
 
-/** A held slot. `release` is idempotent, so every path that ends an upload may call it. */
+/** A held slot. `release` is idempotent and needs no `this`, so every path that ends an upload may call it. */
 export interface UploadSlot {
-  release(): void;
+  release(this: void): void;
 }
 
 /** Counts each organization's uploads in progress against one cap. */

@@ -35,6 +35,7 @@ function fromFramework(err: unknown): GatewayError | null {
     case 'request.size.invalid':
     case 'stream.encoding.set':
       return unreadableBody();
+    case undefined: // not one of http-errors' (zlib's errors carry only a code)
     default:
       if (typeof e?.code === 'string' && DECOMPRESSION_CODE.test(e.code)) return undecodableBody();
       // Other http-errors raised by express itself: a malformed %-escape in a path parameter

@@ -115,6 +115,8 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, lo
         return onError(err);
       }
     },
+    // Best effort: a lost decrement or reset only leaves a count high until its window ends, and
+    // an unavailable store is reported by the increments.
     decrement: async (key: string) => {
       await Promise.resolve(inner.decrement(key)).catch(() => undefined);
     },

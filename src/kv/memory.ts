@@ -32,24 +32,22 @@ export class MemoryKv implements Kv {
     this.sweeper = setInterval(() => this.data.sweep(), sweepMs).unref();
   }
 
-  async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
-    return script.parse(
-      script.memory(
-        this.data,
-        keys.map((k) => this.prefix + k),
-        args.map(String),
-      ),
-    );
+  run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
+    const prefixed = keys.map((k) => this.prefix + k);
+    // In a promise executor, so that a script's error rejects (as from Redis) rather than throws.
+    return new Promise((resolve) => resolve(script.parse(script.memory(this.data, prefixed, args.map(String)))));
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  publish(channel: string, message: string): Promise<void> {
     // Deliver asynchronously, like a network hop, so publishers never re-enter subscribers.
     setImmediate(() => this.bus.emit(this.prefix + channel, message));
+    return Promise.resolve();
   }
 
   /** In place as soon as it returns (messages are delivered on a later turn), as Redis's is once confirmed. */
-  async subscribe(channel: string, handler: MessageHandler): Promise<void> {
+  subscribe(channel: string, handler: MessageHandler): Promise<void> {
     this.bus.on(this.prefix + channel, handler);
+    return Promise.resolve();
   }
 
   onMessagesMissed(): void {
@@ -58,8 +56,9 @@ export class MemoryKv implements Kv {
 
   async ping(): Promise<void> {}
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     clearInterval(this.sweeper);
     this.bus.removeAllListeners();
+    return Promise.resolve();
   }
 }

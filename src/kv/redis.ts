@@ -86,7 +86,7 @@ export class RedisKv implements Kv {
     // A Cluster reports each node's connection errors separately from its own.
     client.on('node error', onError);
     const kv = new RedisKv(client, options, onError);
-    await client.connect().catch(() => undefined);
+    await client.connect().catch(() => undefined); // down at boot: see above
     return kv;
   }
 
@@ -141,9 +141,10 @@ export class RedisKv implements Kv {
     await this.connection.ping();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.subscriber?.disconnect();
     this.connection.disconnect();
+    return Promise.resolve();
   }
 
   private ensureSubscriber(): RedisClient {
@@ -153,7 +154,7 @@ export class RedisKv implements Kv {
     const sub = createRedisClient(this.options, { commandTimeoutMs: this.options.commandTimeoutMs, subscriber: true });
     sub.on('error', this.onConnectionError);
     sub.on('node error', this.onConnectionError);
-    sub.connect().catch(() => undefined);
+    sub.connect().catch(() => undefined); // its connection errors reach onConnectionError; ioredis reconnects
     let readyBefore = false;
     sub.on('ready', () => {
       if (readyBefore) for (const h of this.missedHandlers) h();

@@ -187,6 +187,7 @@ export class Metrics {
     help: 'Usage not yet written to the database: Redis Stream entries (one XADD of up to usage.batchSize events each) plus events buffered in process; embedded, queued events',
     registers: [this.registry],
     collect: async () => {
+      // Unreadable (Redis down): the gauge keeps its last value, and the outbox reports the outage.
       const depth = await this.usageDepthSource?.().catch(() => undefined);
       if (depth !== undefined) this.usageQueueDepth.set(depth);
     },
@@ -396,6 +397,7 @@ export class Metrics {
    */
   exposition(openMetrics: boolean): Promise<Exposition> {
     const run = this.rendering.then(() => (openMetrics ? this.renderOpenMetrics() : this.render()));
+    // The caller gets `run`'s failure; the chain only keeps renders in order.
     this.rendering = run.catch(() => undefined);
     return run;
   }

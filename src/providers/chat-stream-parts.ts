@@ -14,7 +14,7 @@ export function frame(data: string): string {
 /** The status an in-stream error maps to: the upstream's own when it is an HTTP error status, else by its kind. */
 export function streamErrorStatus(error: Record<string, unknown>): number {
   for (const v of [error.code, error.status]) if (typeof v === 'number' && Number.isInteger(v) && v >= 400 && v <= 599) return v;
-  const kind = `${String(error.type ?? '')} ${String(error.code ?? '')}`;
+  const kind = [error.type, error.code].map((v) => (typeof v === 'string' ? v : '')).join(' ');
   if (kind.includes('overloaded')) return 529;
   if (kind.includes('rate_limit')) return 429;
   return 502;

@@ -86,7 +86,7 @@ export class EndpointStats {
   record(orgId: string, attempts: readonly AttemptRecord[]): void {
     const slot = `${orgId}\n${Math.floor(this.deps.clock() / MINUTE_MS)}`;
     let fields = this.pending.get(slot);
-    if (!fields) this.pending.set(slot, (fields = new Map()));
+    if (!fields) this.pending.set(slot, (fields = new Map<string, number>()));
     for (const a of attempts) {
       const failed = a.outcome !== 'ok' && a.outcome !== 'client';
       add(fields, `${a.endpoint}|a`, 1);
@@ -128,7 +128,7 @@ export class EndpointStats {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length > 0) {
       this.deps.metrics.endpointStatsWriteFailures.inc(failed.length);
-      if (!this.failing) this.deps.logger.warn('endpoint statistics not written (the Providers page will undercount)', { err: failed[0]?.reason });
+      if (!this.failing) this.deps.logger.warn('endpoint statistics not written (the Providers page will undercount)', { err: failed[0]?.reason as unknown });
     }
     this.failing = failed.length > 0;
   }

@@ -37,6 +37,8 @@ export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>,
       return new UpstreamOverloadedError(metadata, last.retryAfterSeconds);
     case 'rate_limited':
       return new RateLimitError(last.retryAfterSeconds ?? 1, metadata);
+    case 'network':
+    case 'server':
     default:
       return new UpstreamError(metadata);
   }

@@ -74,7 +74,7 @@ async function initInChild(pgDir: string): Promise<void> {
 /** Open (creating if needed) a PGlite database. */
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : undefined;
-  const release = dataDir ? await lockDataDir(dataDir) : async () => undefined;
+  const release = dataDir ? await lockDataDir(dataDir) : () => Promise.resolve();
   const pgDir = dataDir ? path.join(dataDir, 'pglite') : undefined;
   let pg: PGlite;
   try {
@@ -98,7 +98,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
 
   return {
     kind: 'pglite',
-    query: base.query,
+    query: base.query.bind(base),
     async exec(sql) {
       await pg.exec(sql);
     },

@@ -72,6 +72,8 @@ export async function openPostgres(options: PostgresOptions, hooks: PostgresHook
         await client.query('COMMIT');
         return result;
       } catch (err) {
+        // Fails only with the connection gone (reported through onConnectionError; the pool drops
+        // the client): the transaction's own error is the one to throw.
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
@@ -85,6 +87,8 @@ export async function openPostgres(options: PostgresOptions, hooks: PostgresHook
         await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
         return await fn();
       } finally {
+        // Fails only with the connection gone (reported through onConnectionError), and the lock
+        // went with its session.
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
         client.release();
       }

@@ -26,12 +26,12 @@ export class MemoryOutbox extends OutboxRecorder {
     if (this.queue.length >= this.options.batchSize) void this.drain();
   }
 
-  async depth(): Promise<number> {
-    return this.queue.length;
+  depth(): Promise<number> {
+    return Promise.resolve(this.queue.length);
   }
 
-  async pending(): Promise<UsageEvent[]> {
-    return this.queue.peek(this.queue.length);
+  pending(): Promise<UsageEvent[]> {
+    return Promise.resolve(this.queue.peek(this.queue.length));
   }
 
   protected async drainBatch(): Promise<number> {

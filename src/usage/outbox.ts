@@ -126,8 +126,9 @@ export abstract class OutboxRecorder implements UsageRecorder {
    * An event the database refuses for its content. Logged with its id (never dropped silently);
    * the Redis outbox also keeps it in a dead-letter stream for inspection.
    */
-  protected async rejected(event: UsageEvent, err: Error): Promise<void> {
+  protected rejected(event: UsageEvent, err: Error): Promise<void> {
     this.deps.logger.error('usage record refused by the database; not retried', { generation_id: event.id, err });
+    return Promise.resolve();
   }
 
   /** Start a drain unless one is running or the backoff says wait (timer and full batches). */

@@ -16,7 +16,7 @@ export function writeUsage(deps: Pick<InferenceServiceDeps, 'recorder' | 'logger
   try {
     written = recorder.record(event);
   } catch (err) {
-    written = Promise.reject(err as Error);
+    written = Promise.reject(err);
   }
   if (tracing && ctx.trace) written = tracedWork(tracing, ctx.trace, 'usage.record', written);
   const requestId = ctx.requestId;

@@ -57,7 +57,8 @@ export class JobThread<J, R> {
     const id = this.next++;
     return new Promise<R>((resolve, reject) => {
       const { timeoutMs, timeoutError } = this.o;
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => this.kill(worker, timeoutError?.() ?? new Error(`${this.o.name} timed out`)), timeoutMs);
+      // Not awaited: kill fails the thread's jobs before it waits for the thread to end, and terminate() does not reject.
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => void this.kill(worker, timeoutError?.() ?? new Error(`${this.o.name} timed out`)), timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       worker.postMessage({ id, job } satisfies JobMessage<J>);
     });

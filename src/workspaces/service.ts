@@ -77,7 +77,7 @@ export class WorkspaceService {
    */
   constructor(
     private readonly db: Database,
-    private readonly purgeContents: WorkspaceContentsPurger = async () => undefined,
+    private readonly purgeContents: WorkspaceContentsPurger = () => Promise.resolve(),
   ) {}
 
   /** Create a workspace; 409 on a duplicate slug. */

@@ -31,7 +31,7 @@ const STRICT: ValidatorSettings = {
 };
 
 function lint(content: string): string[] {
-  return validate(content, STRICT).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+  return validate(content, STRICT).map((d) => `line ${d.range.start.line + 1}: ${typeof d.message === 'string' ? d.message : d.message.value}`);
 }
 
 interface Stage {

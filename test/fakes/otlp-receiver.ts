@@ -64,7 +64,7 @@ function plain(attributes: Array<{ key: string; value: AnyValue }> | undefined):
 
 /** Start a receiver on an ephemeral loopback port. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const receiver: OtlpReceiver = { url: '', spans: [], contentTypes: [], refuseWith: null, close: async () => undefined };
+  const receiver: OtlpReceiver = { url: '', spans: [], contentTypes: [], refuseWith: null, close: () => Promise.resolve() };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -22,7 +22,7 @@ export async function until<T>(what: string, condition: () => T | Promise<T>, op
   const deadline = Date.now() + (opts.timeoutMs ?? 5000);
   for (;;) {
     const value = await condition();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs ?? 5000} ms waiting for ${what}`);
     await pause(opts.everyMs ?? 5);
   }

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 
-export default async function globalTeardown(): Promise<void> {
+export default function globalTeardown(): void {
   const template = process.env.SY_TEST_PGLITE_TEMPLATE;
   if (template) rmSync(template, { force: true });
 }

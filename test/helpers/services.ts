@@ -123,7 +123,7 @@ export interface KvFactory {
 
 /** Every Kv kind available here: the in-process twin always, Redis when running. */
 export const KVS: KvFactory[] = [
-  { name: 'memory', open: async (prefix = `t:${uniqueId()}:`) => new MemoryKv(prefix) },
+  { name: 'memory', open: (prefix = `t:${uniqueId()}:`) => Promise.resolve(new MemoryKv(prefix)) },
   ...(REDIS_URL ? [{ name: 'redis' as const, open: (prefix?: string) => openTestRedisKv(prefix) }] : []),
 ];
 

@@ -96,7 +96,11 @@ export async function startSpendPair(overrides: ConfigOverrides = {}): Promise<S
     db, kv1, gw, instances, urls,
     async close() {
       await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-      await Promise.all(instances.map((d) => d.spend.close?.()));
+      await Promise.all(
+        instances.map(async (d) => {
+          await d.spend.close?.();
+        }),
+      );
       await kv2.close();
       await kv1.close();
       await db.close();

@@ -32,9 +32,9 @@ interface Target {
 const targets: Target[] = [
   {
     name: 'embedded data dir',
-    env: async () => ({ SWITCHYARD_DATA_DIR: tempDir('sy-cli-') }),
+    env: () => Promise.resolve({ SWITCHYARD_DATA_DIR: tempDir('sy-cli-') }),
     open: (env) => openPglite({ dataDir: env.SWITCHYARD_DATA_DIR }),
-    cleanup: async () => undefined,
+    cleanup: () => Promise.resolve(),
   },
 ];
 if (DATABASE_URL) {

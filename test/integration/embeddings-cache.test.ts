@@ -255,9 +255,12 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     const calls: Array<[string, number]> = [];
     const original = h.gw.deps.spend;
     const spy: SpendGuard = {
-      async reserve(_key, estimate) {
+      reserve(_key, estimate) {
         calls.push(['reserve', estimate]);
-        return { settle: async (usd) => void calls.push(['settle', usd]), release: async () => void calls.push(['release', 0]) };
+        return Promise.resolve({
+          settle: (usd) => Promise.resolve(void calls.push(['settle', usd])),
+          release: () => Promise.resolve(void calls.push(['release', 0])),
+        });
       },
     };
     h.gw.deps.spend = spy;

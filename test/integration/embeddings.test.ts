@@ -217,10 +217,11 @@ describe('POST /embeddings', () => {
     const original = h.gw.deps.spend;
     const settles: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
     h.gw.deps.spend = {
-      reserve: async () => ({
-        settle: () => new Promise<void>((resolve, reject) => void settles.push({ resolve, reject })),
-        release: async () => undefined,
-      }),
+      reserve: () =>
+        Promise.resolve({
+          settle: () => new Promise<void>((resolve, reject) => void settles.push({ resolve, reject })),
+          release: () => Promise.resolve(),
+        }),
     };
     try {
       for (let i = 0; i < 2; i++) expect((await h.post({ model: SMALL, input: `x${i}` })).status).toBe(200);
@@ -245,9 +246,12 @@ describe('POST /embeddings', () => {
     const calls: Array<[string, number]> = [];
     const original = h.gw.deps.spend;
     const spy: SpendGuard = {
-      async reserve(_key, estimate) {
+      reserve(_key, estimate) {
         calls.push(['reserve', estimate]);
-        return { settle: async (usd) => void calls.push(['settle', usd]), release: async () => void calls.push(['release', 0]) };
+        return Promise.resolve({
+          settle: (usd) => Promise.resolve(void calls.push(['settle', usd])),
+          release: () => Promise.resolve(void calls.push(['release', 0])),
+        });
       },
     };
     h.gw.deps.spend = spy;

@@ -274,7 +274,7 @@ function bodyWith(base: Record<string, unknown>, field: string, raw: string): st
   const SENTINEL = '__switchyard_hostile__';
   const copy = structuredClone(base);
   const parts = field.split('.');
-  let target = copy as Record<string, unknown>;
+  let target = copy;
   for (const part of parts.slice(0, -1)) {
     target[part] ??= {};
     target = target[part] as Record<string, unknown>;

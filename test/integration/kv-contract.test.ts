@@ -131,7 +131,7 @@ describe.each(KVS)('Kv contract: $name', (kind) => {
 
 describeIf(REDIS_URL)('RedisKv specifics', () => {
   test('scripts are reloaded after SCRIPT FLUSH (NOSCRIPT)', async () => {
-    const kv = await RedisKv.connect({ url: REDIS_URL as string, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
+    const kv = await RedisKv.connect({ url: REDIS_URL, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
     const admin = new Redis(REDIS_URL as string);
     try {
       expect((await kv.run(counter, ['n'], [1, 60000])).count).toBe(1);
@@ -144,7 +144,7 @@ describeIf(REDIS_URL)('RedisKv specifics', () => {
   });
 
   test('the commands of one event-loop turn (auto-pipelined) run in the order they were issued', async () => {
-    const kv = await RedisKv.connect({ url: REDIS_URL as string, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
+    const kv = await RedisKv.connect({ url: REDIS_URL, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
     try {
       const counts = await Promise.all(Array.from({ length: 20 }, () => kv.run(counter, ['n'], [1, 60000])));
       expect(counts.map((c) => c.count)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));

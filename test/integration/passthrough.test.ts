@@ -33,7 +33,8 @@ class FakeUpstream {
         if (req.url === '/v1/completions' && JSON.parse(body || '{}').stream === true) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           res.write('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n');
-          new Promise<void>((resolve) => (this.release = resolve)).then(() => {
+          // The rest of the stream, once the test calls `release` (a promise that cannot reject).
+          void new Promise<void>((resolve) => (this.release = resolve)).then(() => {
             res.write('data: {"choices":[{"delta":{"content":"lo"}}]}\n\n');
             res.end('data: [DONE]\n\n');
           });

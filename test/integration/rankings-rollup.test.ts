@@ -94,7 +94,7 @@ describe.each(DATABASES)('rankings rollup on $name', (dbKind) => {
       const rows = await tokensOn('2026-05-09');
       expect(rows.reduce((sum: number, [, t]: [string, string]) => sum + Number(t), 0)).toBe(2000);
     } finally {
-      await closeDependencies({ ...second.deps, db: { ...db, close: async () => undefined } });
+      await closeDependencies({ ...second.deps, db: { ...db, close: () => Promise.resolve() } });
       for (const close of closers) await close();
     }
   });
@@ -207,7 +207,7 @@ describe('RollupScheduler', () => {
     expect(t.pending.filter((p) => !p.cancelled)).toHaveLength(0); // nothing after stop
   });
 
-  test('interval 0 never schedules; the default timer is unref\'d and cancellable', async () => {
+  test('interval 0 never schedules; the default timer is unref\'d and cancellable', () => {
     const t = manualTimer();
     new RollupScheduler(() => Promise.resolve(), 0, new Metrics(), logger, t.timer).start();
     expect(t.pending).toHaveLength(0);

@@ -87,12 +87,9 @@ describe('sampler failures', () => {
   test('a failing classifier or store is counted and logged; later samples still go through', async () => {
     const metrics = new Metrics();
     let calls = 0;
-    const flaky: Classify = async () => {
-      if (++calls === 1) throw new Error('model failed');
-      return { languageType: 'natural', category: null };
-    };
+    const flaky: Classify = () => (++calls === 1 ? Promise.reject(new Error('model failed')) : Promise.resolve({ languageType: 'natural', category: null }));
     const stored: unknown[][] = [];
-    const db = { query: async (_sql: string, params: unknown[]) => void stored.push(params) } as unknown as Database;
+    const db = { query: (_sql: string, params: unknown[]) => Promise.resolve(void stored.push(params)) } as unknown as Database;
     const sampler = new RankingsSampler(db, flaky, { rate: 0.5, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent'));
     const res = () => new EventEmitter() as unknown as ServerResponse;
     const a = res();

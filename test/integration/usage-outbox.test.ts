@@ -135,7 +135,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       return r;
     }
 
-    test('createUsageRecorder picks the outbox of the Kv kind', async () => {
+    test('createUsageRecorder picks the outbox of the Kv kind', () => {
       const r = createUsageRecorder(testConfig(), kv, { db, metrics: new Metrics(), logger });
       recorders.push(r);
       expect(r).toBeInstanceOf(kv.kind === 'redis' ? StreamOutbox : MemoryOutbox);

@@ -18,9 +18,9 @@ function book(results: boolean[], ms = 20) {
   const leases = new LeaseBook({
     requests: 4,
     ms,
-    settle: async (id, keys, nanos) => {
+    settle: (id, keys, nanos) => {
       calls.push([id, keys, nanos]);
-      return results.shift() ?? true;
+      return Promise.resolve(results.shift() ?? true);
     },
   });
   return { leases, calls };
@@ -34,7 +34,7 @@ describe('LeaseBook', () => {
     expect(leases.begin('s', 10, 1e9)).toBe(0); // one already being asked for
     leases.abandon('s');
     expect(leases.begin('s', 10, 1e9)).toBe(40);
-    expect(new LeaseBook({ requests: 0, ms: 20, settle: async () => true }).begin('s', 10, 1e9)).toBe(0);
+    expect(new LeaseBook({ requests: 0, ms: 20, settle: () => Promise.resolve(true) }).begin('s', 10, 1e9)).toBe(0);
   });
 
   test('admits up to its amount, then closes and settles to the real cost once the last request is done', async () => {

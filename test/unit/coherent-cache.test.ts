@@ -23,10 +23,10 @@ function setup() {
     max: 100,
     staleIfErrorMs: 150,
     clock: () => now,
-    load: async (id) => {
+    load: (id) => {
       db.loads++;
-      if (db.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      return store.get(id) ?? null;
+      if (db.down) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      return Promise.resolve(store.get(id) ?? null);
     },
   });
   return { store, db, cache, kv, metrics, advance };
@@ -100,9 +100,9 @@ test('the cache holds at most `max` entries: the least recently used is loaded a
     name: 'keys',
     ttlMs: 60_000,
     max: 2,
-    load: async (id) => {
+    load: (id) => {
       loads.push(id);
-      return id.toUpperCase();
+      return Promise.resolve(id.toUpperCase());
     },
   });
   await cache.start();

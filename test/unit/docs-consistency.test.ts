@@ -98,7 +98,7 @@ function meaning(quoted: string): unknown {
   const q = quoted.replace(/^`|`$/g, '');
   if (/^unset(:|$)/.test(q)) return null; // `unset`, or `unset: what that means`
   const unit = /^(\d+(?:\.\d+)?) (days?|MiB|h)$/.exec(q);
-  if (unit) return Number(unit[1]) * { day: 86_400_000, days: 86_400_000, MiB: 1_048_576, h: 3_600_000 }[unit[2] as 'day']!;
+  if (unit) return Number(unit[1]) * { day: 86_400_000, days: 86_400_000, MiB: 1_048_576, h: 3_600_000 }[unit[2] as 'day'];
   if (/^-?\d+(\.\d+)?$/.test(q)) return Number(q);
   if (q === 'true' || q === 'false') return q === 'true';
   return q;

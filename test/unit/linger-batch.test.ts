@@ -8,8 +8,9 @@ import { LingerBatch } from '../../src/usage/linger-batch';
 /** A batcher whose `send` records each batch's items. */
 function recording(max: number, lingerMs: number) {
   const batches: number[][] = [];
-  const batcher = new LingerBatch<number>(max, lingerMs, async (items: number[]) => {
+  const batcher = new LingerBatch<number>(max, lingerMs, (items: number[]) => {
     batches.push(items);
+    return Promise.resolve();
   });
   return { batches, batcher };
 }
@@ -43,9 +44,7 @@ describe('LingerBatch', () => {
 
   test('each item settles as its batch was handled: a failed send rejects that batch\'s adders only', async () => {
     let fail = true;
-    const batcher = new LingerBatch<number>(2, 60_000, async () => {
-      if (fail) throw new Error('refused');
-    });
+    const batcher = new LingerBatch<number>(2, 60_000, () => (fail ? Promise.reject(new Error('refused')) : Promise.resolve()));
     const [a, b] = [batcher.add(1), batcher.add(2)];
     await expect(a).rejects.toThrow('refused');
     await expect(b).rejects.toThrow('refused');

@@ -158,7 +158,7 @@ describe('with a flush interval', () => {
     }
   });
 
-  test('a large backlog is written at once, without waiting for the interval', async () => {
+  test('a large backlog is written at once, without waiting for the interval', () => {
     const { writes, stream } = capture();
     const logger = createLogger('info', stream, 1000);
     const long = 'x'.repeat(1000);

@@ -116,7 +116,7 @@ test('two instances in one process keep separate registries and counts', async (
 test('the usage queue depth is read from its source at scrape time', async () => {
   const m = new Metrics();
   let depth = 5;
-  m.setUsageDepthSource(async () => depth);
+  m.setUsageDepthSource(() => Promise.resolve(depth));
   expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 5');
   depth = 9;
   expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 9');
@@ -140,7 +140,7 @@ describe('exposition: Prometheus text by default, OpenMetrics (with exemplars) w
 
   test('renders asked for at once do not mix formats', async () => {
     const m = new Metrics();
-    m.setUsageDepthSource(async () => 3); // an asynchronous collect, as with Redis
+    m.setUsageDepthSource(() => Promise.resolve(3)); // an asynchronous collect, as with Redis
     const [om, text] = await Promise.all([m.exposition(true), m.exposition(false)]);
     expect(om.body.endsWith('# EOF\n')).toBe(true);
     expect(text.contentType).toMatch(/^text\/plain/);

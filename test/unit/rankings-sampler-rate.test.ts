@@ -12,7 +12,7 @@ import type { Database } from '../../src/store/db';
 
 /** A database that records the weights of stored samples. */
 function recordingDb(weights: number[]): Database {
-  return { query: async (_sql: string, params: unknown[]) => void weights.push(params[4] as number) } as unknown as Database;
+  return { query: (_sql: string, params: unknown[]) => Promise.resolve(void weights.push(params[4] as number)) } as unknown as Database;
 }
 
 async function run(requestsPerSecond: number, seconds: number, rate: number, maxPerSecond: number) {
@@ -21,7 +21,7 @@ async function run(requestsPerSecond: number, seconds: number, rate: number, max
   let draw = 0;
   // An even spread of draws in [0, 1), so the share sampled equals the rate used.
   const random = () => ((draw++ * 0.6180339887) % 1);
-  const classify = async (): Promise<Classification> => ({ languageType: 'natural', category: null });
+  const classify = (): Promise<Classification> => Promise.resolve({ languageType: 'natural', category: null });
   const sampler = new RankingsSampler(recordingDb(weights), classify, { rate, maxPerSecond, queueMax: 100_000, random, clock: () => clock.now, modelId: (m) => m }, new Metrics(), createLogger('silent'));
   const perSecond: number[] = [];
   for (let s = 0; s < seconds; s++) {

@@ -103,11 +103,11 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
     const opts = { attemptTimeoutMs: 1000, deadlineMs: 1000, breaker };
     for (let i = 0; i < 3; i++) await fail();
     now += 5000;
-    await runWithFallback([endpoint], async () => ({ outcome: 'client', status: 400, reason: 'bad input' }), opts);
+    await runWithFallback([endpoint], () => Promise.resolve({ outcome: 'client', status: 400, reason: 'bad input' }), opts);
     expect(await breaker.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 0 });
     for (let i = 0; i < 3; i++) await fail();
     now += 5000;
-    await runWithFallback([endpoint], async () => ({ outcome: 'rate_limited', status: 429, reason: 'slow down' }), opts);
+    await runWithFallback([endpoint], () => Promise.resolve({ outcome: 'rate_limited', status: 429, reason: 'slow down' }), opts);
     expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
   });
 

@@ -26,13 +26,14 @@ export function LimitEditor({ keyObj: k, text, act }: { keyObj: Key; text: strin
     );
   }
   const id = `limit-${k.hash.slice(0, 12)}`;
+  // Never rejects (`act` shows a failure), so the form does not wait for it.
   const save = async (e: Event) => {
     e.preventDefault();
     await act(() => request('PATCH', `/api/v1/keys/${k.hash}`, limitBody(value, reset)));
     setEditing(false);
   };
   return (
-    <form class="limit-form" onSubmit={save}>
+    <form class="limit-form" onSubmit={(e) => void save(e)}>
       <label for={id}>Limit in USD for {k.name} (empty: none)</label>
       <input id={id} type="number" min="0" step="any" inputMode="decimal" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
       <SelectField id={`${id}-reset`} label="Resets" value={reset} choices={LIMIT_RESETS} onChange={setReset} />

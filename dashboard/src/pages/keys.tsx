@@ -51,6 +51,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (na
   const [limit, setLimit] = useState('');
   const [reset, setReset] = useState('');
   const [error, setError] = useState<unknown>(null);
+  // Never rejects (a failure is shown in the form), so the form does not wait for it.
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -66,7 +67,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (na
   };
   const limitError = fieldError(error, 'limit');
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="create-key">
+    <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="create-key">
       <h2 id="create-key">Create a key</h2>
       <div class="row">
         <div class="field">
@@ -93,6 +94,7 @@ function limitText(k: Key): string {
 
 function KeyList({ keys, changed }: { keys: Key[]; changed: () => void }) {
   const [error, setError] = useState<string | null>(null);
+  // Never rejects (a failure is shown above the table), so the buttons do not wait for it.
   const act = async (call: () => Promise<unknown>) => {
     setError(null);
     try {
@@ -132,12 +134,12 @@ function KeyActions({ k, act }: { k: Key; act: (call: () => Promise<unknown>) =>
   const path = `/api/v1/keys/${k.hash}`;
   return (
     <div class="actions">
-      <button type="button" onClick={() => act(() => request('PATCH', path, { disabled: !k.disabled }))} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>
+      <button type="button" onClick={() => void act(() => request('PATCH', path, { disabled: !k.disabled }))} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>
         {k.disabled ? 'Enable' : 'Disable'}
       </button>
       {confirming ? (
         <>
-          <button type="button" class="danger" onClick={() => act(() => request('DELETE', path))} aria-label={`Confirm: delete ${k.name}`}>
+          <button type="button" class="danger" onClick={() => void act(() => request('DELETE', path))} aria-label={`Confirm: delete ${k.name}`}>
             Confirm delete
           </button>
           <button type="button" onClick={() => setConfirming(false)}>

@@ -6,6 +6,7 @@ export function NewSecret({ name, secret, onDone }: { name: string; secret: stri
   const [copied, setCopied] = useState<string | null>(null);
   const field = useRef<HTMLInputElement>(null);
   useEffect(() => field.current?.focus(), []);
+  // Never rejects (a refused copy selects the key instead), so the button does not wait for it.
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
@@ -22,7 +23,7 @@ export function NewSecret({ name, secret, onDone }: { name: string; secret: stri
       <label for="secret-value">Secret key</label>
       <div class="row">
         <input id="secret-value" ref={field} readOnly value={secret} onFocus={(e) => e.currentTarget.select()} />
-        <button type="button" onClick={copy}>
+        <button type="button" onClick={() => void copy()}>
           Copy
         </button>
         <button type="button" onClick={onDone}>

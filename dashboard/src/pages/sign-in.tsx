@@ -8,6 +8,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
   const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Never rejects (a failure is shown in the form), so the form does not wait for it.
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -26,7 +27,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
     <main id="main" class="sign-in">
       <h1>Sign in to Switchyard</h1>
       {notice && <p class="notice">{notice}</p>}
-      <form onSubmit={submit} aria-describedby="sign-in-help">
+      <form onSubmit={(e) => void submit(e)} aria-describedby="sign-in-help">
         <label for="key">Management key</label>
         <input id="key" name="key" type="password" autocomplete="off" spellcheck={false} required value={key} onInput={(e) => setKey(e.currentTarget.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? 'sign-in-error' : undefined} />
         <button type="submit" disabled={busy}>

@@ -111,6 +111,7 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
   const [answer, setAnswer] = useState<Answer | null>(first);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // Never rejects (a failure is shown with the form), so the form does not wait for it.
   const run = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -132,7 +133,7 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
   };
   return (
     <>
-      <form class="card explorer" onSubmit={run} aria-label="Analytics query">
+      <form class="card explorer" onSubmit={(e) => void run(e)} aria-label="Analytics query">
         <fieldset class="metrics">
           <legend>Metrics</legend>
           {meta.metrics.map((m) => (

@@ -47,6 +47,7 @@ function WorkspaceCard({ detail, changed }: { detail: Detail; changed: () => voi
   const { workspace, budgets, members, memberCount } = detail;
   const [error, setError] = useState<string | null>(null);
   const ordered = INTERVALS.map((i) => budgets.find((b) => b.reset_interval === i)).filter((b): b is Budget => b !== undefined);
+  // Never rejects (a failure is shown in the card), so the button does not wait for it.
   const remove = async (interval: Interval) => {
     setError(null);
     try {
@@ -70,7 +71,7 @@ function WorkspaceCard({ detail, changed }: { detail: Detail; changed: () => voi
       ) : (
         <ul class="budgets">
           {ordered.map((b) => (
-            <BudgetBar key={b.reset_interval} budget={b} workspace={workspace.name} onRemove={() => remove(b.reset_interval)} />
+            <BudgetBar key={b.reset_interval} budget={b} workspace={workspace.name} onRemove={() => void remove(b.reset_interval)} />
           ))}
         </ul>
       )}
@@ -96,6 +97,7 @@ function SetBudget({ workspace, changed }: { workspace: Workspace; changed: () =
   const [limit, setLimit] = useState('');
   const [error, setError] = useState<unknown>(null);
   const id = `budget-${workspace.id}`;
+  // Never rejects (a failure is shown in the form), so the form does not wait for it.
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -109,7 +111,7 @@ function SetBudget({ workspace, changed }: { workspace: Workspace; changed: () =
   };
   const limitError = fieldError(error, 'limit_usd');
   return (
-    <form class="set-budget" onSubmit={submit} aria-label={`Set a budget for ${workspace.name}`}>
+    <form class="set-budget" onSubmit={(e) => void submit(e)} aria-label={`Set a budget for ${workspace.name}`}>
       <SelectField id={`${id}-interval`} label="Interval" value={interval} choices={INTERVALS.map((i): Choice => [i, i])} onChange={(v) => chooseInterval(v as Interval)} />
       <div class="field">
         <label for={`${id}-limit`}>Limit in USD</label>

@@ -72,7 +72,7 @@ export class EmbeddingsCache {
   async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<LookupResult> {
     const { metrics, config, clock } = this.deps;
     const found = await this.fetch(keys, config.embeddingsCache.lookupTimeoutMs);
-    const hits: Array<CachedVector | undefined> = new Array(keys.length);
+    const hits = new Array<CachedVector | undefined>(keys.length);
     if (!found) {
       metrics.embeddingsCacheLookups.inc({ result: 'skipped' }, keys.length);
       return { hits, answered: false };
@@ -113,7 +113,7 @@ export class EmbeddingsCache {
     try {
       const result = await Promise.race([read, timeout]);
       if (result === TIMED_OUT) {
-        read.catch(() => undefined);
+        read.catch(() => undefined); // given up on: the timeout is what is reported
         this.storeFailed('lookup', new Error(`embeddings cache lookup took longer than ${timeoutMs} ms`));
         return null;
       }

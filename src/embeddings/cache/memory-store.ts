@@ -29,12 +29,17 @@ export class MemoryCacheStore implements CacheStore {
     });
   }
 
-  async getMany(keys: readonly string[]): Promise<Array<Buffer | null>> {
-    return keys.map((k) => this.lru.get(k) ?? null);
+  getMany(keys: readonly string[]): Promise<Array<Buffer | null>> {
+    return Promise.resolve(keys.map((k) => this.lru.get(k) ?? null));
   }
 
-  async set(key: string, value: Buffer, ttlMs: number): Promise<void> {
-    this.lru.set(key, value, { ttl: ttlMs });
-    this.metrics.embeddingsCacheBytes.set(this.lru.calculatedSize);
+  set(key: string, value: Buffer, ttlMs: number): Promise<void> {
+    // In a promise executor, so that an error of the LRU's rejects (the cache counts the write as
+    // failed) rather than throws.
+    return new Promise((resolve) => {
+      this.lru.set(key, value, { ttl: ttlMs });
+      this.metrics.embeddingsCacheBytes.set(this.lru.calculatedSize);
+      resolve();
+    });
   }
 }

@@ -38,8 +38,8 @@ export function pickInputs(input: EmbeddingInput, indices: readonly number[]): R
 
 /** The answer's vectors in input order: hits where found, the upstream's (in miss order) elsewhere. */
 export function joinVectors(p: CachePlan, upstream: readonly Vector[]): Vector[] {
-  const out: Vector[] = new Array(p.keys.length);
-  for (let i = 0; i < p.keys.length; i++) out[i] = (p.hits[i] as CachedVector | undefined)?.vector as Vector;
+  const out = new Array<Vector>(p.keys.length);
+  for (let i = 0; i < p.keys.length; i++) out[i] = p.hits[i]?.vector as Vector;
   p.misses.forEach((index, k) => (out[index] = upstream[k] as Vector));
   return out;
 }

@@ -35,8 +35,9 @@ export class RedisCacheStore implements CacheStore {
     return this.bound.reserve(bytes);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (this.owned) this.client.disconnect();
+    return Promise.resolve();
   }
 
   getMany(keys: readonly string[]): Promise<Array<Buffer | null>> {

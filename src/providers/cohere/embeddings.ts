@@ -37,7 +37,7 @@ export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
   if (!body || !Array.isArray(float) || !float.every(isVector)) return null;
   const billed = asObject(asObject(body.meta)?.billed_units);
   return {
-    vectors: float as number[][],
+    vectors: float,
     promptTokens: countOrNull(billed?.input_tokens),
     imageCount: countOrNull(billed?.images),
     upstreamId: typeof body.id === 'string' ? body.id : null,

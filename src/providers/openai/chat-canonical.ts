@@ -11,7 +11,7 @@ import { parseJson } from '../raw-json';
 import { SseSplitter, type SseEvent } from '../sse';
 import { normaliseFinish, usageOf } from './chat-response';
 
-/** A part as an OpenAI content part (tool calls and results are not content parts; reasoning has no chat request form). */
+/** A part as an OpenAI content part; null for tool calls and results (not content parts) and reasoning (no chat request form). */
 function contentPart(p: Part): Record<string, unknown> | null {
   switch (p.type) {
     case 'text':
@@ -22,7 +22,11 @@ function contentPart(p: Part): Record<string, unknown> | null {
     }
     case 'audio':
       return { type: 'input_audio', input_audio: { data: p.data, format: p.format } };
-    default:
+    case 'file':
+      return { type: 'file', file: { filename: p.filename, file_data: p.data, file_id: p.fileId } };
+    case 'tool_call':
+    case 'tool_result':
+    case 'reasoning':
       return null;
   }
 }

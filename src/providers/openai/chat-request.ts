@@ -35,7 +35,7 @@ export const OPENAI_CHAT_FIELDS = [
  * DeepInfra, Fireworks): sent only to an endpoint whose catalog entry lists them, since OpenAI
  * itself refuses a request that carries one.
  */
-export const EXTENSION_CHAT_FIELDS = ['top_k', 'min_p', 'repetition_penalty'] as const satisfies ReadonlyArray<keyof ChatBody & ChatParameter>;
+export const EXTENSION_CHAT_FIELDS = ['top_k', 'min_p', 'repetition_penalty'] as const satisfies ReadonlyArray<ChatParameter>;
 
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {

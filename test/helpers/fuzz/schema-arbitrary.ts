@@ -48,7 +48,7 @@ function resolveRef(ref: string, root: Schema): { schema: Schema; root: Schema }
   let node: unknown = base;
   for (const part of pointer.split('/').filter(Boolean)) node = (node as Record<string, unknown>)[part];
   if (!node) throw new Error(`fuzz: unresolved $ref ${ref}`);
-  return { schema: node as Schema, root: base };
+  return { schema: node, root: base };
 }
 
 function stringOf(s: Schema): fc.Arbitrary<string> {
