@@ -12,15 +12,14 @@ import type { CallerContext } from '../embeddings/types';
 import { generationId } from '../embeddings/ids';
 import type { UpstreamHttp, UpstreamOutcome } from '../providers/http';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatJob, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
+import type { ChatJob, ParsedChat, StreamHead } from '../providers/chat-types';
 import type { Circuits } from '../routing/breaker';
 import type { EndpointStats } from '../routing/endpoint-stats';
 import { finalError } from '../routing/final-error';
 import { runWithFallback, type AttemptResult, type FallbackResult } from '../routing/run-with-fallback';
-import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
 import { completionBody, errorChunk, usageChunk } from './answer';
-import { chatCost } from './cost';
+import { billChat } from './billed';
 import { planChat, type ChatPlan } from './plan';
 import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
@@ -52,13 +51,6 @@ export interface ChatAnswer {
 export interface ChatRouting {
   circuits(orgId: string): Circuits;
   stats: EndpointStats;
-}
-
-/** The usage the upstream reported, else the gateway's count of `plan`'s prompt and `generated`. */
-function usageOr(reported: ChatUsage | null, plan: ChatPlan, generated: () => string): { usage: ChatUsage; estimated: boolean } {
-  if (reported) return { usage: reported, estimated: false };
-  const completion = countTokens([generated()]);
-  return { usage: { promptTokens: plan.prompt.tokens, completionTokens: completion, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, estimated: true };
 }
 
 /** The text of a whole answer's choices (content, refusals, tool calls): what the gateway counts when usage is missing. */
@@ -95,8 +87,7 @@ export class ChatService {
     const run = await this.run(ctx, plan, (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     if (!run.ok) throw this.failure(run, plan);
     const { value: parsed, endpoint } = run;
-    const { usage, estimated } = usageOr(parsed.usage, plan, () => answerText(parsed));
-    const cost = chatCost(endpoint, usage);
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () => answerText(parsed));
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
     const recorded = this.record(ctx, body, {
@@ -142,8 +133,7 @@ export class ChatService {
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
-    const { usage, estimated } = usageOr(summary.usage, plan, () => summary.generatedText());
-    const cost = chatCost(live.endpoint, usage);
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () => summary.generatedText());
     const head = this.head(live.endpoint, id);
     this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
     this.deps.metrics.chatTimeToFirstToken.observe({ provider: live.endpoint.provider.slug, model: live.endpoint.modelId }, ttftMs / 1000);

@@ -20,7 +20,11 @@ export interface ChatJob {
   maxTokens: number | undefined;
 }
 
-/** Token usage as the upstream reported it. `promptTokens` counts cached and cache-written tokens too. */
+/**
+ * Token usage as the upstream reported it. `promptTokens` counts cached and cache-written tokens
+ * too. A parsed answer's counts may be anything the upstream sent (negative, fractional, huge, NaN
+ * for a non-number); `boundChatUsage` (src/usage/bounds.ts) decides what is billed.
+ */
 export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
