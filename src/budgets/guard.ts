@@ -25,6 +25,7 @@ import { LeaseBook } from './leases';
 import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
+import { safeNanos, settleNanos } from './amounts';
 
 /** Options for {@link BudgetGuard}. */
 export interface BudgetGuardOptions {
@@ -141,7 +142,7 @@ export class BudgetGuard implements SpendGuard {
         this.o.metrics.budgetReservations.inc({ result: 'reserved' });
         const amount = this.leases.begin(signature, estimate, reply.roomNanos);
         if (amount > 0) void this.openLease(signature, keys, counters, amount);
-        return this.reservation(id, keys);
+        return this.withinHold(this.reservation(id, keys), estimate);
       }
       if (reply.kind === 'leased' && waits < MAX_LEASE_WAITS) {
         waits++;
@@ -174,7 +175,7 @@ export class BudgetGuard implements SpendGuard {
     const counters = limitsFor(key, budgets, now);
     // What identifies a lease of these limits: the counters (so their periods) and each limit's value.
     const signature = counters.map((c) => `${c.spentKey}=${c.limitUsd}`).join(';');
-    return { counters, estimate: toNanos(Math.max(0, estimatedUsd), 'up'), signature };
+    return { counters, estimate: safeNanos(toNanos(Math.max(0, estimatedUsd), 'up')), signature };
   }
 
   /** The hold from the live lease of its limits, asking for the lease's successor when due; undefined without one. */
@@ -182,10 +183,28 @@ export class BudgetGuard implements SpendGuard {
     if (!this.leases.enabled) return undefined;
     const leased = this.leases.take(signature, estimate);
     if (!leased) return undefined;
+    const held = this.withinHold(leased, estimate);
     this.o.metrics.budgetReservations.inc({ result: 'lease' });
     const renewal = this.leases.renewal(signature);
     if (renewal > 0) void this.openLease(signature, holdKeys(counters), counters, renewal, true);
-    return leased;
+    return held;
+  }
+
+  /**
+   * `inner` with its settle capped at the hold of `heldNanos`: a cost above what was reserved (or
+   * not a finite number) is charged as the hold, counted and logged, never past the limit.
+   */
+  private withinHold(inner: Reservation, heldNanos: number): Reservation {
+    return {
+      settle: (usd) => {
+        const { nanos, capped } = settleNanos(usd, heldNanos);
+        if (!capped) return inner.settle(usd);
+        this.o.metrics.budgetSettleCapped.inc({ stage: 'settle' });
+        this.o.logger.warn('settle above its reservation; capped at the hold', { cost_usd: usd, reserved_usd: fromNanos(heldNanos) });
+        return inner.settle(fromNanos(nanos));
+      },
+      release: () => inner.release(),
+    };
   }
 
   /** Settle every open lease (shutdown: their spend reaches the counters before the process ends). */
@@ -230,7 +249,7 @@ export class BudgetGuard implements SpendGuard {
    */
   private async settleHold(id: string, keys: string[], nanos: number, what: string): Promise<boolean> {
     try {
-      await this.o.kv.run(SETTLE, keys, [id, nanos]);
+      await this.o.kv.run(SETTLE, keys, [id, safeNanos(nanos)]);
       return true;
     } catch (err) {
       this.o.metrics.budgetStoreErrors.inc({ operation: what });

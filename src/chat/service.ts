@@ -10,16 +10,15 @@ import type { Endpoint } from '../catalog/types';
 import type { CallerContext } from '../inference/caller';
 import { generationId } from '../embeddings/ids';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatJob, ChatStream, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
+import type { ChatJob, ChatStream, ParsedChat, StreamHead } from '../providers/chat-types';
 import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
 import { attemptStream, type LiveStream, type StreamTiming } from '../inference/stream-attempt';
-import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
 import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
-import { chatCost } from './cost';
+import { billChat } from './billed';
 import { planChat, type ChatPlan } from './plan';
 import { chatJob } from './job';
 import { chatViewOf } from './view';
@@ -41,13 +40,6 @@ export interface ChatAnswer {
   costUsd: number;
   /** Settles once the usage record is durable (never rejects). */
   recorded: Promise<void>;
-}
-
-/** The usage the upstream reported, else the gateway's count of `plan`'s prompt and `generated`. */
-function usageOr(reported: ChatUsage | null, plan: ChatPlan, generated: () => string): { usage: ChatUsage; estimated: boolean } {
-  if (reported) return { usage: reported, estimated: false };
-  const completion = countTokens([generated()]);
-  return { usage: { promptTokens: plan.prompt.tokens, completionTokens: completion, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, estimated: true };
 }
 
 /** The text of a whole answer's choices (content, refusals, tool calls): what the gateway counts when usage is missing. */
@@ -118,8 +110,7 @@ export class ChatService {
     const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
     const { value: parsed, endpoint } = run;
     this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
-    const { usage, estimated } = usageOr(parsed.usage, plan, () => answerText(parsed));
-    const cost = chatCost(endpoint, usage);
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () => answerText(parsed));
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
     const recorded = this.record(ctx, body, {
@@ -167,8 +158,7 @@ export class ChatService {
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
-    const { usage, estimated } = usageOr(summary.usage, plan, () => summary.generatedText());
-    const cost = chatCost(live.endpoint, usage);
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () => summary.generatedText());
     const head = this.head(live.endpoint, id);
     this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
     this.deps.metrics.chatTimeToFirstToken.observe({ provider: live.endpoint.provider.slug, model: live.endpoint.modelId }, ttftMs / 1000);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { EmbeddingInput, EmbeddingJob, ParsedEmbeddings } from '../providers/embeddings-types';
+import { countOrNull } from '../providers/parse';
 
 /** Inputs in `input` (embeddings it yields). */
 export function inputCount(input: EmbeddingInput): number {
@@ -27,7 +28,11 @@ export function splitJob(job: EmbeddingJob, maxBatch: number | undefined): Embed
   return jobs;
 }
 
-const sumOrNull = (values: Array<number | null>): number | null => (values.includes(null) ? null : (values as number[]).reduce((a, b) => a + b, 0));
+/** Null if any value is missing; NaN if any is not a count (a negative part must not hide in a plausible sum). */
+const sumOrNull = (values: Array<number | null>): number | null => {
+  if (values.includes(null)) return null;
+  return values.every((v) => countOrNull(v) !== null) ? (values as number[]).reduce((a, b) => a + b, 0) : NaN;
+};
 
 /** The chunks' results as one, vectors in input order; counts are null if any chunk lacks them. */
 export function joinParts(parts: ParsedEmbeddings[]): ParsedEmbeddings {

@@ -6,6 +6,7 @@
  */
 import type { Modality } from '../catalog/types';
 import type { ContentPart, EmbeddingInput } from '../providers/embeddings-types';
+import { isCountWithin } from '../usage/bounds';
 
 /** The validated shapes of `input`. */
 export type RawInput = string | string[] | number[] | number[][] | Array<{ content: ContentPart[] }>;
@@ -122,12 +123,33 @@ function textTokenBound(texts: readonly string[], inputs: number): number {
   return bytes + MARKERS_PER_INPUT * inputs;
 }
 
+/** What an embeddings answer is charged for, and whether the upstream's figures were taken. */
+export interface ChargedUsage {
+  tokens: number;
+  images: number;
+  /** Some figure is the gateway's (the upstream's was missing, zero or out of bounds). */
+  estimated: boolean;
+  /** The upstream's figures that were out of bounds (for the log line). */
+  replaced: string[];
+}
+
 /**
- * The prompt tokens to charge: the upstream's figure when it is plausible, else our own count.
- * A missing or zero figure for a non-empty input is never taken (cost is never a silent 0), and
- * one above `bound` ({@link tokenBoundOn}) is capped to it (the reservation already
- * holds that much).
+ * The prompt tokens and images to charge: the upstream's figures when they are plausible, else
+ * our own. A missing or zero token figure for a non-empty input is never taken (cost is never a
+ * silent 0), nor one that is not a count (negative, fractional, NaN, beyond 2^53: then `count()`);
+ * one above `bound` ({@link tokenBoundOn}) is capped to it (the reservation already holds that
+ * much). More images than the input has are never taken (then the input's own).
  */
-export function chargedTokens(reported: number | null, bound: number, count: () => number): number {
-  return Math.min(bound, reported === null || reported === 0 ? Math.max(1, count()) : reported);
+export function chargedUsage(reported: { promptTokens: number | null; imageCount: number | null }, norm: NormalisedInput, contextLength: number, count: () => number): ChargedUsage {
+  const bound = tokenBoundOn(norm, contextLength);
+  const own = () => Math.min(bound, Math.max(1, count()));
+  const replaced: string[] = [];
+  const r = reported.promptTokens;
+  const taken = r !== null && r !== 0 && isCountWithin(r, bound);
+  if (r !== null && r !== 0 && !taken) replaced.push('promptTokens');
+  const tokens = taken ? r : r !== null && isCountWithin(r, Number.MAX_SAFE_INTEGER) && r > bound ? bound : own();
+  const i = reported.imageCount;
+  const imagesOk = i === null || isCountWithin(i, norm.images);
+  if (!imagesOk) replaced.push('imageCount');
+  return { tokens, images: i !== null && imagesOk ? i : norm.images, estimated: !taken || !imagesOk, replaced };
 }

@@ -28,6 +28,8 @@ export interface EmbeddingsOutcome {
   attempts: number;
   modalityLabel: string;
   upstreamId: string | null;
+  /** The token count is the gateway's (the upstream's was missing or out of bounds); absent → false. */
+  estimated?: boolean;
 }
 
 /** Build the usage event of `r`. */
@@ -64,5 +66,6 @@ export function embeddingsUsageEvent(r: EmbeddingsOutcome, createdAt: Date): Usa
     upstreamCostUsd: r.cost,
     cachedTokens: r.cachedTokens,
     cacheSavedUsd: r.cachedTokens > 0 ? r.savedUsd : null,
+    usageEstimated: r.estimated === true,
   };
 }

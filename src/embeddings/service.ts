@@ -24,7 +24,8 @@ import { embeddingsUsageEvent, type EmbeddingsOutcome } from './record';
 import { countTokens } from '../usage/tokens';
 import { PendingWork } from '../usage/pending-work';
 import { generationId } from './ids';
-import { chargedTokens, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
+import { chargedUsage, normaliseInput, textsToCount, tokenBoundOn, tokenIdCount, type NormalisedInput } from './input';
+import { billedCost } from '../usage/bill';
 import { embeddingsResponseBody } from './response';
 import { listEmbeddingModels, type ModelsQuery } from '../catalog/models-list';
 import { roundUsd } from '../catalog/usd';
@@ -177,8 +178,8 @@ export class EmbeddingsService {
     const { endpoint } = run;
     const answered = { cache: plan.cache, norm: plan.norm, parsed: run.value, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
     const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(ctx, plan.primary, answered, endpoint, job);
-    const tokens = chargedTokens(parsed.promptTokens, tokenBoundOn(norm, endpoint.contextLength), () => this.countTokens(norm));
-    const cost = costOf(endpoint, tokens, parsed.imageCount ?? norm.images);
+    const { tokens, images, estimated, replaced } = chargedUsage(parsed, norm, endpoint.contextLength, () => this.countTokens(norm));
+    const cost = billedCost(this.deps, { api: 'embeddings', endpoint, requestId: ctx.requestId, replaced }, costOf(endpoint, tokens, images), plan.estimateUsd);
     const id = generationId(this.deps.clock());
     const saved = cache ? savings(cache) : { tokens: 0, usd: 0 };
     const json = embeddingsResponseBody({
@@ -197,7 +198,7 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     this.runner.observeOverhead(ROUTE, ctx, upstreamMs);
     if (cache) this.countSavings(model, saved);
-    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs, attempts };
+    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs, attempts, estimated };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
     const recorded = this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId });
     this.track(recorded);

@@ -246,6 +246,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly budgetSettleCapped = new Counter({
+    name: 'switchyard_budget_settle_capped_total',
+    help: 'Costs above what their request reserved, capped at the reservation, by stage (answer: the answer and its usage record; settle: the spend guard, for a cost that still exceeded its hold)',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
   readonly fileUploads = new Counter({
     name: 'switchyard_file_uploads_total',
     help: 'File uploads by outcome (stored, too_large, rejected = bad form/empty/unsupported type/client gone, busy = over the organization cap or the spool full, failed = server error)',

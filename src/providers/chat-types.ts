@@ -29,7 +29,11 @@ export interface ChatJob {
   maxTokens: number | undefined;
 }
 
-/** Token usage as the upstream reported it (the canonical usage). */
+/**
+ * Token usage as the upstream reported it (the canonical usage). A parsed answer's counts may be
+ * anything the upstream sent (negative, fractional, huge, NaN for a non-number);
+ * `boundChatUsage` (src/usage/bounds.ts) decides what is billed.
+ */
 export type ChatUsage = Usage;
 
 /** One choice of a whole (non-streamed) answer, in OpenAI's shape. */

@@ -43,9 +43,9 @@ export type Vector = RawVector | number[] | string;
 /** A mapped upstream success. */
 export interface ParsedEmbeddings {
   vectors: Vector[];
-  /** Prompt tokens reported by the upstream; null when it reports none (we count them). */
+  /** Prompt tokens reported by the upstream, as sent (see `reportedCount`); null when it reports none (we count them). */
   promptTokens: number | null;
-  /** Images the upstream billed, when it says so. */
+  /** Images the upstream billed, when it says so (as sent). */
   imageCount: number | null;
   upstreamId: string | null;
 }

@@ -23,6 +23,16 @@ export function countOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
 }
 
+/**
+ * A usage count as an upstream reported it: null when absent, the number as sent (negative,
+ * fractional or huge included), NaN for anything else. Whether it is believed is decided later
+ * (`src/usage/bounds.ts`), so a bad count is replaced and marked rather than silently read as 0.
+ */
+export function reportedCount(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
+  return typeof v === 'number' ? v : NaN;
+}
+
 /** A plain object or null. */
 export function asObject(v: unknown): Record<string, unknown> | null {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;

@@ -22,10 +22,11 @@ interface GenerationRow {
   model: string;
   provider: string | null;
   upstream_id: string | null;
-  tokens_prompt: number;
-  tokens_completion: number;
+  /** bigint columns: node-postgres reads them as strings, PGlite as numbers. */
+  tokens_prompt: number | string;
+  tokens_completion: number | string;
   cost_usd: number;
-  cached_tokens: number | null;
+  cached_tokens: number | string | null;
   cache_saved_usd: number | null;
   latency_ms: number | null;
   generation_time_ms: number | null;
@@ -36,7 +37,7 @@ interface GenerationRow {
   native_finish_reason: string | null;
   streamed: boolean;
   ttft_ms: number | null;
-  reasoning_tokens: number;
+  reasoning_tokens: number | string;
 }
 
 /** The Generation wire object (snake_case, as the SDK's `getGeneration` parses it). */
@@ -79,13 +80,13 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     generation_time: row.generation_time_ms,
     finish_reason: chat ? row.finish_reason : null,
     native_finish_reason: chat ? row.native_finish_reason : null,
-    tokens_prompt: row.tokens_prompt,
-    tokens_completion: row.tokens_completion,
-    native_tokens_prompt: row.tokens_prompt,
-    native_tokens_completion: row.tokens_completion,
+    tokens_prompt: Number(row.tokens_prompt),
+    tokens_completion: Number(row.tokens_completion),
+    native_tokens_prompt: Number(row.tokens_prompt),
+    native_tokens_completion: Number(row.tokens_completion),
     native_tokens_completion_images: null,
     native_tokens_reasoning: chat ? Number(row.reasoning_tokens) : null,
-    native_tokens_cached: chat || row.cached_tokens ? Number(row.cached_tokens) : null,
+    native_tokens_cached: chat || Number(row.cached_tokens ?? 0) > 0 ? Number(row.cached_tokens) : null,
     num_media_prompt: null,
     num_input_audio_prompt: null,
     num_media_completion: null,

@@ -54,7 +54,7 @@ export interface UsageEvent {
   timeToFirstTokenMs?: number | null;
   /** Chat: the upstream's own finish reason, before normalising to `finishReason`. */
   nativeFinishReason?: string | null;
-  /** Chat: the token counts were counted by the gateway (the upstream sent no usage, or the stream was cut). */
+  /** Some token count is the gateway's: the upstream sent none (or a stream was cut), or one out of bounds (`src/usage/bounds.ts`). */
   usageEstimated?: boolean;
   /** Chat: prompt tokens written to the provider's prompt cache. */
   cacheWriteTokens?: number;

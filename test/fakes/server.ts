@@ -3,9 +3,10 @@
  * routed by path (its chat wire's `/chat/completions` or `/messages`, else its embeddings wire),
  * and can be told to misbehave: any status (429/500/503/529 …) with a body and headers, extra
  * latency, a hang (never answers), an answer held until the test releases it, a connection reset,
- * or malformed JSON; for streams also a cut or an error event after N events, and a paced stream
- * (an interval, or each event released by the test). Faults are queued (one per request) or
- * sticky; every request is recorded for assertions, with when its response ended or was aborted.
+ * or malformed JSON; for streams also a cut or an error event after N events, a paced stream
+ * (an interval, or each event released by the test), and edited events (`reshapeEvents`). Faults
+ * are queued (one per request) or sticky; every request is recorded for assertions, with when its
+ * response ended or was aborted.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +32,9 @@ export type Fault =
   /** A stream whose events are `eventIntervalMs` apart (the first one at once). */
   | { eventIntervalMs: number }
   /** A stream whose event `index` is written once `beforeEvent(index)` settles (the test releases them). */
-  | { beforeEvent: (index: number) => Promise<unknown> };
+  | { beforeEvent: (index: number) => Promise<unknown> }
+  /** A stream of the wire's own events passed through `edit` first (a hostile usage chunk …). */
+  | { reshapeEvents: (events: string[]) => string[] };
 
 /** A request the fake received. */
 export interface RecordedCall {
@@ -47,16 +50,17 @@ export interface RecordedCall {
 }
 
 /** Stream faults, which a non-streamed request ignores. */
-type StreamFault = Extract<Fault, { cutAfterEvents: number } | { errorAfterEvents: number } | { eventIntervalMs: number } | { beforeEvent: unknown }>;
+type StreamFault = Extract<Fault, { cutAfterEvents: number } | { errorAfterEvents: number } | { eventIntervalMs: number } | { beforeEvent: unknown } | { reshapeEvents: unknown }>;
 
 function isStreamFault(f: Fault): f is StreamFault {
-  return 'cutAfterEvents' in f || 'errorAfterEvents' in f || 'eventIntervalMs' in f || 'beforeEvent' in f;
+  return 'cutAfterEvents' in f || 'errorAfterEvents' in f || 'eventIntervalMs' in f || 'beforeEvent' in f || 'reshapeEvents' in f;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Write `events` one per write, applying a stream fault; stops when the client has gone. */
-async function writeStream(req: http.IncomingMessage, res: http.ServerResponse, events: string[], chat: ChatWire, fault: StreamFault | null): Promise<void> {
+async function writeStream(req: http.IncomingMessage, res: http.ServerResponse, wireEvents: string[], chat: ChatWire, fault: StreamFault | null): Promise<void> {
+  const events = fault && 'reshapeEvents' in fault ? fault.reshapeEvents(wireEvents) : wireEvents;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   for (let i = 0; i < events.length; i++) {

@@ -2,7 +2,8 @@
  * The budget Lua scripts and their in-process twins give the same answers (contract run
  * against both): missing counters are reported, rebuilt at most once (SET NX semantics, a
  * later rebuild value never overwrites), holds count until they expire, settle never creates
- * a lost counter, and the refusal names the limit that did not fit.
+ * a lost counter, a settle that cannot add its amount fails before it drops a hold, and the
+ * refusal names the limit that did not fit.
  */
 import { KVS, uniqueId } from '../helpers/services';
 import type { Kv } from '../../src/kv/kv';
@@ -24,6 +25,14 @@ const DUMP: KvScript<Record<string, string>> = {
     for (let i = 0; i < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1]);
     return out;
   },
+};
+
+/** Test-only: read a string key (GET) the same way on both kinds. */
+const GET: KvScript<string | null> = {
+  name: 'test_get',
+  lua: `return redis.call('GET', KEYS[1])`,
+  memory: (data, keys) => data.get(keys[0] as string),
+  parse: (reply) => (typeof reply === 'string' ? reply : null),
 };
 
 /** Test-only: write hash fields directly (a holds hash as an older release left it). */
@@ -139,6 +148,27 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     // Once the lease is settled to what it admitted (5), the 20 fits.
     await kv.run(SETTLE, keys, [`${LEASE_PREFIX}x`, 5]);
     expect(await reserve('r2', 20, T0, [100, 100])).toEqual({ kind: 'reserved', roomNanos: 45 });
+  });
+
+  test('an amount that is not plain digits fails the whole settle: the hold is kept, nothing is added', async () => {
+    await reserve('x', 0, T0, [1000, 1000], ['7', '7']);
+    expect(await reserve('h', 60, T0, [1000, 1000])).toMatchObject({ kind: 'reserved' });
+    for (const bad of ['1e+300', 'Infinity', 'NaN', '-5', '2.5', '', '12345678901234567']) {
+      await expect(kv.run(SETTLE, keys, ['h', bad])).rejects.toThrow(/budget_settle: the amount must be plain digits/);
+    }
+    expect(await kv.run(DUMP, ['a:holds'], [])).toMatchObject({ h: `60|${T0 + TTL}`, [HELD_FIELD]: '60' });
+    expect(await kv.run(GET, ['a:spent'], [])).toBe('7');
+    expect(await kv.run(SETTLE, keys, ['h', 9_007_199_254_740_991])).toBe(2);
+    expect(await kv.run(DUMP, ['a:holds'], [])).toMatchObject({ [HELD_FIELD]: '0' });
+    expect(await kv.run(GET, ['a:spent'], [])).toBe('9007199254740998');
+  });
+
+  test('a counter with no room for the amount fails the settle before any write', async () => {
+    await reserve('x', 0, T0, [1e18, 1e18], ['8999999999999999000', '0']);
+    expect(await reserve('h', 5, T0, [1e19, 1e19])).toMatchObject({ kind: 'reserved' });
+    await expect(kv.run(SETTLE, keys, ['h', 9_000_000_000_000])).rejects.toThrow(/no room/);
+    expect(await kv.run(DUMP, ['b:holds'], [])).toMatchObject({ h: `5|${T0 + TTL}`, [HELD_FIELD]: '5' });
+    expect(await kv.run(GET, ['b:spent'], [])).toBe('0');
   });
 
   test('malformed replies are rejected by the parser', () => {

@@ -303,7 +303,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(row).toMatchObject({ response_cached_count: 1, cached_tokens: 22 });
     expect(row!.usage_cache).toBeCloseTo(usd(22), 15);
     const rows = await h.db.query<{ id: string; cached_tokens: number; cost_usd: number }>(
-      'SELECT id, cached_tokens, cost_usd FROM generations WHERE id = ANY($1::text[]) ORDER BY cached_tokens',
+      'SELECT id, cached_tokens::float8 AS cached_tokens, cost_usd FROM generations WHERE id = ANY($1::text[]) ORDER BY cached_tokens',
       [[partial.body.id, full.body.id]],
     );
     expect(rows.map((r) => [r.id, r.cached_tokens, Number(r.cost_usd)])).toEqual([[partial.body.id, 7, usd(8)], [full.body.id, 15, 0]]);

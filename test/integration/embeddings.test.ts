@@ -361,6 +361,19 @@ describe('POST /embeddings', () => {
     expect(res.body.usage.cost).toBeGreaterThan(0);
   });
 
+  test.each([-5, 2.5, 1e300])('an upstream reporting %s tokens is recounted, and the record says it was estimated', async (reported) => {
+    h.events.length = 0;
+    h.fleet.fakes.openai!.queue({
+      status: 200,
+      body: { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], usage: { prompt_tokens: reported, total_tokens: reported } },
+    });
+    const res = await h.post({ model: SMALL, input: 'hello world' });
+    expect(res.status).toBe(200);
+    expect(res.body.usage).toMatchObject({ prompt_tokens: 2, cost: 2 * 0.00000002 });
+    expect(h.events).toHaveLength(1);
+    expect(h.events[0]).toMatchObject({ tokensPrompt: 2, costUsd: res.body.usage.cost, usageEstimated: true });
+  });
+
   test('a numeric "embedding" cannot pose as a lifted vector: duplicated vectors → 502', async () => {
     h.fleet.fakes.openai!.queue({
       status: 200,

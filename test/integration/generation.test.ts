@@ -3,7 +3,8 @@
  * shape with every field, the recorded figures, organization scoping (another org's id is 404),
  * 404 before the outbox has written the record, and 400 for a missing or blank id. Chat records
  * (`gen-<seconds>-<20 alnum>` ids) round-trip every field through the recorder of each Kv kind
- * and are served with their chat figures (reference notes §9.1).
+ * and are served with their chat figures (reference notes §9.1). Token counts past 2^31 are
+ * stored and served as numbers, and figures no column can hold are stored bounded.
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -14,6 +15,8 @@ import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 import type { UsageEvent } from '../../src/usage/types';
 import { USAGE_COLUMNS } from '../../src/usage/columns';
+import { writeUsage } from '../../src/usage/write';
+import type { CallerContext } from '../../src/inference/caller';
 
 /** Every field of the reference notes' Generation object (§9). */
 const GENERATION_FIELDS = [
@@ -110,7 +113,8 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       const [row] = await db.query<Record<string, unknown>>(`SELECT ${USAGE_COLUMNS.map(([c]) => c).join(', ')} FROM generations WHERE id = $1`, [id]);
       expect(row).toBeDefined();
       const out: Record<string, unknown> = {};
-      for (const [column, field] of USAGE_COLUMNS) out[field] = column === 'created_at' ? new Date(row![column] as string) : row![column];
+      // bigint columns: node-postgres reads them as strings, PGlite as numbers.
+      for (const [column, field, type] of USAGE_COLUMNS) out[field] = column === 'created_at' ? new Date(row![column] as string) : type === 'int8' ? Number(row![column]) : row![column];
       return out;
     };
 
@@ -119,6 +123,27 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await gw.deps.recorder.record(e);
       await gw.deps.recorder.flush();
       expect(await storedEvent(e.id)).toEqual(e);
+    });
+
+    test('a record of 3e9 tokens (past 2^31) is written and read back, as numbers', async () => {
+      const big = 3_000_000_000;
+      const e = chatEvent(gw, { tokensPrompt: big, tokensCompletion: big, cachedTokens: big - 1, cacheWriteTokens: 1, reasoningTokens: big });
+      await gw.deps.recorder.record(e);
+      await gw.deps.recorder.flush();
+      expect(await storedEvent(e.id)).toEqual(e);
+      const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ tokens_prompt: big, tokens_completion: big, native_tokens_prompt: big, native_tokens_reasoning: big, native_tokens_cached: big - 1 });
+    });
+
+    test('figures no column can hold are stored bounded: the record is written, never refused', async () => {
+      const e = chatEvent(gw, { tokensPrompt: 1e300, tokensCompletion: -4, cachedTokens: 2.5, reasoningTokens: NaN, costUsd: Infinity, latencyMs: 1e12 });
+      const ctx = { requestId: 'req-bounded', trace: undefined } as unknown as CallerContext;
+      await writeUsage(gw.deps, ctx, e);
+      await gw.deps.recorder.flush();
+      expect(await storedEvent(e.id)).toMatchObject({
+        tokensPrompt: Number.MAX_SAFE_INTEGER, tokensCompletion: 0, cachedTokens: 3, reasoningTokens: 0, costUsd: 0, latencyMs: 2_147_483_647,
+      });
     });
 
     test('an event without the chat fields stores their defaults (not streamed, not estimated, zero tokens)', async () => {

@@ -84,7 +84,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     await insertUsageEvents(db, [tricky, usageEvent(orgId, 8)]);
     await insertUsageEvents(db, [tricky]); // idempotent
     const rows = await db.query<Record<string, unknown>>(
-      'SELECT id, created_at, end_user, session_id, upstream_id, user_agent, http_referer, app_title, cost_usd, tokens_prompt FROM generations WHERE org_id = $1 ORDER BY id',
+      'SELECT id, created_at, end_user, session_id, upstream_id, user_agent, http_referer, app_title, cost_usd, tokens_prompt::float8 AS tokens_prompt FROM generations WHERE org_id = $1 ORDER BY id',
       [orgId],
     );
     expect(rows).toHaveLength(2);
@@ -103,7 +103,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     const again = { ...first, tokensPrompt: 999 };
     await insertUsageEvents(db, [usageEvent(orgId, 10), again, usageEvent(orgId, 11)]);
     expect(await rowsOf(orgId)).toBe(3);
-    const row = (await db.query<{ tokens_prompt: number }>('SELECT tokens_prompt FROM generations WHERE id = $1', [first.id]))[0]!;
+    const row = (await db.query<{ tokens_prompt: number }>('SELECT tokens_prompt::float8 AS tokens_prompt FROM generations WHERE id = $1', [first.id]))[0]!;
     expect(row.tokens_prompt).toBe(first.tokensPrompt);
   });
 
@@ -206,7 +206,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       expect(text).toMatch(new RegExp(`switchyard_usage_events_recorded_total\\{outbox="${kv.kind}"\\} 12`));
       expect(text).toMatch(/switchyard_usage_queue_depth 0/);
       const row = (await db.query<{ tokens_prompt: number; cost_usd: number; created_at: Date }>(
-        'SELECT tokens_prompt, cost_usd, created_at FROM generations WHERE id = $1', [events[3]!.id]))[0]!;
+        'SELECT tokens_prompt::float8 AS tokens_prompt, cost_usd, created_at FROM generations WHERE id = $1', [events[3]!.id]))[0]!;
       expect(row.tokens_prompt).toBe(13);
       expect(row.cost_usd).toBeCloseTo(13 * 2e-8, 15);
       expect(new Date(row.created_at).toISOString()).toBe(events[3]!.createdAt.toISOString());

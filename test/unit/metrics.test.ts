@@ -36,6 +36,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_budget_refusals_total', 'counter', ['limit_source', 'interval']],
   ['switchyard_budget_counter_rebuilds_total', 'counter', []],
   ['switchyard_budget_store_errors_total', 'counter', ['operation']],
+  ['switchyard_budget_settle_capped_total', 'counter', ['stage']],
   ['switchyard_file_uploads_total', 'counter', ['outcome']],
   ['switchyard_file_bytes_total', 'counter', ['direction']],
   ['switchyard_file_uploads_in_progress', 'gauge', ['stage']],

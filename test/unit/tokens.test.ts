@@ -47,3 +47,29 @@ describe('countTokens', () => {
     expect(n).toBeLessThan(1000);
   });
 });
+
+describe('countTokens on any input', () => {
+  test('8 M characters without whitespace are counted, not a RangeError', () => {
+    // 'a' * 8 is one cl100k token; slices of 48 make 6 tokens each.
+    expect(countTokens(['a'.repeat(8_000_000)])).toBe(1_000_000);
+  });
+
+  test('8 M characters of whitespace alone are counted in slices too', () => {
+    const n = countTokens([' '.repeat(8_000_000)]);
+    expect(n).toBeGreaterThan(8_000_000 / 64);
+    expect(n).toBeLessThan(8_000_000 / 4);
+  });
+
+  test('text naming a special token is counted as text, not refused', () => {
+    expect(countTokens(['hi <|endoftext|> there'])).toBe(8);
+  });
+
+  test('ordinary text longer than one piece counts exactly as the encoder counts it whole', () => {
+    const line = (i: number) => `Line ${i}: the fox's ${i % 7 === 0 ? 'JSON {"a": [1, 2]}' : 'reply'}, “quoted” 日本語.\n${i % 3 === 0 ? '    indented();\n' : ''}${i % 5 === 0 ? '\n\n' : ''}`;
+    const text = Array.from({ length: 6000 }, (_, i) => line(i)).join('');
+    expect(text.length).toBeGreaterThan(100_000);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const whole = (require('gpt-tokenizer/encoding/cl100k_base') as typeof import('gpt-tokenizer/encoding/cl100k_base')).countTokens(text);
+    expect(countTokens([text])).toBe(whole);
+  });
+});

@@ -6,17 +6,48 @@
  * of starting from this one cost and undercounting everything before it. Releasing a
  * reservation is settling it at 0.
  *
- * KEYS: spent₁, holds₁, spent₂, holds₂, … ARGV: reservationId, actual (integer nano-USD).
- * Reply: the number of counters the cost was added to.
+ * Everything that could make a write fail is checked before the first write (the amount is
+ * plain digits, each counter an integer with room for it), because a Lua script is not rolled
+ * back: one that failed after dropping a hold would let the request go uncharged. A malformed
+ * call fails whole, leaving the hold to expire; the guard never sends one (`amounts.ts`).
+ *
+ * KEYS: spent₁, holds₁, spent₂, holds₂, … ARGV: reservationId, actual (integer nano-USD, at most
+ * 16 digits). Reply: the number of counters the cost was added to.
  * @module
  */
 import type { KvScript } from '../../kv/kv';
 import { HELD_FIELD, LUA_HOLD_PARTS, parseHold } from './reserve';
 
+/** The most digits an amount may have (`MAX_NANOS` has 16), and the most a counter may reach. */
+const MAX_DIGITS = 16;
+const MAX_COUNTER = 9e18;
+
+/** Whether `arg` is an amount the settle script takes (the twin's check; the Lua checks the same). */
+function isAmount(arg: unknown): boolean {
+  const text = String(arg);
+  return text.length <= MAX_DIGITS && /^\d+$/.test(text);
+}
+
 /** Atomic settle (or release, with 0) of one reservation. */
 export const SETTLE: KvScript<number> = {
   name: 'budget_settle',
   lua: `${LUA_HOLD_PARTS}
+local amount = ARGV[2]
+if type(amount) ~= 'string' or #amount == 0 or #amount > ${MAX_DIGITS} or string.find(amount, '%D') then
+  return redis.error_reply('budget_settle: the amount must be plain digits')
+end
+local add = tonumber(amount)
+for i = 1, #KEYS / 2 do
+  local hold = redis.call('HGET', KEYS[2 * i], ARGV[1])
+  local total = redis.call('HGET', KEYS[2 * i], '${HELD_FIELD}')
+  if (hold and not string.find(hold, '^%d+|%d+$')) or (total and not tonumber(total)) then
+    return redis.error_reply('budget_settle: a malformed hold')
+  end
+  local spent = redis.call('GET', KEYS[2 * i - 1])
+  if spent and (not string.find(spent, '^%-?%d+$') or tonumber(spent) + add > ${MAX_COUNTER}) then
+    return redis.error_reply('budget_settle: a counter has no room for the amount')
+  end
+end
 local added = 0
 for i = 1, #KEYS / 2 do
   local hold = redis.call('HGET', KEYS[2 * i], ARGV[1])
@@ -29,13 +60,19 @@ for i = 1, #KEYS / 2 do
     end
   end
   if redis.call('EXISTS', KEYS[2 * i - 1]) == 1 then
-    redis.call('INCRBY', KEYS[2 * i - 1], ARGV[2])
+    redis.call('INCRBY', KEYS[2 * i - 1], amount)
     added = added + 1
   end
 end
 return added
 `,
   memory(data, keys, args) {
+    if (!isAmount(args[1])) throw new Error('budget_settle: the amount must be plain digits');
+    const add = Number(args[1]);
+    for (let i = 0; i < keys.length; i += 2) {
+      const spent = data.get(keys[i] as string);
+      if (spent !== null && !(/^-?\d+$/.test(spent) && Number(spent) + add <= MAX_COUNTER)) throw new Error('budget_settle: a counter has no room for the amount');
+    }
     let added = 0;
     for (let i = 0; i < keys.length; i += 2) {
       const holdsKey = keys[i + 1] as string;
@@ -46,7 +83,7 @@ return added
         if (total !== null) data.hset(holdsKey, HELD_FIELD, String(Math.max(0, Number(total) - parseHold(hold).amount)));
       }
       if (data.get(keys[i] as string) !== null) {
-        data.incrBy(keys[i] as string, Number(args[1]));
+        data.incrBy(keys[i] as string, add);
         added++;
       }
     }

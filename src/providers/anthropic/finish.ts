@@ -1,6 +1,6 @@
 /** Anthropic's `stop_reason` and `usage` in OpenAI's terms. */
 import type { ChatUsage, FinishReason } from '../chat-types';
-import { asObject, countOrNull } from '../parse';
+import { asObject, countOrNull, reportedCount } from '../parse';
 
 const FINISH: Readonly<Record<string, FinishReason>> = {
   end_turn: 'stop',
@@ -18,15 +18,19 @@ export function finishOf(stopReason: unknown): FinishReason | null {
 }
 
 /**
- * Anthropic's `usage` → {@link ChatUsage}. Its `input_tokens` excludes the cached part, so the
- * prompt is input + cache read + cache write, as OpenAI counts it.
+ * Anthropic's `usage` → {@link ChatUsage} (counts as reported, see `reportedCount`). Its
+ * `input_tokens` excludes the cached part, so the prompt is input + cache read + cache write, as
+ * OpenAI counts it; when one of the three is not a count, neither is the prompt (NaN), so a bad
+ * part can never pass for a smaller prompt.
  */
 export function usageOf(raw: unknown): ChatUsage | null {
   const u = asObject(raw);
-  const input = countOrNull(u?.input_tokens);
-  const output = countOrNull(u?.output_tokens);
+  const input = reportedCount(u?.input_tokens);
+  const output = reportedCount(u?.output_tokens);
   if (!u || (input === null && output === null)) return null;
-  const cacheRead = countOrNull(u.cache_read_input_tokens) ?? 0;
-  const cacheWrite = countOrNull(u.cache_creation_input_tokens) ?? 0;
-  return { promptTokens: (input ?? 0) + cacheRead + cacheWrite, completionTokens: output ?? 0, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: 0 };
+  const cacheRead = reportedCount(u.cache_read_input_tokens) ?? 0;
+  const cacheWrite = reportedCount(u.cache_creation_input_tokens) ?? 0;
+  const parts = [input ?? 0, cacheRead, cacheWrite];
+  const prompt = parts.every((n) => countOrNull(n) !== null) ? parts.reduce((a, b) => a + b, 0) : NaN;
+  return { promptTokens: prompt, completionTokens: output ?? 0, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: 0 };
 }

@@ -1,7 +1,7 @@
 /** Request and response mapping for Cohere v2 embed. */
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../embeddings-types';
-import { asObject, countOrNull, isVector } from '../parse';
+import { asObject, isVector, reportedCount } from '../parse';
 import { parseJson, wholeBody, type BodyBytes } from '../raw-json';
 import type { CohereEmbedRequest } from './types';
 
@@ -38,8 +38,8 @@ export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
   const billed = asObject(asObject(body.meta)?.billed_units);
   return {
     vectors: float,
-    promptTokens: countOrNull(billed?.input_tokens),
-    imageCount: countOrNull(billed?.images),
+    promptTokens: reportedCount(billed?.input_tokens),
+    imageCount: reportedCount(billed?.images),
     upstreamId: typeof body.id === 'string' ? body.id : null,
   };
 }

@@ -1,7 +1,7 @@
 /** An OpenAI-compatible chat answer (whole, or a stream's chunk members) → the gateway's view. */
 import type { ChatToolCall } from '../../chat/types';
 import type { ChatChoice, ChatUsage, FinishReason, ParsedChat } from '../chat-types';
-import { asObject, countOrNull } from '../parse';
+import { asObject, countOrNull, reportedCount } from '../parse';
 import { parseJson } from '../raw-json';
 
 /** Finish reasons compatible servers use beside OpenAI's own (Mistral's `model_length`, the legacy `function_call`). */
@@ -20,18 +20,18 @@ export function normaliseFinish(raw: unknown): FinishReason | null {
   return typeof raw === 'string' ? (FINISH[raw] ?? 'stop') : null;
 }
 
-/** OpenAI's `usage` object → {@link ChatUsage}; null when it has no token counts. */
+/** OpenAI's `usage` object → {@link ChatUsage} (counts as reported, see `reportedCount`); null when it has no token counts. */
 export function usageOf(raw: unknown): ChatUsage | null {
   const u = asObject(raw);
-  const prompt = countOrNull(u?.prompt_tokens);
-  const completion = countOrNull(u?.completion_tokens);
+  const prompt = reportedCount(u?.prompt_tokens);
+  const completion = reportedCount(u?.completion_tokens);
   if (!u || (prompt === null && completion === null)) return null;
   return {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
-    cacheReadTokens: countOrNull(asObject(u.prompt_tokens_details)?.cached_tokens) ?? 0,
-    cacheWriteTokens: countOrNull(asObject(u.prompt_tokens_details)?.cache_write_tokens) ?? 0,
-    reasoningTokens: countOrNull(asObject(u.completion_tokens_details)?.reasoning_tokens) ?? 0,
+    cacheReadTokens: reportedCount(asObject(u.prompt_tokens_details)?.cached_tokens) ?? 0,
+    cacheWriteTokens: reportedCount(asObject(u.prompt_tokens_details)?.cache_write_tokens) ?? 0,
+    reasoningTokens: reportedCount(asObject(u.completion_tokens_details)?.reasoning_tokens) ?? 0,
   };
 }
 

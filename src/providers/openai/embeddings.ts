@@ -1,7 +1,7 @@
 /** Request and response mapping for the OpenAI embeddings wire format. */
 import type { Endpoint } from '../../catalog/types';
 import type { ContentPart, EmbeddingJob, ParsedEmbeddings, Vector } from '../embeddings-types';
-import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
+import { asObject, reportedCount, textsOf, vectorsByIndex } from '../parse';
 import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import { base64Length } from '../vectors';
 import type { OpenAIEmbeddingsRequest } from './types';
@@ -44,7 +44,7 @@ export function fromResponse(raw: BodyBytes, job: EmbeddingJob): ParsedEmbedding
   const usage = asObject(body.usage);
   return {
     vectors,
-    promptTokens: countOrNull(usage?.prompt_tokens) ?? countOrNull(usage?.total_tokens),
+    promptTokens: reportedCount(usage?.prompt_tokens) ?? reportedCount(usage?.total_tokens),
     imageCount: null,
     upstreamId: typeof body.id === 'string' ? body.id : null,
   };

@@ -1,7 +1,7 @@
 /** Request and response mapping for Voyage AI embeddings. */
 import type { Endpoint } from '../../catalog/types';
 import type { EmbeddingJob, ParsedEmbeddings } from '../embeddings-types';
-import { asObject, countOrNull, textsOf, vectorsByIndex } from '../parse';
+import { asObject, reportedCount, textsOf, vectorsByIndex } from '../parse';
 import { parseLiftingArrays, rawClaimer, type BodyBytes } from '../raw-json';
 import type { VoyageEmbeddingsRequest } from './types';
 
@@ -29,5 +29,5 @@ export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
   if (!lifted || !body) return null;
   const vectors = vectorsByIndex(body.data, rawClaimer(lifted.raws));
   if (!vectors) return null;
-  return { vectors, promptTokens: countOrNull(asObject(body.usage)?.total_tokens), imageCount: null, upstreamId: null };
+  return { vectors, promptTokens: reportedCount(asObject(body.usage)?.total_tokens), imageCount: null, upstreamId: null };
 }
