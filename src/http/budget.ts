@@ -21,9 +21,9 @@ import { tracedWork } from '../observability/spans';
 export type PricedHandler = (req: Request, res: Response) => Promise<void>;
 
 /**
- * Build the budget step around `handler`. `deps.spend` is read per request (a guard swapped in
- * later is used); `track` receives each settle or release, so shutdown can wait for the spend of
- * answered requests to reach the counters.
+ * Build the budget step around `handler` over the app's spend guard (a test that needs another
+ * one gives it when the deps are built); `track` receives each settle or release, so shutdown can
+ * wait for the spend of answered requests to reach the counters.
  */
 export function reserveBudget(deps: { readonly spend: SpendGuard; readonly tracing: Tracing | null }, track: (work: Promise<unknown>) => void, handler: PricedHandler): RequestHandler {
   return async function reserveBudget(req: Request, res: Response): Promise<void> {
