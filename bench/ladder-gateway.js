@@ -2,7 +2,8 @@
  * The gateway for `npm run bench:ladder`, with features switched off for the benchmark only
  * (BENCH_OFF: a comma-separated list of the names in OFF_SWITCHES, empty = every feature on). It
  * builds the gateway from the checkout's build as `dist/src/main.js` does (config, dependencies,
- * bootstrap, listen) and, before listening, replaces the parts a switched-off feature runs on.
+ * bootstrap, listen); a switched-off feature's part is replaced before or while the dependencies
+ * are built, never in the built ones (they are frozen).
  * None of these switches is a setting an operator could use: turning usage recording off loses
  * spend, turning the rate limit off opens the gateway to one key's flood. So they live here, not
  * in the configuration. Where a setting does switch a feature off (log level, sampling rate,
@@ -36,9 +37,11 @@ function inertMetrics(metrics) {
 const passThrough = () => (_req, _res, next) => next();
 
 /**
- * What each switch replaces. `module` switches act before the app is built (the middleware
- * factories it calls); `deps` switches act on the opened dependencies (`restore` puts back what
- * shutdown closes). Features switched off by configuration are not here: see ladder.js.
+ * What each switch replaces. `module` switches act before the dependencies and the app are built
+ * (the middleware factories and service classes these call); `wrap` switches are parts of
+ * `openDependencies`' build-time `wrap` option (DepsWrappers in src/deps.ts: each receives the part
+ * built and returns the one the gateway runs on). Features switched off by configuration are not
+ * here: see ladder.js.
  */
 const OFF_SWITCHES = {
   'rate-limit': { module: () => (dist('http/rate-limit').perKeyRateLimit = passThrough) },
@@ -49,20 +52,20 @@ const OFF_SWITCHES = {
         next();
       }),
   },
-  usage: {
-    deps: (deps) => {
-      const real = deps.recorder;
-      deps.recorder = { record: async () => undefined, pending: async () => [], flush: async () => undefined, close: async () => undefined };
-      return () => (deps.recorder = real);
-    },
-  },
-  classifiers: { deps: (deps) => void (deps.classifiers.observeAfter = () => undefined) },
-  'endpoint-stats': { deps: (deps) => void (deps.routing.stats.record = () => undefined) },
+  // Records nothing; shutdown still flushes and closes the real recorder.
+  usage: { wrap: { recorder: (real) => ({ record: async () => undefined, pending: async () => [], flush: () => real.flush(), close: () => real.close() }) } },
+  classifiers: { module: () => (dist('classifiers/service').ClassifierService.prototype.observeAfter = () => undefined) },
+  'endpoint-stats': { module: () => (dist('routing/endpoint-stats').EndpointStats.prototype.record = () => undefined) },
+  // The embeddings service is handed no cache, so its per-workspace lookup is skipped (the cache is still built and closed).
   cache: {
-    deps: (deps) => {
-      const real = deps.embeddingsCache;
-      deps.embeddingsCache = undefined;
-      return () => (deps.embeddingsCache = real);
+    module: () => {
+      const service = dist('embeddings/service');
+      const Built = service.EmbeddingsService;
+      service.EmbeddingsService = class extends Built {
+        constructor(deps, ...rest) {
+          super({ ...deps, embeddingsCache: undefined }, ...rest);
+        }
+      };
     },
   },
   metrics: { metrics: true },
@@ -81,13 +84,12 @@ async function main() {
   const { startServer } = dist('server');
   const config = loadConfig();
   const metrics = switches.some((s) => s.metrics) ? inertMetrics(new Metrics(true)) : undefined;
-  const deps = await openDependencies(config, { metrics });
+  const wrap = Object.assign({}, ...switches.map((s) => s.wrap ?? {}));
+  const deps = await openDependencies(config, { metrics, wrap });
   await bootstrapIfEmpty(deps.db, config.auth.bootstrapKey);
-  const restores = switches.map((s) => s.deps?.(deps)).filter(Boolean);
   const server = await startServer(deps);
   deps.rankings.scheduler.start();
   process.once('SIGTERM', () => {
-    for (const restore of restores) restore();
     server.shutdown('SIGTERM').then(() => process.exit(0), () => process.exit(1));
   });
 }

@@ -1,7 +1,9 @@
 /**
  * The dependencies an app instance runs on. `openDependencies` opens real resources from the
  * config (used by `main.ts`); `assembleDeps` wires services over resources the caller already
- * holds (used by tests, which bring their own database schema and Redis prefix).
+ * holds (used by tests, which bring their own database schema and Redis prefix). Either builds
+ * them once and returns them frozen: a part a test (or the benchmark) needs to be another one is
+ * given when the deps are built ({@link AssembleOptions}), never put into a live app.
  * @module
  */
 import type { Config } from './config';
@@ -50,70 +52,74 @@ import type { CacheStore } from './embeddings/cache/store';
 import { DashboardSessions } from './dashboard/sessions';
 import { startTracing, type Tracing } from './observability/tracing';
 
-/** Everything `createApp` needs. */
+/** Everything `createApp` needs; built once and frozen (see {@link assembleDeps}). */
 export interface AppDeps {
-  config: Config;
-  db: Database;
-  kv: Kv;
-  logger: Logger;
-  metrics: Metrics;
-  keyCache: KeyCache;
+  readonly config: Config;
+  readonly db: Database;
+  readonly kv: Kv;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly keyCache: KeyCache;
   /** Each workspace's budgets, replica-coherent (invalidated by budget changes). */
-  budgetCache: CoherentCache<BudgetRecord[]>;
-  keys: KeyService;
+  readonly budgetCache: CoherentCache<BudgetRecord[]>;
+  readonly keys: KeyService;
   /** Uploaded files; content in Postgres chunks. */
-  files: FileService;
+  readonly files: FileService;
   /** Spend figures of a key, summed from the usage table. */
-  usage: (key: ApiKeyRecord) => Promise<KeyUsage>;
+  readonly usage: (key: ApiKeyRecord) => Promise<KeyUsage>;
   /** Reserves and settles spend against budgets and key limits (embeddings path). */
-  spend: SpendGuard;
+  readonly spend: SpendGuard;
   /** Durable usage recording (generations). */
-  recorder: UsageRecorder;
+  readonly recorder: UsageRecorder;
   /** Milliseconds since the epoch; injectable for expiry and period tests. */
-  clock: () => number;
+  readonly clock: () => number;
   /** Uniform draws in [0, 1) for the default provider load balancing; tests fix it. */
-  random: () => number;
-  /** Flipped by graceful shutdown so `/readyz` turns the replica out of rotation. */
-  state: { draining: boolean };
+  readonly random: () => number;
+  /** Flipped by graceful shutdown so `/readyz` turns the replica out of rotation (the one mutable part). */
+  readonly state: { draining: boolean };
   /** The routing state of every inference operation: catalog, circuits, endpoint stats, upstream pool. */
-  routing: RoutingState;
+  readonly routing: RoutingState;
   /** POST /embeddings: the plan, the cache and the answer, over the shared routing state and attempt runner. */
-  embeddings: EmbeddingsService;
+  readonly embeddings: EmbeddingsService;
   /** POST /chat/completions: the plan, the stream writing and the answer, over the same routing state and runner. */
-  chat: ChatService;
+  readonly chat: ChatService;
   /** Makes each rate limiter's store (Redis when configured, else in-process). */
-  rateLimitStore: RateLimitStores;
+  readonly rateLimitStore: RateLimitStores;
   /** The rankings dataset: service, rollup and its schedule, input sampler, route limits. */
-  rankings: Rankings;
+  readonly rankings: Readonly<Rankings>;
   /** Analytics queries over the usage records. */
-  analytics: AnalyticsService;
+  readonly analytics: AnalyticsService;
   /** Workspace classifiers: CRUD, and tagging of answered requests off the request path. */
-  classifiers: ClassifierService;
+  readonly classifiers: ClassifierService;
   /** Stops the analytics maintenance job (rollup refresh, retention) when the process started one. */
-  stopMaintenance?: () => Promise<void>;
+  readonly stopMaintenance?: () => Promise<void>;
   /** The per-input embeddings cache (Redis when configured, else a byte-bounded in-process LRU) and each workspace's switch. */
-  embeddingsCache: EmbeddingsCache;
+  readonly embeddingsCache: EmbeddingsCache;
   /** Dashboard sign-in sessions; null when the dashboard is off (then no cookie is ever read). */
-  dashboard: DashboardSessions | null;
+  readonly dashboard: DashboardSessions | null;
   /** OpenTelemetry tracing; null when off (`config.tracing.endpoint` unset), and then no span is ever made. */
-  tracing: Tracing | null;
+  readonly tracing: Tracing | null;
 }
 
+/** The deps before the inference operations are added. */
+type BaseDeps = Omit<AppDeps, 'routing' | 'embeddings' | 'rankings' | 'chat'>;
+
 /**
- * Add the inference operations to the other deps: one routing state (catalog, circuits, endpoint
- * stats, upstream pool) and one attempt runner, handed to embeddings and chat. The services keep
- * a reference to the same object, so a spend guard or recorder replaced later is used.
+ * Add the inference operations to the other deps, frozen, in a new object: one routing state
+ * (catalog, circuits, endpoint stats, upstream pool) and one attempt runner, handed to embeddings
+ * and chat.
  */
-function withInference(base: Omit<AppDeps, 'routing' | 'embeddings' | 'rankings' | 'chat'>, preload?: string): AppDeps {
+function withInference(base: Readonly<BaseDeps>, opts: AssembleOptions): AppDeps {
   const catalog = loadCatalog(base.config, ADAPTER_NAMES);
   warnUnusableModels(catalog, base.logger);
   const routing = new RoutingState(base, catalog);
   const runner = new AttemptRunner(base, routing);
-  const rankings = createRankings({ ...base, catalog, preload });
+  const built = createRankings({ ...base, catalog, preload: opts.workerPreload });
+  const rankings = Object.freeze(opts.wrap?.rankings?.(built) ?? built);
   const observers = { rankings, classifiers: base.classifiers };
   const embeddings = new EmbeddingsService(base, routing, runner, observers);
   const chat = new ChatService(base, routing, runner, observers);
-  return Object.assign(base, { routing, embeddings, chat, rankings });
+  return Object.freeze({ ...base, routing, embeddings, chat, rankings });
 }
 
 /**
@@ -147,6 +153,19 @@ function embeddingsCacheStore(config: Config, kv: Kv, metrics: Metrics, clock: (
   return new MemoryCacheStore(maxBytes, metrics);
 }
 
+/**
+ * Build-time replacements of parts of the deps. Each receives the part `assembleDeps` built and
+ * returns the one the app runs on, usually a wrapper that delegates to it: a test's recording or
+ * failing spend guard or recorder, the benchmark ladder's feature switched off. The part returned
+ * is the one every service is handed (the recorder's also backs the spend guard's pending usage).
+ */
+export interface DepsWrappers {
+  spend?: (built: SpendGuard) => SpendGuard;
+  recorder?: (built: UsageRecorder) => UsageRecorder;
+  embeddingsCache?: (built: EmbeddingsCache) => EmbeddingsCache;
+  rankings?: (built: Rankings) => Rankings;
+}
+
 /** Optional parts for {@link assembleDeps}. */
 export interface AssembleOptions {
   logger?: Logger;
@@ -155,10 +174,15 @@ export interface AssembleOptions {
   random?: () => number;
   /** A module worker threads (the rankings classifier) load before their entry (tests: a TypeScript loader). */
   workerPreload?: string;
+  /** Stops the analytics maintenance job the caller started (`openDependencies`); shutdown calls it. */
+  stopMaintenance?: () => Promise<void>;
+  /** Parts replaced or wrapped at build time ({@link DepsWrappers}). */
+  wrap?: DepsWrappers;
 }
 
-/** Wire services over open resources and start the key-cache subscription. */
+/** Wire services over open resources and start the key-cache subscription; the deps returned are frozen. */
 export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: AssembleOptions = {}): Promise<AppDeps> {
+  const wrap = opts.wrap ?? {};
   const logger = opts.logger ?? createLogger(config.log.level, undefined, config.log.flushMs);
   const metrics = opts.metrics ?? new Metrics();
   const clock = opts.clock ?? Date.now;
@@ -172,9 +196,26 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
   const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
   await startCaches(logger, [keyCache, budgetCache, cacheSettings]);
   const cacheStore = embeddingsCacheStore(config, kv, metrics, clock);
-  const recorder = createUsageRecorder(config, kv, { db, metrics, logger });
+  const builtRecorder = createUsageRecorder(config, kv, { db, metrics, logger });
+  const recorder = wrap.recorder?.(builtRecorder) ?? builtRecorder;
   const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
-  return withInference({
+  const spend = new BudgetGuard({
+    db,
+    budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
+    budgetsNow: (workspaceId) => {
+      const budgets = budgetCache.peek(workspaceId);
+      return budgets === undefined ? undefined : (budgets ?? []);
+    },
+    kv,
+    metrics,
+    logger,
+    clock,
+    reservationTtlMs: config.budgets.reservationTtlMs,
+    lease: { requests: config.budgets.leaseRequests, ms: config.budgets.leaseMs },
+    pendingUsage: () => recorder.pending(),
+  });
+  const embeddingsCache = new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock });
+  const base: BaseDeps = {
     config,
     db,
     kv,
@@ -192,31 +233,19 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     ),
     usage: keyUsageReader(db, clock),
     recorder,
-    spend: new BudgetGuard({
-      db,
-      budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
-      budgetsNow: (workspaceId) => {
-        const budgets = budgetCache.peek(workspaceId);
-        return budgets === undefined ? undefined : (budgets ?? []);
-      },
-      kv,
-      metrics,
-      logger,
-      clock,
-      reservationTtlMs: config.budgets.reservationTtlMs,
-      lease: { requests: config.budgets.leaseRequests, ms: config.budgets.leaseMs },
-      pendingUsage: () => recorder.pending(),
-    }),
+    spend: wrap.spend?.(spend) ?? spend,
     clock,
     random: opts.random ?? Math.random,
     state: { draining: false },
     analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
     classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.workerPreload }),
     rateLimitStore: new RateLimitStores(kv),
-    embeddingsCache: new EmbeddingsCache(cacheStore, cacheSettings, { config, metrics, logger, clock }),
+    stopMaintenance: opts.stopMaintenance,
+    embeddingsCache: wrap.embeddingsCache?.(embeddingsCache) ?? embeddingsCache,
     dashboard,
     tracing: startTracing(config.tracing, { logger, metrics }),
-  }, opts.workerPreload);
+  };
+  return withInference(Object.freeze(base), opts);
 }
 
 /**
@@ -266,10 +295,15 @@ export async function openDependencies(config: Config, opts: AssembleOptions = {
   const connectionErrors = new ConnectionErrorLog(logger, metrics);
   const db = await openDatabase(config, true, connectionErrors);
   const kv = await openKv(config, connectionErrors);
-  const deps = await assembleDeps(config, db, kv, { ...opts, logger, metrics });
   const { maintenanceIntervalMs: intervalMs, retentionDays } = config.analytics;
-  deps.stopMaintenance = startMaintenance(db, deps.logger, { intervalMs, retentionDays, clock: deps.clock });
-  return deps;
+  // Its first pass is an interval away: nothing runs before the deps are assembled.
+  const stopMaintenance = startMaintenance(db, logger, { intervalMs, retentionDays, clock: opts.clock ?? Date.now });
+  try {
+    return await assembleDeps(config, db, kv, { ...opts, logger, metrics, stopMaintenance });
+  } catch (err) {
+    await stopMaintenance();
+    throw err;
+  }
 }
 
 /** Close pools and connections; safe to call twice. */

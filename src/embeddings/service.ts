@@ -77,9 +77,7 @@ export class EmbeddingsService {
   /** Settles and usage records of answered requests still running ({@link drain}). */
   private readonly pending = new PendingWork();
 
-  /**
-   * @param deps - read on every call (not copied), so a recorder swapped in later is used
-   */
+  /** @param deps - the app's deps (frozen: built once, never swapped) */
   constructor(
     private readonly deps: ServiceDeps,
     private readonly routing: RoutingState,

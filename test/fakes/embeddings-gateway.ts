@@ -7,8 +7,8 @@ import request from 'supertest';
 import type { ConfigOverrides } from '../../src/config';
 import type { Kv } from '../../src/kv/kv';
 import type { Database } from '../../src/store/db';
-import type { UsageEvent } from '../../src/usage/types';
-import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
+import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
+import { bearer, createInferenceKey, createTestGateway, type GatewayOptions, type TestGateway } from '../helpers/gateway';
 import { openTestPglite, KVS } from '../helpers/services';
 import { listenApp } from '../helpers/listening';
 import { startFakeFleet, type FakeFleet } from './providers';
@@ -24,7 +24,7 @@ export interface EmbeddingsHarness {
   fleet: FakeFleet;
   /** Inference key secret. */
   key: string;
-  /** Usage events recorded (the real recorder still runs). */
+  /** Usage events recorded (the real recorder still runs; a `wrap.recorder` is handed the recorder that lists them). */
   events: UsageEvent[];
   /** The breaker clock (ms); advance it to pass cooldowns. */
   clock: { now: number };
@@ -34,8 +34,26 @@ export interface EmbeddingsHarness {
   close(): Promise<void>;
 }
 
-/** Start fakes, stores and a gateway. */
-export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: ConfigOverrides; listen?: boolean } = {}): Promise<EmbeddingsHarness> {
+/** A recorder that lists each event in `events` and records it with `inner`. */
+function listingRecorder(inner: UsageRecorder, events: UsageEvent[]): UsageRecorder {
+  return {
+    record: async (e) => {
+      events.push(e);
+      await inner.record(e);
+    },
+    pending: () => inner.pending(),
+    flush: () => inner.flush(),
+    close: () => inner.close(),
+  };
+}
+
+/**
+ * Start fakes, stores and a gateway. `logger`, `metrics` and `wrap` go to the gateway's deps when
+ * they are built (see `GatewayOptions`); a `wrap.recorder` wraps the harness's listing recorder.
+ */
+export async function startEmbeddingsHarness(
+  opts: { kv?: Kv; overrides?: ConfigOverrides; listen?: boolean } & GatewayOptions = {},
+): Promise<EmbeddingsHarness> {
   const fleet = await startFakeFleet();
   const db = await openTestPglite();
   const kv = opts.kv ?? (await KVS[0]!.open());
@@ -46,19 +64,13 @@ export async function startEmbeddingsHarness(opts: { kv?: Kv; overrides?: Config
     upstream: { ...FAST_UPSTREAM, ...opts.overrides?.upstream },
     breaker: { failureThreshold: 3, cooldownMs: 10_000, ...opts.overrides?.breaker },
   };
-  const gw = await createTestGateway(db, kv, overrides, () => clock.now);
-  const { secret } = await createInferenceKey(gw);
   const events: UsageEvent[] = [];
-  const inner = gw.deps.recorder;
-  gw.deps.recorder = {
-    record: async (e) => {
-      events.push(e);
-      await inner.record(e);
-    },
-    pending: () => inner.pending(),
-    flush: () => inner.flush(),
-    close: () => inner.close(),
+  const recorder = (real: UsageRecorder): UsageRecorder => {
+    const listing = listingRecorder(real, events);
+    return opts.wrap?.recorder?.(listing) ?? listing;
   };
+  const gw = await createTestGateway(db, kv, overrides, () => clock.now, { logger: opts.logger, metrics: opts.metrics, wrap: { ...opts.wrap, recorder } });
+  const { secret } = await createInferenceKey(gw);
   const listening = opts.listen ? await listenApp(gw.app) : undefined;
   return {
     gw,

@@ -6,7 +6,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { loadConfig, type ConfigOverrides } from '../../src/config';
-import { assembleDeps, type AppDeps } from '../../src/deps';
+import { assembleDeps, type AppDeps, type AssembleOptions } from '../../src/deps';
 import { createApp } from '../../src/app';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
@@ -36,11 +36,19 @@ export function testConfig(overrides: ConfigOverrides = {}) {
   });
 }
 
+/**
+ * What a test gives its gateway's deps when they are built (they are frozen then): a logger or
+ * metrics of its own, and parts replaced or wrapped (`wrap`, e.g. a recording spend guard; see
+ * `DepsWrappers` in src/deps.ts and test/helpers/switchable.ts).
+ */
+export type GatewayOptions = Pick<AssembleOptions, 'logger' | 'metrics' | 'wrap'>;
+
 /** An app over `db`/`kv` with no tenant created (for a second instance sharing stores). */
-export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number) {
+export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number, options: GatewayOptions = {}) {
   const config = testConfig(overrides);
   // A fixed draw keeps the default provider balancing on the cheapest endpoint, so tests are deterministic.
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), clock, random: () => 0, workerPreload: TS_LOADER });
+  const { logger = createLogger('silent'), metrics, wrap } = options;
+  const deps = await assembleDeps(config, db, kv, { logger, metrics, wrap, clock, random: () => 0, workerPreload: TS_LOADER });
   return { app: createApp(deps), deps };
 }
 
@@ -50,8 +58,9 @@ export async function createTestGateway(
   kv: Kv,
   overrides: ConfigOverrides = {},
   clock?: () => number,
+  options: GatewayOptions = {},
 ): Promise<TestGateway> {
-  const { app, deps } = await gatewayApp(db, kv, overrides, clock);
+  const { app, deps } = await gatewayApp(db, kv, overrides, clock, options);
   const org = await db.transaction((tx) => provisionOrg(tx, 'Test Org'));
   return { app, deps, mgmtKey: org.secret, orgId: org.org.id, defaultWorkspaceId: org.workspace.id };
 }
@@ -61,10 +70,11 @@ export async function openTestGateway(
   dbKind: DbFactory,
   overrides: ConfigOverrides = {},
   clock?: () => number,
+  options: GatewayOptions = {},
 ): Promise<{ db: Database; kv: Kv; gw: TestGateway }> {
   const db = await dbKind.open();
   const kv = await KVS[0]!.open();
-  return { db, kv, gw: await createTestGateway(db, kv, overrides, clock) };
+  return { db, kv, gw: await createTestGateway(db, kv, overrides, clock, options) };
 }
 
 /** Create an inference key through the API and return its secret and hash. */

@@ -7,22 +7,19 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
-import type { UsageEvent } from '../../src/usage/types';
+import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { loadConfig } from '../../src/config';
 import { until as pollUntil } from '../helpers/eventually';
 import { tempDir } from '../helpers/temp-dir';
 
-/** Make the harness's recorder hold every record until released. */
-function gateRecords(h: EmbeddingsHarness) {
-  const held: Array<{ event: UsageEvent; release: () => void }> = [];
-  const inner = h.gw.deps.recorder;
-  h.gw.deps.recorder = {
+/** For the harness's build options: its recorder, made to hold every record (in `held`) until released. */
+function gateRecords(held: Array<{ event: UsageEvent; release: () => void }>) {
+  return (inner: UsageRecorder): UsageRecorder => ({
     record: (event) => new Promise<void>((resolve) => held.push({ event, release: resolve })),
     pending: () => inner.pending(),
     flush: () => inner.flush(),
     close: () => inner.close(),
-  };
-  return held;
+  });
 }
 
 const until = (condition: () => boolean) => pollUntil('the condition', condition);
@@ -36,13 +33,13 @@ test('on by default; usage.answerAfterRecord: false in the SWITCHYARD_CONFIG fil
 
 describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {
   let h: EmbeddingsHarness;
+  const held: Array<{ event: UsageEvent; release: () => void }> = [];
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { usage: { answerAfterRecord } } });
+    h = await startEmbeddingsHarness({ overrides: { usage: { answerAfterRecord } }, wrap: { recorder: gateRecords(held) } });
   });
   afterAll(() => h.close());
 
   test(answerAfterRecord ? 'the 200 waits for its usage record' : 'the 200 goes before its usage record', async () => {
-    const held = gateRecords(h);
     let answered = false;
     const response = h.post({ model: 'openai/text-embedding-3-small', input: 'hello' }).then((res) => {
       answered = true;

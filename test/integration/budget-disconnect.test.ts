@@ -15,6 +15,7 @@ import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgre
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
 import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { switchable } from '../helpers/switchable';
 import type { Reservation, SpendGuard } from '../../src/budgets/types';
 import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';
@@ -68,14 +69,18 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
   let gw: TestGateway;
   let server: http.Server;
   let realGuard: SpendGuard;
+  /** The guard each test puts in (the gateway is built over this stand-in). */
+  const spend = switchable<SpendGuard>();
   const serverSockets: Socket[] = [];
 
   beforeAll(async () => {
     db = await openTestPostgres();
     kv = await openTestRedisKv();
     fleet = await startFakeFleet();
-    gw = await createTestGateway(db, kv, { ...fleet.overrides, upstream: { ...FAST_UPSTREAM, attemptTimeoutMs: 10_000, deadlineMs: 15_000 } });
-    realGuard = gw.deps.spend;
+    gw = await createTestGateway(db, kv, { ...fleet.overrides, upstream: { ...FAST_UPSTREAM, attemptTimeoutMs: 10_000, deadlineMs: 15_000 } }, undefined, {
+      wrap: { spend: spend.wrap },
+    });
+    realGuard = spend.real;
     server = http.createServer(gw.app);
     server.on('connection', (s) => serverSockets.push(s));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -91,7 +96,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
     await db.close();
   });
   afterEach(() => {
-    gw.deps.spend = realGuard;
+    spend.use(undefined);
     fleet.resetAll();
   });
 
@@ -126,7 +131,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
     const { secret } = await budgetedKey();
     const gate = deferred();
     const observed = observedGuard(realGuard, gate.promise);
-    gw.deps.spend = observed.guard;
+    spend.use(observed.guard);
     const sent = sendAndKeep(secret);
     await observed.entered;
     sent.drop();
@@ -140,7 +145,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
     const { secret } = await budgetedKey();
     const opened = Promise.resolve();
     const observed = observedGuard(realGuard, opened);
-    gw.deps.spend = observed.guard;
+    spend.use(observed.guard);
     const upstreamIn = deferred();
     const answerUpstream = deferred();
     fleet.fakes.openai!.queue({ holdUntil: answerUpstream.promise, arrived: upstreamIn.resolve });

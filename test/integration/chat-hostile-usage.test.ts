@@ -86,10 +86,9 @@ describe.each(STORES)('hostile upstream usage on $name', (stores) => {
   beforeAll(async () => {
     ({ db, kv } = await stores.open());
     fleet = await startFakeFleet();
-    gw = await createTestGateway(db, kv, { ...fleet.overrides, chat: { attemptTimeoutMs: 15_000, deadlineMs: 20_000 } });
     const lines = new PassThrough();
     lines.on('data', (chunk: Buffer) => void (logged += chunk.toString('utf8')));
-    gw.deps.logger = createLogger('warn', lines);
+    gw = await createTestGateway(db, kv, { ...fleet.overrides, chat: { attemptTimeoutMs: 15_000, deadlineMs: 20_000 } }, undefined, { logger: createLogger('warn', lines) });
   });
   afterAll(async () => {
     await gw.deps.chat.drain();

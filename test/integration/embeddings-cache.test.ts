@@ -23,6 +23,7 @@ import { provisionOrg } from '../../src/orgs/provision';
 import type { SpendGuard } from '../../src/budgets/types';
 import { roundUsd } from '../../src/catalog/usd';
 import { eventually } from '../helpers/eventually';
+import { switchable } from '../helpers/switchable';
 
 const SMALL = 'openai/text-embedding-3-small';
 const MISTRAL = 'mistralai/mistral-embed';
@@ -70,9 +71,16 @@ const openaiInputs = (h: EmbeddingsHarness) => h.fleet.fakes.openai!.calls.map((
 describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   let h: EmbeddingsHarness;
   let odd: Awaited<ReturnType<typeof oddDigitsUpstream>>;
+  /** The spend guard and cache a test replaces for a while: the gateway is built over these stand-ins. */
+  const spend = switchable<SpendGuard>();
+  const cache = switchable<EmbeddingsCache>();
   beforeAll(async () => {
     odd = await oddDigitsUpstream();
-    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { providers: { MISTRAL: { baseUrl: `${odd.origin}/v1`, apiKey: 'k' } } } });
+    h = await startEmbeddingsHarness({
+      kv: await kvKind.open(),
+      overrides: { providers: { MISTRAL: { baseUrl: `${odd.origin}/v1`, apiKey: 'k' } } },
+      wrap: { spend: spend.wrap, embeddingsCache: cache.wrap },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -253,7 +261,6 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('budgets reserve only for the misses, and nothing for a fully cached request', async () => {
     await h.post({ model: SMALL, input: ['budget-a', 'budget-b'] }).expect(200);
     const calls: Array<[string, number]> = [];
-    const original = h.gw.deps.spend;
     const spy: SpendGuard = {
       reserve(_key, estimate) {
         calls.push(['reserve', estimate]);
@@ -263,7 +270,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
         });
       },
     };
-    h.gw.deps.spend = spy;
+    spend.use(spy);
     try {
       await h.post({ model: SMALL, input: ['budget-a', 'budget-c', 'budget-b'] }).expect(200);
       // The estimate bounds "budget-c" alone: 8 UTF-8 bytes + 4 marker tokens.
@@ -272,7 +279,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       await h.post({ model: SMALL, input: ['budget-c', 'budget-b'] }).expect(200);
       expect(calls).toEqual([['reserve', 0], ['settle', 0]]);
     } finally {
-      h.gw.deps.spend = original;
+      spend.use(undefined);
     }
   });
 
@@ -327,8 +334,8 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('a store that does not answer is skipped after the bounded wait; the request goes upstream and writes nothing', async () => {
     const set = jest.fn(() => new Promise<void>(() => undefined));
     const hanging: CacheStore = { kind: 'memory', inProcess: true, getMany: () => new Promise(() => undefined), set };
-    const original = h.gw.deps.embeddingsCache;
-    h.gw.deps.embeddingsCache = new EmbeddingsCache(hanging, original.settings, h.gw.deps);
+    const original = cache.real;
+    cache.use(new EmbeddingsCache(hanging, original.settings, h.gw.deps));
     try {
       await h.post({ model: SMALL, input: 'stalled' }).expect(200);
       const res = await h.post({ model: SMALL, input: 'stalled' });
@@ -338,7 +345,7 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       // A store that could not answer is not handed the answers' writes either.
       expect(set).not.toHaveBeenCalled();
     } finally {
-      h.gw.deps.embeddingsCache = original;
+      cache.use(undefined);
     }
   });
 });

@@ -10,9 +10,11 @@ import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddi
 import { fakeVector } from '../fakes/wires';
 import { expectSchema } from '../helpers/expect-schema';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger, type Logger } from '../../src/observability/logger';
 import type { SpendGuard } from '../../src/budgets/types';
+import type { UsageRecorder } from '../../src/usage/types';
 import { PaymentRequiredError } from '../../src/errors';
+import { switchable } from '../helpers/switchable';
 
 const SMALL = 'openai/text-embedding-3-small';
 const MODEL_FIELDS = [
@@ -22,8 +24,12 @@ const MODEL_FIELDS = [
 ];
 
 let h: EmbeddingsHarness;
+/** The parts a test below replaces for a while: the gateway is built over these stand-ins. */
+const spend = switchable<SpendGuard>();
+const records = switchable<UsageRecorder>();
+const logs = switchable<Logger>();
 beforeAll(async () => {
-  h = await startEmbeddingsHarness();
+  h = await startEmbeddingsHarness({ logger: logs.wrap(createLogger('silent')), wrap: { spend: spend.wrap, recorder: records.wrap } });
 });
 afterAll(async () => {
   await h.close();
@@ -184,20 +190,19 @@ describe('POST /embeddings', () => {
   });
 
   test('a recorder that rejects or throws leaves the answer intact and is logged with the ids, message and stack', async () => {
-    const recorder = h.gw.deps.recorder;
-    const logger = h.gw.deps.logger;
+    const recorder = records.real;
     // A real logger writing JSON lines to a stream, as in production.
     const stream = new PassThrough();
     let written = '';
     stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
-    h.gw.deps.logger = createLogger('error', stream);
+    logs.use(createLogger('error', stream));
     try {
       for (const [fail, message] of [
         [async () => Promise.reject(new Error('outbox down')), 'outbox down'],
         [() => { throw new Error('recorder broken'); }, 'recorder broken'],
       ] as const) {
         written = '';
-        h.gw.deps.recorder = { ...recorder, record: fail };
+        records.use({ ...recorder, record: fail });
         const res = await h.post({ model: SMALL, input: 'hello world' }, { 'X-Request-Id': 'req-record-fails' });
         expect(res.status).toBe(200);
         expect(res.body.data[0].embedding).toEqual(fakeVector(11));
@@ -208,21 +213,20 @@ describe('POST /embeddings', () => {
         expect((line.err as { stack: string }).stack).toContain(`Error: ${message}\n    at `);
       }
     } finally {
-      h.gw.deps.recorder = recorder;
-      h.gw.deps.logger = logger;
+      records.use(undefined);
+      logs.use(undefined);
     }
   });
 
   test('drain waits for every answered request to settle and record (a failing settle included), not longer', async () => {
-    const original = h.gw.deps.spend;
     const settles: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
-    h.gw.deps.spend = {
+    spend.use({
       reserve: () =>
         Promise.resolve({
           settle: () => new Promise<void>((resolve, reject) => void settles.push({ resolve, reject })),
           release: () => Promise.resolve(),
         }),
-    };
+    });
     try {
       for (let i = 0; i < 2; i++) expect((await h.post({ model: SMALL, input: `x${i}` })).status).toBe(200);
       expect(settles).toHaveLength(2);
@@ -238,13 +242,12 @@ describe('POST /embeddings', () => {
       expect(drained).toBe(true);
       await h.gw.deps.embeddings.drain(); // nothing left: resolves at once
     } finally {
-      h.gw.deps.spend = original;
+      spend.use(undefined);
     }
   });
 
   test('spend is reserved before the call with an estimate and settled to the real cost', async () => {
     const calls: Array<[string, number]> = [];
-    const original = h.gw.deps.spend;
     const spy: SpendGuard = {
       reserve(_key, estimate) {
         calls.push(['reserve', estimate]);
@@ -254,7 +257,7 @@ describe('POST /embeddings', () => {
         });
       },
     };
-    h.gw.deps.spend = spy;
+    spend.use(spy);
     try {
       await h.post({ model: 'baai/bge-m3', input: 'abcdef' });
       // the reservation is an upper bound (6 UTF-8 bytes + 4 marker tokens) at the most
@@ -268,11 +271,11 @@ describe('POST /embeddings', () => {
       calls.length = 0;
       expect((await h.post({ model: 'baai/bge-m3', input: 'abcdef' })).status).toBe(502);
       expect(calls.map((c) => c[0])).toEqual(['reserve', 'release']);
-      h.gw.deps.spend = { reserve: async () => Promise.reject(new PaymentRequiredError()) };
+      spend.use({ reserve: async () => Promise.reject(new PaymentRequiredError()) });
       const refused = await h.post({ model: SMALL, input: 'x' });
       expect(refused.status).toBe(402);
     } finally {
-      h.gw.deps.spend = original;
+      spend.use(undefined);
     }
   });
 

@@ -9,10 +9,14 @@ import { createApp } from '../../src/app';
 import { PaymentRequiredError } from '../../src/errors';
 import { bearer } from '../helpers/gateway';
 import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { switchable } from '../helpers/switchable';
+import type { SpendGuard } from '../../src/budgets/types';
 
 let h: EmbeddingsHarness;
+/** The spend guard a test replaces for a while: the gateway is built over this stand-in. */
+const spend = switchable<SpendGuard>();
 beforeAll(async () => {
-  h = await startEmbeddingsHarness();
+  h = await startEmbeddingsHarness({ wrap: { spend: spend.wrap } });
 });
 afterAll(() => h.close());
 
@@ -46,17 +50,16 @@ test('a middleware that answers stops the request before any route, embeddings i
 });
 
 test('the budget step refuses before the upstream is called, and the refusal is the 402 envelope', async () => {
-  const original = h.gw.deps.spend;
   const upstreamCalls = () => Object.values(h.fleet.fakes).reduce((n, f) => n + f.calls.length, 0);
   const calledBefore = upstreamCalls();
-  h.gw.deps.spend = { reserve: async () => Promise.reject(new PaymentRequiredError()) };
+  spend.use({ reserve: async () => Promise.reject(new PaymentRequiredError()) });
   try {
     const res = await h.post({ model: 'openai/text-embedding-3-small', input: 'hi' });
     expect(res.status).toBe(402);
     expect(res.body.error.code).toBe(402);
     expect(upstreamCalls()).toBe(calledBefore);
   } finally {
-    h.gw.deps.spend = original;
+    spend.use(undefined);
   }
 });
 

@@ -18,15 +18,21 @@ import { closeRankings } from '../../src/datasets';
 import { RankingsSampler, type Classify } from '../../src/datasets/sampler';
 import { Metrics } from '../../src/observability/metrics';
 import { createLogger } from '../../src/observability/logger';
+import { switchable } from '../helpers/switchable';
 
 const SMALL = 'openai/text-embedding-3-small';
 
 describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
   let h: EmbeddingsHarness;
+  /** The sampler a test replaces for a while: the gateway is built over this stand-in. */
+  const samplers = switchable<RankingsSampler>();
 
   beforeAll(async () => {
     // Tests fix random() at 0: with rate 0.25 every request is sampled, each weighing 4.
-    h = await startEmbeddingsHarness({ overrides: { rankings: { sampleRate: 0.25 } } });
+    h = await startEmbeddingsHarness({
+      overrides: { rankings: { sampleRate: 0.25 } },
+      wrap: { rankings: (built) => ({ ...built, sampler: samplers.wrap(built.sampler) }) },
+    });
   });
   afterAll(async () => {
     await closeRankings(h.gw.deps.rankings);
@@ -67,8 +73,7 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
   test('a stuck classifier never delays an answer; the queue bound drops and counts the rest', async () => {
     const metrics = new Metrics();
     const stuck: Classify = () => new Promise(() => undefined);
-    const real = h.gw.deps.rankings.sampler;
-    h.gw.deps.rankings.sampler = new RankingsSampler(h.db, stuck, { rate: 1, maxPerSecond: 1000, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m }, metrics, createLogger('silent'));
+    samplers.use(new RankingsSampler(h.db, stuck, { rate: 1, maxPerSecond: 1000, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m }, metrics, createLogger('silent')));
     try {
       for (let i = 0; i < 5; i++) {
         const res = await h.post({ model: SMALL, input: `request number ${i} about the quarterly budget` });
@@ -78,7 +83,7 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
       // One is with the classifier, two wait in the queue: the other two were dropped.
       expect(await metrics.registry.metrics()).toMatch(/switchyard_rankings_samples_total\{outcome="dropped"\} 2/);
     } finally {
-      h.gw.deps.rankings.sampler = real;
+      samplers.use(undefined);
     }
   });
 });
