@@ -7,15 +7,15 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { ApiRoute } from '../../src/http/router';
 import { API_PREFIX } from '../../src/http/router';
 import { callsInDrivers, normalisePath, sdkFunctionRoutes, sdkMethods } from './sdk-routes';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let baseURL: string;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   baseURL = h.baseUrl as string;
 });
 afterAll(() => h.close());

@@ -4,7 +4,7 @@
  * `streamText`, plain and with a tool the SDK runs in a multi-step loop, and the Anthropic route.
  * Each test checks what the SDK returned and the gateway's record of each step.
  */
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { UsageEvent } from '../../src/usage/types';
 import { runDriver } from './run-driver';
 
@@ -43,10 +43,10 @@ interface DriverOutput {
   anthropic: Generation;
 }
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let out: DriverOutput;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   out = await runDriver<DriverOutput>('chat-ai-sdk.mjs', h.baseUrl as string, h.key);
 });
 afterAll(() => h.close());

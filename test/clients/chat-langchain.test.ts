@@ -5,7 +5,7 @@
  * sent back, and the Anthropic route. Each test checks what LangChain built and the gateway's
  * record of that call.
  */
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { UsageEvent } from '../../src/usage/types';
 import { runDriver } from './run-driver';
 
@@ -35,10 +35,10 @@ interface DriverOutput {
   anthropic: Message & Failed;
 }
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let out: DriverOutput;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   out = await runDriver<DriverOutput>('chat-langchain.mjs', h.baseUrl as string, h.key);
 });
 afterAll(() => h.close());

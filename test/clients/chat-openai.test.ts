@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import request from 'supertest';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
 import type { UsageEvent } from '../../src/usage/types';
 
@@ -28,10 +28,10 @@ const weather: ChatCompletionTool[] = [
   { type: 'function', function: { name: 'weather', description: 'The weather in a place', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } },
 ];
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let client: OpenAI;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   client = new OpenAI({ apiKey: h.key, baseURL: h.baseUrl, maxRetries: 0 });
 });
 afterAll(() => h.close());

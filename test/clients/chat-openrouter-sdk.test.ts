@@ -4,7 +4,7 @@
  * ESM-only). The SDK parses every answer and chunk with its own schemas, so these tests fail on a
  * field the gateway leaves out or types wrongly; each also checks the gateway's record.
  */
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { UsageEvent } from '../../src/usage/types';
 import { runDriver } from './run-driver';
 
@@ -36,10 +36,10 @@ interface DriverOutput {
   notFound: unknown;
 }
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let out: DriverOutput;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   out = await runDriver<DriverOutput>('chat-openrouter-sdk.mjs', h.baseUrl as string, h.key);
 });
 afterAll(() => h.close());

@@ -8,13 +8,13 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { fakeVector } from '../fakes/wires';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 let baseURL: string;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ listen: true });
+  h = await startGatewayHarness({ listen: true });
   baseURL = h.baseUrl as string;
 });
 afterAll(() => h.close());

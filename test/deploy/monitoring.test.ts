@@ -18,7 +18,7 @@ import { createMetricsApp } from '../../src/app';
 import { PROJECT_ROOT } from '../../src/paths';
 import { bearer, createInferenceKey } from '../helpers/gateway';
 import { tempDir } from '../helpers/temp-dir';
-import { startEmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness } from '../fakes/gateway-harness';
 import { K8S_DIR, parseObjects, readObjects, type K8sObject } from './kustomize';
 import { withTool } from './tools';
 import { schemaProblems, typeProblems, unknownFieldProblems } from './schema';
@@ -200,7 +200,7 @@ describe('dashboard: Grafana JSON', () => {
 
 describe('queries against a live gateway', () => {
   test('every expression parses as PromQL, and every metric it selects is one a live /metrics scrape offers', async () => {
-    const h = await startEmbeddingsHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 60_000 } } });
+    const h = await startGatewayHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 60_000 } } });
     try {
       // Traffic so the labelled series exist: an answer, a fallback (and an open circuit), a budget refusal, a readiness check.
       expect((await h.post({ model: 'baai/bge-m3', input: 'a' })).status).toBe(200);

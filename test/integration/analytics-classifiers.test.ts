@@ -8,7 +8,7 @@ import request from 'supertest';
 import { DATABASES, KVS } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
 import { loadConfig } from '../../src/config';
 import { until as pollUntil } from '../helpers/eventually';
@@ -32,10 +32,10 @@ test('on by default; usage.answerAfterRecord: false in the SWITCHYARD_CONFIG fil
 });
 
 describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord) => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   const held: Array<{ event: UsageEvent; release: () => void }> = [];
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { usage: { answerAfterRecord } }, wrap: { recorder: gateRecords(held) } });
+    h = await startGatewayHarness({ overrides: { usage: { answerAfterRecord } }, wrap: { recorder: gateRecords(held) } });
   });
   afterAll(() => h.close());
 

@@ -14,7 +14,7 @@ import request from 'supertest';
 import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import { switchable } from '../helpers/switchable';
 import type { Reservation, SpendGuard } from '../../src/budgets/types';
 import type { Database } from '../../src/store/db';

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { KVS } from '../helpers/services';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { hashSecret } from '../../src/keys/secrets';
 
 /** $0.02 per million tokens (config/models.yaml), 1,000 token ids per request. */
@@ -15,9 +15,9 @@ const COST = (1000 * 0.02) / 1e6;
 const tokenInput = () => Array.from({ length: 1000 }, (_, i) => i % 50000);
 
 describe.each(KVS)('budget status on $name', (kvKind) => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { budgets: { leaseRequests: 0 } } });
+    h = await startGatewayHarness({ kv: await kvKind.open(), overrides: { budgets: { leaseRequests: 0 } } });
   });
   afterAll(async () => {
     await h.close();

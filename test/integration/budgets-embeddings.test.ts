@@ -12,7 +12,7 @@ import request from 'supertest';
 import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';
 import type { RedisKv } from '../../src/kv/redis';

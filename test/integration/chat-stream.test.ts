@@ -5,7 +5,7 @@
  * a client that leaves: the upstream call is aborted and what was generated is recorded.
  */
 import http from 'node:http';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { until } from '../helpers/eventually';
 
 const LLAMA = 'meta-llama/llama-3.3-70b-instruct';
@@ -34,10 +34,10 @@ const chunks = (s: Streamed) => s.data.filter((d) => d !== '[DONE]').map((d) => 
 const contentOf = (s: Streamed) => chunks(s).map((c) => c.choices?.[0]?.delta?.content ?? '').join('');
 
 describe('POST /chat/completions (streams)', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   let url: URL;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ listen: true, overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000, keepAliveMs: 50 }, breaker: { failureThreshold: 1000 } } });
+    h = await startGatewayHarness({ listen: true, overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000, keepAliveMs: 50 }, breaker: { failureThreshold: 1000 } } });
     url = new URL(`${h.baseUrl}/chat/completions`);
   });
   afterAll(async () => {

@@ -5,7 +5,7 @@
  * errors before any upstream call (unknown model, an embeddings model, a bad body).
  */
 import request from 'supertest';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
 import type { Fault } from '../fakes/server';
 
@@ -16,9 +16,9 @@ const LLAMA_PROVIDERS = ['deepinfra', 'groq', 'together', 'fireworks'] as const;
 const DEEPINFRA_LLAMA = { prompt: 0.13e-6, completion: 0.4e-6 };
 
 describe('POST /chat/completions (whole answers)', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000 }, breaker: { failureThreshold: 1000 } } });
+    h = await startGatewayHarness({ overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000 }, breaker: { failureThreshold: 1000 } } });
   });
   afterAll(async () => {
     await h.close();

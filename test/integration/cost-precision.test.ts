@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { bearer, testConfig } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { insertUsageEvents } from '../../src/usage/direct-recorder';
 import { event } from '../helpers/analytics-fixture';
 import { roundUsd } from '../../src/catalog/usd';
@@ -19,12 +19,12 @@ import { loadCatalog } from '../../src/catalog/load';
 const NOISY = 3 * 0.00000002;
 
 describe('cost precision', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   let keyHash: string;
   const mgmt = (r: request.Test) => r.set('Authorization', bearer(h.gw.mgmtKey));
 
   beforeAll(async () => {
-    h = await startEmbeddingsHarness();
+    h = await startGatewayHarness();
     keyHash = (await mgmt(request(h.gw.app).get('/api/v1/keys'))).body.data[0].hash as string;
   });
   afterAll(() => h.close());

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/observability/logger';
 import { testConfig } from '../helpers/gateway';
 import { openTestPglite, uniqueId } from '../helpers/services';
 import { tempDir } from '../helpers/temp-dir';
-import { startEmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness } from '../fakes/gateway-harness';
 
 /** Assign `value` to `deps[field]` as a test once did to a live app (a type error now, so through a cast). */
 function assign(deps: AppDeps, field: string, value: unknown): void {
@@ -57,7 +57,7 @@ test('a spend guard and recorder given at build time are what the app reserves a
   const seen: string[] = [];
   const recorded: UsageEvent[] = [];
   let built: SpendGuard | undefined;
-  const h = await startEmbeddingsHarness({
+  const h = await startGatewayHarness({
     wrap: {
       spend: (real) => {
         built = real;

@@ -7,18 +7,18 @@
  * endpoints found that support image input"; so is a model none of whose providers has a key
  * (issue 43 item 11: a retryable 503 there had clients retrying what only an operator can fix).
  */
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 
 const BGE = 'baai/bge-m3';
 const SMALL = 'openai/text-embedding-3-small';
 const IMAGE_INPUT = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
 
-let h: EmbeddingsHarness;
-let noKeys: EmbeddingsHarness;
+let h: GatewayHarness;
+let noKeys: GatewayHarness;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 20_000 } } });
+  h = await startGatewayHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 20_000 } } });
   // OpenAI without a key: its endpoints exist, but cannot be used.
-  noKeys = await startEmbeddingsHarness({ overrides: { providers: { OPENAI: { baseUrl: 'http://127.0.0.1:9/v1' } } } });
+  noKeys = await startGatewayHarness({ overrides: { providers: { OPENAI: { baseUrl: 'http://127.0.0.1:9/v1' } } } });
 });
 afterAll(async () => {
   await h.close();
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 beforeEach(() => h.fleet.resetAll());
 
-const nobodyCalled = (x: EmbeddingsHarness) => Object.values(x.fleet.fakes).every((f) => f.calls.length === 0);
+const nobodyCalled = (x: GatewayHarness) => Object.values(x.fleet.fakes).every((f) => f.calls.length === 0);
 
 test.each([
   ['only names no provider of the model', { model: BGE, provider: { only: ['nonexistent'] } }, 'constraint_filtered', 'provider.only'],

@@ -8,7 +8,7 @@
  */
 import request from 'supertest';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { memoryInfo, startLocalRedis, type LocalRedis } from '../helpers/redis-server';
 import { REDIS_URL, describeIf, openTestRedisKv, uniqueId } from '../helpers/services';
 import { RedisKv } from '../../src/kv/redis';
@@ -20,20 +20,20 @@ const PER_REQUEST = 16;
 const REQUESTS = 24;
 
 /** The cache's write outcomes so far, by outcome. */
-async function writeOutcomes(h: EmbeddingsHarness): Promise<Record<string, number>> {
+async function writeOutcomes(h: GatewayHarness): Promise<Record<string, number>> {
   const { values } = await h.gw.deps.metrics.embeddingsCacheWrites.get();
   return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
 }
 
 /** Once every cache write of the answers so far has ended: the outcomes, which must account for `n` entries. */
-async function writesSettled(h: EmbeddingsHarness, n: number): Promise<Record<string, number>> {
+async function writesSettled(h: GatewayHarness, n: number): Promise<Record<string, number>> {
   await h.gw.deps.embeddingsCache.settled();
   const outcomes = await writeOutcomes(h);
   expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(n);
   return outcomes;
 }
 
-async function enableCacheWithBudget(h: EmbeddingsHarness): Promise<void> {
+async function enableCacheWithBudget(h: GatewayHarness): Promise<void> {
   const ws = h.gw.defaultWorkspaceId;
   const on = await request(h.gw.app).patch(`/api/v1/workspaces/${ws}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: true });
   const budget = await request(h.gw.app).put(`/api/v1/workspaces/${ws}/budgets/daily`).set('Authorization', bearer(h.gw.mgmtKey)).send({ limit_usd: 100 });
@@ -41,7 +41,7 @@ async function enableCacheWithBudget(h: EmbeddingsHarness): Promise<void> {
 }
 
 /** `REQUESTS` budgeted requests of `PER_REQUEST` new inputs each: their statuses. */
-async function fillCache(h: EmbeddingsHarness, tag: string): Promise<number[]> {
+async function fillCache(h: GatewayHarness, tag: string): Promise<number[]> {
   const statuses: number[] = [];
   for (let r = 0; r < REQUESTS; r++) {
     const input = Array.from({ length: PER_REQUEST }, (_, i) => `${tag} ${r} ${i}`);
@@ -52,12 +52,12 @@ async function fillCache(h: EmbeddingsHarness, tag: string): Promise<number[]> {
 
 describe('the embeddings cache on the Redis that holds budgets (noeviction, low maxmemory)', () => {
   let redis: LocalRedis;
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
     redis = await startLocalRedis(['--maxmemory-policy', 'noeviction']);
     const kv = await RedisKv.connect({ url: redis.url, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
     // No budget leases: every budgeted request reserves and settles on Redis itself.
-    h = await startEmbeddingsHarness({ kv, overrides: { embeddingsCache: { maxBytes: 1024 * 1024 }, budgets: { leaseRequests: 0 } } });
+    h = await startGatewayHarness({ kv, overrides: { embeddingsCache: { maxBytes: 1024 * 1024 }, budgets: { leaseRequests: 0 } } });
     await enableCacheWithBudget(h);
     // Room for what the test writes besides the cache, but not for ~4.5 MB of cache entries.
     await redis.admin.config('SET', 'maxmemory', String((await memoryInfo(redis.admin, 'used_memory')) + 3 * 1024 * 1024));
@@ -96,14 +96,14 @@ describe('the embeddings cache on the Redis that holds budgets (noeviction, low 
 
 describeIf(REDIS_URL)('the embeddings cache on a Redis of its own (embeddingsCache.redisUrl)', () => {
   let cacheRedis: LocalRedis;
-  let h: EmbeddingsHarness | undefined;
+  let h: GatewayHarness | undefined;
   let kv: RedisKv | undefined;
   let prefix: string;
   beforeAll(async () => {
     cacheRedis = await startLocalRedis(['--maxmemory-policy', 'noeviction']);
     kv = await openTestRedisKv();
     prefix = kv.prefix;
-    h = await startEmbeddingsHarness({ kv, overrides: { embeddingsCache: { redisUrl: cacheRedis.url } } });
+    h = await startGatewayHarness({ kv, overrides: { embeddingsCache: { redisUrl: cacheRedis.url } } });
     await enableCacheWithBudget(h);
     await cacheRedis.admin.config('SET', 'maxmemory', String((await memoryInfo(cacheRedis.admin, 'used_memory')) + 1024 * 1024));
   });

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer, createInferenceKey } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { fakeVector } from '../fakes/wires';
 import { KVS, REDIS_URL, describeIf, uniqueId } from '../helpers/services';
 import { tcpProxy } from '../../testkit/tcp-proxy';
@@ -58,7 +58,7 @@ async function oddDigitsUpstream(): Promise<{ origin: string; calls: unknown[][]
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-async function enableCache(h: EmbeddingsHarness, on: boolean | null = true): Promise<void> {
+async function enableCache(h: GatewayHarness, on: boolean | null = true): Promise<void> {
   const res = await request(h.gw.app)
     .patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`)
     .set('Authorization', bearer(h.gw.mgmtKey))
@@ -66,17 +66,17 @@ async function enableCache(h: EmbeddingsHarness, on: boolean | null = true): Pro
   expect([res.status, res.body.data.is_embeddings_cache_enabled]).toEqual([200, on]);
 }
 
-const openaiInputs = (h: EmbeddingsHarness) => h.fleet.fakes.openai!.calls.map((c) => c.body.input);
+const openaiInputs = (h: GatewayHarness) => h.fleet.fakes.openai!.calls.map((c) => c.body.input);
 
 describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   let odd: Awaited<ReturnType<typeof oddDigitsUpstream>>;
   /** The spend guard and cache a test replaces for a while: the gateway is built over these stand-ins. */
   const spend = switchable<SpendGuard>();
   const cache = switchable<EmbeddingsCache>();
   beforeAll(async () => {
     odd = await oddDigitsUpstream();
-    h = await startEmbeddingsHarness({
+    h = await startGatewayHarness({
       kv: await kvKind.open(),
       overrides: { providers: { MISTRAL: { baseUrl: `${odd.origin}/v1`, apiKey: 'k' } } },
       wrap: { spend: spend.wrap, embeddingsCache: cache.wrap },
@@ -356,7 +356,7 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
     const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.open();
     const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 1000 });
-    const h = await startEmbeddingsHarness({ kv });
+    const h = await startGatewayHarness({ kv });
     try {
       await enableCache(h);
       await h.post({ model: SMALL, input: 'before' }).expect(200);
@@ -379,7 +379,7 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
 
 describe('embeddings cache with the gateway default on (embeddingsCache.enabled)', () => {
   test('workspaces that set nothing use it; one switched off does not', async () => {
-    const h = await startEmbeddingsHarness({ overrides: { embeddingsCache: { enabled: true } } });
+    const h = await startGatewayHarness({ overrides: { embeddingsCache: { enabled: true } } });
     try {
       await h.post({ model: SMALL, input: 'config default' }).expect(200);
       expect((await h.post({ model: SMALL, input: 'config default' })).headers['x-switchyard-cache']).toBe('HIT');

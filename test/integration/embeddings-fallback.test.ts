@@ -9,16 +9,16 @@ import request from 'supertest';
 import { KVS } from '../helpers/services';
 import { createInferenceKey, gatewayApp } from '../helpers/gateway';
 import { provisionOrg } from '../../src/orgs/provision';
-import { FAST_UPSTREAM, startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM, startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { Fault } from '../fakes/server';
 
 const BGE = 'baai/bge-m3';
 const ALL = ['deepinfra', 'nebius', 'together'] as const;
 
 describe('fallback and final statuses', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
+    h = await startGatewayHarness({ overrides: { breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
   });
   afterAll(async () => {
     await h.close();
@@ -174,9 +174,9 @@ describe('fallback and final statuses', () => {
 });
 
 describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
+    h = await startGatewayHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
   });
   afterAll(async () => {
     await h.close();
@@ -227,9 +227,9 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
 });
 
 describe.each(KVS)('circuits and tenants through HTTP on $name', (kvKind) => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
+    h = await startGatewayHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
   });
   afterAll(async () => {
     await h.close();

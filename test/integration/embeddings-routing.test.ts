@@ -5,15 +5,15 @@
  *   250 ms, ZDR), together ($0.016/M, 7000, 200 ms, retains data); all fp16, no `dimensions`.
  *   qwen/qwen3-embedding-8b: deepinfra (fp8) and nebius (fp16), both with `dimensions`.
  */
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 
 const BGE = 'baai/bge-m3';
 const QWEN = 'qwen/qwen3-embedding-8b';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 beforeAll(async () => {
   // The breaker is tested elsewhere; here failures must not open circuits between tests.
-  h = await startEmbeddingsHarness({ overrides: { breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
+  h = await startGatewayHarness({ overrides: { breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
 });
 afterAll(async () => {
   await h.close();

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { fakeVector, float32Base64, openaiEmbeddings } from '../fakes/wires';
 import { tempDir } from '../helpers/temp-dir';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
@@ -38,9 +38,9 @@ const lengths = (res: request.Response) =>
   (res.body.data as Array<{ embedding: number[] | string }>).map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding).length);
 
 describe('vectors from the upstream are validated', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { catalog: { modelsFile: 'config/models.yaml', providersFile: providersWithBase64DeepInfra() }, breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
+    h = await startGatewayHarness({ overrides: { catalog: { modelsFile: 'config/models.yaml', providersFile: providersWithBase64DeepInfra() }, breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
     const res = await request(h.gw.app).patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: true });
     expect(res.status).toBe(200);
   });

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { fakeVector } from '../fakes/wires';
 import { expectSchema } from '../helpers/expect-schema';
 import { fromBase64Float32 } from '../../src/embeddings/encode';
@@ -23,13 +23,13 @@ const MODEL_FIELDS = [
   'expiration_date', 'links',
 ];
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 /** The parts a test below replaces for a while: the gateway is built over these stand-ins. */
 const spend = switchable<SpendGuard>();
 const records = switchable<UsageRecorder>();
 const logs = switchable<Logger>();
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ logger: logs.wrap(createLogger('silent')), wrap: { spend: spend.wrap, recorder: records.wrap } });
+  h = await startGatewayHarness({ logger: logs.wrap(createLogger('silent')), wrap: { spend: spend.wrap, recorder: records.wrap } });
 });
 afterAll(async () => {
   await h.close();

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { KVS } from '../helpers/services';
 import { bearer, createInferenceKey } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { EndpointStats } from '../../src/routing/endpoint-stats';
 import { latencyBucket, latencyPercentiles } from '../../src/routing/latency-histogram';
 import type { AttemptRecord } from '../../src/routing/run-with-fallback';
@@ -120,9 +120,9 @@ describe.each(KVS)('endpoint statistics on $name', (kvKind) => {
 });
 
 describe('GET /providers: recent attempts of the caller organization', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startEmbeddingsHarness();
+    h = await startGatewayHarness();
   });
   afterAll(async () => {
     await h.close();

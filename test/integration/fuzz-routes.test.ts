@@ -14,7 +14,7 @@ import request from 'supertest';
 import { DATABASES, KVS } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import { arbitraryForId } from '../helpers/fuzz/schema-arbitrary';
 import { HOSTILE_SEGMENTS, bodyTexts, queryTexts } from '../helpers/fuzz/mutations';
 import type { ApiRoute, Method } from '../../src/http/router';

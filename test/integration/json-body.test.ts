@@ -6,11 +6,11 @@
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness();
+  h = await startGatewayHarness();
 });
 afterAll(() => h.close());
 

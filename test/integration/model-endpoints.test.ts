@@ -4,22 +4,22 @@
  * auth; an unknown model answers the spec's 404 saying which model and where the list is.
  */
 import request from 'supertest';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
 import { expectSchema } from '../helpers/expect-schema';
 
-let h: EmbeddingsHarness;
-let noKeys: EmbeddingsHarness;
+let h: GatewayHarness;
+let noKeys: GatewayHarness;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 10_000 } } });
-  noKeys = await startEmbeddingsHarness({ overrides: { providers: { OPENAI: { baseUrl: 'http://127.0.0.1:9/v1' } } } });
+  h = await startGatewayHarness({ overrides: { breaker: { failureThreshold: 1, cooldownMs: 10_000 } } });
+  noKeys = await startGatewayHarness({ overrides: { providers: { OPENAI: { baseUrl: 'http://127.0.0.1:9/v1' } } } });
 });
 afterAll(async () => {
   await h.close();
   await noKeys.close();
 });
 
-const get = (x: EmbeddingsHarness, path: string, secret = x.key) => request(x.gw.app).get(path).set('Authorization', bearer(secret));
+const get = (x: GatewayHarness, path: string, secret = x.key) => request(x.gw.app).get(path).set('Authorization', bearer(secret));
 
 test("every model's links.details answers 200 with its endpoints", async () => {
   const models = (await get(h, '/api/v1/embeddings/models').expect(200)).body.data as Array<{ id: string; links: { details: string } }>;

@@ -7,12 +7,12 @@
  * list to use; GET /embeddings/models stays embeddings-only; GET /providers lists the chat providers.
  */
 import request from 'supertest';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 beforeAll(async () => {
-  h = await startEmbeddingsHarness();
+  h = await startGatewayHarness();
 });
 afterAll(() => h.close());
 

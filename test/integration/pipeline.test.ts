@@ -8,15 +8,15 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { PaymentRequiredError } from '../../src/errors';
 import { bearer } from '../helpers/gateway';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { switchable } from '../helpers/switchable';
 import type { SpendGuard } from '../../src/budgets/types';
 
-let h: EmbeddingsHarness;
+let h: GatewayHarness;
 /** The spend guard a test replaces for a while: the gateway is built over this stand-in. */
 const spend = switchable<SpendGuard>();
 beforeAll(async () => {
-  h = await startEmbeddingsHarness({ wrap: { spend: spend.wrap } });
+  h = await startGatewayHarness({ wrap: { spend: spend.wrap } });
 });
 afterAll(() => h.close());
 

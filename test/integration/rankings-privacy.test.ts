@@ -10,7 +10,7 @@
 import request from 'supertest';
 import { bearer, createInferenceKey, gatewayApp } from '../helpers/gateway';
 import { getRankings } from '../helpers/rankings';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { provisionOrg } from '../../src/orgs/provision';
 import { closeRankings } from '../../src/datasets';
 import type { RankingRow } from '../../src/datasets/types';
@@ -21,12 +21,12 @@ const VICTIMS = 'openai/text-embedding-3-large';
 const TEXT = 'quarterly revenue summary for the team';
 
 describe('installation-wide rankings resist differencing and collusion (PGlite, HTTP)', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   /** Secrets of inference keys: attacker A, victim V, colluders C1 and C2, bystander D. */
   const keys: Record<'A' | 'V' | 'C1' | 'C2' | 'D', string> = { A: '', V: '', C1: '', C2: '', D: '' };
 
   beforeAll(async () => {
-    h = await startEmbeddingsHarness({ overrides: { rankings: { scope: 'installation', minOrganizations: 3 } } });
+    h = await startGatewayHarness({ overrides: { rankings: { scope: 'installation', minOrganizations: 3 } } });
     for (const name of Object.keys(keys) as Array<keyof typeof keys>) {
       const org = await h.db.transaction((tx) => provisionOrg(tx, `Org ${name}`));
       keys[name] = (await createInferenceKey({ app: h.gw.app, mgmtKey: org.secret })).secret;

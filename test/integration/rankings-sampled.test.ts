@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { DATABASES } from '../helpers/services';
 import { createTestGateway, type TestGateway } from '../helpers/gateway';
 import { getRankings } from '../helpers/rankings';
-import { startEmbeddingsHarness, type EmbeddingsHarness } from '../fakes/embeddings-gateway';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { MemoryKv } from '../../src/kv/memory';
 import type { Database } from '../../src/store/db';
 import { closeRankings } from '../../src/datasets';
@@ -23,13 +23,13 @@ import { switchable } from '../helpers/switchable';
 const SMALL = 'openai/text-embedding-3-small';
 
 describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
-  let h: EmbeddingsHarness;
+  let h: GatewayHarness;
   /** The sampler a test replaces for a while: the gateway is built over this stand-in. */
   const samplers = switchable<RankingsSampler>();
 
   beforeAll(async () => {
     // Tests fix random() at 0: with rate 0.25 every request is sampled, each weighing 4.
-    h = await startEmbeddingsHarness({
+    h = await startGatewayHarness({
       overrides: { rankings: { sampleRate: 0.25 } },
       wrap: { rankings: (built) => ({ ...built, sampler: samplers.wrap(built.sampler) }) },
     });

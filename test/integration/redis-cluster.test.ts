@@ -14,7 +14,7 @@ import { DATABASE_URL, openTestPglite, openTestPostgres, uniqueId } from '../hel
 import { bearer, createInferenceKey, createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 import { requireClusterBinaries, startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import { RedisKv } from '../../src/kv/redis';
 import type { AppDeps } from '../../src/deps';
 import type { Database } from '../../src/store/db';

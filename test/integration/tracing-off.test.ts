@@ -9,7 +9,7 @@ import request from 'supertest';
 import { openTestPglite } from '../helpers/services';
 import { bearer, createInferenceKey, testConfig } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import { assembleDeps, closeDependencies, type AppDeps } from '../../src/deps';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';

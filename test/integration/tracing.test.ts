@@ -11,7 +11,7 @@ import request from 'supertest';
 import { openTestPglite } from '../helpers/services';
 import { bearer, createInferenceKey, testConfig } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
-import { FAST_UPSTREAM } from '../fakes/embeddings-gateway';
+import { FAST_UPSTREAM } from '../fakes/gateway-harness';
 import { OTLP, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fakes/otlp-receiver';
 import { assembleDeps, closeDependencies, type AppDeps } from '../../src/deps';
 import { createApp, createMetricsApp } from '../../src/app';

@@ -1,7 +1,7 @@
 /**
- * A gateway wired to a fleet of fake upstreams, with an inference key, short upstream timeouts
- * and a controllable clock for the circuit breaker. Used by the embeddings integration and
- * client tests.
+ * A gateway wired to a fleet of fake upstreams (every wire format, chat and embeddings), with an
+ * inference key, short upstream timeouts and a controllable clock for the circuit breaker. Used by
+ * the chat and embeddings integration and client tests.
  */
 import request from 'supertest';
 import type { ConfigOverrides } from '../../src/config';
@@ -17,7 +17,7 @@ import { startFakeFleet, type FakeFleet } from './providers';
 export const FAST_UPSTREAM = { attemptTimeoutMs: 400, deadlineMs: 3000, connectionsPerOrigin: 16, keepAliveTimeoutMs: 1000 };
 
 /** A gateway over fakes, with its stores and a recorded list of usage events. */
-export interface EmbeddingsHarness {
+export interface GatewayHarness {
   gw: TestGateway;
   db: Database;
   kv: Kv;
@@ -28,6 +28,7 @@ export interface EmbeddingsHarness {
   events: UsageEvent[];
   /** The breaker clock (ms); advance it to pass cooldowns. */
   clock: { now: number };
+  /** POST /embeddings with the harness's key. */
   post(body: unknown, headers?: Record<string, string>): request.Test;
   /** With `listen`: the gateway's base URL on a loopback port (ends in /api/v1), for clients in child processes. */
   baseUrl?: string;
@@ -51,9 +52,9 @@ function listingRecorder(inner: UsageRecorder, events: UsageEvent[]): UsageRecor
  * Start fakes, stores and a gateway. `logger`, `metrics` and `wrap` go to the gateway's deps when
  * they are built (see `GatewayOptions`); a `wrap.recorder` wraps the harness's listing recorder.
  */
-export async function startEmbeddingsHarness(
+export async function startGatewayHarness(
   opts: { kv?: Kv; overrides?: ConfigOverrides; listen?: boolean } & GatewayOptions = {},
-): Promise<EmbeddingsHarness> {
+): Promise<GatewayHarness> {
   const fleet = await startFakeFleet();
   const db = await openTestPglite();
   const kv = opts.kv ?? (await KVS[0]!.open());
