@@ -17,3 +17,25 @@ export const USD_DECIMALS = 9;
 export function roundUsd(usd: number): number {
   return Number.isFinite(usd) ? Number(usd.toFixed(USD_DECIMALS)) : usd;
 }
+
+/** Significant digits an amount under a dollar is shown with: enough to tell $0.013608 from $0.010345. */
+export const USD_SIGNIFICANT_DIGITS = 4;
+
+/**
+ * A USD amount for people to read, the one money format of the gateway's messages and the
+ * dashboard: a dollar or more in cents (`$1,234.57`); under a dollar with
+ * {@link USD_SIGNIFICANT_DIGITS} significant digits and at least cents (`$0.01361`, `$0.10`,
+ * `$0.0000024`), so small spends that differ never read the same. Rounded as {@link roundUsd} first,
+ * so float noise never shows; never in exponent notation.
+ */
+export function formatUsd(usd: number): string {
+  if (!Number.isFinite(usd)) return `$${usd}`;
+  const exact = roundUsd(usd);
+  const abs = Math.abs(exact);
+  const sign = exact < 0 ? '-' : '';
+  if (abs >= 1 || abs === 0) return `${sign}$${abs.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const decimals = Math.min(USD_DECIMALS, Math.max(2, USD_SIGNIFICANT_DIGITS - 1 - Math.floor(Math.log10(abs))));
+  // Trailing zeros beyond the cents go: $0.2120 reads $0.212.
+  const text = abs.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${sign}$${text}`;
+}

@@ -42,7 +42,9 @@ export function reserveBudget(deps: { readonly spend: SpendGuard; readonly traci
       const reserving = reserve(deps, req, wanted.estimateUsd);
       reservation = reserving instanceof Promise ? await reserving : reserving;
     } catch (err) {
-      throw wanted.refusalHint && err instanceof PaymentRequiredError ? new PaymentRequiredError(`${err.message} ${wanted.refusalHint}`, err.metadata) : err;
+      // The hint is for a worst case that does not fit the room left; a limit used up has no room to fit.
+      const hinted = wanted.refusalHint && err instanceof PaymentRequiredError && Number(err.metadata?.remaining_usd) > 0;
+      throw hinted ? new PaymentRequiredError(`${err.message} ${wanted.refusalHint}`, err.metadata) : err;
     }
     res.off('close', leave);
     if (gone) {
