@@ -24,6 +24,12 @@ export function createAjv(coerce: boolean, extra: Options = {}): Ajv {
 }
 
 /**
+ * What a schema `pattern` means, for the patterns whose source says nothing to a client (`\S` would
+ * read `must match pattern "\S"`).
+ */
+const PATTERN_MEANINGS: Readonly<Record<string, string>> = { '\\S': 'must contain a character other than whitespace' };
+
+/**
  * Turn ajv's errors into `{path, message}` issues rooted at `where` (body, query, params, config).
  * @param max - convert at most this many (the rest are only counted by the caller)
  */
@@ -37,6 +43,7 @@ export function toIssues(where: string, errors: ErrorObject[] | null | undefined
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties') message = 'is not allowed';
     if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    if (e.keyword === 'pattern') message = PATTERN_MEANINGS[String(e.params.pattern)] ?? message;
     return { path: field, message };
   });
 }

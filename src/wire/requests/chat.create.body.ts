@@ -25,10 +25,12 @@ export default {
     repetition_penalty: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     min_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     seed: { type: ['integer', 'null'] },
+    // A stop sequence must contain a character other than whitespace: Anthropic refuses
+    // whitespace-only ones (and an empty one stops nothing), so they are refused here, before any call.
     stop: {
       anyOf: [
-        { type: 'string', maxLength: 1000 },
-        { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 1000 } },
+        { type: 'string', maxLength: 1000, pattern: '\\S' },
+        { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 1000, pattern: '\\S' } },
         { type: 'null' },
       ],
     },
