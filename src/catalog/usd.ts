@@ -39,3 +39,29 @@ export function formatUsd(usd: number): string {
   const text = abs.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1');
   return `${sign}$${text}`;
 }
+
+/** Decimal places that show `step` exactly (0.0025 → 4), at most {@link USD_DECIMALS}. */
+function decimalsOf(step: number): number {
+  for (let d = 0; d < USD_DECIMALS; d++) {
+    const scaled = step * 10 ** d;
+    const whole = Math.round(scaled);
+    if (whole >= 1 && Math.abs(scaled - whole) < 1e-6 * scaled) return d;
+  }
+  return USD_DECIMALS;
+}
+
+/**
+ * Labels of a money axis whose ticks are `step` apart (the dashboard's charts), in the format of
+ * {@link formatUsd} with as many decimals as the step needs: ticks are multiples of the step, so no
+ * two labels are the same (cents alone labelled a sub-cent axis "$0.01, $0.01, $0.01").
+ */
+export function usdTicks(ticks: readonly number[], step: number): string[] {
+  const gap = Number.isFinite(step) && step > 0 ? step : Math.abs((ticks[1] ?? 0) - (ticks[0] ?? 0)) || 0.01;
+  const decimals = Math.max(2, decimalsOf(gap));
+  return ticks.map((tick) => {
+    // Ticks carry float noise (a zero of -1e-18): snapped to the step's precision.
+    const value = Math.abs(tick) < gap / 2 ? 0 : tick;
+    const text = Math.abs(value).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    return `${value < 0 ? '-' : ''}$${text.replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+  });
+}
