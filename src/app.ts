@@ -24,7 +24,7 @@ import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
 import { registerDatasetRoutes } from './routes/datasets';
-import { passthroughRoutes } from './routes/passthrough';
+import { PASSTHROUGH_ROUTES, passthroughRoutes } from './routes/passthrough';
 import { registerAnalyticsRoutes } from './routes/analytics';
 import { registerClassifierRoutes } from './routes/classifiers';
 import { registerProviderRoutes } from './routes/providers';
@@ -88,7 +88,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
     api.router,
   );
-  app.use(notFound());
+  // The 404 names what was asked for and, when it can, what would serve it.
+  const passthroughOff = deps.config.passthrough.baseUrl ? [] : PASSTHROUGH_ROUTES.map(([method, path]) => ({ method, template: API_PREFIX + path }));
+  app.use(notFound({ routes: api.routes, passthroughOff }));
   app.use(errorHandler(deps.logger));
   return app;
 }

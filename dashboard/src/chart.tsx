@@ -44,11 +44,22 @@ function colour(i: number): string {
   return PALETTE[i % PALETTE.length] as string;
 }
 
-/** Props: the data, a sentence describing it, and how to print a value on the y axis. */
+/** Props: the data, a sentence describing it, and how to print the y axis's values. */
 export interface ChartProps {
   data: SeriesData;
   label: string;
   format: (value: number) => string;
+  /**
+   * The y axis's labels from its ticks and their spacing, when one value at a time cannot tell them
+   * apart (money: `usdTicks`); default `format` on each tick.
+   */
+  ticks?: (values: readonly number[], step: number) => string[];
+}
+
+/** The y axis's labels, also kept on the plot's element (they are drawn on the canvas), for tests and anyone inspecting the page. */
+function yLabels(u: uPlot, labels: string[]): string[] {
+  u.root.dataset.yLabels = JSON.stringify(labels);
+  return labels;
 }
 
 /** The drawn x scale's extent (Unix seconds) on the plot's element, for tests and anyone inspecting the page. */
@@ -61,7 +72,7 @@ function showExtent(u: uPlot): void {
  * The chart; redrawn when the data changes and resized with its container. A layout effect, so
  * the old plot is gone in the same frame as the data it drew.
  */
-export function Chart({ data, label, format }: ChartProps) {
+export function Chart({ data, label, format, ticks }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const el = box.current;
@@ -72,7 +83,7 @@ export function Chart({ data, label, format }: ChartProps) {
       scales: { x: { time: true, range: xRange(data) } },
       // The legend is rendered below as a list (uPlot's own is a table without a caption).
       legend: { show: false },
-      axes: [{ font: AXIS_FONT }, { font: AXIS_FONT, values: (_u, ticks) => ticks.map(format), size: yAxisSize }],
+      axes: [{ font: AXIS_FONT }, { font: AXIS_FONT, values: (u, values, _axis, _space, step) => yLabels(u, ticks ? ticks(values, step) : values.map(format)), size: yAxisSize }],
       hooks: { draw: [showExtent] },
       series: [
         {},
@@ -91,7 +102,7 @@ export function Chart({ data, label, format }: ChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [data, format]);
+  }, [data, format, ticks]);
   const points = data.series.reduce((n, s) => n + s.values.filter((v) => v !== null).length, 0);
   return (
     <figure class="chart">

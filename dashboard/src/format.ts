@@ -1,19 +1,23 @@
 /** Number, money, latency and date formatting, in one place so every page reads the same. */
 import type { Format } from './types';
-import { roundUsd, USD_DECIMALS } from '../../src/catalog/usd';
+import { formatUsd, usdTicks } from '../../src/catalog/usd';
+
+export { usdTicks };
 
 const count = new Intl.NumberFormat('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
 /**
- * USD: cents, or for spend under a cent as many digits as it takes to show it (down to the
- * nano-dollar prices carry), rounded as the server rounds, so float noise never shows.
+ * USD: the gateway's one money format (`formatUsd`): cents from a dollar up, four significant
+ * digits below, so $0.013608 and $0.010345 never both read "$0.01".
  */
 export function usd(value: number | null | undefined): string {
-  if (value === null || value === undefined) return '—';
-  const exact = roundUsd(value);
-  const digits = exact !== 0 && Math.abs(exact) < 0.01 ? USD_DECIMALS : 2;
-  return `$${exact.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+  return value === null || value === undefined ? '—' : formatUsd(value);
+}
+
+/** Labels for an axis of values in `format`: money by {@link usdTicks}, the rest one by one. */
+export function axisLabels(format: Format): (ticks: readonly number[], step: number) => string[] {
+  return format === 'currency' ? usdTicks : (ticks) => ticks.map((t) => byFormat(format, t));
 }
 
 /** A count with thousands separators. */

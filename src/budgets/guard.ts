@@ -20,6 +20,7 @@ import { PaymentRequiredError, ServiceUnavailableError } from '../errors';
 import type { Reservation, SpendGuard } from './types';
 import { recordedSpend, type BudgetRecord } from './repository';
 import { fromNanos, limitsFor, toNanos, type LimitCounter } from './limits';
+import { formatUsd } from '../catalog/usd';
 import { LEASE_PREFIX, RESERVE } from './scripts/reserve';
 import { LeaseBook } from './leases';
 import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
@@ -70,20 +71,32 @@ const NOOP: Reservation = { settle: () => Promise.resolve(), release: () => Prom
 
 /**
  * The 402: the spec's meaning (credits are insufficient) and where the limit is managed, in the
- * message; which limit, its amount, the spend and the reset in `metadata`.
+ * message, and why this request does not fit: the limit is used up, or what the request reserves
+ * (its worst case, before anything is spent) is more than the room the limit has left. A request
+ * refused for its worst case spent nothing, so "used up" would send its client looking for spend
+ * that does not exist. `metadata` has which limit, its amount, the spend (settled and held), the
+ * room, the reservation and the reset.
  */
-function refusal(c: LimitCounter, usedNanos: number): PaymentRequiredError {
+function refusal(c: LimitCounter, usedNanos: number, reservedNanos: number): PaymentRequiredError {
   const spend = fromNanos(usedNanos);
+  const remaining = fromNanos(Math.max(0, toNanos(c.limitUsd) - usedNanos));
+  const reserved = fromNanos(reservedNanos);
   const resetsAt = c.period.endMs === null ? null : new Date(c.period.endMs).toISOString();
   const workspace = 'workspaceId' in c.scope ? c.scope.workspaceId : null;
   const manage = workspace ? `PUT /api/v1/workspaces/${workspace}/budgets/${c.interval}` : 'PATCH /api/v1/keys/{hash}';
   const what = workspace ? `the workspace's ${c.interval} budget` : `this API key's ${c.interval === 'lifetime' ? '' : `${c.interval} `}spending limit`;
   const when = resetsAt ? `or wait for its reset at ${resetsAt}` : '(it never resets)';
-  return new PaymentRequiredError(`Insufficient credits: ${what} is used up. Raise it with ${manage} ${when}.`, {
+  const why =
+    remaining > 0
+      ? `this request reserves up to ${formatUsd(reserved)} (its worst case; nothing is spent yet), more than the ${formatUsd(remaining)} left of ${what} of ${formatUsd(c.limitUsd)} (${formatUsd(spend)} spent or held)`
+      : `${what} is used up`;
+  return new PaymentRequiredError(`Insufficient credits: ${why}. Raise it with ${manage} ${when}.`, {
     limit_source: c.source,
     interval: c.interval,
     limit_usd: c.limitUsd,
     spend_usd: spend,
+    remaining_usd: remaining,
+    reserved_usd: reserved,
     resets_at: resetsAt,
     manage,
   });
@@ -153,7 +166,7 @@ export class BudgetGuard implements SpendGuard {
         const c = counters[reply.index - 1] as LimitCounter;
         this.o.metrics.budgetReservations.inc({ result: 'refused' });
         this.o.metrics.budgetRefusals.inc({ limit_source: c.source, interval: c.interval });
-        throw refusal(c, reply.usedNanos);
+        throw refusal(c, reply.usedNanos, estimate);
       }
       // The outbox backlog is read before the table: an event moving from one to the other in
       // between is counted twice (refusing a little early), never missed (overspending).

@@ -171,6 +171,14 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
     };
     req.on('error', (err) => parser.destroy(err));
     req.on('close', aborted);
+    // The exchange is over while the body is still being read: the server's parser refused the
+    // rest of the body and answered 400 itself (a body cut short by a half-closed connection, a bad
+    // chunk), or the connection is gone. The request then gets no event of its own, and no more
+    // bytes ever come: fail now, so the slot and the spool file are given back at once, not when
+    // the idle timer fires.
+    req.res?.once('close', () => {
+      if (!parser.destroyed) parser.destroy(new Error('the request ended before its body was complete'));
+    });
     req.pipe(parser);
     if (req.destroyed) aborted();
   });

@@ -95,9 +95,5 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-/** Terminal middleware for routes nobody handles. */
-export function notFound() {
-  return function notFoundMiddleware(_req: Request, _res: Response, next: NextFunction): void {
-    next(new NotFoundError());
-  };
-}
+/** Terminal middleware for routes nobody handles (src/http/not-found.ts). */
+export { notFound } from './not-found';

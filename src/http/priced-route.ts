@@ -58,7 +58,9 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
       const reserving = reserve(deps, req, plan.estimateUsd);
       reservation = reserving instanceof Promise ? await reserving : reserving;
     } catch (err) {
-      throw op.refusalHint && err instanceof PaymentRequiredError ? new PaymentRequiredError(`${err.message} ${op.refusalHint}`, err.metadata) : err;
+      // The hint is for a worst case that does not fit the room left; a limit used up has no room to fit.
+      const hinted = op.refusalHint && err instanceof PaymentRequiredError && Number(err.metadata?.remaining_usd) > 0;
+      throw hinted ? new PaymentRequiredError(`${err.message} ${op.refusalHint}`, err.metadata) : err;
     } finally {
       res.off('close', leave);
     }

@@ -1,13 +1,14 @@
 /**
  * Request validation against the JSON Schemas in `schemas/`. All parts are checked and every
- * problem is reported together in one 400. Validated values (with defaults applied and query
+ * problem is reported together in one 400; a failed alternative (anyOf/oneOf) reports the problems
+ * of the branch the value matched best only (src/validation/explain.ts). Validated values (with defaults applied and query
  * strings coerced) land in `req.valid`, which handlers read instead of `req.body`/`req.query`.
  * @module
  */
 import type { NextFunction, Request, Response } from 'express';
 import { MAX_LISTED_ISSUES, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { toIssues } from '../validation/ajv';
-import { getValidator, type InputPart } from '../validation/schemas';
+import { getValidator, schemaGraph, type InputPart } from '../validation/schemas';
 import type { RequestSchemaId, Wire } from '../wire';
 
 /** Any UTF-16 surrogate: the fast pre-check, since most strings contain none. */
@@ -120,10 +121,12 @@ export function validate(spec: ValidateSpec) {
         const fn = all ? schema.all : schema.firstError;
         if (all) fn(again);
         else stoppedEarly = true;
+        // A failed anyOf/oneOf lists every branch's problems: keep those of the branch meant.
+        const explained = schemaGraph().explain(fn.errors ?? []);
         const room = Math.max(0, MAX_LISTED_ISSUES - issues.length);
-        unlisted += Math.max(0, (fn.errors?.length ?? 0) - room);
+        unlisted += Math.max(0, explained.length - room);
         // A loop, never push(...spread): a spread of a long list overflows the call stack.
-        for (const issue of toIssues(part, fn.errors, room)) issues.push(issue);
+        for (const issue of toIssues(part, explained, room)) issues.push(issue);
         continue;
       }
       findUnstorable(data, part, issues);

@@ -12,8 +12,9 @@ import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
 
-/** What a client whose worst case does not fit can change. */
-const REFUSAL_HINT = 'This request could cost up to its worst case (every candidate at its largest completion): set max_tokens lower, or raise the budget.';
+/** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
+const REFUSAL_HINT =
+  "Its worst case is its prompt plus the largest completion it allows (max_tokens, else the model's whole output limit) at the dearest candidate: set max_tokens lower, or raise the budget.";
 
 /** Register the chat route. */
 export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {

@@ -6,6 +6,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './ajv';
+import { SchemaGraph } from './explain';
 import { definitionSchemas, requestSchemas, type RequestSchemaId } from '../wire';
 
 /** Where a schema applies; decides whether values are coerced from strings. */
@@ -14,7 +15,9 @@ export type InputPart = 'body' | 'query' | 'params';
 /**
  * A schema compiled twice: `firstError` stops at the first problem (ajv's `allErrors: false`:
  * `maxItems` fails before any item is looked at), so it is cheap whatever the input, and `all`
- * lists every problem, for inputs small enough that the list stays small.
+ * lists every problem, for inputs small enough that the list stays small. `all` runs only on
+ * input already refused, so it is compiled `verbose`: its errors carry the schema they come from,
+ * which {@link SchemaGraph.explain} needs to tell an alternative's branches apart.
  */
 export interface CompiledSchema {
   firstError: ValidateFunction;
@@ -30,8 +33,8 @@ function compileAll(): Map<string, CompiledSchema> {
 }
 
 function compileEach(allErrors: boolean): Map<string, ValidateFunction> {
-  const strict = createAjv(false, { allErrors });
-  const coercing = createAjv(true, { allErrors });
+  const strict = createAjv(false, { allErrors, verbose: allErrors });
+  const coercing = createAjv(true, { allErrors, verbose: allErrors });
   const out = new Map<string, ValidateFunction>();
   // Every schema added before any is compiled, so `$ref`s between them resolve in both instances.
   for (const s of [...definitionSchemas, ...requestSchemas]) {
@@ -53,4 +56,12 @@ export function getValidator(id: RequestSchemaId): CompiledSchema {
   const fn = compiled.get(id);
   if (!fn) throw new Error(`switchyard: no request schema with $id "${id}" in src/wire/`);
   return fn;
+}
+
+let graph: SchemaGraph | undefined;
+
+/** The request schemas as a {@link SchemaGraph}, to reduce a refusal's problems to those that explain it. */
+export function schemaGraph(): SchemaGraph {
+  graph ??= new SchemaGraph([...definitionSchemas, ...requestSchemas]);
+  return graph;
 }

@@ -27,6 +27,7 @@ import { closeDependencies } from '../../src/deps';
 import { PROJECT_ROOT } from '../../src/paths';
 import type { AttemptRecord } from '../../src/routing/run-with-fallback';
 import { providerEnvName } from '../../src/config';
+import { formatUsd } from '../../src/catalog/usd';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import { cohereWire, openaiWire } from '../fakes/wires';
 
@@ -104,12 +105,14 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await signInWith(page, gw.mgmtKey);
     await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
     await settled(page);
-    expect(await figure(page, 'Spend, 30 days')).toBe('$0.21');
+    // Four significant digits under a dollar (issue 61 item 8): $0.212 no longer reads "$0.21".
+    expect(await figure(page, 'Spend, 30 days')).toBe('$0.212');
     expect(await figure(page, 'Requests, 30 days')).toBe('5');
     expect(await figure(page, 'Requests, 7 days')).toBe('4');
     expect(await figure(page, 'Upstream error rate, last 60 min')).toBe('25.0 % of 4');
     expect(Number(await page.locator('.chart [data-points]').first().getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
     expect(await colouredPixels(page)).toBeGreaterThan(50);
+    await expectMoneyAxis(page);
     expect(await page.locator('.chart .legend li').allTextContents()).toEqual(['openai/text-embedding-3-large', 'cohere/embed-v4.0', 'openai/text-embedding-3-small']);
     await expect(page.getByRole('region', { name: 'The five keys that spent most' }).textContent()).resolves.toMatch(/alpha.*beta/s);
   });
@@ -186,7 +189,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await bar.waitFor();
     // This week's seeded spend against the new limit.
     const spent = seededThisWeek();
-    await expect(bar.textContent()).resolves.toContain(`$${spent.toFixed(2)} spent of $0.25`);
+    await expect(bar.textContent()).resolves.toContain(`${formatUsd(spent)} spent of $0.25`);
     await expect(bar.textContent()).resolves.toMatch(/Resets \d{4}-\d{2}-\d{2} 00:00 UTC/);
     expect(await bar.locator('.bar').count()).toBe(1);
     const width = await bar.locator('.bar .spent').evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
@@ -239,6 +242,7 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     // Sub-cent labels ("$0.0000024") fit: nothing is drawn in the canvas's leftmost columns.
     expect(await colouredPixels(page)).toBeGreaterThan(0);
     expect(await leftEdgeInk(page)).toBe(0);
+    await expectMoneyAxis(page);
     // The amount itself (bucket, model, total usage, requests), to the nano-dollar it was recorded at.
     const cells = page.getByRole('region', { name: 'Query rows' }).getByRole('row').nth(1).getByRole('cell');
     expect(await cells.allTextContents()).toEqual([new Date(dayStartMs(seededAt - TINY_AGO)).toISOString(), 'openai/text-embedding-3-small', '$0.0000024', '1']);
@@ -580,6 +584,16 @@ function isoDay(ms: number): string {
 
 function dayStartMs(ms: number): number {
   return Math.floor(ms / DAY) * DAY;
+}
+
+/** The first chart's y labels (drawn on its canvas, kept on its element): each a "$" amount, no two the same. */
+async function expectMoneyAxis(page: Page): Promise<void> {
+  const box = page.locator('.chart [data-y-labels]').first();
+  await box.waitFor();
+  const labels = JSON.parse((await box.getAttribute('data-y-labels')) ?? '[]') as string[];
+  expect(labels.length).toBeGreaterThan(1);
+  for (const label of labels) expect(label).toMatch(/^\$\d[\d,]*\.\d{2,9}$/);
+  expect(new Set(labels).size).toBe(labels.length);
 }
 
 /** The first chart's x scale [min, max] in Unix seconds, as it drew it (set once it has drawn). */

@@ -1,7 +1,8 @@
 /**
  * Runs once before all test files: finds Redis and Postgres (REDIS_URL / DATABASE_URL, else the
- * local defaults), records what is available for the workers, and builds a migrated PGlite
- * template so each test file starts its embedded database in well under a second.
+ * local defaults), records what is available for the workers, and builds PGlite templates (empty,
+ * and migrated) so each test file starts its embedded database, in memory or in a data dir, without
+ * running initdb.
  * With REQUIRE_SERVICES=1 (CI) a missing service fails the run instead of skipping suites.
  */
 import { writeFileSync } from 'node:fs';
@@ -40,30 +41,41 @@ async function probePostgres(url: string): Promise<string | null> {
   }
 }
 
-async function buildPgliteTemplate(): Promise<string> {
+/**
+ * Two PGlite archives: a new cluster with nothing in it (for the tests of migrating an empty
+ * database), and the same with every migration applied (where every other embedded database starts).
+ * A test that creates a data dir from one of them skips initdb, which on a busy machine took most
+ * of a 30 s test timeout.
+ */
+async function buildPgliteTemplates(): Promise<{ empty: string; migrated: string }> {
   const pg = await PGlite.create();
+  const save = async (name: string) => {
+    const file = path.join(os.tmpdir(), `switchyard-pglite-${name}-${process.pid}.tar.gz`);
+    writeFileSync(file, Buffer.from(await (await pg.dumpDataDir('gzip')).arrayBuffer()));
+    return file;
+  };
+  const empty = await save('empty');
   await pg.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
   for (const m of listMigrations()) {
     await pg.exec(m.sql);
     await pg.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
   }
-  const dump = await pg.dumpDataDir('gzip');
+  const migrated = await save('template');
   await pg.close();
-  const file = path.join(os.tmpdir(), `switchyard-pglite-template-${process.pid}.tar.gz`);
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  return file;
+  return { empty, migrated };
 }
 
 export default async function globalSetup(): Promise<void> {
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const pgUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const [redisProblem, pgProblem, template] = await Promise.all([probeRedis(redisUrl), probePostgres(pgUrl), buildPgliteTemplate()]);
+  const [redisProblem, pgProblem, templates] = await Promise.all([probeRedis(redisUrl), probePostgres(pgUrl), buildPgliteTemplates()]);
   const missing = [redisProblem, pgProblem].filter(Boolean);
   if (missing.length > 0 && process.env.REQUIRE_SERVICES === '1') {
     throw new Error(`REQUIRE_SERVICES=1 but: ${missing.join('; ')}`);
   }
   for (const problem of missing) console.log(`[switchyard tests] skipping suites that need it: ${problem}`);
-  process.env.SY_TEST_PGLITE_TEMPLATE = template;
+  process.env.SY_TEST_PGLITE_TEMPLATE = templates.migrated;
+  process.env.SY_TEST_PGLITE_EMPTY = templates.empty;
   if (redisProblem) process.env.SY_TEST_REDIS_SKIP = redisProblem;
   else process.env.SY_TEST_REDIS_URL = redisUrl;
   if (pgProblem) process.env.SY_TEST_PG_SKIP = pgProblem;

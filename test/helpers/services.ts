@@ -15,6 +15,7 @@ import { migrate } from '../../src/store/migrate';
 import type { Kv } from '../../src/kv/kv';
 import { MemoryKv } from '../../src/kv/memory';
 import { RedisKv } from '../../src/kv/redis';
+import { tempDir } from './temp-dir';
 
 /**
  * Loaded first (`node -r`) by child processes that run the TypeScript sources, so they can
@@ -53,6 +54,25 @@ export async function openTestPglite(): Promise<Database> {
   const db = template ? await openPglite({ loadDataDir: new Blob([readFileSync(template)]) }) : await openPglite();
   await migrate(db);
   return db;
+}
+
+/**
+ * A new embedded data dir (as `SWITCHYARD_DATA_DIR` names it) made from the global setup's archive
+ * instead of by initdb, which took seconds on an idle machine and most of a test's 30 s on a busy
+ * one: `migrated` (the default) has every migration applied, `empty` is a new cluster with no
+ * table yet (for tests of migrating an empty database). Removed after the file's tests.
+ */
+export async function seededDataDir(prefix: string, kind: 'migrated' | 'empty' = 'migrated'): Promise<string> {
+  const archive = kind === 'migrated' ? process.env.SY_TEST_PGLITE_TEMPLATE : process.env.SY_TEST_PGLITE_EMPTY;
+  const dir = tempDir(prefix);
+  // Without the archive (a file run outside the suite's setup) the directory is created by initdb as in production.
+  const db = await openPglite({ dataDir: dir, ...(archive ? { loadDataDir: new Blob([readFileSync(archive)]) } : {}) });
+  try {
+    if (kind === 'migrated') await migrate(db);
+  } finally {
+    await db.close();
+  }
+  return dir;
 }
 
 /** Where each test Postgres database lives, so a test can open a second pool on it (another replica). */

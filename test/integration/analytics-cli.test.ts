@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli/run';
 import { tempDir } from '../helpers/temp-dir';
+import { seededDataDir } from '../helpers/services';
 
 async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const out: string[] = [];
@@ -17,7 +18,8 @@ async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
 
 test('classifiers create/list/delete and analytics maintain', async () => {
   const dir = tempDir('sy-cli-analytics-');
-  const env = { SWITCHYARD_DATA_DIR: path.join(dir, 'data') };
+  // A migrated data dir from the suite's archive: initdb alone took seconds of this test on a busy machine.
+  const env = { SWITCHYARD_DATA_DIR: await seededDataDir('sy-cli-analytics-data-') };
   expect((await cli(env, 'orgs', 'create', 'Acme')).code).toBe(0);
   const rules = path.join(dir, 'rules.json');
   writeFileSync(rules, JSON.stringify({ sample_rate: 0.25, dimensions: [{ name: 'topic', rules: [{ value: 'billing', keywords: ['invoice'] }] }] }));
@@ -42,5 +44,5 @@ test('classifiers create/list/delete and analytics maintain', async () => {
   expect((await cli(env, 'classifiers', 'create', '--name', 'x')).code).toBe(2);
   expect((await cli(env, 'classifiers', 'delete', 'not-a-uuid')).code).toBe(2);
   expect((await cli(env, 'analytics', 'maintain', '--retention-days', '7')).code).toBe(2);
-  // Each command opens (and migrates) the embedded data dir: slow on a loaded machine.
+  // Each command opens the embedded data dir: seconds each on a loaded machine.
 }, 120_000);

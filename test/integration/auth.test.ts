@@ -122,7 +122,7 @@ describe('management-only prefixes (/keys*, /workspaces*, /analytics/*)', () => 
     await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] }).expect(200);
     const res = await request(gw.app).post('/api/v1/analytics/export').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found: no route for POST /api/v1/analytics/export' });
     await request(gw.app).get('/api/v1/workspaces/default/guardrails').set('Authorization', bearer(gw.mgmtKey)).expect(404);
   });
 

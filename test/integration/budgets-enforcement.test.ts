@@ -72,7 +72,7 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
       `Insufficient credits: the workspace's daily budget is used up. Raise it with PUT /api/v1/workspaces/${res.body.error.metadata.manage.split('/')[4]}/budgets/daily or wait for its reset at 2026-11-19T00:00:00.000Z.`,
     );
     expect(res.body.error.metadata).toEqual({
-      limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.03, spend_usd: 0.03, resets_at: '2026-11-19T00:00:00.000Z',
+      limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.03, spend_usd: 0.03, remaining_usd: 0, reserved_usd: 0.01, resets_at: '2026-11-19T00:00:00.000Z',
       manage: expect.stringMatching(/^PUT \/api\/v1\/workspaces\/[0-9a-f-]{36}\/budgets\/daily$/),
     });
   });
@@ -82,9 +82,24 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
     await spend(secret, 0.6).expect(200);
     const res = await spend(secret, 0.5).expect(402);
-    expect(res.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', spend_usd: 0.6, resets_at: null });
+    expect(res.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', spend_usd: 0.6, remaining_usd: 0.4, reserved_usd: 0.5, resets_at: null });
+    // Not "used up" (issue 61 item 8): what this request reserves, and the room the budget has left.
+    expect(res.body.error.message).toBe(
+      `Insufficient credits: this request reserves up to $0.50 (its worst case; nothing is spent yet), more than the $0.40 left of the workspace's lifetime budget of $1.00 ($0.60 spent or held). Raise it with ${res.body.error.metadata.manage} (it never resets).`,
+    );
     await spend(secret, 0.4).expect(200);
     await spend(secret, 0.000001).expect(402);
+  });
+
+  test('a worst case larger than the whole limit, with nothing spent, says so with the amounts, not "used up"', async () => {
+    const slug = await workspace({ daily: 0.0125 });
+    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    const res = await spend(secret, 0.013608).expect(402);
+    expect(res.body.error.message).toMatch(
+      /^Insufficient credits: this request reserves up to \$0\.01361 \(its worst case; nothing is spent yet\), more than the \$0\.0125 left of the workspace's daily budget of \$0\.0125 \(\$0\.00 spent or held\)\. Raise it with PUT /,
+    );
+    expect(res.body.error.message).not.toContain('used up');
+    expect(res.body.error.metadata).toMatchObject({ spend_usd: 0, remaining_usd: 0.0125, reserved_usd: 0.013608, limit_usd: 0.0125 });
   });
 
   test('settling replaces the estimate with the real cost', async () => {
@@ -137,7 +152,7 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const res = await spend(secret).expect(402);
     expect(res.body.error.message).toMatch(/^Insufficient credits: this API key's daily spending limit is used up\. Raise it with PATCH \/api\/v1\/keys\/\{hash\}/);
     expect(res.body.error.metadata).toEqual({
-      limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, resets_at: '2026-11-19T00:00:00.000Z', manage: 'PATCH /api/v1/keys/{hash}',
+      limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, remaining_usd: 0, reserved_usd: 0.01, resets_at: '2026-11-19T00:00:00.000Z', manage: 'PATCH /api/v1/keys/{hash}',
     });
     await spend(sibling).expect(200); // the limit is the key's own, not the workspace's
     const key = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;

@@ -26,7 +26,7 @@ test('assembleDeps returns frozen deps: replacing a part throws, and the parts a
     expect(Object.isFrozen(deps.rankings)).toBe(true);
     const spend = deps.spend;
     expect(() => assign(deps, 'spend', UNLIMITED)).toThrow(TypeError);
-    expect(() => assign(deps, 'recorder', { record: async () => undefined })).toThrow(TypeError);
+    expect(() => assign(deps, 'recorder', { record: () => Promise.resolve() })).toThrow(TypeError);
     expect(() => assign(deps, 'logger', createLogger('silent'))).toThrow(TypeError);
     expect(() => assign(deps, 'embeddingsCache', undefined)).toThrow(TypeError);
     expect(() => assign(deps, 'clock', () => 0)).toThrow(TypeError);

@@ -63,6 +63,76 @@ test('unknown routes → 404 envelope, inside and outside /api/v1', async () => 
   expectEnvelope(await request(gw.app).delete('/'), 404);
 });
 
+describe('an unknown route names what was asked for and what would serve it (issue 61 item 8)', () => {
+  const notFound = (res: request.Response) => {
+    expectEnvelope(res, 404);
+    expect(res.body.error.message.startsWith('Resource not found: no route for ')).toBe(true);
+    expect(res.body.error.metadata.reason).toBe(res.body.error.message.slice('Resource not found: '.length));
+    return res.body.error;
+  };
+
+  test('the method and path, without the query', async () => {
+    const error = notFound(await request(gw.app).get('/api/v1/nothing-here?key=sk-secret').set('Authorization', bearer(apiKey)));
+    expect(error).toEqual({
+      code: 404,
+      message: 'Resource not found: no route for GET /api/v1/nothing-here',
+      metadata: { method: 'GET', path: '/api/v1/nothing-here', reason: 'no route for GET /api/v1/nothing-here' },
+    });
+    expect(JSON.stringify(error)).not.toContain('sk-secret');
+  });
+
+  test('another method on the path: the methods it answers', async () => {
+    const error = notFound(await request(gw.app).get('/api/v1/chat/completions').set('Authorization', bearer(apiKey)));
+    expect(error.message).toBe('Resource not found: no route for GET /api/v1/chat/completions; /api/v1/chat/completions answers POST');
+    expect(error.metadata.allowed_methods).toEqual(['POST']);
+    const keys = notFound(await request(gw.app).put('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)));
+    expect(keys.metadata.allowed_methods).toEqual(expect.arrayContaining(['GET', 'POST']));
+  });
+
+  test.each([
+    ['post', '/v1/messages', /Anthropic's Messages API is not served yet: send OpenAI-format chat requests \(Claude models included\) to POST \/api\/v1\/chat\/completions$/],
+    ['post', '/api/v1/messages', /Anthropic's Messages API is not served yet/],
+    ['post', '/v1/responses', /OpenAI's Responses API is not served yet: use POST \/api\/v1\/chat\/completions$/],
+    ['get', '/api/v1/responses/resp_123', /OpenAI's Responses API is not served yet/],
+    ['post', '/v1/chat/completions', /the API is under \/api\/v1: POST \/api\/v1\/chat\/completions$/],
+    ['get', '/models', /the API is under \/api\/v1: GET \/api\/v1\/models$/],
+    ['post', '/api/v1/completions', /forwarded by the passthrough, which is off: set PASSTHROUGH_BASE_URL/],
+  ] as const)('%s %s says which door serves it', async (method, path, hint) => {
+    const error = notFound(await request(gw.app)[method](path).set('Authorization', bearer(apiKey)).send({ model: 'x' }));
+    expect(error.message).toMatch(hint);
+    expect(error.metadata).toMatchObject({ method: method.toUpperCase(), path });
+  });
+
+  test('a long path is echoed cut to 200 characters', async () => {
+    const long = `/${'a'.repeat(5000)}`;
+    const error = notFound(await request(gw.app).get(long));
+    expect(error.metadata.path).toBe(`${long.slice(0, 200)}…`);
+    expect(error.message.length).toBeLessThan(300);
+  });
+});
+
+describe('a refused chat body lists the problems that explain it (issue 61 items 7 and 8)', () => {
+  const chat = (body: Record<string, unknown>) => request(gw.app).post('/api/v1/chat/completions').set('Authorization', bearer(apiKey)).send({ model: 'm', ...body });
+
+  test('one wrong content part: one problem, where it is', async () => {
+    const res = await chat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'ftp://x/cat.png' } }] }] });
+    expectEnvelope(res, 400);
+    expect(res.body.error).toEqual({
+      code: 400,
+      message: 'Invalid request parameters',
+      metadata: { errors: [{ path: 'body.messages.0.content.1.image_url.url', message: 'must match pattern "^(https?://|data:)"' }] },
+    });
+  });
+
+  test('empty stop values are a 400 naming the value', async () => {
+    for (const stop of ['', ['END', '']]) {
+      const res = await chat({ messages: [{ role: 'user', content: 'hi' }], stop });
+      expectEnvelope(res, 400);
+      expect(res.body.error.metadata.errors).toEqual([{ path: Array.isArray(stop) ? 'body.stop.1' : 'body.stop', message: 'must NOT have fewer than 1 characters' }]);
+    }
+  });
+});
+
 test('X-Request-Id is echoed when sane and generated otherwise', async () => {
   const given = await request(gw.app).get('/healthz').set('X-Request-Id', 'abc-123');
   expect(given.headers['x-request-id']).toBe('abc-123');

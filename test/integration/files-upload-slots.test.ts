@@ -160,3 +160,64 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
     expect(await spooled()).toEqual([]);
   });
 });
+
+/**
+ * Issue 61 item 7: a body cut short by a client that half-closes its connection before the
+ * declared length is refused by the server's own HTTP parser (400), which answers through the
+ * upload's response; the request itself gets no event. The upload used to wait for bytes that
+ * never come until the idle timer fired (30 s by default), keeping its slot and its spool file
+ * meanwhile. The idle timeout here is far longer than the test, so only the 400 can end it.
+ */
+describe('an upload cut short frees everything with its 400', () => {
+  let gw: ListeningGateway;
+  let port: number;
+  let spoolDir: string;
+
+  beforeAll(async () => {
+    const db = await DATABASES[0]!.open();
+    const kv = await KVS[0]!.open();
+    spoolDir = tempDir('sy-spool-cut-');
+    gw = await listenGateway(db, kv, {
+      server: { requestTimeoutMs: 3_600_000 },
+      files: { maxConcurrentUploadsPerOrg: 1, uploadIdleTimeoutMs: 600_000, uploadDeadlineMs: 1_200_000, spoolDir },
+    });
+    port = gw.server.apiPort;
+  });
+  afterAll(async () => {
+    await gw.server.shutdown('test done');
+  });
+
+  const metrics = async () => (await request(`http://127.0.0.1:${gw.server.metricsPort}`).get('/metrics')).text;
+
+  /** Send the head and `sent` bytes of a `declared`-byte body, half-close, and resolve with the answer once the server closes. */
+  function cutShort(declared: number, body: string): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(head(port, gw.mgmtKey, declared) + body));
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(answer));
+    });
+  }
+
+  test.each([
+    ['inside the file content', `${FORM.slice(0, 75)}${'x'.repeat(200_000)}`],
+    ['inside the part headers', FORM.slice(0, 40)],
+  ])('cut %s: the 400, then at once the slot, the spool file and the receiving stage are given back', async (_where, sent) => {
+    const rejected = async () => gaugeValues(await metrics(), 'switchyard_file_uploads_total')['{outcome="rejected"}'] ?? 0;
+    const before = await rejected();
+    const answer = await cutShort(Buffer.byteLength(sent) + 10_000, sent);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"message":"Invalid request parameters"');
+    // The upload has ended (it is counted as it gives its slot back) and holds nothing.
+    await eventually(async () => {
+      const page = await metrics();
+      expect(gaugeValues(page, 'switchyard_file_uploads_in_progress')).toEqual({ '{stage="receiving"}': 0, '{stage="storing"}': 0 });
+      expect(gaugeValues(page, 'switchyard_file_uploads_total')['{outcome="rejected"}']).toBe(before + 1);
+      expect(await readdir(spoolDir)).toEqual([]);
+    }, { everyMs: 20 });
+    // The organization's one slot is free: its next upload is stored, not refused with 429.
+    const next = await request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(gw.mgmtKey)).attach('file', Buffer.from('next\n'), 'next.txt');
+    expect([next.status, next.body.error]).toEqual([200, undefined]);
+  });
+});

@@ -48,7 +48,7 @@ test('one JSON access line per request, with request id and route template, neve
   await flush();
   const access = gw.lines.filter((l) => l.message === 'request');
   expect(access).toHaveLength(2);
-  expect(access[0]).toMatchObject({ request_id: 'req-42', method: 'GET', route: '/api/v1/keys/:hash', status: 200, level: 'info' });
+  expect(access[0]).toMatchObject({ request_id: 'req-42', method: 'GET', route: '/api/v1/keys/:hash', path: `/api/v1/keys/${hash}`, status: 200, level: 'info' });
   expect(typeof access[0]!.duration_ms).toBe('number');
   expect(gw.raw()).not.toContain(secret);
   expect(gw.raw()).not.toContain(gw.mgmtKey);

@@ -88,7 +88,8 @@ describe('passthrough', () => {
     for (const [method, path] of [['post', '/api/v1/completions']] as const) {
       const res = await request(off.app)[method](path).set('Authorization', bearer(offKey)).send({ model: 'x' });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+      // The 404 says the route needs the passthrough (issue 61 item 8), instead of a bare "Resource not found".
+      expect(res.body.error).toMatchObject({ code: 404, message: expect.stringMatching(/^Resource not found: no route for POST \/api\/v1\/completions; .*set PASSTHROUGH_BASE_URL/), metadata: { set: 'PASSTHROUGH_BASE_URL' } });
     }
     expect(upstream.seen.length).toBe(before);
   });

@@ -4,7 +4,7 @@
  * replicas over one database) never double count, the run gap of the schedule, the `rollup` CLI
  * command on an embedded data dir, and the in-process schedule with an injected timer.
  */
-import { DATABASES, postgresLocation } from '../helpers/services';
+import { DATABASES, postgresLocation, seededDataDir } from '../helpers/services';
 import { createTestGateway, gatewayApp, type TestGateway } from '../helpers/gateway';
 import { closeDependencies } from '../../src/deps';
 import { getRankings, insertUses } from '../helpers/rankings';
@@ -17,7 +17,6 @@ import { createLogger } from '../../src/observability/logger';
 import { runCli } from '../../src/cli/run';
 import { openPglite } from '../../src/store/pglite';
 import { openPostgres } from '../../src/store/postgres';
-import { tempDir } from '../helpers/temp-dir';
 
 const NOW = Date.UTC(2026, 4, 12, 2, 0);
 const M = 'openai/text-embedding-3-large';
@@ -112,7 +111,9 @@ describe.each(DATABASES)('rankings rollup on $name', (dbKind) => {
 
 describe('rollup CLI command on an embedded data dir', () => {
   test('rolls up what is due; refuses bad --from/--to with exit 2', async () => {
-    const dir = tempDir('sy-rollup-cli-');
+    // A migrated data dir from the suite's archive (initdb took seconds of this test on a busy machine);
+    // `migrate` below then finds nothing to do, as on a gateway's data dir.
+    const dir = await seededDataDir('sy-rollup-cli-');
     const env = { SWITCHYARD_DATA_DIR: dir };
     const lines: string[] = [];
     const out = { line: (t: string) => lines.push(t) };

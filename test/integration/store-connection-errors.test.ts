@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { types } from 'node:util';
-import { DATABASE_URL, describeIf, uniqueId } from '../helpers/services';
+import { DATABASE_URL, describeIf, seededDataDir, uniqueId } from '../helpers/services';
 import { tcpProxy } from '../../testkit/tcp-proxy';
 import { RedisKv } from '../../src/kv/redis';
 import { openPostgres } from '../../src/store/postgres';
@@ -13,7 +13,6 @@ import { openDependencies } from '../../src/deps';
 import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics';
 import { testConfig } from '../helpers/gateway';
-import { tempDir } from '../helpers/temp-dir';
 import { until as pollUntil } from '../helpers/eventually';
 
 /** Poll until `fn` holds (or give up after 10 s). */
@@ -68,7 +67,8 @@ test('openDependencies wires Redis connection errors to a warning and the metric
   let written = '';
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
   const metrics = new Metrics();
-  const config = testConfig({ redis: { url: 'redis://127.0.0.1:1' }, database: { dataDir: tempDir('sy-connerr-') } });
+  // A migrated data dir from the suite's archive: initdb and every migration took most of the 30 s on a busy machine.
+  const config = testConfig({ redis: { url: 'redis://127.0.0.1:1' }, database: { dataDir: await seededDataDir('sy-connerr-') } });
   const deps = await openDependencies(config, { logger: createLogger('warn', stream), metrics });
   try {
     await until(() => written.includes('redis connection error'));

@@ -72,5 +72,5 @@ test('a request with a traceparent is served untraced: nothing sent upstream, no
   }
   await new Promise((resolve) => setImmediate(resolve));
   const line = lines.find((l) => l.request_id === 'req-untraced');
-  expect(Object.keys(line ?? {}).sort()).toEqual(['aborted', 'duration_ms', 'level', 'message', 'method', 'request_id', 'route', 'service', 'status', 'timestamp', 'workspace_id']);
+  expect(Object.keys(line ?? {}).sort()).toEqual(['aborted', 'duration_ms', 'level', 'message', 'method', 'path', 'request_id', 'route', 'service', 'status', 'timestamp', 'workspace_id']);
 });

@@ -53,6 +53,12 @@ class FlakyDb implements UsageDb {
 }
 
 const logger = createLogger('silent');
+/**
+ * How long a wait for records to land may take: far below the outbox's own timers in these tests
+ * (a 60 s flush interval and claim idle), so only the path under test can meet it, and far above
+ * what a busy machine takes (1-2 s bounds failed there).
+ */
+const SETTLE_MS = 10_000;
 
 
 describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
@@ -216,7 +222,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const orgId = randomUUID();
       const r = outbox(db, { batchSize: 4 });
       for (let i = 0; i < 4; i++) await r.record(usageEvent(orgId, i));
-      await eventually(async () => expect(await rowsOf(orgId)).toBe(4), { timeoutMs: 2000 });
+      await eventually(async () => expect(await rowsOf(orgId)).toBe(4), { timeoutMs: SETTLE_MS });
     });
 
     test('a database outage delays records and loses none', async () => {
@@ -295,7 +301,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const r = outbox(db, { batchSize: 100, flushIntervalMs: 20 });
       await r.record(usageEvent(orgId, 1));
       await r.record(usageEvent(orgId, 2));
-      await eventually(async () => expect(await rowsOf(orgId)).toBe(2), { timeoutMs: 3000 });
+      await eventually(async () => expect(await rowsOf(orgId)).toBe(2), { timeoutMs: SETTLE_MS });
     });
 
     if (kvKind.name === 'memory') {
@@ -518,10 +524,10 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         calls.length = 0;
         // Full batches (5) are written as they fill, by the drain they kick, not by a flush.
         for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
-        await eventually(async () => expect(await rowsOf(orgId)).toBe(15), { timeoutMs: 2000 });
+        await eventually(async () => expect(await rowsOf(orgId)).toBe(15), { timeoutMs: SETTLE_MS });
         expect(calls).toEqual([]);
         // Deleted once written.
-        await eventually(async () => expect(await r.depth()).toBe(0), { timeoutMs: 1000 });
+        await eventually(async () => expect(await r.depth()).toBe(0), { timeoutMs: SETTLE_MS });
       });
 
       test('entries a replica let go of in a long outage (beyond its memory bound) are written by a sweep', async () => {
@@ -552,7 +558,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
           await new Promise((res) => setTimeout(res, 5));
         }
         const orphanRow = () => db.query('SELECT 1 FROM generations WHERE id = $1', [orphan.id]);
-        await eventually(async () => expect(await orphanRow()).toHaveLength(1), { timeoutMs: 1000 });
+        await eventually(async () => expect(await orphanRow()).toHaveLength(1), { timeoutMs: SETTLE_MS });
       });
 
       test('without a linger, the events of one turn share one XADD and later turns send their own', async () => {

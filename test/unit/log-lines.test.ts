@@ -95,6 +95,24 @@ test('an access line keeps its place among the lines logged after it, also with 
   expect(lines.map((l) => l.message)).toEqual(['request', 'after the answer']);
 });
 
+test('an access line names the path beside the route, without the query string and cut to 200 characters', async () => {
+  const { writes, stream } = capture();
+  const logger = createLogger('info', stream);
+  const app = express();
+  app.use(requestContext(), accessLog(logger, new Metrics()));
+  const api = express.Router();
+  api.get('/keys/:hash', (_req, res) => void res.json({ ok: true }));
+  app.use('/api/v1', api);
+  await request(app).get('/api/v1/keys/abc123?token=sk-in-the-query&email=a%40b.c').expect(200);
+  const long = `/${'p'.repeat(5000)}`;
+  await request(app).get(`${long}?q=1`).expect(404);
+  await turn();
+  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.map((l) => l.path)).toEqual(['/api/v1/keys/abc123', `${long.slice(0, 200)}…`]);
+  expect(writes.join('')).not.toContain('sk-in-the-query');
+  expect(writes.join('')).not.toContain('a%40b.c');
+});
+
 test('a level changed at run time applies to the next line, both ways', async () => {
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);

@@ -7,7 +7,7 @@ import { DAY_MS, dayStart, query, range } from '../analytics';
 import { bucketSeconds, bucketStarts } from '../buckets';
 import { Chart } from '../chart';
 import { Figure } from '../figure';
-import { errorRate, ms, num, usd } from '../format';
+import { errorRate, ms, num, usd, usdTicks } from '../format';
 import { useLoad } from '../load';
 import { pivot } from '../series';
 import { Empty, Status } from '../status';
@@ -79,7 +79,7 @@ function OverviewBody({ today, daily, latency, topKeys, errors }: Awaited<Return
       </section>
       <section aria-labelledby="daily">
         <h2 id="daily">Daily spend by model, last 30 days</h2>
-        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: bucketStarts(today - 29 * DAY_MS, today + DAY_MS, 'day'), step: bucketSeconds('day'), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} />}
+        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: bucketStarts(today - 29 * DAY_MS, today + DAY_MS, 'day'), step: bucketSeconds('day'), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} ticks={usdTicks} />}
       </section>
       <section aria-labelledby="latency">
         <h2 id="latency">Latency by provider, last 7 days</h2>

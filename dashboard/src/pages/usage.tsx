@@ -8,7 +8,7 @@ import { DAY_MS, dayStart, query, range } from '../analytics';
 import { bucketSeconds, bucketStarts, type Granularity } from '../buckets';
 import { Chart } from '../chart';
 import { toCsv, downloadText } from '../csv';
-import { byFormat } from '../format';
+import { axisLabels, byFormat } from '../format';
 import { useLoad } from '../load';
 import { pivot } from '../series';
 import { Empty, FormError, Status } from '../status';
@@ -199,7 +199,7 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
     const g = form.granularity as Granularity;
     const { start, end } = windowOf(form);
     const fill = meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0;
-    return { data: pivot(rows, timeKey, dims, first, { fill, buckets: bucketStarts(start, end, g), step: bucketSeconds(g) }), format: (v: number) => byFormat(formatOf(first), v) };
+    return { data: pivot(rows, timeKey, dims, first, { fill, buckets: bucketStarts(start, end, g), step: bucketSeconds(g) }), format: (v: number) => byFormat(formatOf(first), v), ticks: axisLabels(formatOf(first)) };
   }, [answer]);
   const labelOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_label ?? meta.dimensions.find((d) => d.name === name)?.display_label ?? (name === timeKey ? 'Bucket start (UTC)' : name);
   return (
@@ -209,7 +209,7 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
         <Empty>No usage matches this query.</Empty>
       ) : (
         <>
-          {chart ? <Chart data={chart.data} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={chart.format} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
+          {chart ? <Chart data={chart.data} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={chart.format} ticks={chart.ticks} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
           <button type="button" onClick={() => downloadText('switchyard-usage.csv', toCsv(columns, rows))}>
             Download CSV
           </button>

@@ -25,10 +25,12 @@ export default {
     repetition_penalty: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     min_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     seed: { type: ['integer', 'null'] },
+    // An empty stop sequence stops nothing, and upstreams refuse it: refused here, before any call.
+    // Whitespace ones ("\n") are common and valid on OpenAI-format upstreams, so they pass.
     stop: {
       anyOf: [
-        { type: 'string', maxLength: 1000 },
-        { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 1000 } },
+        { type: 'string', minLength: 1, maxLength: 1000 },
+        { type: 'array', maxItems: 16, items: { type: 'string', minLength: 1, maxLength: 1000 } },
         { type: 'null' },
       ],
     },
