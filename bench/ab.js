@@ -11,8 +11,9 @@
  *
  * Settings: AB_BASE, AB_ENV_A/B, AB_NODE_ARGS_A/B, AB_ROUNDS (4), BENCH_DURATION (8 seconds per
  * window), BENCH_MODE (`services`, the default, or `embedded`), BENCH_CASE (`embeddings`, the
- * default, with BENCH_BATCH as in `npm run bench`; `chat` or `chat-stream`: the chat request of
- * `npm run bench:chat` against bench/chat-upstream.js). Loopback only, bounded, stops by itself.
+ * default, with BENCH_BATCH as in `npm run bench`; `chat`, `chat-stream`, `agent` or `agent-stream`
+ * (with BENCH_AGENT_KB): the request of `npm run bench:chat` or `bench:agent` against
+ * bench/chat-upstream.js). Loopback only, bounded, stops by itself.
  */
 'use strict';
 const path = require('node:path');
@@ -52,8 +53,8 @@ async function main() {
   const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const gateways = [];
   try {
-    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A, route: CASE.route }));
-    gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B, route: CASE.route }));
+    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A, route: CASE.route, config: CASE.config }));
+    gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B, route: CASE.route, config: CASE.config }));
     for (const g of gateways) await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
     const setup = (env, args) => [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...args].join(' ') || 'as npm start';
     console.log(`case ${CASE.name}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);

@@ -1,7 +1,12 @@
 /**
  * The chat benchmark's featureless Express floor (bench/floor.js's, for `POST /chat/completions`):
- * Express 5 with `express.json`, one undici POST upstream with the client's messages, and the
- * upstream's bytes sent back, on the checkout's own express and undici. A whole answer is read
+ * Express 5 with `express.json`, one undici POST upstream with the client's request, and the
+ * upstream's bytes sent back, on the checkout's own express and undici. The upstream body is a new
+ * one, as a gateway's is: the provider's model name (the client's without its `vendor/` prefix),
+ * the members the bench's requests carry (FORWARDED: the small chat request's messages and
+ * max_tokens, and an agent turn's tools, tool_choice, parallel_tool_calls and temperature too),
+ * and for a stream the request for usage; so the floor parses and serialises what the gateway
+ * must, and no more. A whole answer is read
  * whole before it is sent on, as a gateway that must look at an answer reads it. A stream is
  * piped through as it arrives, each upstream read written to the client at once, as a gateway
  * must to add nothing to the time to first token. Forwards to UPSTREAM; prints `READY <port>`.
@@ -12,21 +17,24 @@ const { Buffer } = require('node:buffer');
 const { pipeline } = require('node:stream/promises');
 const { Pool } = require('undici');
 
+/** The members of the client's body sent upstream as they came, when present. */
+const FORWARDED = ['messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'max_tokens'];
+
 const pool = new Pool(process.env.UPSTREAM, { connections: 64, keepAliveTimeout: 60_000 });
 const app = express();
+// Above the largest agent turn the bench sends by default (1 MB).
 app.use(express.json({ limit: '10mb' }));
 app.post('/api/v1/chat/completions', async function floor(req, res) {
   const stream = req.body.stream === true;
+  const model = String(req.body.model);
+  const body = { model: model.slice(model.indexOf('/') + 1) };
+  for (const name of FORWARDED) if (req.body[name] !== undefined) body[name] = req.body[name];
+  if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   const up = await pool.request({
     method: 'POST',
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' },
-    body: JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: req.body.messages,
-      max_tokens: req.body.max_tokens,
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-    }),
+    body: JSON.stringify(body),
   });
   if (!stream) {
     const bytes = Buffer.from(await up.body.arrayBuffer());

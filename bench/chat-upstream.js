@@ -1,12 +1,17 @@
 /**
  * The chat benchmark's fake upstream: OpenAI-compatible `POST /v1/chat/completions` on 127.0.0.1,
- * answering from bytes built once at start so the upstream itself costs as little as possible.
+ * answering from bytes built once (per prompt size) so the upstream itself costs as little as possible.
  * - Whole answers: one choice of about 500 completion tokens (about 2.6 kB of text), with usage.
  * - `stream: true`: 200 SSE events (the role, 197 content pieces, the finish reason, and with
  *   `stream_options.include_usage` the usage chunk with empty choices, as OpenAI sends it; without
  *   it the usage chunk is left out), then `data: [DONE]`. Each event is its own write, on its own
  *   turn of the event loop, so a reader sees the events arrive one by one as a model's tokens do,
  *   not as one block.
+ * The agent cases' turns (bench/lib/agent-request.js, up to 1 MB and more) get the same answer, so
+ * an agent turn differs from the small chat request in what is sent only. The body is read whole
+ * but not parsed: the few members the answer depends on are found in its bytes (see
+ * {@link readRequest}), and the usage's `prompt_tokens` is the body's bytes ÷ 4, as a tokenizer
+ * would count about, so a budget settles to a prompt of the turn's size.
  * Prints `READY <port>` when listening.
  */
 'use strict';
@@ -16,7 +21,6 @@ const { setImmediate } = require('node:timers');
 
 const MODEL = 'gpt-4o-mini';
 const CREATED = 1767225600;
-const PROMPT_TOKENS = 24;
 /** Completion tokens of a whole answer. */
 const WHOLE_TOKENS = 500;
 /** Content pieces of a stream (one token each); with the role, finish and usage chunks, 200 events. */
@@ -26,17 +30,8 @@ const WORDS = ('Switchyard routes each request to the cheapest healthy provider 
   'when an upstream fails before the first token, prices the answer from the catalog, and records the usage before it answers. ').split(' ').filter(Boolean);
 /** `n` tokens of text, one word each with its trailing space. */
 const tokens = (n) => Array.from({ length: n }, (_, i) => `${WORDS[i % WORDS.length]} `);
-const usage = (completion) => ({ prompt_tokens: PROMPT_TOKENS, completion_tokens: completion, total_tokens: PROMPT_TOKENS + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
-
-const WHOLE = Buffer.from(JSON.stringify({
-  id: 'chatcmpl-bench-1',
-  object: 'chat.completion',
-  created: CREATED,
-  model: MODEL,
-  system_fingerprint: 'fp_bench',
-  choices: [{ index: 0, message: { role: 'assistant', content: tokens(WHOLE_TOKENS).join('').trimEnd(), refusal: null }, logprobs: null, finish_reason: 'stop' }],
-  usage: usage(WHOLE_TOKENS),
-}));
+const usage = (prompt, completion) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+const WHOLE_TEXT = tokens(WHOLE_TOKENS).join('').trimEnd();
 
 const chunk = (choices, extra = {}) => ({ id: 'chatcmpl-bench-1', object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_bench', choices, ...extra });
 const event = (value) => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
@@ -46,10 +41,50 @@ const STREAM = [
   ...tokens(STREAM_PIECES).map((t) => event(chunk([{ index: 0, delta: { content: t }, logprobs: null, finish_reason: null }]))),
   event(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }])),
 ];
-const USAGE_EVENT = event(chunk([], { usage: usage(STREAM_PIECES) }));
 const DONE = Buffer.from('data: [DONE]\n\n');
-const WITH_USAGE = [...STREAM, USAGE_EVENT, DONE];
 const WITHOUT_USAGE = [...STREAM, DONE];
+
+/** The answers that name the prompt's tokens (the whole answer, the stream with usage), built once per count. */
+const answers = new Map();
+function answersFor(promptTokens) {
+  let a = answers.get(promptTokens);
+  if (a !== undefined) return a;
+  if (answers.size >= 64) answers.clear();
+  a = {
+    whole: Buffer.from(JSON.stringify({
+      id: 'chatcmpl-bench-1',
+      object: 'chat.completion',
+      created: CREATED,
+      model: MODEL,
+      system_fingerprint: 'fp_bench',
+      choices: [{ index: 0, message: { role: 'assistant', content: WHOLE_TEXT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: usage(promptTokens, WHOLE_TOKENS),
+    })),
+    withUsage: [...STREAM, event(chunk([], { usage: usage(promptTokens, STREAM_PIECES) })), DONE],
+  };
+  answers.set(promptTokens, a);
+  return a;
+}
+
+const MESSAGES = Buffer.from('"messages":[');
+const STREAM_TRUE = Buffer.from('"stream":true');
+const INCLUDE_USAGE_TRUE = Buffer.from('"include_usage":true');
+
+/**
+ * What the answer depends on, read from the body's bytes without parsing it: a JSON object
+ * (its first byte `{`), a non-empty `messages` array, `stream` and `stream_options.include_usage`.
+ * The bodies are JSON.stringify's (no blanks between a name and its value), and in JSON a name
+ * followed by `:` cannot occur inside a string (its quotes would be escaped), so a match is a
+ * member; none of the bench's requests has a nested member named `stream` or `include_usage`.
+ * A 1 MB agent turn costs a few memchr-like scans here, not a parse that would rival the floor's.
+ * @param {Buffer} body
+ */
+function readRequest(body) {
+  if (body[0] !== 0x7b) return null;
+  const m = body.indexOf(MESSAGES);
+  if (m < 0 || body[m + MESSAGES.length] === 0x5d) return null;
+  return { stream: body.indexOf(STREAM_TRUE) >= 0, includeUsage: body.indexOf(INCLUDE_USAGE_TRUE) >= 0, promptTokens: Math.max(1, Math.ceil(body.length / 4)) };
+}
 
 /** Write `events` one per turn of the event loop, stopping if the client leaves. */
 function writeEvents(res, events) {
@@ -73,19 +108,15 @@ const server = http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) return fail(res, 404, 'not found');
-    let body;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      return fail(res, 400, 'bad json');
-    }
-    if (!Array.isArray(body.messages) || body.messages.length === 0) return fail(res, 400, 'messages required');
-    if (body.stream !== true) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': WHOLE.length });
-      return void res.end(WHOLE);
+    const request = readRequest(Buffer.concat(chunks));
+    if (request === null) return fail(res, 400, 'a JSON object with messages required');
+    if (!request.stream) {
+      const { whole } = answersFor(request.promptTokens);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': whole.length });
+      return void res.end(whole);
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    writeEvents(res, body.stream_options?.include_usage === true ? WITH_USAGE : WITHOUT_USAGE);
+    writeEvents(res, request.includeUsage ? answersFor(request.promptTokens).withUsage : WITHOUT_USAGE);
   });
 });
 server.keepAliveTimeout = 65_000;

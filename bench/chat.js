@@ -1,5 +1,6 @@
 /**
- * `npm run bench:chat` / `npm run bench:chat-stream` (BENCH_CASE=chat or chat-stream): what the
+ * `npm run bench:chat` / `npm run bench:chat-stream` (BENCH_CASE=chat or chat-stream), and
+ * `npm run bench:agent` / `npm run bench:agent-stream` (BENCH_CASE=agent or agent-stream): what the
  * gateway costs on `POST /chat/completions`, measured as `npm run bench` measures embeddings, in one
  * interleaved run against the same references:
  *
@@ -8,11 +9,13 @@
  *   floor    the featureless Express floor for chat (bench/chat-floor.js: express.json, one undici
  *            POST; a whole answer read whole and sent back, a stream piped through as it arrives)
  *   gateway  Switchyard with every feature on (bench/lib/gateway.js, as in `npm run bench`),
- *            serving `openai/gpt-4o-mini` from the shipped chat catalog with OPENAI_BASE_URL at the
- *            fake upstream
+ *            serving a model of the shipped chat catalog with OPENAI_BASE_URL at the fake upstream
  *
- * Cases: `chat`, a whole answer of about 500 completion tokens; `chat-stream`, an SSE stream of
- * 200 events (usage in the last one) then `[DONE]`.
+ * Cases (bench/lib/cases.js): `chat`, a short request for `openai/gpt-4o-mini` answered whole
+ * with about 500 completion tokens; `chat-stream`, the same as an SSE stream of 200 events (usage
+ * in the last one) then `[DONE]`; `agent` and `agent-stream`, a coding agent's turn of
+ * BENCH_AGENT_KB (50 by default; 150, 1024) for `openai/gpt-4.1-mini` (bench/lib/agent-request.js:
+ * 12 tools, a 12 KB system prompt, tool calls and results), with the same answers.
  *
  * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
  * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
@@ -22,11 +25,13 @@
  * its end. Reported: requests/s as a share of the floor's (target ≥ 0.70) and of the proxy's,
  * CPU per request (with its user and main-thread parts), added time to first byte (p50/p99 over
  * calling the upstream directly) for the gateway beside the floor's and the proxy's, and peak RSS. Figures are medians over rounds; comparisons medians of the per-round
- * comparisons. Writes bench/results-<case>.json. Loopback only, bounded, stops by itself.
+ * comparisons. Writes bench/results-<case>.json (results-agent-<kb>kb.json for a turn of another
+ * size than 50 KB). Loopback only, bounded, stops by itself.
  *
  * BENCH_MODE: `embedded` (default) or `services` (Postgres + Redis), as in bench/run.js.
  */
 'use strict';
+const { Buffer } = require('node:buffer');
 const { fetch } = require('undici');
 const { writeFileSync } = require('node:fs');
 const os = require('node:os');
@@ -35,13 +40,14 @@ const { readyPort, startChild, peakRssMb, stopChild } = require('./lib/children'
 const { startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { runPaced, stopPaced } = require('./lib/paced');
-const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./lib/chat-request');
+const { benchCase, caseLabel } = require('./lib/cases');
 const { cpuLine, maxRound, median, pooledTurns } = require('./lib/rounds');
 const { percentile } = require('./lib/percentile');
 
-const CASE = process.env.BENCH_CASE || 'chat';
-if (CASE !== 'chat' && CASE !== 'chat-stream') throw new Error(`BENCH_CASE must be chat or chat-stream, not ${CASE}`);
-const STREAM = CASE === 'chat-stream';
+/** The case (bench/lib/cases.js): its name, bodies, route and the gateway's settings for it. */
+const BENCH = benchCase(process.env.BENCH_CASE || 'chat', ['chat', 'chat-stream', 'agent', 'agent-stream']);
+const CASE = BENCH.name;
+const STREAM = BENCH.stream;
 const MODE = process.env.BENCH_MODE || 'embedded';
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS || 3));
@@ -53,8 +59,8 @@ const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
 const STREAM_EVENTS = 201;
 
 /** The client's body to the gateway and the floor, and the same request as the gateway sends it upstream (for direct and proxy). */
-const GATEWAY_BODY = chatGatewayBody(STREAM);
-const UPSTREAM_BODY = chatUpstreamBody(STREAM);
+const GATEWAY_BODY = BENCH.body;
+const UPSTREAM_BODY = BENCH.upstreamBody;
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(t) {
@@ -125,6 +131,8 @@ function report(targets) {
   const ofFloor = share(gateway, floor);
   const summary = {
     case: CASE,
+    requestBytes: Buffer.byteLength(GATEWAY_BODY),
+    ...(BENCH.kb !== undefined ? { agentKb: BENCH.kb } : {}),
     mode: MODE,
     throughputShareOfFloor: { value: median(ofFloor), rounds: ofFloor, target: '>= 0.7', pass: median(ofFloor) >= 0.7 },
     throughputShareOfProxy: { value: median(share(gateway, proxy)), rounds: share(gateway, proxy) },
@@ -146,7 +154,7 @@ function report(targets) {
     }])),
   };
   const rates = gateway.rounds.paced.map((r) => r.rate).join(', ');
-  console.log(`\ncase ${CASE}, mode ${MODE}: ${ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections, paced at ${rates} req/s by round`);
+  console.log(`\ncase ${CASE} (a ${(Buffer.byteLength(GATEWAY_BODY) / 1024).toFixed(1)} KB request), mode ${MODE}: ${ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections, paced at ${rates} req/s by round`);
   console.log(`time to first byte = ${STREAM ? 'the first SSE data: event' : 'the status line'}; figures are medians over rounds, comparisons medians of per-round comparisons`);
   console.log('target  | 32 conn req/s | CPU ms/req | paced TTFB p50 / p99 ms | added TTFB p50 / p99 ms | paced whole p50 / p99 ms | errors | peak RSS MB');
   for (const t of targets) {
@@ -178,7 +186,7 @@ async function main() {
   let gateway = null;
   try {
     const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
-    gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs, route: CHAT_ROUTE });
+    gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs, route: BENCH.route, config: BENCH.config });
     const targets = [
       { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
@@ -188,8 +196,8 @@ async function main() {
     await measureAll(targets);
     const result = report(targets);
     const out = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, durationSeconds: DURATION, connections: CONNECTIONS, fixedRate: FIXED_RATE, ...result };
-    writeFileSync(path.join(__dirname, `results-${CASE}.json`), `${JSON.stringify(out, null, 2)}\n`);
-    console.log(`\nwrote bench/results-${CASE}.json`);
+    writeFileSync(path.join(__dirname, `results-${caseLabel(BENCH)}.json`), `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`\nwrote bench/results-${caseLabel(BENCH)}.json`);
   } finally {
     await stopPaced();
     if (gateway) await gateway.cleanup();

@@ -18,14 +18,16 @@
  *
  * Settings: BENCH_MODE (`services`, default, or `embedded`), BENCH_ROUNDS (3), BENCH_DURATION
  * (4 seconds per window), LADDER_REWARM (2 seconds of unmeasured load before each window), BENCH_WARMUP (10 seconds per target: the gateway's CPU per request settles over its first seconds of load), BENCH_BATCH (64: the batch case),
- * BENCH_CASE (`embeddings`, default, or `chat`: `POST /chat/completions` for a whole answer of about
- * 500 tokens against bench/chat-upstream.js and the chat floor, bench/chat-floor.js; the cache rung
- * is left out, since chat has no cache),
+ * BENCH_CASE (`embeddings`, default, `chat`: `POST /chat/completions` for a whole answer of about
+ * 500 tokens against bench/chat-upstream.js and the chat floor, bench/chat-floor.js, or `agent`: the
+ * same for a coding agent's turn of BENCH_AGENT_KB, bench/lib/agent-request.js; the cache rung is
+ * left out, since chat has no cache),
  * LADDER_ONLY (comma-separated rungs, e.g. `usage recording,every feature off`: only those),
  * LADDER_PROFILE (`1`: instead of the rounds, one profiled window per target, the floor first and
  * the full gateway last, and each file's or package's self time per request side by side: where
  * the skeleton's and the features' time over the floor goes; profiles in bench/profiles/).
- * Prints a table and writes bench/ladder-results.json (ladder-results-batch.json, ladder-results-chat.json for those cases). Loopback only, bounded, stops by itself.
+ * Prints a table and writes bench/ladder-results.json (ladder-results-batch.json, ladder-results-chat.json,
+ * ladder-results-agent.json or ladder-results-agent-<kb>kb.json for those cases). Loopback only, bounded, stops by itself.
  */
 'use strict';
 const os = require('node:os');
@@ -36,7 +38,7 @@ const { readyPort, startChild, stopChild, cpuSeconds, peakRssMb } = require('./l
 const { BATCH, startBenchGateway, startFlags } = require('./lib/gateway');
 const { runLoad } = require('./lib/load');
 const { ladderCosts } = require('./lib/ladder-costs');
-const { benchCase } = require('./lib/cases');
+const { benchCase, caseLabel } = require('./lib/cases');
 const { probeArgs, probeFiles, toggleProbe } = require('./lib/probe');
 const { compareUnits } = require('./lib/profile-summary');
 const { settle: settleUsage } = require('./lib/rounds');
@@ -58,8 +60,8 @@ const PROFILE_OUT = path.join(__dirname, 'profiles', `ladder-${new Date().toISOS
 const probeOut = (name) => `${PROFILE_OUT}-${name.replace(/\W+/g, '-')}`;
 const SCRIPT = path.join(__dirname, 'ladder-gateway.js');
 /** What the case sends, where (bench/lib/cases.js), and what a right answer looks like. */
-const CASE = benchCase(process.env.BENCH_CASE, ['embeddings', 'chat']);
-const CHAT = CASE.name === 'chat';
+const CASE = benchCase(process.env.BENCH_CASE, ['embeddings', 'chat', 'agent']);
+const CHAT = CASE.name !== 'embeddings';
 const answerOk = CHAT
   ? (json) => typeof json?.choices?.[0]?.message?.content === 'string' && json.choices[0].message.content.length > 0
   : (json) => json?.data?.[0]?.embedding?.length === 1536;
@@ -170,7 +172,8 @@ async function main() {
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '', ...(PROFILE ? { PROBE_OUT: probeOut(name) } : {}) };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config: f.config, budgets: f.budgets ?? true, route: CASE.route });
+      const config = { ...CASE.config, ...(f.config ?? {}) };
+      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config, budgets: f.budgets ?? true, route: CASE.route });
       const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;
@@ -214,8 +217,8 @@ async function main() {
     }
     console.log(`peak RSS MB: ${[floor, ...gateways].map((t) => `${t.name} ${peakRssMb(t.handle.child.pid)}`).join(', ')}`);
     console.log(`machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs`);
-    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, case: CASE.name, batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
-    const file = CHAT ? 'ladder-results-chat.json' : BATCH ? 'ladder-results-batch.json' : 'ladder-results.json';
+    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, case: CASE.name, ...(CASE.kb !== undefined ? { agentKb: CASE.kb } : {}), batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
+    const file = CHAT ? `ladder-results-${caseLabel(CASE)}.json` : BATCH ? 'ladder-results-batch.json' : 'ladder-results.json';
     writeFileSync(path.join(__dirname, file), `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote bench/${file}`);
   } finally {

@@ -1,24 +1,54 @@
 /**
  * The benchmarks' cases, by BENCH_CASE: the fake upstream and the floor that serve each, the API
- * route and the client's body. One table for `bench:ab`, `bench:ladder` and `bench:profile`, so a
- * case means the same exchange in each (`bench:chat` builds its targets from chat-request.js).
+ * route, the client's body and the same request as the gateway sends it upstream (for the direct
+ * and proxy targets), and settings the bench's gateway needs for the case. One table for
+ * `bench:chat`, `bench:ab`, `bench:ladder` and `bench:profile`, so a case means the same exchange
+ * in each.
  */
 'use strict';
+const { Buffer } = require('node:buffer');
+const path = require('node:path');
+const { readFileSync } = require('node:fs');
+const { parse: parseYaml } = require('yaml');
 const { BATCH, GATEWAY_BODY } = require('./gateway');
-const { CHAT_ROUTE, chatGatewayBody } = require('./chat-request');
+const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./chat-request');
+const { AGENT_DEFAULT_KB, AGENT_KB, agentGatewayBody, agentUpstreamBody } = require('./agent-request');
 
-const chatCase = (stream) => ({ name: stream ? 'chat-stream' : 'chat', upstream: 'chat-upstream.js', floor: 'chat-floor.js', route: CHAT_ROUTE, body: chatGatewayBody(stream) });
+/** The gateway's JSON body limit as this checkout ships it (`server.bodyLimitBytes`). */
+const defaultBodyLimit = () => parseYaml(readFileSync(path.join(__dirname, '..', '..', 'config', 'default.yaml'), 'utf8')).server.bodyLimitBytes;
+
+/**
+ * The bench gateway's configuration for a body: none while the shipped body limit admits it;
+ * else that limit raised to twice the body (a benchmark setting, not the product's default, which
+ * is #60's item 5), so a turn larger than 1 MB (BENCH_AGENT_KB above 1024) is measured, not refused.
+ * @param {string} body
+ */
+function configFor(body) {
+  const size = Buffer.byteLength(body);
+  return size <= defaultBodyLimit() ? {} : { server: { bodyLimitBytes: 2 * size } };
+}
+
+const chatLike = (name, stream, body, upstreamBody) => ({
+  name, stream, upstream: 'chat-upstream.js', floor: 'chat-floor.js', route: CHAT_ROUTE, body, upstreamBody, config: configFor(body),
+});
+const chatCase = (stream) => chatLike(stream ? 'chat-stream' : 'chat', stream, chatGatewayBody(stream), chatUpstreamBody(stream));
+/** A coding agent's turn of BENCH_AGENT_KB (bench/lib/agent-request.js); `kb` is in the case for labels. */
+const agentCase = (stream) => ({ ...chatLike(stream ? 'agent-stream' : 'agent', stream, agentGatewayBody(stream), agentUpstreamBody(stream)), kb: AGENT_KB });
 
 const CASES = {
   /** POST /embeddings: one input, or BENCH_BATCH inputs. */
-  embeddings: () => ({ name: BATCH ? `batch of ${BATCH}` : 'single', upstream: 'upstream.js', floor: 'floor.js', route: '/embeddings', body: GATEWAY_BODY }),
+  embeddings: () => ({ name: BATCH ? `batch of ${BATCH}` : 'single', stream: false, upstream: 'upstream.js', floor: 'floor.js', route: '/embeddings', body: GATEWAY_BODY, config: {} }),
   chat: () => chatCase(false),
   'chat-stream': () => chatCase(true),
+  agent: () => agentCase(false),
+  'agent-stream': () => agentCase(true),
 };
 
 /**
- * The case named `name` (`embeddings` when unset), one of `allowed`, as `{name, upstream, floor,
- * route, body}`: `upstream` and `floor` are scripts in bench/.
+ * The case named `name` (`embeddings` when unset), one of `allowed`, as `{name, stream, upstream,
+ * floor, route, body, upstreamBody, config}`: `upstream` and `floor` are scripts in bench/,
+ * `upstreamBody` the request as the gateway sends it upstream (chat-like cases), `config` what to
+ * lay over the bench gateway's configuration (startBenchGateway's `config`); agent cases add `kb`.
  * @param {string | undefined} name
  * @param {string[]} [allowed]
  */
@@ -27,4 +57,7 @@ function benchCase(name = 'embeddings', allowed = Object.keys(CASES)) {
   return CASES[name]();
 }
 
-module.exports = { benchCase };
+/** The results file's suffix for a case: its name, and an agent turn's size when not the default. */
+const caseLabel = (c) => (c.kb !== undefined && c.kb !== AGENT_DEFAULT_KB ? `${c.name}-${c.kb}kb` : c.name);
+
+module.exports = { benchCase, caseLabel, configFor };

@@ -1,0 +1,97 @@
+/**
+ * The chat benchmarks' own servers with an agent turn (bench/lib/agent-request.js), as child
+ * processes on loopback: the chat floor (bench/chat-floor.js) sends upstream what the gateway
+ * sends (tools and all), and the fake upstream (bench/chat-upstream.js) answers a 1 MB turn whole
+ * and streamed, its usage sized to the prompt.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { agentGatewayBody, agentUpstreamBody } from '../lib/agent-request';
+import { chatUpstreamBody } from '../lib/chat-request';
+
+const children: ChildProcess[] = [];
+
+async function start(script: string, env: Record<string, string> = {}): Promise<number> {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const m = /READY (\d+)/.exec(chunk.toString());
+      if (m) resolve(Number(m[1]));
+    });
+  });
+}
+
+async function post(url: string, body: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return { status: res.status, text: await res.text() };
+}
+
+const dataEvents = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('data:'));
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+describe('chat floor', () => {
+  it('sends upstream the members of an agent turn that the gateway sends', async () => {
+    const received: unknown[] = [];
+    const capture = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = await start('chat-floor.js', { UPSTREAM: `http://127.0.0.1:${(capture.address() as AddressInfo).port}` });
+      for (const stream of [false, true]) {
+        const { status } = await post(`http://127.0.0.1:${port}/api/v1/chat/completions`, agentGatewayBody(stream, 150));
+        expect(status).toBe(200);
+        expect(received.pop()).toEqual(JSON.parse(agentUpstreamBody(stream, 150)));
+      }
+    } finally {
+      capture.closeAllConnections();
+      await new Promise((resolve) => capture.close(resolve));
+    }
+  }, 20_000);
+});
+
+describe('chat upstream', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = `http://127.0.0.1:${await start('chat-upstream.js')}/v1/chat/completions`;
+  });
+
+  it('answers a 1 MB agent turn whole, with its prompt\'s size in the usage', async () => {
+    const body = agentUpstreamBody(false, 1024);
+    const { status, text } = await post(url, body);
+    expect(status).toBe(200);
+    const json = JSON.parse(text) as { choices: Array<{ message: { content: string }; finish_reason: string }>; usage: { prompt_tokens: number; completion_tokens: number } };
+    expect(json.choices[0]?.message.content.length).toBeGreaterThan(1000);
+    expect(json.choices[0]?.finish_reason).toBe('stop');
+    expect(json.usage).toMatchObject({ prompt_tokens: Math.ceil(Buffer.byteLength(body) / 4), completion_tokens: 500 });
+  });
+
+  it('streams a 1 MB agent turn: 200 events, usage last, then [DONE]', async () => {
+    const { status, text } = await post(url, agentUpstreamBody(true, 1024));
+    expect(status).toBe(200);
+    const events = dataEvents(text);
+    expect(events).toHaveLength(201);
+    expect(events[200]).toBe('data: [DONE]');
+    expect(JSON.parse(events[199]?.slice(5) ?? '')).toMatchObject({ choices: [], usage: { completion_tokens: 197 } });
+  });
+
+  it('leaves the usage chunk out unless a stream asks for it, and refuses a body without messages', async () => {
+    const noUsage = JSON.stringify({ ...JSON.parse(chatUpstreamBody(true)), stream_options: undefined });
+    expect(dataEvents((await post(url, noUsage)).text)).toHaveLength(200);
+    expect((await post(url, JSON.stringify({ model: 'm', messages: [] }))).status).toBe(400);
+    expect((await post(url, 'not json')).status).toBe(400);
+  });
+});
