@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 
 /**
  * Libraries through their public APIs only: these forms reach a dependency's private members or
@@ -14,22 +15,28 @@ const PRIVATE_ACCESS = [
   },
   {
     selector: "MemberExpression[property.name='isResolved']",
-    message: "ioredis's Command.isResolved is private: use the command's promise and the client's public options (commandTimeout).",
+    message:
+      "ioredis's Command.isResolved is private: use the command's promise and the client's public options (commandTimeout).",
   },
   {
-    selector: "MemberExpression[object.property.name='connection'][property.name='stream'], MemberExpression[property.name='stream'][object.type='TSAsExpression']",
+    selector:
+      "MemberExpression[object.property.name='connection'][property.name='stream'], MemberExpression[property.name='stream'][object.type='TSAsExpression']",
     message: "A client's socket (pg's connection.stream, ioredis's stream) is private: use the library's public API.",
   },
   {
     selector: "CallExpression[callee.property.name='registerMetric']",
-    message: "Define metrics with prom-client's own Counter/Histogram/Gauge and `registers:` (src/observability/metrics.ts).",
+    message:
+      "Define metrics with prom-client's own Counter/Histogram/Gauge and `registers:` (src/observability/metrics.ts).",
   },
   {
-    selector: "AssignmentExpression[left.type='MemberExpression'][left.object.type!='ThisExpression'][left.property.name=/^(handle|sendCommand|write|emit|_.*)$/]",
-    message: "Replacing a library object's method (app.handle, sendCommand, ...) patches its internals: use its public API or a middleware.",
+    selector:
+      "AssignmentExpression[left.type='MemberExpression'][left.object.type!='ThisExpression'][left.property.name=/^(handle|sendCommand|write|emit|_.*)$/]",
+    message:
+      "Replacing a library object's method (app.handle, sendCommand, ...) patches its internals: use its public API or a middleware.",
   },
   {
-    selector: "TSAsExpression[typeAnnotation.type='TSTypeLiteral'][expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
+    selector:
+      "TSAsExpression[typeAnnotation.type='TSTypeLiteral'][expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
     message: '`x as unknown as { ... }` reaches members a library does not declare: use its public API.',
   },
 ];
@@ -40,8 +47,9 @@ const PRIVATE_ACCESS = [
  */
 const LOGGED_ERRORS = [
   {
-    selector: "CallExpression[callee.property.name=/^(error|warn|info|debug)$/] > ObjectExpression.arguments > Property[key.name=/^(err|error)$/] > MemberExpression.value[property.name='message']",
-    message: "Log the error itself ({ err }), not its message: the logger writes message, stack and code.",
+    selector:
+      "CallExpression[callee.property.name=/^(error|warn|info|debug)$/] > ObjectExpression.arguments > Property[key.name=/^(err|error)$/] > MemberExpression.value[property.name='message']",
+    message: 'Log the error itself ({ err }), not its message: the logger writes message, stack and code.',
   },
 ];
 
@@ -70,8 +78,34 @@ export default tseslint.config(
   { files: ['src/cli.ts', 'src/cli/**', 'test/**', 'bench/**', '*.js', '*.mjs'], rules: { 'no-console': 'off' } },
   // The dashboard runs in the browser: its globals, and no Node ones.
   { files: ['dashboard/**/*.{ts,tsx}'], languageOptions: { globals: globals.browser } },
-  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly', Blob: 'readonly', fetch: 'readonly' } } },
-  { files: ['*.js', 'bench/**/*.js', 'testkit/**/*.js', 'test/**/*.js', 'scripts/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        URL: 'readonly',
+        Blob: 'readonly',
+        fetch: 'readonly',
+      },
+    },
+  },
+  {
+    files: ['*.js', 'bench/**/*.js', 'testkit/**/*.js', 'test/**/*.js', 'scripts/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Tests: supertest's `res.body` (and jest's asymmetric matchers) are `any` by design, so the
   // no-unsafe-* rules would flag every assertion on a response. Every other type-checked rule stays on.
   {
@@ -86,4 +120,7 @@ export default tseslint.config(
   },
   // Plain JavaScript is in no tsconfig: it keeps the rules that need no type information.
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  // Last: Prettier owns the layout, so no rule may disagree with it (no-unexpected-multiline flags
+  // the member chains it breaks across lines).
+  prettier,
 );
