@@ -31,7 +31,13 @@ const CASE = benchCase(process.env.BENCH_CASE);
 const BODY = CASE.body;
 
 /** `NAME=value NAME2=value2` as an environment object. */
-const envOf = (text = '') => Object.fromEntries(text.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const envOf = (text = '') =>
+  Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 const ENV_A = envOf(process.env.AB_ENV_A);
 const ENV_B = envOf(process.env.AB_ENV_B);
 const argsOf = (text = '') => text.split(/\s+/).filter(Boolean);
@@ -42,22 +48,48 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) 
 /** One window: requests/s and the gateway's CPU (user + system) per request in ms. */
 async function measure(gateway) {
   const before = cpuTimes(gateway.child.pid);
-  const r = await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: DURATION });
+  const r = await runLoad({
+    url: gateway.url,
+    headers: gateway.headers,
+    body: BODY,
+    connections: 32,
+    duration: DURATION,
+  });
   const after = cpuTimes(gateway.child.pid);
   if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} failed requests in a window`);
   return { rps: r.rps, cpu: ((after.user - before.user + after.system - before.system) * 1000) / r.requests };
 }
 
 async function main() {
-  if (!existsSync(path.join(BASE, 'dist/src/main.js'))) throw new Error(`AB_BASE ${BASE} has no build (dist/src/main.js)`);
+  if (!existsSync(path.join(BASE, 'dist/src/main.js')))
+    throw new Error(`AB_BASE ${BASE} has no build (dist/src/main.js)`);
   const upstream = await startChild('upstream', [path.join(__dirname, CASE.upstream)], {}, { readyLine: readyPort });
   const gateways = [];
   try {
-    gateways.push(await startBenchGateway(upstream.value, MODE, { root: BASE, env: ENV_A, nodeArgs: ARGS_A, route: CASE.route, config: CASE.config }));
-    gateways.push(await startBenchGateway(upstream.value, MODE, { env: ENV_B, nodeArgs: ARGS_B, route: CASE.route, config: CASE.config }));
-    for (const g of gateways) await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
-    const setup = (env, args) => [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...args].join(' ') || 'as npm start';
-    console.log(`case ${CASE.name}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`);
+    gateways.push(
+      await startBenchGateway(upstream.value, MODE, {
+        root: BASE,
+        env: ENV_A,
+        nodeArgs: ARGS_A,
+        route: CASE.route,
+        config: CASE.config,
+      }),
+    );
+    gateways.push(
+      await startBenchGateway(upstream.value, MODE, {
+        env: ENV_B,
+        nodeArgs: ARGS_B,
+        route: CASE.route,
+        config: CASE.config,
+      }),
+    );
+    for (const g of gateways)
+      await runLoad({ url: g.url, headers: g.headers, body: BODY, connections: 32, duration: 3 });
+    const setup = (env, args) =>
+      [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...args].join(' ') || 'as npm start';
+    console.log(
+      `case ${CASE.name}, mode ${MODE}, ${ROUNDS} rounds of ${DURATION} s windows at 32 connections; A = ${BASE} (${setup(ENV_A, ARGS_A)}), B = this checkout (${setup(ENV_B, ARGS_B)})`,
+    );
     const rpsRatios = [];
     const cpuRatios = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -67,9 +99,13 @@ async function main() {
       const [a, b] = got;
       rpsRatios.push(b.rps / a.rps);
       cpuRatios.push(b.cpu / a.cpu);
-      console.log(`round ${round + 1}: A ${a.rps} req/s ${a.cpu.toFixed(3)} ms/req | B ${b.rps} req/s ${b.cpu.toFixed(3)} ms/req | B/A req/s ${(b.rps / a.rps).toFixed(3)}, CPU ${(b.cpu / a.cpu).toFixed(3)}`);
+      console.log(
+        `round ${round + 1}: A ${a.rps} req/s ${a.cpu.toFixed(3)} ms/req | B ${b.rps} req/s ${b.cpu.toFixed(3)} ms/req | B/A req/s ${(b.rps / a.rps).toFixed(3)}, CPU ${(b.cpu / a.cpu).toFixed(3)}`,
+      );
     }
-    console.log(`median B/A: requests/s ${median(rpsRatios).toFixed(3)}, CPU per request ${median(cpuRatios).toFixed(3)}`);
+    console.log(
+      `median B/A: requests/s ${median(rpsRatios).toFixed(3)}, CPU per request ${median(cpuRatios).toFixed(3)}`,
+    );
     console.log(`peak RSS: A ${peakRssMb(gateways[0].child.pid)} MB, B ${peakRssMb(gateways[1].child.pid)} MB`);
   } finally {
     for (const g of gateways) await g.cleanup();

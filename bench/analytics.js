@@ -55,10 +55,21 @@ async function main() {
     const keys = Array.from({ length: 50 }, (_, k) => k.toString(16).padStart(2, '0').repeat(32));
     for (const org of orgs) await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'bench')`, [org]);
     for (const [i, ws] of workspaces.entries()) {
-      await db.query(`INSERT INTO workspaces (id, org_id, name, slug, is_default) VALUES ($1, $2, $3, $4, $5)`, [ws, orgs[0], `Workspace ${i}`, `ws-${i}`, i === 0]);
+      await db.query(`INSERT INTO workspaces (id, org_id, name, slug, is_default) VALUES ($1, $2, $3, $4, $5)`, [
+        ws,
+        orgs[0],
+        `Workspace ${i}`,
+        `ws-${i}`,
+        i === 0,
+      ]);
     }
     for (const [k, hash] of keys.entries()) {
-      await db.query(`INSERT INTO api_keys (hash, org_id, workspace_id, name, label) VALUES ($1, $2, $3, $4, $4)`, [hash, orgs[0], workspaces[k % 10], `key-${k}`]);
+      await db.query(`INSERT INTO api_keys (hash, org_id, workspace_id, name, label) VALUES ($1, $2, $3, $4, $4)`, [
+        hash,
+        orgs[0],
+        workspaces[k % 10],
+        `key-${k}`,
+      ]);
     }
 
     // Rows in time order (as the usage outbox writes them); key k lives in workspace k % 10 and uses 3 models.
@@ -93,10 +104,27 @@ async function main() {
 
     const last = (days) => ({ start: iso(END - days * DAY), end: iso(END) });
     const queries = {
-      q1_30d_daily_by_model: { metrics: ['request_count', 'total_usage'], dimensions: ['model'], granularity: 'day', time_range: last(30) },
-      q2_365d_monthly_by_workspace: { metrics: ['total_usage'], dimensions: ['workspace'], granularity: 'month', time_range: last(365) },
+      q1_30d_daily_by_model: {
+        metrics: ['request_count', 'total_usage'],
+        dimensions: ['model'],
+        granularity: 'day',
+        time_range: last(30),
+      },
+      q2_365d_monthly_by_workspace: {
+        metrics: ['total_usage'],
+        dimensions: ['workspace'],
+        granularity: 'month',
+        time_range: last(365),
+      },
       q3_7d_p99_latency_by_provider: { metrics: ['p99_latency'], dimensions: ['provider'], time_range: last(7) },
-      q4_30d_group_limit: { metrics: ['request_count'], dimensions: ['api_key_id'], granularity: 'day', group_limit: 3, order_by: { field: 'request_count', direction: 'desc' }, time_range: last(30) },
+      q4_30d_group_limit: {
+        metrics: ['request_count'],
+        dimensions: ['api_key_id'],
+        granularity: 'day',
+        group_limit: 3,
+        order_by: { field: 'request_count', direction: 'desc' },
+        time_range: last(30),
+      },
     };
     out.queries = {};
     for (const rollupOn of [true, false]) {
@@ -105,7 +133,11 @@ async function main() {
         const first = await svc.query(orgs[0], body);
         const times = [];
         for (let i = 0; i < 5; i++) times.push((await timed(() => svc.query(orgs[0], body))).ms);
-        out.queries[`${name}${rollupOn ? '' : '_raw'}`] = { median_ms: +median(times).toFixed(1), rows: first.metadata.row_count, truncated: first.metadata.truncated };
+        out.queries[`${name}${rollupOn ? '' : '_raw'}`] = {
+          median_ms: +median(times).toFixed(1),
+          rows: first.metadata.row_count,
+          truncated: first.metadata.truncated,
+        };
       }
     }
   } finally {

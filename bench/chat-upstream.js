@@ -26,19 +26,43 @@ const WHOLE_TOKENS = 500;
 /** Content pieces of a stream (one token each); with the role, finish and usage chunks, 200 events. */
 const STREAM_PIECES = 197;
 
-const WORDS = ('Switchyard routes each request to the cheapest healthy provider that serves the model, retries the next one ' +
-  'when an upstream fails before the first token, prices the answer from the catalog, and records the usage before it answers. ').split(' ').filter(Boolean);
+const WORDS = (
+  'Switchyard routes each request to the cheapest healthy provider that serves the model, retries the next one ' +
+  'when an upstream fails before the first token, prices the answer from the catalog, and records the usage before it answers. '
+)
+  .split(' ')
+  .filter(Boolean);
 /** `n` tokens of text, one word each with its trailing space. */
 const tokens = (n) => Array.from({ length: n }, (_, i) => `${WORDS[i % WORDS.length]} `);
-const usage = (prompt, completion) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+const usage = (prompt, completion) => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+});
 const WHOLE_TEXT = tokens(WHOLE_TOKENS).join('').trimEnd();
 
-const chunk = (choices, extra = {}) => ({ id: 'chatcmpl-bench-1', object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_bench', choices, ...extra });
+const chunk = (choices, extra = {}) => ({
+  id: 'chatcmpl-bench-1',
+  object: 'chat.completion.chunk',
+  created: CREATED,
+  model: MODEL,
+  system_fingerprint: 'fp_bench',
+  choices,
+  ...extra,
+});
 const event = (value) => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
 /** The stream's events without the usage chunk, and the usage chunk, each serialised once. */
 const STREAM = [
-  event(chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }])),
-  ...tokens(STREAM_PIECES).map((t) => event(chunk([{ index: 0, delta: { content: t }, logprobs: null, finish_reason: null }]))),
+  event(
+    chunk([
+      { index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null },
+    ]),
+  ),
+  ...tokens(STREAM_PIECES).map((t) =>
+    event(chunk([{ index: 0, delta: { content: t }, logprobs: null, finish_reason: null }])),
+  ),
   event(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }])),
 ];
 const DONE = Buffer.from('data: [DONE]\n\n');
@@ -51,15 +75,24 @@ function answersFor(promptTokens) {
   if (a !== undefined) return a;
   if (answers.size >= 64) answers.clear();
   a = {
-    whole: Buffer.from(JSON.stringify({
-      id: 'chatcmpl-bench-1',
-      object: 'chat.completion',
-      created: CREATED,
-      model: MODEL,
-      system_fingerprint: 'fp_bench',
-      choices: [{ index: 0, message: { role: 'assistant', content: WHOLE_TEXT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: usage(promptTokens, WHOLE_TOKENS),
-    })),
+    whole: Buffer.from(
+      JSON.stringify({
+        id: 'chatcmpl-bench-1',
+        object: 'chat.completion',
+        created: CREATED,
+        model: MODEL,
+        system_fingerprint: 'fp_bench',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: WHOLE_TEXT, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
+        usage: usage(promptTokens, WHOLE_TOKENS),
+      }),
+    ),
     withUsage: [...STREAM, event(chunk([], { usage: usage(promptTokens, STREAM_PIECES) })), DONE],
   };
   answers.set(promptTokens, a);
@@ -83,7 +116,11 @@ function readRequest(body) {
   if (body[0] !== 0x7b) return null;
   const m = body.indexOf(MESSAGES);
   if (m < 0 || body[m + MESSAGES.length] === 0x5d) return null;
-  return { stream: body.indexOf(STREAM_TRUE) >= 0, includeUsage: body.indexOf(INCLUDE_USAGE_TRUE) >= 0, promptTokens: Math.max(1, Math.ceil(body.length / 4)) };
+  return {
+    stream: body.indexOf(STREAM_TRUE) >= 0,
+    includeUsage: body.indexOf(INCLUDE_USAGE_TRUE) >= 0,
+    promptTokens: Math.max(1, Math.ceil(body.length / 4)),
+  };
 }
 
 /** Write `events` one per turn of the event loop, stopping if the client leaves. */
@@ -124,4 +161,3 @@ server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
   process.stdout.write(`READY ${server.address().port}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
-

@@ -64,13 +64,18 @@ const UPSTREAM_BODY = BENCH.upstreamBody;
 
 /** One request through the target, checked, so a broken setup fails loudly instead of measuring errors. */
 async function check(t) {
-  const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: t.body });
+  const res = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...t.headers },
+    body: t.body,
+  });
   const text = await res.text();
   const fail = (why) => new Error(`${t.name}: ${why}: ${res.status} ${text.slice(0, 300)}`);
   if (res.status !== 200) throw fail('expected 200');
   if (!STREAM) {
     const json = JSON.parse(text);
-    if (json.usage?.completion_tokens !== 500 || !json.choices?.[0]?.message?.content) throw fail('expected a whole answer of 500 completion tokens');
+    if (json.usage?.completion_tokens !== 500 || !json.choices?.[0]?.message?.content)
+      throw fail('expected a whole answer of 500 completion tokens');
     return;
   }
   const events = text.split('\n').filter((l) => l.startsWith('data:'));
@@ -83,7 +88,15 @@ async function check(t) {
 /** One paced round: DURATION s per target at `rate`, in SLICES turns, the order reversed every other turn; latencies pooled. */
 async function pacedRound(targets, rate) {
   const pooled = await pooledTurns(targets, SLICES, async (t) => ({
-    result: await runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, firstByte: STREAM ? 'event' : 'byte', keepLatencies: true }),
+    result: await runPaced({
+      url: t.url,
+      headers: t.headers,
+      body: t.body,
+      rate,
+      duration: DURATION / SLICES,
+      firstByte: STREAM ? 'event' : 'byte',
+      keepLatencies: true,
+    }),
     seconds: null,
   }));
   for (const t of targets) {
@@ -120,10 +133,13 @@ async function measureAll(targets) {
   for (const t of targets) t.peakRssMb = peakRssMb(t.handle.child.pid);
 }
 
-const fmt = (v, digits = 2) => (v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v));
+const fmt = (v, digits = 2) =>
+  v === null || v === undefined ? '-' : typeof v === 'number' ? v.toFixed(digits) : String(v);
 
 function report(targets) {
-  const [direct, proxy, floor, gateway] = ['direct', 'proxy', 'floor', 'gateway'].map((n) => targets.find((t) => t.name === n));
+  const [direct, proxy, floor, gateway] = ['direct', 'proxy', 'floor', 'gateway'].map((n) =>
+    targets.find((t) => t.name === n),
+  );
   const rounds = gateway.rounds.max.map((_, i) => i);
   const share = (t, base) => rounds.map((i) => t.rounds.max[i].rps / base.rounds.max[i].rps);
   const added = (t, key) => median(rounds.map((i) => t.rounds.paced[i][key] - direct.rounds.paced[i][key]));
@@ -137,36 +153,60 @@ function report(targets) {
     throughputShareOfFloor: { value: median(ofFloor), rounds: ofFloor, target: '>= 0.7', pass: median(ofFloor) >= 0.7 },
     throughputShareOfProxy: { value: median(share(gateway, proxy)), rounds: share(gateway, proxy) },
     floorShareOfProxy: median(share(floor, proxy)),
-    targets: Object.fromEntries(targets.map((t) => [t.name, {
-      rps: median(t.rounds.max.map((r) => r.rps)),
-      cpuMsPerRequest: median(t.rounds.max.map((r) => r.cpuMsPerRequest)),
-      userMsPerRequest: median(t.rounds.max.map((r) => r.userMsPerRequest)),
-      mainThreadMsPerRequest: median(t.rounds.max.map((r) => r.mainThreadMsPerRequest)),
-      pacedTtfbP50: median(t.rounds.paced.map((r) => r.ttfbP50)),
-      pacedTtfbP99: median(t.rounds.paced.map((r) => r.ttfbP99)),
-      pacedP50: median(t.rounds.paced.map((r) => r.p50)),
-      pacedP99: median(t.rounds.paced.map((r) => r.p99)),
-      addedTtfbP50: t === direct ? null : added(t, 'ttfbP50'),
-      addedTtfbP99: t === direct ? null : added(t, 'ttfbP99'),
-      peakRssMb: t.peakRssMb,
-      errors: t.rounds.max.concat(t.rounds.paced).reduce((n, r) => n + r.errors + r.non2xx + (r.noEvent ?? 0), 0),
-      eventsPerAnswer: STREAM ? [Math.min(...t.rounds.paced.map((r) => r.eventsMin)), Math.max(...t.rounds.paced.map((r) => r.eventsMax))] : undefined,
-    }])),
+    targets: Object.fromEntries(
+      targets.map((t) => [
+        t.name,
+        {
+          rps: median(t.rounds.max.map((r) => r.rps)),
+          cpuMsPerRequest: median(t.rounds.max.map((r) => r.cpuMsPerRequest)),
+          userMsPerRequest: median(t.rounds.max.map((r) => r.userMsPerRequest)),
+          mainThreadMsPerRequest: median(t.rounds.max.map((r) => r.mainThreadMsPerRequest)),
+          pacedTtfbP50: median(t.rounds.paced.map((r) => r.ttfbP50)),
+          pacedTtfbP99: median(t.rounds.paced.map((r) => r.ttfbP99)),
+          pacedP50: median(t.rounds.paced.map((r) => r.p50)),
+          pacedP99: median(t.rounds.paced.map((r) => r.p99)),
+          addedTtfbP50: t === direct ? null : added(t, 'ttfbP50'),
+          addedTtfbP99: t === direct ? null : added(t, 'ttfbP99'),
+          peakRssMb: t.peakRssMb,
+          errors: t.rounds.max.concat(t.rounds.paced).reduce((n, r) => n + r.errors + r.non2xx + (r.noEvent ?? 0), 0),
+          eventsPerAnswer: STREAM
+            ? [Math.min(...t.rounds.paced.map((r) => r.eventsMin)), Math.max(...t.rounds.paced.map((r) => r.eventsMax))]
+            : undefined,
+        },
+      ]),
+    ),
   };
   const rates = gateway.rounds.paced.map((r) => r.rate).join(', ');
-  console.log(`\ncase ${CASE} (a ${(Buffer.byteLength(GATEWAY_BODY) / 1024).toFixed(1)} KB request), mode ${MODE}: ${ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections, paced at ${rates} req/s by round`);
-  console.log(`time to first byte = ${STREAM ? 'the first SSE data: event' : 'the status line'}; figures are medians over rounds, comparisons medians of per-round comparisons`);
-  console.log('target  | 32 conn req/s | CPU ms/req | paced TTFB p50 / p99 ms | added TTFB p50 / p99 ms | paced whole p50 / p99 ms | errors | peak RSS MB');
+  console.log(
+    `\ncase ${CASE} (a ${(Buffer.byteLength(GATEWAY_BODY) / 1024).toFixed(1)} KB request), mode ${MODE}: ${ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections, paced at ${rates} req/s by round`,
+  );
+  console.log(
+    `time to first byte = ${STREAM ? 'the first SSE data: event' : 'the status line'}; figures are medians over rounds, comparisons medians of per-round comparisons`,
+  );
+  console.log(
+    'target  | 32 conn req/s | CPU ms/req | paced TTFB p50 / p99 ms | added TTFB p50 / p99 ms | paced whole p50 / p99 ms | errors | peak RSS MB',
+  );
   for (const t of targets) {
     const s = summary.targets[t.name];
-    console.log(`${t.name.padEnd(7)} | ${fmt(s.rps, 1).padStart(13)} | ${fmt(s.cpuMsPerRequest, 3).padStart(10)} | ${`${fmt(s.pacedTtfbP50, 3)} / ${fmt(s.pacedTtfbP99, 3)}`.padStart(23)} | ` +
-      `${`${fmt(s.addedTtfbP50, 3)} / ${fmt(s.addedTtfbP99, 3)}`.padStart(23)} | ${`${fmt(s.pacedP50, 3)} / ${fmt(s.pacedP99, 3)}`.padStart(24)} | ${String(s.errors).padStart(6)} | ${fmt(s.peakRssMb, 1)}`);
+    console.log(
+      `${t.name.padEnd(7)} | ${fmt(s.rps, 1).padStart(13)} | ${fmt(s.cpuMsPerRequest, 3).padStart(10)} | ${`${fmt(s.pacedTtfbP50, 3)} / ${fmt(s.pacedTtfbP99, 3)}`.padStart(23)} | ` +
+        `${`${fmt(s.addedTtfbP50, 3)} / ${fmt(s.addedTtfbP99, 3)}`.padStart(23)} | ${`${fmt(s.pacedP50, 3)} / ${fmt(s.pacedP99, 3)}`.padStart(24)} | ${String(s.errors).padStart(6)} | ${fmt(s.peakRssMb, 1)}`,
+    );
   }
-  console.log(`gateway ÷ floor = ${fmt(summary.throughputShareOfFloor.value, 3)} (target >= 0.70) ${summary.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(ofFloor)}]`);
-  console.log(`gateway ÷ proxy = ${fmt(summary.throughputShareOfProxy.value, 3)}  [rounds: ${each(share(gateway, proxy))}]; floor ÷ proxy = ${fmt(summary.floorShareOfProxy, 3)}`);
+  console.log(
+    `gateway ÷ floor = ${fmt(summary.throughputShareOfFloor.value, 3)} (target >= 0.70) ${summary.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(ofFloor)}]`,
+  );
+  console.log(
+    `gateway ÷ proxy = ${fmt(summary.throughputShareOfProxy.value, 3)}  [rounds: ${each(share(gateway, proxy))}]; floor ÷ proxy = ${fmt(summary.floorShareOfProxy, 3)}`,
+  );
   console.log(cpuLine(targets.map((t) => ({ name: t.name, ...summary.targets[t.name] }))));
-  if (STREAM) console.log(`data: events per answer (min-max): ${targets.map((t) => `${t.name} ${summary.targets[t.name].eventsPerAnswer.join('-')}`).join(', ')}`);
-  console.log(`paced client stalls per round: ${targets.map((t) => `${t.name} ${t.rounds.paced.map((r) => r.clientStalls).join('/')}`).join(', ')}`);
+  if (STREAM)
+    console.log(
+      `data: events per answer (min-max): ${targets.map((t) => `${t.name} ${summary.targets[t.name].eventsPerAnswer.join('-')}`).join(', ')}`,
+    );
+  console.log(
+    `paced client stalls per round: ${targets.map((t) => `${t.name} ${t.rounds.paced.map((r) => r.clientStalls).join('/')}`).join(', ')}`,
+  );
   const load = os.loadavg()[0];
   console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs`);
   return { ...summary, loadAverage1m: load, rounds: Object.fromEntries(targets.map((t) => [t.name, t.rounds])) };
@@ -174,7 +214,9 @@ function report(targets) {
 
 /** Start one of the benchmark's servers (`bench/<script>`, which prints `READY <port>`). */
 async function startServer(script, env, nodeArgs = []) {
-  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, { readyLine: readyPort });
+  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, {
+    readyLine: readyPort,
+  });
   return { handle, port: Number(handle.value) };
 }
 
@@ -185,17 +227,46 @@ async function main() {
   const floor = await startServer('chat-floor.js', forward, startFlags(path.resolve(__dirname, '..')));
   let gateway = null;
   try {
-    const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+    const nodeArgs = process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`]
+      : [];
     gateway = await startBenchGateway(upstream.port, MODE, { nodeArgs, route: BENCH.route, config: BENCH.config });
     const targets = [
-      { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
-      { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`, headers: {}, body: UPSTREAM_BODY },
-      { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`, headers: {}, body: GATEWAY_BODY },
+      {
+        name: 'direct',
+        handle: upstream.handle,
+        url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`,
+        headers: {},
+        body: UPSTREAM_BODY,
+      },
+      {
+        name: 'proxy',
+        handle: proxy.handle,
+        url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`,
+        headers: {},
+        body: UPSTREAM_BODY,
+      },
+      {
+        name: 'floor',
+        handle: floor.handle,
+        url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`,
+        headers: {},
+        body: GATEWAY_BODY,
+      },
       { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     await measureAll(targets);
     const result = report(targets);
-    const out = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, durationSeconds: DURATION, connections: CONNECTIONS, fixedRate: FIXED_RATE, ...result };
+    const out = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      fixedRate: FIXED_RATE,
+      ...result,
+    };
     writeFileSync(path.join(__dirname, `results-${caseLabel(BENCH)}.json`), `${JSON.stringify(out, null, 2)}\n`);
     console.log(`\nwrote bench/results-${caseLabel(BENCH)}.json`);
   } finally {

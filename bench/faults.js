@@ -95,7 +95,11 @@ async function main() {
       const key = sent % 2 === 0 ? budgeted : unlimited;
       const phase = phaseOf(t);
       pending.push(
-        fetch(`${base}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body })
+        fetch(`${base}/embeddings`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        })
           .then(async (res) => {
             const json = await res.json().catch(() => null);
             const reason = res.status === 200 ? '' : ` ${json?.error?.metadata?.reason ?? json?.error?.message ?? ''}`;
@@ -125,7 +129,9 @@ async function main() {
   console.log('\nphases: 0 all up · 1 postgres down · 2 all up · 3 redis down · 4 all up');
   for (const [k, v] of [...counts].sort()) console.log(`${k}: ${v}`);
   console.log(`\ngraceful stop took ${stopMs} ms (server.shutdownTimeoutMs ${SHUTDOWN_TIMEOUT_MS})`);
-  console.log(`200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`);
+  console.log(
+    `200 answers: ${ok.size}; usage records in Postgres: ${recorded.size}; lost: ${lost.length}; duplicates: ${rows.length - recorded.size}`,
+  );
   await stopChild(upstream);
   await services.cleanup();
   await Promise.all([pgProxy.end(), redisProxy.end()]);

@@ -29,7 +29,8 @@ function inertMetric() {
 function inertMetrics(metrics) {
   const { Counter, Gauge, Histogram, Summary } = require('prom-client');
   for (const [name, value] of Object.entries(metrics)) {
-    if (value instanceof Counter || value instanceof Gauge || value instanceof Histogram || value instanceof Summary) metrics[name] = inertMetric();
+    if (value instanceof Counter || value instanceof Gauge || value instanceof Histogram || value instanceof Summary)
+      metrics[name] = inertMetric();
   }
   return metrics;
 }
@@ -53,8 +54,19 @@ const OFF_SWITCHES = {
       }),
   },
   // Records nothing; shutdown still flushes and closes the real recorder.
-  usage: { wrap: { recorder: (real) => ({ record: async () => undefined, pending: async () => [], flush: () => real.flush(), close: () => real.close() }) } },
-  classifiers: { module: () => (dist('classifiers/service').ClassifierService.prototype.observeAfter = () => undefined) },
+  usage: {
+    wrap: {
+      recorder: (real) => ({
+        record: async () => undefined,
+        pending: async () => [],
+        flush: () => real.flush(),
+        close: () => real.close(),
+      }),
+    },
+  },
+  classifiers: {
+    module: () => (dist('classifiers/service').ClassifierService.prototype.observeAfter = () => undefined),
+  },
   'endpoint-stats': { module: () => (dist('routing/endpoint-stats').EndpointStats.prototype.record = () => undefined) },
   // The embeddings service is handed no cache, so its per-workspace lookup is skipped (the cache is still built and closed).
   cache: {
@@ -74,7 +86,8 @@ const OFF_SWITCHES = {
 async function main() {
   const off = (process.env.BENCH_OFF || '').split(',').filter(Boolean);
   const unknown = off.filter((name) => !OFF_SWITCHES[name]);
-  if (unknown.length > 0) throw new Error(`BENCH_OFF: unknown ${unknown.join(', ')} (known: ${Object.keys(OFF_SWITCHES).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_OFF: unknown ${unknown.join(', ')} (known: ${Object.keys(OFF_SWITCHES).join(', ')})`);
   const switches = off.map((name) => OFF_SWITCHES[name]);
   for (const s of switches) s.module?.();
   const { loadConfig } = dist('config');
@@ -90,7 +103,10 @@ async function main() {
   const server = await startServer(deps);
   deps.rankings.scheduler.start();
   process.once('SIGTERM', () => {
-    server.shutdown('SIGTERM').then(() => process.exit(0), () => process.exit(1));
+    server.shutdown('SIGTERM').then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }
 

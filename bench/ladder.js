@@ -85,7 +85,10 @@ const FEATURES = [
 function everyFeatureOff(features) {
   return {
     feature: 'every feature off',
-    off: features.map((f) => f.off).filter(Boolean).join(','),
+    off: features
+      .map((f) => f.off)
+      .filter(Boolean)
+      .join(','),
     budgets: false,
     env: Object.assign({}, ...features.map((f) => f.env ?? {})),
     config: Object.assign({}, ...features.map((f) => f.config ?? {})),
@@ -94,9 +97,16 @@ function everyFeatureOff(features) {
 
 /** One request through the target, checked, so a broken variant fails loudly instead of measuring errors. */
 async function check(t) {
-  const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: GATEWAY_BODY });
+  const res = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...t.headers },
+    body: GATEWAY_BODY,
+  });
   const json = await res.json().catch(() => null);
-  if (res.status !== 200 || !answerOk(json)) throw new Error(`${t.name}: expected a 200 ${CASE.name} answer, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  if (res.status !== 200 || !answerOk(json))
+    throw new Error(
+      `${t.name}: expected a 200 ${CASE.name} answer, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`,
+    );
 }
 
 /**
@@ -115,7 +125,13 @@ async function window(t) {
     await settle(t);
   }
   const before = cpuSeconds(t.handle.child.pid);
-  const r = await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: DURATION });
+  const r = await runLoad({
+    url: t.url,
+    headers: t.headers,
+    body: GATEWAY_BODY,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
   if (r.errors + r.non2xx > 0) throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in a window`);
   // The window's usage records are written (to Postgres, by this process) after its load: counted in its CPU.
   await settle(t);
@@ -144,17 +160,28 @@ async function profileEach(targets) {
   for (const t of targets) {
     await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: REWARM });
     toggleProbe(t.handle.child.pid);
-    const r = await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: DURATION });
+    const r = await runLoad({
+      url: t.url,
+      headers: t.headers,
+      body: GATEWAY_BODY,
+      connections: CONNECTIONS,
+      duration: DURATION,
+    });
     toggleProbe(t.handle.child.pid);
-    if (r.errors + r.non2xx > 0) throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in its profiled window`);
+    if (r.errors + r.non2xx > 0)
+      throw new Error(`${t.name}: ${r.errors + r.non2xx} failed requests in its profiled window`);
     const { profile } = await probeFiles(probeOut(t.name));
     console.log(`${t.name}: ${r.rps} req/s in its profiled window of ${DURATION} s`);
     columns.push({ name: t.name === 'every feature off' ? 'skeleton' : t.name, profile, requests: r.requests });
     await settle(t);
   }
-  console.log(`\nmode ${MODE}, case ${CASE.name}, one profiled window each (${DURATION} s at ${CONNECTIONS} connections)`);
+  console.log(
+    `\nmode ${MODE}, case ${CASE.name}, one profiled window each (${DURATION} s at ${CONNECTIONS} connections)`,
+  );
   console.log(compareUnits(columns));
-  console.log(`\nprofiles in ${path.relative(process.cwd(), path.dirname(PROFILE_OUT))}/${path.basename(PROFILE_OUT)}-*.cpuprofile`);
+  console.log(
+    `\nprofiles in ${path.relative(process.cwd(), path.dirname(PROFILE_OUT))}/${path.basename(PROFILE_OUT)}-*.cpuprofile`,
+  );
 }
 
 async function main() {
@@ -166,14 +193,31 @@ async function main() {
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.value}` };
   const probe = PROFILE ? probeArgs() : [];
   const floorEnv = PROFILE ? { ...forward, PROBE_OUT: probeOut('floor') } : forward;
-  const floorHandle = await startChild('floor', [...startFlags(path.resolve(__dirname, '..')), ...probe, path.join(__dirname, CASE.floor)], floorEnv, { readyLine: readyPort });
-  const floor = { name: 'floor', handle: floorHandle, url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.route}`, headers: {} };
+  const floorHandle = await startChild(
+    'floor',
+    [...startFlags(path.resolve(__dirname, '..')), ...probe, path.join(__dirname, CASE.floor)],
+    floorEnv,
+    { readyLine: readyPort },
+  );
+  const floor = {
+    name: 'floor',
+    handle: floorHandle,
+    url: `http://127.0.0.1:${floorHandle.value}/api/v1${CASE.route}`,
+    headers: {},
+  };
   const gateways = [];
   try {
     const start = async (name, f = {}) => {
       const env = { ...(f.env ?? {}), BENCH_OFF: f.off ?? '', ...(PROFILE ? { PROBE_OUT: probeOut(name) } : {}) };
       const config = { ...CASE.config, ...(f.config ?? {}) };
-      const handle = await startBenchGateway(upstream.value, MODE, { script: SCRIPT, nodeArgs: probe, env, config, budgets: f.budgets ?? true, route: CASE.route });
+      const handle = await startBenchGateway(upstream.value, MODE, {
+        script: SCRIPT,
+        nodeArgs: probe,
+        env,
+        config,
+        budgets: f.budgets ?? true,
+        route: CASE.route,
+      });
       const t = { name, handle, url: handle.url, headers: handle.headers };
       gateways.push(t);
       return t;
@@ -187,7 +231,9 @@ async function main() {
       await runLoad({ url: t.url, headers: t.headers, body: GATEWAY_BODY, connections: CONNECTIONS, duration: WARMUP });
     }
     if (PROFILE) return await profileEach([floor, ...variants, full]);
-    console.log(`mode ${MODE}, case ${CASE.name}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`);
+    console.log(
+      `mode ${MODE}, case ${CASE.name}, ${ROUNDS} rounds of ${DURATION} s windows at ${CONNECTIONS} connections; ${variants.length} variants`,
+    );
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
       const got = { full: [], floor: null, variants: {} };
@@ -199,26 +245,52 @@ async function main() {
       }
       rounds.push(got);
       const fullMs = got.full.map((w) => w.cpuMs.toFixed(3)).join('/');
-      console.log(`round ${round + 1}: floor ${got.floor.rps} req/s ${got.floor.cpuMs.toFixed(3)} ms/req; full ${got.full.map((w) => w.rps).join('/')} req/s ${fullMs} ms/req; ` +
-        `${variants.map((v) => `${v.name} ${got.variants[v.name].cpuMs.toFixed(3)}`).join(', ')}; load ${os.loadavg()[0].toFixed(2)}`);
+      console.log(
+        `round ${round + 1}: floor ${got.floor.rps} req/s ${got.floor.cpuMs.toFixed(3)} ms/req; full ${got.full.map((w) => w.rps).join('/')} req/s ${fullMs} ms/req; ` +
+          `${variants.map((v) => `${v.name} ${got.variants[v.name].cpuMs.toFixed(3)}`).join(', ')}; load ${os.loadavg()[0].toFixed(2)}`,
+      );
     }
     const costs = ladderCosts(rounds);
     console.log(`\nfeature            | µs/req | share of the gateway's CPU | req/s without ÷ with | per round µs`);
     console.log('-------------------|--------|----------------------------|----------------------|-------------');
     for (const f of costs.features) {
-      console.log(`${pad(f.feature, 18)} | ${String(f.usPerRequest).padStart(6)} | ${`${(f.share * 100).toFixed(1)} %`.padStart(26)} | ${f.rpsRatioWithout.toFixed(3).padStart(20)} | ${f.rounds.join(', ')}`);
+      console.log(
+        `${pad(f.feature, 18)} | ${String(f.usPerRequest).padStart(6)} | ${`${(f.share * 100).toFixed(1)} %`.padStart(26)} | ${f.rpsRatioWithout.toFixed(3).padStart(20)} | ${f.rounds.join(', ')}`,
+      );
     }
-    console.log(`gateway ${costs.gatewayUsPerRequest} µs/req, floor ${costs.floorUsPerRequest} µs/req, gateway ÷ floor req/s ${costs.gatewayOfFloorRps}; ` +
-      `the features ${costs.featuresUsPerRequest} µs, the rest of the gap over the floor ${costs.restOverFloorUsPerRequest} µs`);
+    console.log(
+      `gateway ${costs.gatewayUsPerRequest} µs/req, floor ${costs.floorUsPerRequest} µs/req, gateway ÷ floor req/s ${costs.gatewayOfFloorRps}; ` +
+        `the features ${costs.featuresUsPerRequest} µs, the rest of the gap over the floor ${costs.restOverFloorUsPerRequest} µs`,
+    );
     if (costs.everyFeatureOff) {
       const e = costs.everyFeatureOff;
-      console.log(`every feature off at once: ${e.usPerRequest} µs/req less (${(e.share * 100).toFixed(1)} %; rounds ${e.rounds.join(', ')}); ` +
-        `the skeleton ${e.skeletonUsPerRequest} µs/req, its req/s ÷ the floor's ${e.skeletonOfFloorRps}`);
+      console.log(
+        `every feature off at once: ${e.usPerRequest} µs/req less (${(e.share * 100).toFixed(1)} %; rounds ${e.rounds.join(', ')}); ` +
+          `the skeleton ${e.skeletonUsPerRequest} µs/req, its req/s ÷ the floor's ${e.skeletonOfFloorRps}`,
+      );
     }
-    console.log(`peak RSS MB: ${[floor, ...gateways].map((t) => `${t.name} ${peakRssMb(t.handle.child.pid)}`).join(', ')}`);
+    console.log(
+      `peak RSS MB: ${[floor, ...gateways].map((t) => `${t.name} ${peakRssMb(t.handle.child.pid)}`).join(', ')}`,
+    );
     console.log(`machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs`);
-    const out = { date: new Date().toISOString(), node: process.version, mode: MODE, case: CASE.name, ...(CASE.kb !== undefined ? { agentKb: CASE.kb } : {}), batch: BATCH, rounds: ROUNDS, durationSeconds: DURATION, costs, windows: rounds, loadAverage1m: os.loadavg()[0] };
-    const file = CHAT ? `ladder-results-${caseLabel(CASE)}.json` : BATCH ? 'ladder-results-batch.json' : 'ladder-results.json';
+    const out = {
+      date: new Date().toISOString(),
+      node: process.version,
+      mode: MODE,
+      case: CASE.name,
+      ...(CASE.kb !== undefined ? { agentKb: CASE.kb } : {}),
+      batch: BATCH,
+      rounds: ROUNDS,
+      durationSeconds: DURATION,
+      costs,
+      windows: rounds,
+      loadAverage1m: os.loadavg()[0],
+    };
+    const file = CHAT
+      ? `ladder-results-${caseLabel(CASE)}.json`
+      : BATCH
+        ? 'ladder-results-batch.json'
+        : 'ladder-results.json';
     writeFileSync(path.join(__dirname, file), `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote bench/${file}`);
   } finally {

@@ -52,7 +52,11 @@ function read(p) {
   }
 }
 
-const withoutCode = (md) => md.replace(/```[\s\S]*?```/g, '').replace(/^( {4}|\t).*$/gm, '').replace(/<[^>]+>/g, '');
+const withoutCode = (md) =>
+  md
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/^( {4}|\t).*$/gm, '')
+    .replace(/<[^>]+>/g, '');
 const COMMENT_ONLY = /^\s*(#(?!include|define|if|endif|else|pragma|undef)|\/\/|--|\*|\/\*|;|""")/;
 
 const SOURCES = {
@@ -85,9 +89,20 @@ function chunks(label, source, files, count) {
     if (lines.length < 3) continue;
     const n = [1, 2, 3, 5, 8, 12, 20, 40][Math.floor(random() * 8)];
     const start = Math.floor(random() * Math.max(1, lines.length - n));
-    const chunk = lines.slice(start, start + n).join('\n').trim().slice(0, 8000);
+    const chunk = lines
+      .slice(start, start + n)
+      .join('\n')
+      .trim()
+      .slice(0, 8000);
     if (chunk.replace(/\W/g, '').length < 20) continue;
-    if (label === 'programming' && chunk.split('\n').filter((l) => l.trim() !== '').every((l) => COMMENT_ONLY.test(l))) continue;
+    if (
+      label === 'programming' &&
+      chunk
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .every((l) => COMMENT_ONLY.test(l))
+    )
+      continue;
     out.push(chunk);
   }
   return out;
@@ -105,6 +120,9 @@ for (const [label, sources] of Object.entries(SOURCES)) {
     total += texts.length;
     console.log(`${label.padEnd(12)} ${source.padEnd(17)} ${String(ok).padStart(3)} / ${texts.length}`);
   }
-  for (const [source] of Object.entries(sources).filter(([, files]) => files.length === 0)) console.log(`${label.padEnd(12)} ${source.padEnd(17)} (no files on this machine)`);
+  for (const [source] of Object.entries(sources).filter(([, files]) => files.length === 0))
+    console.log(`${label.padEnd(12)} ${source.padEnd(17)} (no files on this machine)`);
 }
-console.log(`language_type accuracy (seed ${process.env.SEED || 12345}): ${right} / ${total} = ${((100 * right) / Math.max(1, total)).toFixed(1)} %`);
+console.log(
+  `language_type accuracy (seed ${process.env.SEED || 12345}): ${right} / ${total} = ${((100 * right) / Math.max(1, total)).toFixed(1)} %`,
+);

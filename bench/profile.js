@@ -77,9 +77,16 @@ async function main() {
   const nodeArgs = [...probeArgs(), ...(process.env.PROFILE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
   let gateway;
   try {
-    gateway = await startBenchGateway(upstream.value, MODE, { nodeArgs, env: { PROBE_OUT: out, PROBE_HEAP }, route: CASE.route, config: CASE.config });
+    gateway = await startBenchGateway(upstream.value, MODE, {
+      nodeArgs,
+      env: { PROBE_OUT: out, PROBE_HEAP },
+      route: CASE.route,
+      config: CASE.config,
+    });
     const shape = RATE > 0 ? `paced at ${RATE} req/s` : 'at 32 connections';
-    console.log(`case ${CASE.name}, mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`);
+    console.log(
+      `case ${CASE.name}, mode ${MODE}, ${ROUNDS} window${ROUNDS === 1 ? '' : 's'} of ${DURATION} s ${shape} (the first profiled)`,
+    );
     await runLoad({ url: gateway.url, headers: gateway.headers, body: BODY, connections: 32, duration: 3 });
     let profiled;
     for (let round = 0; round < ROUNDS; round++) {
@@ -87,7 +94,9 @@ async function main() {
       if (round === 0) profiled = result;
     }
     const { profile, gc, memory, file } = await probeFiles(out, HEAP);
-    const gcLine = Object.entries(gc).map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`).join(', ');
+    const gcLine = Object.entries(gc)
+      .map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`)
+      .join(', ');
     console.log(`garbage collections in the profiled window: ${gcLine || 'none'}`);
     const mb = (bytes) => `${Math.round(bytes / 1048576)} MB`;
     console.log(
@@ -96,7 +105,11 @@ async function main() {
         `${mb(memory.rss - memory.heapTotal - memory.arrayBuffers)} or more (native, code, worker threads)`,
     );
     if (PROBE_HEAP === 'promoted') console.log('promoted only: the sampled allocations that outlived a scavenge');
-    console.log(HEAP ? summariseHeap(profile, profiled.requests, TOP) : `${summariseCpu(profile, TOP)}\n${inclusiveOwn(profile, TOP)}`);
+    console.log(
+      HEAP
+        ? summariseHeap(profile, profiled.requests, TOP)
+        : `${summariseCpu(profile, TOP)}\n${inclusiveOwn(profile, TOP)}`,
+    );
     if (RATE > 0 && !HEAP) console.log(longTasks(profile, LONG_MS, TOP));
     console.log(`\nprofile written to ${path.relative(process.cwd(), file)} (open it in Chrome DevTools or VS Code)`);
   } finally {

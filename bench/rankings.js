@@ -24,7 +24,20 @@ const ORG = '00000000-0000-4000-8000-000000000001';
 /** The last loaded day, and the clock: the day after it at 02:00 UTC. */
 const LAST = '2026-10-31';
 const NOW = Date.parse('2026-11-01T02:00:00Z');
-const CATEGORIES = ['programming', 'roleplay', 'marketing', 'marketing/seo', 'technology', 'science', 'translation', 'legal', 'finance', 'health', 'trivia', 'academia'];
+const CATEGORIES = [
+  'programming',
+  'roleplay',
+  'marketing',
+  'marketing/seo',
+  'technology',
+  'science',
+  'translation',
+  'legal',
+  'finance',
+  'health',
+  'trivia',
+  'academia',
+];
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -117,20 +130,47 @@ async function main() {
     console.log(JSON.stringify({ loaded: counts, seconds: (Date.now() - loadStart) / 1000 }));
     const rollup = new RankingsRollup(db, { lookbackDays: 1, clock: () => NOW });
     // as_of as after a run; no rollup has to run for the queries.
-    await db.query(`INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, now())`, [new Date(NOW).toISOString()]);
-    const config = { scope: 'organization', minOrganizations: 3, rollupIntervalMs: 0, lookbackDays: 1, perKeyPerMinute: 30, perOrgPerDay: 500, sampleRate: 0, sampleQueueMax: 1 };
-    const faces = catalogFaces([{ id: 'vendor/model-001', permaslug: 'vendor/model-001-20260101', public: true }, { id: 'vendor/model-002', permaslug: 'vendor/model-002', public: false }]);
+    await db.query(`INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, now())`, [
+      new Date(NOW).toISOString(),
+    ]);
+    const config = {
+      scope: 'organization',
+      minOrganizations: 3,
+      rollupIntervalMs: 0,
+      lookbackDays: 1,
+      perKeyPerMinute: 30,
+      perOrgPerDay: 500,
+      sampleRate: 0,
+      sampleQueueMax: 1,
+    };
+    const faces = catalogFaces([
+      { id: 'vendor/model-001', permaslug: 'vendor/model-001-20260101', public: true },
+      { id: 'vendor/model-002', permaslug: 'vendor/model-002', public: false },
+    ]);
     const service = new RankingsService(db, rollup, faces, config, () => NOW);
     if (process.env.BENCH_SQL) {
       const { rankingsSql } = require('../dist/src/datasets/query');
       const { resolveRankingsRequest } = require('../dist/src/datasets/params');
-      console.log(JSON.stringify(rankingsSql(resolveRankingsRequest(JSON.parse(process.env.BENCH_SQL), NOW), { kind: 'org', orgId: ORG }, faces)));
+      console.log(
+        JSON.stringify(
+          rankingsSql(
+            resolveRankingsRequest(JSON.parse(process.env.BENCH_SQL), NOW),
+            { kind: 'org', orgId: ORG },
+            faces,
+          ),
+        ),
+      );
     }
     const queries = {
       default: {},
       week365: { start_date: formatDay(parseDay(LAST) - 364), end_date: LAST, period: 'week' },
       category: { category: 'programming' },
-      category365: { category: 'programming', start_date: formatDay(parseDay(LAST) - 364), end_date: LAST, period: 'month' },
+      category365: {
+        category: 'programming',
+        start_date: formatDay(parseDay(LAST) - 364),
+        end_date: LAST,
+        period: 'month',
+      },
       modality30: { modality: 'tool_calling' },
     };
     for (const [label, q] of Object.entries(queries)) {
@@ -142,7 +182,11 @@ async function main() {
         runs.push(ms);
         rows = result.data.length;
       }
-      figures[label] = { median_ms: Number(median(runs).toFixed(1)), runs_ms: runs.map((x) => Number(x.toFixed(1))), rows };
+      figures[label] = {
+        median_ms: Number(median(runs).toFixed(1)),
+        runs_ms: runs.map((x) => Number(x.toFixed(1))),
+        rows,
+      };
       console.log(JSON.stringify({ query: label, ...figures[label] }));
     }
     const day = '2026-11-15';
@@ -153,16 +197,32 @@ async function main() {
       const { ms, result } = await time(() => rollup.rollRange(parseDay(day), parseDay(day)));
       rollupRuns.push(ms);
       if (i === 0) {
-        const [r] = await db.query(`SELECT count(*)::int AS n, SUM(requests)::bigint::text AS requests FROM rankings_daily WHERE day = $1::date`, [day]);
+        const [r] = await db.query(
+          `SELECT count(*)::int AS n, SUM(requests)::bigint::text AS requests FROM rankings_daily WHERE day = $1::date`,
+          [day],
+        );
         console.log(JSON.stringify({ rollup_rows: r.n, rolled_requests: r.requests, days: result.days }));
       }
     }
-    figures.rollup1M = { median_ms: Number(median(rollupRuns).toFixed(0)), runs_ms: rollupRuns.map((x) => Number(x.toFixed(0))) };
+    figures.rollup1M = {
+      median_ms: Number(median(rollupRuns).toFixed(0)),
+      runs_ms: rollupRuns.map((x) => Number(x.toFixed(0))),
+    };
     console.log(JSON.stringify({ rollup: '1M records, one day', ...figures.rollup1M }));
     const verdict = (ms, target) => (ms <= target ? 'ok' : 'MISSED');
-    console.log(`\nsummary (Postgres, median of 5 after a warm-up; rollup median of 3; load average ${require('node:os').loadavg().map((x) => x.toFixed(1)).join(' ')} on ${require('node:os').cpus().length} CPUs):`);
-    for (const label of Object.keys(queries)) console.log(`  ${label.padEnd(12)} ${String(figures[label].median_ms).padStart(7)} ms  (${figures[label].rows} rows)  target 100 ms: ${verdict(figures[label].median_ms, 100)}`);
-    console.log(`  rollup 1M    ${String(figures.rollup1M.median_ms).padStart(7)} ms  target 10000 ms: ${verdict(figures.rollup1M.median_ms, 10000)}`);
+    console.log(
+      `\nsummary (Postgres, median of 5 after a warm-up; rollup median of 3; load average ${require('node:os')
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} on ${require('node:os').cpus().length} CPUs):`,
+    );
+    for (const label of Object.keys(queries))
+      console.log(
+        `  ${label.padEnd(12)} ${String(figures[label].median_ms).padStart(7)} ms  (${figures[label].rows} rows)  target 100 ms: ${verdict(figures[label].median_ms, 100)}`,
+      );
+    console.log(
+      `  rollup 1M    ${String(figures.rollup1M.median_ms).padStart(7)} ms  target 10000 ms: ${verdict(figures.rollup1M.median_ms, 10000)}`,
+    );
   } finally {
     await db.close();
     if (process.env.BENCH_KEEP) console.log(`kept database ${name}`);

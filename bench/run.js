@@ -61,7 +61,8 @@ async function check(name, url, headers, body) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const json = await res.json().catch(() => null);
   const length = json?.data?.[0]?.embedding?.length;
-  if (res.status !== 200 || length !== 1536) throw new Error(`${name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  if (res.status !== 200 || length !== 1536)
+    throw new Error(`${name}: expected 200 with 1536 floats, got ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
 }
 
 /**
@@ -101,8 +102,20 @@ async function measureAll(targets) {
  * its latencies pooled. It follows a 32-connection round, whose last gateway turn was settled.
  */
 async function pacedRound(targets, rate) {
-  const pooled = await pooledTurns(targets, SLICES, (t) => cpuDuring(t.handle, () =>
-    withOwnTime(t, () => runPaced({ url: t.url, headers: t.headers, body: t.body, rate, duration: DURATION / SLICES, keepLatencies: true }))));
+  const pooled = await pooledTurns(targets, SLICES, (t) =>
+    cpuDuring(t.handle, () =>
+      withOwnTime(t, () =>
+        runPaced({
+          url: t.url,
+          headers: t.headers,
+          body: t.body,
+          rate,
+          duration: DURATION / SLICES,
+          keepLatencies: true,
+        }),
+      ),
+    ),
+  );
   for (const t of targets) {
     const { figures, turns } = pooled.get(t);
     t.rounds.fixed.push({ rate, ...figures, clientStalls: turns.reduce((n, r) => n + r.clientStalls, 0) });
@@ -114,13 +127,11 @@ function medianRun(runs) {
   const out = {};
   for (const key of Object.keys(runs[0])) {
     const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number');
-    out[key] = key === 'errors' || key === 'non2xx' || key === 'requests' ? values.reduce((a, b) => a + b, 0) : median(values);
+    out[key] =
+      key === 'errors' || key === 'non2xx' || key === 'requests' ? values.reduce((a, b) => a + b, 0) : median(values);
   }
   return out;
 }
-
-
-
 
 /** Run `load` and add the target's CPU milliseconds per request. */
 async function withCpu(handle, load) {
@@ -130,7 +141,10 @@ async function withCpu(handle, load) {
 }
 
 /** The gateway's histograms of its own time and of its upstream calls (see lib/histogram.js). */
-const OWN_TIME = { overhead: 'switchyard_gateway_overhead_seconds', upstream: 'switchyard_upstream_request_duration_seconds' };
+const OWN_TIME = {
+  overhead: 'switchyard_gateway_overhead_seconds',
+  upstream: 'switchyard_upstream_request_duration_seconds',
+};
 
 /**
  * Run `load`; for a target with a metrics endpoint (the gateway), add to `target.ownTime` what its
@@ -143,7 +157,9 @@ async function withOwnTime(target, load) {
   const before = await scrape();
   const result = await load();
   const after = await scrape();
-  target.ownTime.push(Object.fromEntries(Object.entries(OWN_TIME).map(([k, name]) => [k, histogramDelta(before, after, name)])));
+  target.ownTime.push(
+    Object.fromEntries(Object.entries(OWN_TIME).map(([k, name]) => [k, histogramDelta(before, after, name)])),
+  );
   return result;
 }
 
@@ -159,7 +175,9 @@ function ownTimeSummary(rounds) {
     const p99 = quantileBound(merged, 0.99);
     summary[k] = {
       observations: merged.total,
-      atOrUnder: merged.shares.filter((x) => x.le <= 0.005).map((x) => ({ ms: x.le * 1000, share: Math.round(x.share * 10000) / 10000 })),
+      atOrUnder: merged.shares
+        .filter((x) => x.le <= 0.005)
+        .map((x) => ({ ms: x.le * 1000, share: Math.round(x.share * 10000) / 10000 })),
       p99AtOrUnderMs: p99 === null ? null : p99 === Infinity ? 'inf' : p99 * 1000,
     };
   }
@@ -185,7 +203,13 @@ function perRoundOf(rounds, f) {
 
 function report(mode, rows) {
   const row = (name) => rows.find((r) => r.name === name);
-  const [direct, proxy, floor, gateway, checked] = [row('direct'), row('proxy'), row('floor'), row('gateway'), row('checked')];
+  const [direct, proxy, floor, gateway, checked] = [
+    row('direct'),
+    row('proxy'),
+    row('floor'),
+    row('gateway'),
+    row('checked'),
+  ];
   const perRound = (f) => perRoundOf(gateway.rounds.max, f);
   const each = (values, digits) => values.map((v) => fmt(v, digits)).join(', ');
   // Added latency of a target at the paced rate: its p50/p99 minus the upstream's own, round by round.
@@ -194,20 +218,39 @@ function report(mode, rows) {
   const gatewayOfFloor = shareOf(gateway, floor);
   const gatewayOfProxy = shareOf(gateway, proxy);
   const floorOfProxy = shareOf(floor, proxy);
-  const p99Ratio = perRound((i) => (gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99) / Math.max(0.001, floor.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99));
+  const p99Ratio = perRound(
+    (i) =>
+      (gateway.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99) /
+      Math.max(0.001, floor.rounds.fixed[i].p99 - direct.rounds.fixed[i].p99),
+  );
   // The standing targets (issue #44): a share of the floor, memory over the floor's, the tail at half its capacity.
   const shareTarget = BATCH ? 0.6 : 0.7;
   const rssTarget = BATCH && floor.peakRssMb !== null ? floor.peakRssMb + 50 : null;
   const targets = {
-    throughputShareOfFloor: { value: median(gatewayOfFloor), target: `>= ${shareTarget}`, pass: median(gatewayOfFloor) >= shareTarget },
+    throughputShareOfFloor: {
+      value: median(gatewayOfFloor),
+      target: `>= ${shareTarget}`,
+      pass: median(gatewayOfFloor) >= shareTarget,
+    },
     throughputShareOfProxy: { value: median(gatewayOfProxy) },
     addedP99RatioToFloor: { value: p99Ratio, target: '<= 2', pass: p99Ratio <= 2 },
-    gatewayPeakRssMb: { value: gateway.peakRssMb, floor: floor.peakRssMb, target: rssTarget === null ? 'reported' : `<= ${rssTarget} (the floor's + 50)`, pass: rssTarget === null || (gateway.peakRssMb !== null && gateway.peakRssMb <= rssTarget) },
+    gatewayPeakRssMb: {
+      value: gateway.peakRssMb,
+      floor: floor.peakRssMb,
+      target: rssTarget === null ? 'reported' : `<= ${rssTarget} (the floor's + 50)`,
+      pass: rssTarget === null || (gateway.peakRssMb !== null && gateway.peakRssMb <= rssTarget),
+    },
   };
   const rates = gateway.rounds.fixed.map((f) => f.rate);
-  console.log(`\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; paced at ${FIXED_RATE === null ? "half the floor's capacity" : 'BENCH_RATE'}: ${rates.join(', ')} req/s by round)`);
-  console.log('target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | paced p50 ms | paced p99 ms | burst p50 | burst p99 | errors | peak RSS MB');
-  console.log('----------|---------------|---------|---------|------------|--------------|--------------|-----------|-----------|--------|------------');
+  console.log(
+    `\nmode: ${mode}  (${DURATION} s per scenario, ${CONNECTIONS} connections; paced at ${FIXED_RATE === null ? "half the floor's capacity" : 'BENCH_RATE'}: ${rates.join(', ')} req/s by round)`,
+  );
+  console.log(
+    'target    | 32 conn req/s |  p50 ms |  p99 ms | CPU ms/req | paced p50 ms | paced p99 ms | burst p50 | burst p99 | errors | peak RSS MB',
+  );
+  console.log(
+    '----------|---------------|---------|---------|------------|--------------|--------------|-----------|-----------|--------|------------',
+  );
   for (const r of rows) {
     const errors = [r.max, r.fixed, r.burst].reduce((n, x) => n + x.errors + x.non2xx, 0);
     console.log(
@@ -216,39 +259,91 @@ function report(mode, rows) {
         `${String(errors).padStart(6)} | ${fmt(r.peakRssMb, 1).padStart(11)}`,
     );
   }
-  console.log('paced = evenly paced (bench/lib/paced.js); burst = autocannon overallRate at the same rate, which sends each second\'s quota at once');
-  console.log(`figures are medians of ${ROUNDS} interleaved rounds; comparisons are medians of the per-round comparisons`);
+  console.log(
+    "paced = evenly paced (bench/lib/paced.js); burst = autocannon overallRate at the same rate, which sends each second's quota at once",
+  );
+  console.log(
+    `figures are medians of ${ROUNDS} interleaved rounds; comparisons are medians of the per-round comparisons`,
+  );
   console.log(`case: ${BATCH ? `batch of ${BATCH} inputs` : 'single input'}`);
-  console.log(`gateway ÷ floor = ${fmt(targets.throughputShareOfFloor.value, 3)} (target ${targets.throughputShareOfFloor.target}) ${targets.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(gatewayOfFloor, 3)}]`);
-  console.log(`gateway ÷ proxy = ${fmt(targets.throughputShareOfProxy.value, 3)}  [rounds: ${each(gatewayOfProxy, 3)}]; floor ÷ proxy = ${fmt(median(floorOfProxy), 3)}`);
-  if (checked) console.log(`validating floor ÷ floor = ${fmt(median(shareOf(checked, floor)), 3)}; gateway ÷ validating floor = ${fmt(median(shareOf(gateway, checked)), 3)}`);
+  console.log(
+    `gateway ÷ floor = ${fmt(targets.throughputShareOfFloor.value, 3)} (target ${targets.throughputShareOfFloor.target}) ${targets.throughputShareOfFloor.pass ? 'PASS' : 'MISS'}  [rounds: ${each(gatewayOfFloor, 3)}]`,
+  );
+  console.log(
+    `gateway ÷ proxy = ${fmt(targets.throughputShareOfProxy.value, 3)}  [rounds: ${each(gatewayOfProxy, 3)}]; floor ÷ proxy = ${fmt(median(floorOfProxy), 3)}`,
+  );
+  if (checked)
+    console.log(
+      `validating floor ÷ floor = ${fmt(median(shareOf(checked, floor)), 3)}; gateway ÷ validating floor = ${fmt(median(shareOf(gateway, checked)), 3)}`,
+    );
   console.log(cpuLine([proxy, floor, gateway].map((r) => ({ name: r.name, ...r.max }))));
-  console.log(`added latency at the paced rate vs direct: gateway p50 ${fmt(added(gateway, 'p50'), 3)} ms, p99 ${fmt(added(gateway, 'p99'), 3)} ms; floor p50 ${fmt(added(floor, 'p50'), 3)} ms, p99 ${fmt(added(floor, 'p99'), 3)} ms; ` +
-    `proxy p50 ${fmt(added(proxy, 'p50'), 3)} ms, p99 ${fmt(added(proxy, 'p99'), 3)} ms; gateway/floor added p99 ${fmt(p99Ratio, 2)}x (target <= 2) ${targets.addedP99RatioToFloor.pass ? 'PASS' : 'MISS'}`);
-  console.log(`paced client stalls (its 1 ms timer over 2 ms late: the machine held it up) per round: ${rows.map((r) => `${r.name} ${r.rounds.fixed.map((x) => x.clientStalls).join('/')}`).join(', ')}`);
+  console.log(
+    `added latency at the paced rate vs direct: gateway p50 ${fmt(added(gateway, 'p50'), 3)} ms, p99 ${fmt(added(gateway, 'p99'), 3)} ms; floor p50 ${fmt(added(floor, 'p50'), 3)} ms, p99 ${fmt(added(floor, 'p99'), 3)} ms; ` +
+      `proxy p50 ${fmt(added(proxy, 'p50'), 3)} ms, p99 ${fmt(added(proxy, 'p99'), 3)} ms; gateway/floor added p99 ${fmt(p99Ratio, 2)}x (target <= 2) ${targets.addedP99RatioToFloor.pass ? 'PASS' : 'MISS'}`,
+  );
+  console.log(
+    `paced client stalls (its 1 ms timer over 2 ms late: the machine held it up) per round: ${rows.map((r) => `${r.name} ${r.rounds.fixed.map((x) => x.clientStalls).join('/')}`).join(', ')}`,
+  );
   if (gateway.ownTimeAtFixedRate) console.log(ownTimeLine(gateway.ownTimeAtFixedRate));
   const load = os.loadavg()[0];
-  console.log(`machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`);
-  console.log(`peak RSS: floor ${fmt(floor.peakRssMb, 1)} MB, gateway ${fmt(gateway.peakRssMb, 1)} MB${rssTarget === null ? '' : ` (target ${targets.gatewayPeakRssMb.target}) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`}`);
+  console.log(
+    `machine load average (1 min) at the end: ${load.toFixed(2)} on ${os.cpus().length} CPUs${load > os.cpus().length * 0.75 ? ' (busy: figures are pessimistic)' : ''}`,
+  );
+  console.log(
+    `peak RSS: floor ${fmt(floor.peakRssMb, 1)} MB, gateway ${fmt(gateway.peakRssMb, 1)} MB${rssTarget === null ? '' : ` (target ${targets.gatewayPeakRssMb.target}) ${targets.gatewayPeakRssMb.pass ? 'PASS' : 'MISS'}`}`,
+  );
   return { mode, rounds: ROUNDS, rows, targets, loadAverage1m: os.loadavg()[0] };
 }
 
 async function benchMode(mode, upstream, proxy, floor, checked, body) {
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+  const nodeArgs = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`]
+    : [];
   const gateway = await startBenchGateway(upstream.port, mode, { nodeArgs });
   try {
     const targets = [
-      { name: 'direct', handle: upstream.handle, url: `http://127.0.0.1:${upstream.port}/v1/embeddings`, headers: {}, body },
+      {
+        name: 'direct',
+        handle: upstream.handle,
+        url: `http://127.0.0.1:${upstream.port}/v1/embeddings`,
+        headers: {},
+        body,
+      },
       { name: 'proxy', handle: proxy.handle, url: `http://127.0.0.1:${proxy.port}/v1/embeddings`, headers: {}, body },
-      { name: 'floor', handle: floor.handle, url: `http://127.0.0.1:${floor.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY },
-      ...(checked ? [{ name: 'checked', handle: checked.handle, url: `http://127.0.0.1:${checked.port}/api/v1/embeddings`, headers: {}, body: GATEWAY_BODY }] : []),
+      {
+        name: 'floor',
+        handle: floor.handle,
+        url: `http://127.0.0.1:${floor.port}/api/v1/embeddings`,
+        headers: {},
+        body: GATEWAY_BODY,
+      },
+      ...(checked
+        ? [
+            {
+              name: 'checked',
+              handle: checked.handle,
+              url: `http://127.0.0.1:${checked.port}/api/v1/embeddings`,
+              headers: {},
+              body: GATEWAY_BODY,
+            },
+          ]
+        : []),
       { name: 'gateway', handle: gateway, url: gateway.url, headers: gateway.headers, body: GATEWAY_BODY },
     ];
     const rows = await measureAll(targets);
     const burstRate = median(rows[0].rounds.fixed.map((f) => f.rate));
     for (const [i, t] of targets.entries()) {
       const row = rows[i];
-      row.burst = await withCpu(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: DURATION, overallRate: burstRate }));
+      row.burst = await withCpu(t.handle, () =>
+        runLoad({
+          url: t.url,
+          headers: t.headers,
+          body: t.body,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          overallRate: burstRate,
+        }),
+      );
       row.peakRssMb = peakRssMb(t.handle.child.pid);
     }
     return report(mode, rows);
@@ -259,14 +354,20 @@ async function benchMode(mode, upstream, proxy, floor, checked, body) {
 
 /** Start one of the benchmark's servers (`bench/<script>`, which prints `READY <port>`); its handle and port. */
 async function startServer(script, env, nodeArgs = []) {
-  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, { readyLine: readyPort });
+  const handle = await startChild(path.basename(script, '.js'), [...nodeArgs, path.join(__dirname, script)], env, {
+    readyLine: readyPort,
+  });
   return { handle, port: Number(handle.value) };
 }
 
 async function main() {
   const modeArg = process.env.BENCH_MODE || 'embedded';
   const modes = modeArg === 'all' ? ['embedded', 'services'] : [modeArg];
-  const body = JSON.stringify({ model: 'text-embedding-3-small', input: JSON.parse(GATEWAY_BODY).input, encoding_format: 'float' });
+  const body = JSON.stringify({
+    model: 'text-embedding-3-small',
+    input: JSON.parse(GATEWAY_BODY).input,
+    encoding_format: 'float',
+  });
   const upstream = await startServer('upstream.js', {});
   const forward = { UPSTREAM: `http://127.0.0.1:${upstream.port}` };
   const proxy = await startServer('proxy.js', forward);

@@ -16,12 +16,14 @@ function random() {
 }
 const embedding = Array.from({ length: DIMENSIONS }, random);
 function body(count) {
-  return Buffer.from(JSON.stringify({
-    object: 'list',
-    data: Array.from({ length: count }, (_, index) => ({ object: 'embedding', index, embedding })),
-    model: 'text-embedding-3-small',
-    usage: { prompt_tokens: 9 * count, total_tokens: 9 * count },
-  }));
+  return Buffer.from(
+    JSON.stringify({
+      object: 'list',
+      data: Array.from({ length: count }, (_, index) => ({ object: 'embedding', index, embedding })),
+      model: 'text-embedding-3-small',
+      usage: { prompt_tokens: 9 * count, total_tokens: 9 * count },
+    }),
+  );
 }
 const ONE = body(1);
 /** Batch answers by size, serialised once each (a 64-input answer is about 1.2 MB). */

@@ -21,7 +21,11 @@ const { embeddingsResponseBody } = require('../dist/src/embeddings/response');
 const endpoint = {
   upstreamModel: 'text-embedding-3-small',
   parameters: new Set(),
-  provider: { baseUrl: `${process.env.UPSTREAM.replace(/\/$/, '')}/v1`, apiKey: 'sk-bench-upstream', base64Passthrough: false },
+  provider: {
+    baseUrl: `${process.env.UPSTREAM.replace(/\/$/, '')}/v1`,
+    apiKey: 'sk-bench-upstream',
+    base64Passthrough: false,
+  },
 };
 const upstream = new UpstreamHttp({ connectionsPerOrigin: 64, keepAliveTimeoutMs: 60_000 });
 let served = 0;
@@ -50,20 +54,31 @@ const server = http.createServer((req, res) => {
       return;
     }
     const texts = Array.isArray(input) ? input : [input];
-    const job = { input: { kind: 'text', texts }, dimensions: undefined, inputType: undefined, user: undefined, encoding: 'float' };
+    const job = {
+      input: { kind: 'text', texts },
+      dimensions: undefined,
+      inputType: undefined,
+      user: undefined,
+      encoding: 'float',
+    };
     void upstream.post(openaiAdapter.buildRequest(job, endpoint), openaiAdapter, 30_000).then((result) => {
       const parsed = result.outcome === 'ok' ? openaiAdapter.parseResponse(result.body, job) : null;
-      if (!parsed || parsed.vectors.length !== texts.length || parsed.promptTokens === null) return fail(res, 502, 'invalid upstream answer');
+      if (!parsed || parsed.vectors.length !== texts.length || parsed.promptTokens === null)
+        return fail(res, 502, 'invalid upstream answer');
       served += 1;
-      reply(res, 200, embeddingsResponseBody({
-        id: `gen-emb-${served}`,
-        model: 'openai/text-embedding-3-small',
-        providerName: 'OpenAI',
-        vectors: parsed.vectors,
-        encoding: 'float',
-        promptTokens: parsed.promptTokens,
-        cost: parsed.promptTokens * 2e-8,
-      }));
+      reply(
+        res,
+        200,
+        embeddingsResponseBody({
+          id: `gen-emb-${served}`,
+          model: 'openai/text-embedding-3-small',
+          providerName: 'OpenAI',
+          vectors: parsed.vectors,
+          encoding: 'float',
+          promptTokens: parsed.promptTokens,
+          cost: parsed.promptTokens * 2e-8,
+        }),
+      );
     });
   });
 });

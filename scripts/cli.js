@@ -24,6 +24,10 @@ function newest(dir) {
 
 const sources = Math.max(newest(path.join(root, 'src')), fs.statSync(path.join(root, 'tsconfig.build.json')).mtimeMs);
 if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < sources) {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')],
+    { stdio: 'inherit', cwd: root },
+  );
 }
 require(built);

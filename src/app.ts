@@ -80,7 +80,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     // A dashboard session (cookie) stands in for a bearer key when the dashboard is on.
     ...(deps.dashboard ? [deps.dashboard.cookiesWithoutBearer] : []),
     tracedStep(deps.tracing, 'auth', authenticate(deps.keyCache, deps.metrics, deps.clock, deps.dashboard)),
-    tracedStep(deps.tracing, 'rate_limit', perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit })),
+    tracedStep(
+      deps.tracing,
+      'rate_limit',
+      perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'api', ...deps.config.rateLimit }),
+    ),
     requireManagementKeyOnManagementPaths(),
     ...(options.use ?? []),
     // Proxied routes (off unless configured) go before the JSON body: their bodies stream through unparsed.
@@ -89,7 +93,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     api.router,
   );
   // The 404 names what was asked for and, when it can, what would serve it.
-  const passthroughOff = deps.config.passthrough.baseUrl ? [] : PASSTHROUGH_ROUTES.map(([method, path]) => ({ method, template: API_PREFIX + path }));
+  const passthroughOff = deps.config.passthrough.baseUrl
+    ? []
+    : PASSTHROUGH_ROUTES.map(([method, path]) => ({ method, template: API_PREFIX + path }));
   app.use(notFound({ routes: api.routes, passthroughOff }));
   app.use(errorHandler(deps.logger));
   return app;

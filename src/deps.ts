@@ -131,7 +131,11 @@ function withInference(base: Readonly<BaseDeps>, opts: AssembleOptions): AppDeps
 async function startCaches(logger: Logger, caches: ReadonlyArray<{ start(): Promise<void> }>): Promise<void> {
   const started = await Promise.allSettled(caches.map((c) => c.start()));
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) logger.warn('cache invalidations are not subscribed yet; they take effect once Redis is reachable', errorFields(failed.reason));
+  if (failed)
+    logger.warn(
+      'cache invalidations are not subscribed yet; they take effect once Redis is reachable',
+      errorFields(failed.reason),
+    );
 }
 
 /**
@@ -149,7 +153,12 @@ function embeddingsCacheStore(config: Config, kv: Kv, metrics: Metrics, clock: (
     client.connect().catch(() => undefined);
     return new RedisCacheStore(client, kv.prefix, null, true);
   }
-  if (kv instanceof RedisKv) return new RedisCacheStore(kv.connection, kv.prefix, new RedisByteBound(kv.connection, kv.prefix, { maxBytes, ttlMs, clock }));
+  if (kv instanceof RedisKv)
+    return new RedisCacheStore(
+      kv.connection,
+      kv.prefix,
+      new RedisByteBound(kv.connection, kv.prefix, { maxBytes, ttlMs, clock }),
+    );
   return new MemoryCacheStore(maxBytes, metrics);
 }
 
@@ -193,12 +202,21 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     max: config.auth.keyCacheMax,
     load: (workspaceId) => listBudgets(db, workspaceId),
   });
-  const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, { ttlMs: config.auth.keyCacheTtlMs, max: config.auth.keyCacheMax });
+  const cacheSettings = new CacheSettings(db, kv, metrics, config.embeddingsCache.enabled, {
+    ttlMs: config.auth.keyCacheTtlMs,
+    max: config.auth.keyCacheMax,
+  });
   await startCaches(logger, [keyCache, budgetCache, cacheSettings]);
   const cacheStore = embeddingsCacheStore(config, kv, metrics, clock);
   const builtRecorder = createUsageRecorder(config, kv, { db, metrics, logger });
   const recorder = wrap.recorder?.(builtRecorder) ?? builtRecorder;
-  const dashboard = config.dashboard.enabled ? new DashboardSessions(kv, { secret: config.dashboard.sessionSecret, ttlMs: config.dashboardSessions.ttlMs, clock }) : null;
+  const dashboard = config.dashboard.enabled
+    ? new DashboardSessions(kv, {
+        secret: config.dashboard.sessionSecret,
+        ttlMs: config.dashboardSessions.ttlMs,
+        clock,
+      })
+    : null;
   const spend = new BudgetGuard({
     db,
     budgetsOf: async (workspaceId) => (await budgetCache.get(workspaceId)) ?? [],
@@ -238,7 +256,13 @@ export async function assembleDeps(config: Config, db: Database, kv: Kv, opts: A
     random: opts.random ?? Math.random,
     state: { draining: false },
     analytics: new AnalyticsService(db, { timeoutMs: config.analytics.timeoutMs, clock, metrics }),
-    classifiers: new ClassifierService(db, { logger, metrics, random: opts.random ?? Math.random, clock, preload: opts.workerPreload }),
+    classifiers: new ClassifierService(db, {
+      logger,
+      metrics,
+      random: opts.random ?? Math.random,
+      clock,
+      preload: opts.workerPreload,
+    }),
     rateLimitStore: new RateLimitStores(kv),
     stopMaintenance: opts.stopMaintenance,
     embeddingsCache: wrap.embeddingsCache?.(embeddingsCache) ?? embeddingsCache,
@@ -261,9 +285,16 @@ function loadPglite(): typeof import('./store/pglite') {
  * Open the database the config names (Postgres or embedded PGlite) and, by default, migrate it.
  * `connectionErrors` hears the pool's connection errors (Postgres only).
  */
-export async function openDatabase(config: Config, runMigrations = true, connectionErrors?: ConnectionErrorLog): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  runMigrations = true,
+  connectionErrors?: ConnectionErrorLog,
+): Promise<Database> {
   const db = config.database.url
-    ? await openPostgres({ url: config.database.url, poolSize: config.database.poolSize }, { onConnectionError: connectionErrors?.handler('postgres') })
+    ? await openPostgres(
+        { url: config.database.url, poolSize: config.database.poolSize },
+        { onConnectionError: connectionErrors?.handler('postgres') },
+      )
     : await loadPglite().openPglite({ dataDir: config.database.dataDir });
   try {
     if (runMigrations) await migrate(db);
@@ -314,12 +345,22 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   // The endpoint stats' last counts go to the Kv before it closes.
   await deps.routing.stats.close();
   // These log their own work's failures; one failing to close is unexpected: logged, and shutdown goes on.
-  await closeRankings(deps.rankings).catch((err: unknown) => deps.logger.warn('rankings close failed at shutdown', { err }));
-  await deps.classifiers.close().catch((err: unknown) => deps.logger.warn('classifiers close failed at shutdown', { err }));
-  await deps.stopMaintenance?.().catch((err: unknown) => deps.logger.warn('analytics maintenance stop failed at shutdown', { err }));
-  await deps.spend.close?.().catch((err: unknown) => deps.logger.warn('budget guard close failed at shutdown', { err }));
+  await closeRankings(deps.rankings).catch((err: unknown) =>
+    deps.logger.warn('rankings close failed at shutdown', { err }),
+  );
+  await deps.classifiers
+    .close()
+    .catch((err: unknown) => deps.logger.warn('classifiers close failed at shutdown', { err }));
+  await deps
+    .stopMaintenance?.()
+    .catch((err: unknown) => deps.logger.warn('analytics maintenance stop failed at shutdown', { err }));
+  await deps.spend
+    .close?.()
+    .catch((err: unknown) => deps.logger.warn('budget guard close failed at shutdown', { err }));
   await deps.recorder.flush().catch((err: unknown) => deps.logger.error('usage flush failed at shutdown', { err }));
-  await deps.recorder.close().catch((err: unknown) => deps.logger.warn('usage recorder close failed at shutdown', { err }));
+  await deps.recorder
+    .close()
+    .catch((err: unknown) => deps.logger.warn('usage recorder close failed at shutdown', { err }));
   await deps.files.close();
   await Promise.allSettled([deps.kv.close(), deps.db.close(), deps.routing.http.close(), deps.embeddingsCache.close()]);
   // Last, so the spans of the bookkeeping above are exported too. A failed export is already

@@ -111,7 +111,9 @@ export function invalidJsonBody(): ValidationError {
 
 /** 400 for a body that does not decode as its `Content-Encoding` says (a `gzip` body that is not gzip). */
 export function undecodableBody(): ValidationError {
-  return new ValidationError([{ path: 'body', message: 'does not decode as its Content-Encoding says (gzip, deflate or br)' }]);
+  return new ValidationError([
+    { path: 'body', message: 'does not decode as its Content-Encoding says (gzip, deflate or br)' },
+  ]);
 }
 
 /** 400 for a request body that could not be read to its end (the client went away, a wrong length). */
@@ -192,7 +194,12 @@ export class RateLimitError extends GatewayError {
 
 /** 503: a dependency this request needs (Redis, database, every upstream) is unavailable. */
 export class ServiceUnavailableError extends GatewayError {
-  constructor(metadata?: Record<string, unknown>, retryAfterSeconds?: number, availability?: Availability, cause?: unknown) {
+  constructor(
+    metadata?: Record<string, unknown>,
+    retryAfterSeconds?: number,
+    availability?: Availability,
+    cause?: unknown,
+  ) {
     super(503, STATUS_MESSAGES[503], { metadata, retryAfterSeconds, availability, cause });
   }
 }

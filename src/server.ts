@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApp, createMetricsApp } from './app';
 import { closeDependencies, type AppDeps } from './deps';
-import { answerClientError, answerUnmetExpectation, declaredLimit, refuseOversized, refuseUnreadable } from './http/early-refusals';
+import {
+  answerClientError,
+  answerUnmetExpectation,
+  declaredLimit,
+  refuseOversized,
+  refuseUnreadable,
+} from './http/early-refusals';
 
 /** A running gateway. */
 export interface RunningServer {
@@ -70,7 +76,9 @@ function apiServer(deps: AppDeps): http.Server {
   // check often enough that a 408 comes close to the configured timeout. Its Host check is off:
   // refuseUnreadable answers that with the envelope.
   const checkEvery = Math.min(30_000, Math.max(250, Math.floor(deps.config.server.headersTimeoutMs / 4)));
-  const server = http.createServer({ connectionsCheckingInterval: checkEvery, requireHostHeader: false }, (req, res) => serve(req, res, false));
+  const server = http.createServer({ connectionsCheckingInterval: checkEvery, requireHostHeader: false }, (req, res) =>
+    serve(req, res, false),
+  );
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => serve(req, res, true));
   server.on('checkExpectation', answerUnmetExpectation(refused));
   server.on('clientError', answerClientError(inFlight, refused));

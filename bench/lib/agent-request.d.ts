@@ -16,7 +16,15 @@ export interface AgentTool {
 
 /** The turn: the client's body without `stream` (`fields`), and its parts. */
 export interface AgentTurn {
-  fields: { model: string; messages: AgentMessage[]; tools: AgentTool[]; tool_choice: 'auto'; parallel_tool_calls: boolean; temperature: number; max_tokens: number };
+  fields: {
+    model: string;
+    messages: AgentMessage[];
+    tools: AgentTool[];
+    tool_choice: 'auto';
+    parallel_tool_calls: boolean;
+    temperature: number;
+    max_tokens: number;
+  };
   system: string;
   tools: AgentTool[];
   messages: AgentMessage[];

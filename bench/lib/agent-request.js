@@ -50,19 +50,85 @@ function generator(seed) {
   return { next, int, pick };
 }
 
-const PROSE = ('the a an and or of to in on for with when before after every each only never always if unless then so ' +
+const PROSE = (
+  'the a an and or of to in on for with when before after every each only never always if unless then so ' +
   'request answer file change test tool command user task project code module function type repository branch commit ' +
   'diff patch error warning output input path directory workspace context budget limit token model provider route ' +
   'stream event handler server client config setting schema field value default reason step plan result summary ' +
   'read write edit search run check verify explain prefer avoid keep ask confirm report describe update remove add ' +
   'follow reuse mention quote list show open close start stop wait retry fail pass build lint format deploy ' +
   'existing current relevant small short clear exact safe careful concise complete minimal local remote new old ' +
-  'first last next same other whole').split(' ');
-const NOUNS = ['request', 'route', 'budget', 'ledger', 'token', 'cache', 'stream', 'provider', 'endpoint', 'usage', 'key', 'workspace',
-  'record', 'event', 'answer', 'plan', 'limit', 'lease', 'metric', 'catalog', 'model', 'prompt', 'reader', 'writer', 'queue', 'batch'];
-const VERBS = ['read', 'parse', 'build', 'settle', 'reserve', 'release', 'format', 'check', 'resolve', 'count', 'record', 'flush', 'load', 'select', 'merge'];
-const TYPES = ['string', 'number', 'boolean', 'Buffer', 'Date', 'unknown', 'string[]', 'Map<string, number>', 'Promise<void>', 'Record<string, string>'];
-const DIRS = ['http', 'chat', 'budgets', 'usage', 'routing', 'catalog', 'providers/openai', 'inference', 'keys', 'workspaces'];
+  'first last next same other whole'
+).split(' ');
+const NOUNS = [
+  'request',
+  'route',
+  'budget',
+  'ledger',
+  'token',
+  'cache',
+  'stream',
+  'provider',
+  'endpoint',
+  'usage',
+  'key',
+  'workspace',
+  'record',
+  'event',
+  'answer',
+  'plan',
+  'limit',
+  'lease',
+  'metric',
+  'catalog',
+  'model',
+  'prompt',
+  'reader',
+  'writer',
+  'queue',
+  'batch',
+];
+const VERBS = [
+  'read',
+  'parse',
+  'build',
+  'settle',
+  'reserve',
+  'release',
+  'format',
+  'check',
+  'resolve',
+  'count',
+  'record',
+  'flush',
+  'load',
+  'select',
+  'merge',
+];
+const TYPES = [
+  'string',
+  'number',
+  'boolean',
+  'Buffer',
+  'Date',
+  'unknown',
+  'string[]',
+  'Map<string, number>',
+  'Promise<void>',
+  'Record<string, string>',
+];
+const DIRS = [
+  'http',
+  'chat',
+  'budgets',
+  'usage',
+  'routing',
+  'catalog',
+  'providers/openai',
+  'inference',
+  'keys',
+  'workspaces',
+];
 const FILLER = ['Note:', 'Important:', 'Remember that', 'In general,', 'For example,', 'Where possible,'];
 const UNICODE = ['—', '→', '≤', 'é', '✓', '…'];
 
@@ -82,16 +148,26 @@ function writers(g) {
     const pad = '  '.repeat(depth);
     const n = noun();
     switch (g.int(0, 9)) {
-      case 0: return `${pad}// ${sentence(5, 14)}${g.next() < 0.1 ? ` ${g.pick(UNICODE)} ${g.pick(PROSE)}` : ''}`;
-      case 1: return `${pad}const ${camel(n, noun())} = ${camel(g.pick(VERBS), type())}(${n}, { ${noun()}: ${g.int(1, 5000)} });`;
-      case 2: return `${pad}if (${n}.${noun()} === undefined) return null;`;
-      case 3: return `${pad}for (const ${n} of ${camel(noun(), 's')}) total += ${n}.${camel(noun(), 'Count')};`;
-      case 4: return `${pad}throw new GatewayError(${g.pick([400, 402, 404, 413, 429, 502])}, \`the ${n} ${g.pick(PROSE)} \${${n}.id}\`);`;
-      case 5: return `${pad}await this.${camel(g.pick(VERBS), type())}(${n}, ${camel(noun(), 'Options')});`;
-      case 6: return `${pad}${camel(n, 'Count')} += Math.max(0, ${camel(noun(), 'Tokens')} - ${g.int(1, 64)});`;
-      case 7: return `${pad}logger.debug('${sentence(3, 8).toLowerCase()}', { ${n}, ${noun()}Ms: Date.now() - started });`;
-      case 8: return `${pad}const ${n}: ${g.pick(TYPES)} = "${g.pick(PROSE)}-${g.int(0, 99)}";`;
-      default: return `${pad}return { ...${n}, ${noun()}: ${camel(g.pick(VERBS), type())}(${n}.${noun()}) };`;
+      case 0:
+        return `${pad}// ${sentence(5, 14)}${g.next() < 0.1 ? ` ${g.pick(UNICODE)} ${g.pick(PROSE)}` : ''}`;
+      case 1:
+        return `${pad}const ${camel(n, noun())} = ${camel(g.pick(VERBS), type())}(${n}, { ${noun()}: ${g.int(1, 5000)} });`;
+      case 2:
+        return `${pad}if (${n}.${noun()} === undefined) return null;`;
+      case 3:
+        return `${pad}for (const ${n} of ${camel(noun(), 's')}) total += ${n}.${camel(noun(), 'Count')};`;
+      case 4:
+        return `${pad}throw new GatewayError(${g.pick([400, 402, 404, 413, 429, 502])}, \`the ${n} ${g.pick(PROSE)} \${${n}.id}\`);`;
+      case 5:
+        return `${pad}await this.${camel(g.pick(VERBS), type())}(${n}, ${camel(noun(), 'Options')});`;
+      case 6:
+        return `${pad}${camel(n, 'Count')} += Math.max(0, ${camel(noun(), 'Tokens')} - ${g.int(1, 64)});`;
+      case 7:
+        return `${pad}logger.debug('${sentence(3, 8).toLowerCase()}', { ${n}, ${noun()}Ms: Date.now() - started });`;
+      case 8:
+        return `${pad}const ${n}: ${g.pick(TYPES)} = "${g.pick(PROSE)}-${g.int(0, 99)}";`;
+      default:
+        return `${pad}return { ...${n}, ${noun()}: ${camel(g.pick(VERBS), type())}(${n}.${noun()}) };`;
     }
   };
   /** A block: a function, a class method group or an interface, as a list of lines. */
@@ -99,7 +175,10 @@ function writers(g) {
     const kind = g.int(0, 3);
     if (kind === 0) {
       const name = `${type()}${cap(noun())}`;
-      const fields = Array.from({ length: g.int(3, 8) }, () => [`  /** ${sentence(4, 12)} */`, `  ${noun()}${g.next() < 0.3 ? '?' : ''}: ${g.pick(TYPES)};`]).flat();
+      const fields = Array.from({ length: g.int(3, 8) }, () => [
+        `  /** ${sentence(4, 12)} */`,
+        `  ${noun()}${g.next() < 0.3 ? '?' : ''}: ${g.pick(TYPES)};`,
+      ]).flat();
       return [`export interface ${name} {`, ...fields, '}', ''];
     }
     const body = Array.from({ length: g.int(4, 16) }, () => codeLine(g.next() < 0.2 ? 2 : 1));
@@ -108,7 +187,14 @@ function writers(g) {
   };
   /** About `size` bytes of a source file, as lines. */
   const sourceLines = (size) => {
-    const lines = ['/**', ` * ${paragraph(2)}`, ' * @module', ' */', ...Array.from({ length: g.int(2, 6) }, () => `import { ${type()} } from '../${g.pick(DIRS)}/${noun()}';`), ''];
+    const lines = [
+      '/**',
+      ` * ${paragraph(2)}`,
+      ' * @module',
+      ' */',
+      ...Array.from({ length: g.int(2, 6) }, () => `import { ${type()} } from '../${g.pick(DIRS)}/${noun()}';`),
+      '',
+    ];
     let n = lines.reduce((s, l) => s + l.length + 1, 0);
     while (n < size) {
       for (const l of block()) {
@@ -125,7 +211,12 @@ function writers(g) {
 
 /** A property of a tool's parameters: its JSON Schema with a long description. */
 function property(w, g, type, extra = {}) {
-  return { type, description: `${w.sentence()} ${w.sentence()} ${g.next() < 0.5 ? `${g.pick(FILLER)} ${w.sentence().toLowerCase()}` : ''}`.trim(), ...extra };
+  return {
+    type,
+    description:
+      `${w.sentence()} ${w.sentence()} ${g.next() < 0.5 ? `${g.pick(FILLER)} ${w.sentence().toLowerCase()}` : ''}`.trim(),
+    ...extra,
+  };
 }
 
 /** The 12 tools; each tool's description grows until the tools come to about TOOLS_BYTES. */
@@ -135,38 +226,94 @@ function buildTools(w, g) {
   const b = () => property(w, g, 'boolean');
   const strings = () => property(w, g, 'array', { items: { type: 'string' } });
   const specs = [
-    ['read_file', { file_path: s(), offset: i({ minimum: 1 }), limit: i({ minimum: 1, maximum: 2000 }) }, ['file_path']],
+    [
+      'read_file',
+      { file_path: s(), offset: i({ minimum: 1 }), limit: i({ minimum: 1, maximum: 2000 }) },
+      ['file_path'],
+    ],
     ['write_file', { file_path: s(), content: s() }, ['file_path', 'content']],
-    ['edit_file', { file_path: s(), old_string: s(), new_string: s(), replace_all: b() }, ['file_path', 'old_string', 'new_string']],
-    ['multi_edit', {
-      file_path: s(),
-      edits: property(w, g, 'array', { minItems: 1, items: { type: 'object', additionalProperties: false, required: ['old_string', 'new_string'], properties: { old_string: s(), new_string: s(), replace_all: b() } } }),
-    }, ['file_path', 'edits']],
+    [
+      'edit_file',
+      { file_path: s(), old_string: s(), new_string: s(), replace_all: b() },
+      ['file_path', 'old_string', 'new_string'],
+    ],
+    [
+      'multi_edit',
+      {
+        file_path: s(),
+        edits: property(w, g, 'array', {
+          minItems: 1,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['old_string', 'new_string'],
+            properties: { old_string: s(), new_string: s(), replace_all: b() },
+          },
+        }),
+      },
+      ['file_path', 'edits'],
+    ],
     ['list_directory', { path: s(), ignore: strings() }, ['path']],
     ['glob', { pattern: s(), path: s() }, ['pattern']],
-    ['grep', {
-      pattern: s(), path: s(), glob: s(), type: s(), output_mode: s({ enum: ['content', 'files_with_matches', 'count'] }),
-      context_lines: i({ minimum: 0 }), case_insensitive: b(), multiline: b(), head_limit: i({ minimum: 1 }),
-    }, ['pattern']],
-    ['run_shell', { command: s(), timeout_ms: i({ minimum: 1000, maximum: 600000 }), description: s(), run_in_background: b() }, ['command']],
+    [
+      'grep',
+      {
+        pattern: s(),
+        path: s(),
+        glob: s(),
+        type: s(),
+        output_mode: s({ enum: ['content', 'files_with_matches', 'count'] }),
+        context_lines: i({ minimum: 0 }),
+        case_insensitive: b(),
+        multiline: b(),
+        head_limit: i({ minimum: 1 }),
+      },
+      ['pattern'],
+    ],
+    [
+      'run_shell',
+      { command: s(), timeout_ms: i({ minimum: 1000, maximum: 600000 }), description: s(), run_in_background: b() },
+      ['command'],
+    ],
     ['web_fetch', { url: s({ format: 'uri' }), prompt: s() }, ['url', 'prompt']],
     ['web_search', { query: s({ minLength: 2 }), allowed_domains: strings(), blocked_domains: strings() }, ['query']],
-    ['todo_write', {
-      todos: property(w, g, 'array', {
-        items: {
-          type: 'object', additionalProperties: false, required: ['id', 'content', 'status'],
-          properties: { id: s(), content: s({ minLength: 1 }), status: s({ enum: ['pending', 'in_progress', 'completed'] }), priority: s({ enum: ['high', 'medium', 'low'] }) },
-        },
-      }),
-    }, ['todos']],
-    ['spawn_task', { description: s(), prompt: s(), agent_type: s({ enum: ['general', 'explore', 'review'] }) }, ['description', 'prompt']],
+    [
+      'todo_write',
+      {
+        todos: property(w, g, 'array', {
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'content', 'status'],
+            properties: {
+              id: s(),
+              content: s({ minLength: 1 }),
+              status: s({ enum: ['pending', 'in_progress', 'completed'] }),
+              priority: s({ enum: ['high', 'medium', 'low'] }),
+            },
+          },
+        }),
+      },
+      ['todos'],
+    ],
+    [
+      'spawn_task',
+      { description: s(), prompt: s(), agent_type: s({ enum: ['general', 'explore', 'review'] }) },
+      ['description', 'prompt'],
+    ],
   ];
   const tools = specs.map(([name, properties, required]) => ({
     type: 'function',
     function: {
       name,
       description: w.paragraph(3),
-      parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false, required, properties },
+      parameters: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        additionalProperties: false,
+        required,
+        properties,
+      },
     },
   }));
   // The shortest tool's description grows by a paragraph until the tools come to TOOLS_BYTES.
@@ -189,15 +336,25 @@ function buildSystem(w, g) {
     `Working directory: ${ROOT}`,
     'Is the directory a git repository: yes',
     'Platform: linux',
-    'Today\'s date: 2026-01-15',
+    "Today's date: 2026-01-15",
     '',
     'gitStatus: This is the git status at the start of the conversation.',
     'Current branch: feature/agent-turns',
     'Status:',
     ...Array.from({ length: 6 }, () => `${g.pick([' M', '??', ' D', 'A '])} ${w.file()}`),
   ].join('\n');
-  const head = 'You are Forge, an interactive command-line agent that helps users with software engineering tasks. Use the instructions below and the tools available to you to assist the user.\n\n';
-  const titles = ['Tone and style', 'Doing tasks', 'Tool usage policy', 'Following conventions', 'Code style', 'Version control', 'Testing', 'Safety'];
+  const head =
+    'You are Forge, an interactive command-line agent that helps users with software engineering tasks. Use the instructions below and the tools available to you to assist the user.\n\n';
+  const titles = [
+    'Tone and style',
+    'Doing tasks',
+    'Tool usage policy',
+    'Following conventions',
+    'Code style',
+    'Version control',
+    'Testing',
+    'Safety',
+  ];
   let text = head;
   for (let section = 0; bytes(text) + bytes(env) < SYSTEM_BYTES; section++) {
     text += `# ${titles[section % titles.length]}\n${w.paragraph()}\n`;
@@ -240,7 +397,10 @@ function buildStep(w, g, room) {
     const want = Math.min(room, g.int(1000, 5000));
     const out = [];
     for (let n = 0; n < want;) {
-      const line = g.next() < 0.2 ? ` PASS  test/unit/${w.noun()}-${w.noun()}.test.ts (${g.int(1, 9)}.${g.int(100, 999)} s)` : `    ✓ ${w.sentence(4, 10).toLowerCase()} (${g.int(1, 300)} ms)`;
+      const line =
+        g.next() < 0.2
+          ? ` PASS  test/unit/${w.noun()}-${w.noun()}.test.ts (${g.int(1, 9)}.${g.int(100, 999)} s)`
+          : `    ✓ ${w.sentence(4, 10).toLowerCase()} (${g.int(1, 300)} ms)`;
       out.push(line);
       n += Buffer.byteLength(line) + 1;
     }
@@ -248,12 +408,23 @@ function buildStep(w, g, room) {
   } else {
     name = 'edit_file';
     const lines = w.sourceLines(Math.min(room / 2, g.int(400, 1500)));
-    args = { file_path: path, old_string: lines.slice(0, 12).join('\n'), new_string: lines.slice(0, 12).map((l) => l.replace(/\bnull\b/, 'undefined')).join('\n') };
+    args = {
+      file_path: path,
+      old_string: lines.slice(0, 12).join('\n'),
+      new_string: lines
+        .slice(0, 12)
+        .map((l) => l.replace(/\bnull\b/, 'undefined'))
+        .join('\n'),
+    };
     result = `The file ${path} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${w.numbered(lines, g.int(10, 300))}`;
   }
   const say = w.sentence(6, 16).replace(/\.$/, ':');
   return [
-    { role: 'assistant', content: say, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+    {
+      role: 'assistant',
+      content: say,
+      tool_calls: [{ id: callId, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    },
     { role: 'tool', tool_call_id: callId, content: result },
   ];
 }
@@ -275,7 +446,10 @@ const built = new Map();
  * @param {number} [seed]
  */
 function agentTurn(kb = AGENT_KB, seed = SEED) {
-  if (!Number.isFinite(kb) || kb < MIN_KB) throw new Error(`BENCH_AGENT_KB must be a number of KB, at least ${MIN_KB} (the tools and the system prompt alone are about 44 KB), not ${kb}`);
+  if (!Number.isFinite(kb) || kb < MIN_KB)
+    throw new Error(
+      `BENCH_AGENT_KB must be a number of KB, at least ${MIN_KB} (the tools and the system prompt alone are about 44 KB), not ${kb}`,
+    );
   const key = `${kb}/${seed}`;
   if (built.has(key)) return built.get(key);
   const g = generator(seed);
@@ -284,8 +458,19 @@ function agentTurn(kb = AGENT_KB, seed = SEED) {
   const system = buildSystem(w, g);
   const instructions = `<project-instructions path="${ROOT}/AGENTS.md">\n# Atlas\n${w.paragraph(4)}\n\n## Commands\n- \`npm test\`: ${w.sentence()}\n- \`npm run lint\`: ${w.sentence()}\n\n## Conventions\n${Array.from({ length: 6 }, () => `- ${w.sentence()}`).join('\n')}\n</project-instructions>`;
   const task = `${instructions}\n\n${w.paragraph(3)} Start with ${w.file()} and make the tests pass.`;
-  const messages = [{ role: 'system', content: system }, { role: 'user', content: task }];
-  const fields = { model: AGENT_MODEL, messages, tools, tool_choice: 'auto', parallel_tool_calls: true, temperature: 0, max_tokens: AGENT_MAX_TOKENS };
+  const messages = [
+    { role: 'system', content: system },
+    { role: 'user', content: task },
+  ];
+  const fields = {
+    model: AGENT_MODEL,
+    messages,
+    tools,
+    tool_choice: 'auto',
+    parallel_tool_calls: true,
+    temperature: 0,
+    max_tokens: AGENT_MAX_TOKENS,
+  };
   // Room for the stream fields, so the streamed body is within the size asked too.
   const target = kb * 1024 - 64;
   // The body grows by each message's JSON and a comma; steps are added while there is room for one.
@@ -312,7 +497,10 @@ function agentTurn(kb = AGENT_KB, seed = SEED) {
 
 /** The client's body to the gateway and the chat floor. */
 const agentGatewayBody = (stream, kb = AGENT_KB, seed = SEED) =>
-  JSON.stringify({ ...agentTurn(kb, seed).fields, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  JSON.stringify({
+    ...agentTurn(kb, seed).fields,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
 
 /**
  * The same request as the gateway sends it upstream (for the direct and proxy targets): the
@@ -320,7 +508,21 @@ const agentGatewayBody = (stream, kb = AGENT_KB, seed = SEED) =>
  */
 function agentUpstreamBody(stream, kb = AGENT_KB, seed = SEED) {
   const { model: _model, ...rest } = agentTurn(kb, seed).fields;
-  return JSON.stringify({ model: AGENT_UPSTREAM_MODEL, ...rest, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  return JSON.stringify({
+    model: AGENT_UPSTREAM_MODEL,
+    ...rest,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
 }
 
-module.exports = { AGENT_DEFAULT_KB: DEFAULT_KB, AGENT_KB, AGENT_MAX_TOKENS, AGENT_MODEL, AGENT_UPSTREAM_MODEL, MIN_KB, agentTurn, agentGatewayBody, agentUpstreamBody };
+module.exports = {
+  AGENT_DEFAULT_KB: DEFAULT_KB,
+  AGENT_KB,
+  AGENT_MAX_TOKENS,
+  AGENT_MODEL,
+  AGENT_UPSTREAM_MODEL,
+  MIN_KB,
+  agentTurn,
+  agentGatewayBody,
+  agentUpstreamBody,
+};

@@ -15,7 +15,8 @@ const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./chat-reques
 const { AGENT_DEFAULT_KB, AGENT_KB, agentGatewayBody, agentUpstreamBody } = require('./agent-request');
 
 /** The gateway's JSON body limit as this checkout ships it (`server.bodyLimitBytes`). */
-const defaultBodyLimit = () => parseYaml(readFileSync(path.join(__dirname, '..', '..', 'config', 'default.yaml'), 'utf8')).server.bodyLimitBytes;
+const defaultBodyLimit = () =>
+  parseYaml(readFileSync(path.join(__dirname, '..', '..', 'config', 'default.yaml'), 'utf8')).server.bodyLimitBytes;
 
 /**
  * The bench gateway's configuration for a body: none while the shipped body limit admits it;
@@ -29,15 +30,34 @@ function configFor(body) {
 }
 
 const chatLike = (name, stream, body, upstreamBody) => ({
-  name, stream, upstream: 'chat-upstream.js', floor: 'chat-floor.js', route: CHAT_ROUTE, body, upstreamBody, config: configFor(body),
+  name,
+  stream,
+  upstream: 'chat-upstream.js',
+  floor: 'chat-floor.js',
+  route: CHAT_ROUTE,
+  body,
+  upstreamBody,
+  config: configFor(body),
 });
-const chatCase = (stream) => chatLike(stream ? 'chat-stream' : 'chat', stream, chatGatewayBody(stream), chatUpstreamBody(stream));
+const chatCase = (stream) =>
+  chatLike(stream ? 'chat-stream' : 'chat', stream, chatGatewayBody(stream), chatUpstreamBody(stream));
 /** A coding agent's turn of BENCH_AGENT_KB (bench/lib/agent-request.js); `kb` is in the case for labels. */
-const agentCase = (stream) => ({ ...chatLike(stream ? 'agent-stream' : 'agent', stream, agentGatewayBody(stream), agentUpstreamBody(stream)), kb: AGENT_KB });
+const agentCase = (stream) => ({
+  ...chatLike(stream ? 'agent-stream' : 'agent', stream, agentGatewayBody(stream), agentUpstreamBody(stream)),
+  kb: AGENT_KB,
+});
 
 const CASES = {
   /** POST /embeddings: one input, or BENCH_BATCH inputs. */
-  embeddings: () => ({ name: BATCH ? `batch of ${BATCH}` : 'single', stream: false, upstream: 'upstream.js', floor: 'floor.js', route: '/embeddings', body: GATEWAY_BODY, config: {} }),
+  embeddings: () => ({
+    name: BATCH ? `batch of ${BATCH}` : 'single',
+    stream: false,
+    upstream: 'upstream.js',
+    floor: 'floor.js',
+    route: '/embeddings',
+    body: GATEWAY_BODY,
+    config: {},
+  }),
   chat: () => chatCase(false),
   'chat-stream': () => chatCase(true),
   agent: () => agentCase(false),

@@ -15,10 +15,21 @@ const MESSAGES = [
 ];
 
 /** The client's body to the gateway and the chat floor (the hosted service's model id). */
-const chatGatewayBody = (stream) => JSON.stringify({ model: 'openai/gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(stream ? { stream: true } : {}) });
+const chatGatewayBody = (stream) =>
+  JSON.stringify({
+    model: 'openai/gpt-4o-mini',
+    messages: MESSAGES,
+    max_tokens: 1024,
+    ...(stream ? { stream: true } : {}),
+  });
 
 /** The same request as the gateway sends it upstream, for the direct and proxy targets. */
 const chatUpstreamBody = (stream) =>
-  JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, max_tokens: 1024, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: MESSAGES,
+    max_tokens: 1024,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
 
 module.exports = { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody };

@@ -110,7 +110,11 @@ function procStat(pid, tid) {
     const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // After "pid (comm) ", field 3 is state; utime and stime are fields 14 and 15 (1-based) of the whole line.
-    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+    return {
+      name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      user: Number(fields[11]) / 100,
+      system: Number(fields[12]) / 100,
+    };
   } catch {
     return null;
   }

@@ -21,17 +21,28 @@ const BENCH_INPUT = 'The quick brown fox jumps over the lazy dog, then files a q
  * (the upstream answers N 1,536-float vectors: about 1.2 MB for 64).
  */
 const BATCH = Number(process.env.BENCH_BATCH || 0);
-const BATCH_INPUT = Array.from({ length: BATCH }, (_, i) => `Chunk ${i}: ${BENCH_INPUT.repeat(5)} ${'Retrieval pipelines embed many such passages. '.repeat(2)}`);
+const BATCH_INPUT = Array.from(
+  { length: BATCH },
+  (_, i) => `Chunk ${i}: ${BENCH_INPUT.repeat(5)} ${'Retrieval pipelines embed many such passages. '.repeat(2)}`,
+);
 /** The request every benchmark sends to the gateway's POST /embeddings. */
-const GATEWAY_BODY = JSON.stringify({ model: 'openai/text-embedding-3-small', input: BATCH > 0 ? BATCH_INPUT : BENCH_INPUT, encoding_format: 'float' });
+const GATEWAY_BODY = JSON.stringify({
+  model: 'openai/text-embedding-3-small',
+  input: BATCH > 0 ? BATCH_INPUT : BENCH_INPUT,
+  encoding_format: 'float',
+});
 /** Node's flags from a checkout's `npm start` (e.g. the young-generation size), so the benchmark runs what ships. */
-const startFlags = (root) => require(path.join(root, 'package.json')).scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+const startFlags = (root) =>
+  require(path.join(root, 'package.json'))
+    .scripts.start.split(/\s+/)
+    .filter((a) => a.startsWith('--'));
 
 const isMapping = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** Lay `over` on `base` section by section, as the gateway layers its files (one level is all the bench sets). */
 const laySections = (base, over) => {
   const out = { ...base };
-  for (const [key, value] of Object.entries(over ?? {})) out[key] = isMapping(value) && isMapping(out[key]) ? { ...out[key], ...value } : value;
+  for (const [key, value] of Object.entries(over ?? {}))
+    out[key] = isMapping(value) && isMapping(out[key]) ? { ...out[key], ...value } : value;
   return out;
 };
 
@@ -47,30 +58,45 @@ const laySections = (base, over) => {
  * `script` is the entry point, `dist/src/main.js` unless given (bench/ladder-gateway.js for the ladder).
  * @param {{upstreamPort: number|string, env?: object, config?: object, nodeArgs?: string[], root?: string, script?: string}} opts
  */
-async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = [], root = ROOT, script = path.join(root, 'dist/src/main.js') }) {
+async function spawnGateway({
+  upstreamPort,
+  env = {},
+  config = {},
+  nodeArgs = [],
+  root = ROOT,
+  script = path.join(root, 'dist/src/main.js'),
+}) {
   const [port, metricsPort] = await freePorts(2);
   const bootstrapKey = `sk-bench-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   // JSON is YAML: the file needs no YAML writer. The rate limit is lifted so it never shapes a result.
   const configFile = `${dataDir}.yaml`;
   const callerFile = env.SWITCHYARD_CONFIG ? parseYaml(readFileSync(env.SWITCHYARD_CONFIG, 'utf8')) : {};
-  writeFileSync(configFile, JSON.stringify([callerFile, config].reduce(laySections, { rateLimit: { limit: 10_000_000 } })));
+  writeFileSync(
+    configFile,
+    JSON.stringify([callerFile, config].reduce(laySections, { rateLimit: { limit: 10_000_000 } })),
+  );
   const removeDataDir = () => {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(configFile, { force: true });
   };
-  const handle = await startChild('gateway', [...startFlags(root), ...nodeArgs, script], {
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    METRICS_PORT: String(metricsPort),
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-    OPENAI_API_KEY: 'sk-bench-upstream',
-    ...env,
-    SWITCHYARD_CONFIG: configFile,
-  }, { readyUrl: `http://127.0.0.1:${port}/healthz` }).catch((err) => {
+  const handle = await startChild(
+    'gateway',
+    [...startFlags(root), ...nodeArgs, script],
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
+      OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+      OPENAI_API_KEY: 'sk-bench-upstream',
+      ...env,
+      SWITCHYARD_CONFIG: configFile,
+    },
+    { readyUrl: `http://127.0.0.1:${port}/healthz` },
+  ).catch((err) => {
     removeDataDir();
     throw err;
   });
@@ -108,9 +134,17 @@ async function spawnGateway({ upstreamPort, env = {}, config = {}, nodeArgs = []
  *   `script` as in spawnGateway, `budgets: false` to set neither the workspace budget nor the key's limit,
  *   `route` the API route `url` points at (e.g. `/chat/completions`)
  */
-async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true, route = '/embeddings' } = {}) {
+async function startBenchGateway(
+  upstreamPort,
+  mode,
+  { nodeArgs = [], env: extraEnv = {}, config = {}, root = ROOT, script, budgets = true, route = '/embeddings' } = {},
+) {
   const services = mode === 'services' ? await prepareServices() : null;
-  const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }), ...extraEnv };
+  const env = {
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+    ...(services ? services.env : { DATABASE_URL: '', REDIS_URL: '' }),
+    ...extraEnv,
+  };
   const gateway = await spawnGateway({ upstreamPort, env, config, nodeArgs, root, script }).catch(async (err) => {
     if (services) await services.cleanup();
     throw err;
@@ -123,7 +157,11 @@ async function startBenchGateway(upstreamPort, mode, { nodeArgs = [], env: extra
   try {
     const workspaces = await api('GET', '/workspaces');
     if (budgets) await api('PUT', `/workspaces/${workspaces.data[0].id}/budgets/monthly`, { limit_usd: 1_000_000 });
-    const created = await api('POST', '/keys', budgets ? { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' } : { name: 'bench' });
+    const created = await api(
+      'POST',
+      '/keys',
+      budgets ? { name: 'bench', limit: 1_000_000, limit_reset: 'monthly' } : { name: 'bench' },
+    );
     handle.url = `${base}${route}`;
     handle.headers = { authorization: `Bearer ${created.key}` };
     return handle;

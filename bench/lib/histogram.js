@@ -70,7 +70,9 @@ function mergeDeltas(deltas) {
     total += d.total;
     for (const { le, share } of d.shares) counts.set(le, (counts.get(le) ?? 0) + share * d.total);
   }
-  const shares = [...counts.keys()].sort((x, y) => x - y).map((le) => ({ le, share: total > 0 ? (counts.get(le) ?? 0) / total : 0 }));
+  const shares = [...counts.keys()]
+    .sort((x, y) => x - y)
+    .map((le) => ({ le, share: total > 0 ? (counts.get(le) ?? 0) / total : 0 }));
   return { total, shares };
 }
 

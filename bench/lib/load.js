@@ -22,7 +22,9 @@ function runLoad(opts) {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(opts.headers || {}) },
         body: opts.body,
-        requests: opts.makeBody ? [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.makeBody() }) }] : undefined,
+        requests: opts.makeBody
+          ? [{ method: 'POST', setupRequest: (req) => ({ ...req, body: opts.makeBody() }) }]
+          : undefined,
         connections: opts.connections,
         duration: opts.duration,
         overallRate: opts.overallRate,

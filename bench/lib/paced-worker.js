@@ -96,7 +96,13 @@ class Pool {
     this.port = Number(u.port);
     this.maxSockets = maxSockets;
     const bytes = Buffer.from(body);
-    const lines = [`POST ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`, 'Connection: keep-alive', 'Content-Type: application/json', `Content-Length: ${bytes.length}`];
+    const lines = [
+      `POST ${u.pathname}${u.search} HTTP/1.1`,
+      `Host: ${u.host}`,
+      'Connection: keep-alive',
+      'Content-Type: application/json',
+      `Content-Length: ${bytes.length}`,
+    ];
     for (const [k, v] of Object.entries(headers || {})) lines.push(`${k}: ${v}`);
     this.request = Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]);
     this.conns = new Set();
@@ -170,14 +176,36 @@ const pools = new Map();
 const sorted = (values, n) => Array.from(values.subarray(0, n)).sort((a, b) => a - b);
 
 /** One paced run: `rate` requests per second for `duration` seconds, on a schedule, whatever the responses do. */
-function paced({ url, headers, body, rate, duration, maxSockets = 32, firstByte = 'byte', keepLatencies = false, answerTimeoutMs = ANSWER_TIMEOUT_MS }) {
+function paced({
+  url,
+  headers,
+  body,
+  rate,
+  duration,
+  maxSockets = 32,
+  firstByte = 'byte',
+  keepLatencies = false,
+  answerTimeoutMs = ANSWER_TIMEOUT_MS,
+}) {
   const key = `${url} ${JSON.stringify(headers)} ${body}`;
   let pool = pools.get(key);
   if (pool === undefined) pools.set(key, (pool = new Pool(url, headers, body, maxSockets)));
   const total = Math.round(rate * duration);
   const run = {
-    total, sent: 0, finished: 0, ok: 0, non2xx: 0, errors: 0, late: 0, noEvent: 0, eventsMin: Infinity, eventsMax: 0, firstByte,
-    latencies: new Float64Array(total), ttfb: new Float64Array(total), resolve: null,
+    total,
+    sent: 0,
+    finished: 0,
+    ok: 0,
+    non2xx: 0,
+    errors: 0,
+    late: 0,
+    noEvent: 0,
+    eventsMin: Infinity,
+    eventsMax: 0,
+    firstByte,
+    latencies: new Float64Array(total),
+    ttfb: new Float64Array(total),
+    resolve: null,
   };
   pool.run = run;
   const start = now();

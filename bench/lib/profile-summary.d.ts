@@ -2,7 +2,11 @@
 
 /** A V8 CPU profile as the inspector's `Profiler.stop` returns it (the fields read here). */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
   samples: number[];
   timeDeltas: number[];
   startTime: number;
@@ -16,7 +20,10 @@ export function summariseCpu(profile: CpuProfile, n?: number): string;
 export function longTasks(profile: CpuProfile, minMs?: number, n?: number): string;
 
 /** Each file's or package's self time per request (µs) for several targets side by side, as text. */
-export function compareUnits(columns: Array<{ name: string; profile: CpuProfile; requests: number }>, n?: number): string;
+export function compareUnits(
+  columns: Array<{ name: string; profile: CpuProfile; requests: number }>,
+  n?: number,
+): string;
 
 /** Inclusive time of the gateway's own functions (under `dist/src/`), as shares of the busy time, as text. */
 export function inclusiveOwn(profile: CpuProfile, n?: number): string;

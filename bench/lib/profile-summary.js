@@ -23,7 +23,10 @@ function unitOf(frame) {
   const url = shortUrl(frame.url);
   if (!url) return frame.functionName || '(native)';
   if (url.startsWith('src/') || url.startsWith('node:')) return url;
-  return url.split('/').slice(0, url.startsWith('@') ? 2 : 1).join('/');
+  return url
+    .split('/')
+    .slice(0, url.startsWith('@') ? 2 : 1)
+    .join('/');
 }
 
 function top(map, total, n, unit) {
@@ -190,7 +193,10 @@ function longTasks(profile, minMs = 1, n = 15) {
   const rows = [...byCulprit]
     .sort((a, b) => b[1].us - a[1].us)
     .slice(0, n)
-    .map(([k, a]) => `${String(a.count).padStart(6)} ${ms(a.us).padStart(7)} ms ${ms(a.stalledUs).padStart(7)} ms ${(a.max / 1000).toFixed(1).padStart(6)} ms  ${k}`);
+    .map(
+      ([k, a]) =>
+        `${String(a.count).padStart(6)} ${ms(a.us).padStart(7)} ms ${ms(a.stalledUs).padStart(7)} ms ${(a.max / 1000).toFixed(1).padStart(6)} ms  ${k}`,
+    );
   const stalled = long.filter((s) => s.stalledUs > 0);
   return [
     `busy stretches of ${minMs} ms or more: ${long.length} in ${seconds.toFixed(1)} s (${ms(long.reduce((t, s) => t + s.us, 0))} ms), by what most of each was doing`,
@@ -212,7 +218,10 @@ function summariseHeap(profile, requests, n = 30) {
   };
   walk(profile.head);
   const perRequest = (v) => `${(v / 1024 / requests).toFixed(2)} kB`;
-  return [`${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`, top(fn, total, n, perRequest)].join('\n');
+  return [
+    `${(total / 1024 / requests).toFixed(1)} kB allocated per request (sampled)`,
+    top(fn, total, n, perRequest),
+  ].join('\n');
 }
 
 module.exports = { summariseCpu, summariseHeap, longTasks, compareUnits, inclusiveOwn };

@@ -32,13 +32,26 @@ export interface CpuSpent {
 
 export function median(values: unknown[]): number | null;
 export function msPerRequest(seconds: number | null, requests: number): number | null;
-export function cpuDuring<T>(handle: { child: { pid: number } }, load: () => Promise<T>): Promise<{ result: T } & Required<CpuSpent>>;
+export function cpuDuring<T>(
+  handle: { child: { pid: number } },
+  load: () => Promise<T>,
+): Promise<{ result: T } & Required<CpuSpent>>;
 export function settle(metricsUrl: string, opts?: { timeoutMs?: number; pauseMs?: number }): Promise<void>;
 export function inTurns<T>(targets: readonly T[], slices: number, run: (target: T) => Promise<void>): Promise<void>;
-export function pooledTurns<T, R extends { requests: number; seconds: number; errors: number; non2xx: number; latencies: number[] }>(
+export function pooledTurns<
+  T,
+  R extends { requests: number; seconds: number; errors: number; non2xx: number; latencies: number[] },
+>(
   targets: readonly T[],
   slices: number,
   run: (target: T) => Promise<{ result: R } & CpuSpent>,
 ): Promise<Map<T, { figures: RoundFigures; turns: R[] }>>;
-export function maxRound<T extends RoundTarget>(targets: readonly T[], opts: { connections: number; duration: number; slices: number }): Promise<Map<T, RoundFigures>>;
-export function cpuLine(rows: ReadonlyArray<{ name: string } & Partial<Pick<RoundFigures, 'cpuMsPerRequest' | 'userMsPerRequest' | 'mainThreadMsPerRequest'>>>): string;
+export function maxRound<T extends RoundTarget>(
+  targets: readonly T[],
+  opts: { connections: number; duration: number; slices: number },
+): Promise<Map<T, RoundFigures>>;
+export function cpuLine(
+  rows: ReadonlyArray<
+    { name: string } & Partial<Pick<RoundFigures, 'cpuMsPerRequest' | 'userMsPerRequest' | 'mainThreadMsPerRequest'>>
+  >,
+): string;

@@ -28,7 +28,9 @@ function msPerRequest(seconds, requests) {
 function cpuNow(pid) {
   const all = cpuTimes(pid);
   const main = cpuTimes(pid, pid);
-  return all === null || main === null ? null : { seconds: all.user + all.system, userSeconds: all.user, mainThreadSeconds: main.user + main.system };
+  return all === null || main === null
+    ? null
+    : { seconds: all.user + all.system, userSeconds: all.user, mainThreadSeconds: main.user + main.system };
 }
 
 /**
@@ -42,7 +44,12 @@ async function cpuDuring(handle, load) {
   const result = await load();
   const after = cpuNow(handle.child.pid);
   if (before === null || after === null) return { result, seconds: null, userSeconds: null, mainThreadSeconds: null };
-  return { result, seconds: after.seconds - before.seconds, userSeconds: after.userSeconds - before.userSeconds, mainThreadSeconds: after.mainThreadSeconds - before.mainThreadSeconds };
+  return {
+    result,
+    seconds: after.seconds - before.seconds,
+    userSeconds: after.userSeconds - before.userSeconds,
+    mainThreadSeconds: after.mainThreadSeconds - before.mainThreadSeconds,
+  };
 }
 
 /** The CPU figures of {@link cpuDuring}, summed over turns (a null, no /proc, stays null). */
@@ -78,7 +85,20 @@ async function inTurns(targets, slices, run) {
  * and its `turns`' results.
  */
 async function pooledTurns(targets, slices, run) {
-  const pools = new Map(targets.map((t) => [t, { latencies: [], requests: 0, seconds: 0, errors: 0, non2xx: 0, cpu: { seconds: 0, userSeconds: 0, mainThreadSeconds: 0 }, turns: [] }]));
+  const pools = new Map(
+    targets.map((t) => [
+      t,
+      {
+        latencies: [],
+        requests: 0,
+        seconds: 0,
+        errors: 0,
+        non2xx: 0,
+        cpu: { seconds: 0, userSeconds: 0, mainThreadSeconds: 0 },
+        turns: [],
+      },
+    ]),
+  );
   await inTurns(targets, slices, async (t) => {
     const turn = await run(t);
     const r = turn.result;
@@ -88,22 +108,24 @@ async function pooledTurns(targets, slices, run) {
     for (const k of CPU_KEYS) p.cpu[k] = turn[k] == null || p.cpu[k] === null ? null : p.cpu[k] + turn[k];
     p.turns.push(r);
   });
-  return new Map(targets.map((t) => {
-    const p = pools.get(t);
-    const sorted = p.latencies.sort((a, b) => a - b);
-    const figures = {
-      requests: p.requests,
-      rps: Math.round((p.requests / p.seconds) * 10) / 10,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      errors: p.errors,
-      non2xx: p.non2xx,
-      cpuMsPerRequest: msPerRequest(p.cpu.seconds, p.requests),
-      userMsPerRequest: msPerRequest(p.cpu.userSeconds, p.requests),
-      mainThreadMsPerRequest: msPerRequest(p.cpu.mainThreadSeconds, p.requests),
-    };
-    return [t, { figures, turns: p.turns }];
-  }));
+  return new Map(
+    targets.map((t) => {
+      const p = pools.get(t);
+      const sorted = p.latencies.sort((a, b) => a - b);
+      const figures = {
+        requests: p.requests,
+        rps: Math.round((p.requests / p.seconds) * 10) / 10,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        errors: p.errors,
+        non2xx: p.non2xx,
+        cpuMsPerRequest: msPerRequest(p.cpu.seconds, p.requests),
+        userMsPerRequest: msPerRequest(p.cpu.userSeconds, p.requests),
+        mainThreadMsPerRequest: msPerRequest(p.cpu.mainThreadSeconds, p.requests),
+      };
+      return [t, { figures, turns: p.turns }];
+    }),
+  );
 }
 
 /**
@@ -117,7 +139,16 @@ async function pooledTurns(targets, slices, run) {
 async function maxRound(targets, { connections, duration, slices }) {
   for (const t of targets) if (t.handle.metricsUrl) await settle(t.handle.metricsUrl);
   const pooled = await pooledTurns(targets, slices, async (t) => {
-    const turn = await cpuDuring(t.handle, () => runLoad({ url: t.url, headers: t.headers, body: t.body, connections, duration: duration / slices, keepLatencies: true }));
+    const turn = await cpuDuring(t.handle, () =>
+      runLoad({
+        url: t.url,
+        headers: t.headers,
+        body: t.body,
+        connections,
+        duration: duration / slices,
+        keepLatencies: true,
+      }),
+    );
     if (t.handle.metricsUrl) await settle(t.handle.metricsUrl);
     return turn;
   });

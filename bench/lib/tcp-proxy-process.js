@@ -18,7 +18,9 @@ const { tcpProxy } = require('../../testkit/tcp-proxy');
  * @param {number} targetPort
  */
 async function tcpProxyProcess(targetHost, targetPort) {
-  const child = fork(path.join(__dirname, 'tcp-proxy-process.js'), [targetHost, String(targetPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'tcp-proxy-process.js'), [targetHost, String(targetPort)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiting = new Map();
   let next = 0;
   child.on('message', (msg) => {

@@ -33,7 +33,13 @@ let sampler = null;
 
 function sampleMemory() {
   const m = process.memoryUsage();
-  const parts = { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers, external: m.external };
+  const parts = {
+    rss: m.rss,
+    heapTotal: m.heapTotal,
+    heapUsed: m.heapUsed,
+    arrayBuffers: m.arrayBuffers,
+    external: m.external,
+  };
   for (const [k, v] of Object.entries(parts)) memory[k] = Math.max(memory[k] ?? 0, v);
 }
 new PerformanceObserver((list) => {
@@ -54,9 +60,16 @@ function start() {
   session.connect();
   if (HEAP) {
     session.post('HeapProfiler.enable', () =>
-      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !PROMOTED }));
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: !PROMOTED,
+      }),
+    );
   } else {
-    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')));
+    session.post('Profiler.enable', () =>
+      session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')),
+    );
   }
 }
 

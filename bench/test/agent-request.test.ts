@@ -14,7 +14,15 @@ import { readPrompt } from '../../src/chat/prompt';
 import type { ChatBody } from '../../src/chat/types';
 import { createAjv, toIssues } from '../../src/validation/ajv';
 import { definitionSchemas, requestSchemas } from '../../src/wire';
-import { AGENT_MAX_TOKENS, AGENT_MODEL, AGENT_UPSTREAM_MODEL, MIN_KB, agentGatewayBody, agentTurn, agentUpstreamBody } from '../lib/agent-request';
+import {
+  AGENT_MAX_TOKENS,
+  AGENT_MODEL,
+  AGENT_UPSTREAM_MODEL,
+  MIN_KB,
+  agentGatewayBody,
+  agentTurn,
+  agentUpstreamBody,
+} from '../lib/agent-request';
 import { benchCase, caseLabel, configFor } from '../lib/cases';
 
 const KB = 1024;
@@ -63,7 +71,10 @@ describe('agent turn', () => {
     const script = `const a = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'agent-request.js'))});
       const h = (s) => require('node:crypto').createHash('sha256').update(s).digest('hex');
       process.stdout.write([h(a.agentGatewayBody(false, 150)), h(a.agentGatewayBody(true, 50))].join(' '));`;
-    const other = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, BENCH_AGENT_KB: '' } });
+    const other = execFileSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_AGENT_KB: '' },
+    });
     expect(other).toBe([hash(agentGatewayBody(false, 150)), hash(agentGatewayBody(true, 50))].join(' '));
     expect(agentGatewayBody(false, 50, 7)).not.toBe(agentGatewayBody(false, 50));
   });
@@ -73,43 +84,79 @@ describe('agent turn', () => {
     expect(() => agentTurn(Number('x'))).toThrow(/BENCH_AGENT_KB/);
   });
 
-  it.each(SIZES)('a turn of %i KB is a chat request the gateway accepts, its prompt within the model\'s context', (kb) => {
-    const validate = chatValidator();
-    for (const stream of [false, true]) {
-      const body = JSON.parse(agentGatewayBody(stream, kb)) as ChatBody;
-      if (!validate(body)) throw new Error(toIssues('body', validate.errors).map((i) => `${i.path} ${i.message}`).join('\n'));
-    }
-    const catalog = parseYaml(readFileSync(path.join(__dirname, '..', '..', 'config', 'chat-models.yaml'), 'utf8')) as {
-      models: Array<{ id: string; context_length: number; endpoints: Array<{ provider: string; upstream_model: string; max_completion_tokens?: number; supported_parameters?: string[] }> }>;
-    };
-    const model = catalog.models.find((m) => m.id === AGENT_MODEL);
-    const endpoint = model?.endpoints.find((e) => e.provider === 'openai');
-    expect(endpoint?.upstream_model).toBe(AGENT_UPSTREAM_MODEL);
-    expect(endpoint?.max_completion_tokens).toBeGreaterThanOrEqual(AGENT_MAX_TOKENS);
-    expect(endpoint?.supported_parameters).toEqual(expect.arrayContaining(['tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'max_tokens']));
-    const prompt = readPrompt(JSON.parse(agentGatewayBody(false, kb)) as ChatBody);
-    expect(prompt.tokens).toBeLessThan(model?.context_length ?? 0);
-  });
+  it.each(SIZES)(
+    "a turn of %i KB is a chat request the gateway accepts, its prompt within the model's context",
+    (kb) => {
+      const validate = chatValidator();
+      for (const stream of [false, true]) {
+        const body = JSON.parse(agentGatewayBody(stream, kb)) as ChatBody;
+        if (!validate(body))
+          throw new Error(
+            toIssues('body', validate.errors)
+              .map((i) => `${i.path} ${i.message}`)
+              .join('\n'),
+          );
+      }
+      const catalog = parseYaml(
+        readFileSync(path.join(__dirname, '..', '..', 'config', 'chat-models.yaml'), 'utf8'),
+      ) as {
+        models: Array<{
+          id: string;
+          context_length: number;
+          endpoints: Array<{
+            provider: string;
+            upstream_model: string;
+            max_completion_tokens?: number;
+            supported_parameters?: string[];
+          }>;
+        }>;
+      };
+      const model = catalog.models.find((m) => m.id === AGENT_MODEL);
+      const endpoint = model?.endpoints.find((e) => e.provider === 'openai');
+      expect(endpoint?.upstream_model).toBe(AGENT_UPSTREAM_MODEL);
+      expect(endpoint?.max_completion_tokens).toBeGreaterThanOrEqual(AGENT_MAX_TOKENS);
+      expect(endpoint?.supported_parameters).toEqual(
+        expect.arrayContaining(['tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'max_tokens']),
+      );
+      const prompt = readPrompt(JSON.parse(agentGatewayBody(false, kb)) as ChatBody);
+      expect(prompt.tokens).toBeLessThan(model?.context_length ?? 0);
+    },
+  );
 
-  it('goes upstream as the gateway sends it: the provider\'s model name and a stream that asks for usage', () => {
+  it("goes upstream as the gateway sends it: the provider's model name and a stream that asks for usage", () => {
     const client = JSON.parse(agentGatewayBody(true)) as Record<string, unknown>;
     const upstream = JSON.parse(agentUpstreamBody(true)) as Record<string, unknown>;
-    expect(upstream).toEqual({ ...client, model: AGENT_UPSTREAM_MODEL, stream: true, stream_options: { include_usage: true } });
+    expect(upstream).toEqual({
+      ...client,
+      model: AGENT_UPSTREAM_MODEL,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(JSON.parse(agentUpstreamBody(false))).not.toHaveProperty('stream');
   });
 });
 
 describe('agent cases', () => {
-  it.each([['agent', false], ['agent-stream', true]] as const)('BENCH_CASE=%s is the agent turn on the chat route', (name, stream) => {
+  it.each([
+    ['agent', false],
+    ['agent-stream', true],
+  ] as const)('BENCH_CASE=%s is the agent turn on the chat route', (name, stream) => {
     const c = benchCase(name);
-    expect(c).toMatchObject({ name, stream, upstream: 'chat-upstream.js', floor: 'chat-floor.js', route: '/chat/completions', kb: 50 });
+    expect(c).toMatchObject({
+      name,
+      stream,
+      upstream: 'chat-upstream.js',
+      floor: 'chat-floor.js',
+      route: '/chat/completions',
+      kb: 50,
+    });
     expect(c.body).toBe(agentGatewayBody(stream, 50));
     expect(c.upstreamBody).toBe(agentUpstreamBody(stream, 50));
     expect(caseLabel(c)).toBe(name);
     expect(caseLabel({ ...c, kb: 1024 })).toBe(`${name}-1024kb`);
   });
 
-  it('raises the bench gateway\'s body limit only for a body the shipped limit refuses', () => {
+  it("raises the bench gateway's body limit only for a body the shipped limit refuses", () => {
     expect(benchCase('agent').config).toEqual({});
     expect(configFor(agentGatewayBody(true, 1024))).toEqual({});
     expect(configFor('x'.repeat(2 * 1024 * KB))).toEqual({ server: { bodyLimitBytes: 4 * 1024 * KB } });

@@ -14,7 +14,10 @@ import { chatUpstreamBody } from '../lib/chat-request';
 const children: ChildProcess[] = [];
 
 async function start(script: string, env: Record<string, string> = {}): Promise<number> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   return new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -50,9 +53,14 @@ describe('chat floor', () => {
     });
     await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
     try {
-      const port = await start('chat-floor.js', { UPSTREAM: `http://127.0.0.1:${(capture.address() as AddressInfo).port}` });
+      const port = await start('chat-floor.js', {
+        UPSTREAM: `http://127.0.0.1:${(capture.address() as AddressInfo).port}`,
+      });
       for (const stream of [false, true]) {
-        const { status } = await post(`http://127.0.0.1:${port}/api/v1/chat/completions`, agentGatewayBody(stream, 150));
+        const { status } = await post(
+          `http://127.0.0.1:${port}/api/v1/chat/completions`,
+          agentGatewayBody(stream, 150),
+        );
         expect(status).toBe(200);
         expect(received.pop()).toEqual(JSON.parse(agentUpstreamBody(stream, 150)));
       }
@@ -69,11 +77,14 @@ describe('chat upstream', () => {
     url = `http://127.0.0.1:${await start('chat-upstream.js')}/v1/chat/completions`;
   });
 
-  it('answers a 1 MB agent turn whole, with its prompt\'s size in the usage', async () => {
+  it("answers a 1 MB agent turn whole, with its prompt's size in the usage", async () => {
     const body = agentUpstreamBody(false, 1024);
     const { status, text } = await post(url, body);
     expect(status).toBe(200);
-    const json = JSON.parse(text) as { choices: Array<{ message: { content: string }; finish_reason: string }>; usage: { prompt_tokens: number; completion_tokens: number } };
+    const json = JSON.parse(text) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+      usage: { prompt_tokens: number; completion_tokens: number };
+    };
     expect(json.choices[0]?.message.content.length).toBeGreaterThan(1000);
     expect(json.choices[0]?.finish_reason).toBe('stop');
     expect(json.usage).toMatchObject({ prompt_tokens: Math.ceil(Buffer.byteLength(body) / 4), completion_tokens: 500 });

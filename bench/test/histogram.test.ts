@@ -15,13 +15,31 @@ const scrape = (rows: Array<[labels: string, le: string, count: number]>): strin
 
 describe('bench histogram reading', () => {
   it('sums bucket counts over label sets and ignores other metrics', () => {
-    const text = scrape([['a="1",', '0.001', 2], ['a="1",', '+Inf', 3], ['a="2",', '0.001', 5], ['a="2",', '+Inf', 5]]);
-    expect([...bucketCounts(text, 'h_seconds')]).toEqual([[0.001, 7], [Infinity, 8]]);
+    const text = scrape([
+      ['a="1",', '0.001', 2],
+      ['a="1",', '+Inf', 3],
+      ['a="2",', '0.001', 5],
+      ['a="2",', '+Inf', 5],
+    ]);
+    expect([...bucketCounts(text, 'h_seconds')]).toEqual([
+      [0.001, 7],
+      [Infinity, 8],
+    ]);
   });
 
   it('takes only the observations made between the scrapes', () => {
-    const before = scrape([['', '0.0005', 10], ['', '0.001', 10], ['', '0.005', 10], ['', '+Inf', 10]]);
-    const after = scrape([['', '0.0005', 100], ['', '0.001', 108], ['', '0.005', 109], ['', '+Inf', 110]]);
+    const before = scrape([
+      ['', '0.0005', 10],
+      ['', '0.001', 10],
+      ['', '0.005', 10],
+      ['', '+Inf', 10],
+    ]);
+    const after = scrape([
+      ['', '0.0005', 100],
+      ['', '0.001', 108],
+      ['', '0.005', 109],
+      ['', '+Inf', 110],
+    ]);
     const delta = histogramDelta(before, after, 'h_seconds');
     expect(delta.total).toBe(100);
     expect(delta.shares).toEqual([
@@ -37,15 +55,33 @@ describe('bench histogram reading', () => {
 
   it('merges rounds weighted by their counts', () => {
     const merged = mergeDeltas([
-      { total: 10, shares: [{ le: 0.001, share: 1 }, { le: Infinity, share: 1 }] },
-      { total: 30, shares: [{ le: 0.001, share: 0.5 }, { le: Infinity, share: 1 }] },
+      {
+        total: 10,
+        shares: [
+          { le: 0.001, share: 1 },
+          { le: Infinity, share: 1 },
+        ],
+      },
+      {
+        total: 30,
+        shares: [
+          { le: 0.001, share: 0.5 },
+          { le: Infinity, share: 1 },
+        ],
+      },
     ]);
     expect(merged.total).toBe(40);
-    expect(merged.shares).toEqual([{ le: 0.001, share: 25 / 40 }, { le: Infinity, share: 1 }]);
+    expect(merged.shares).toEqual([
+      { le: 0.001, share: 25 / 40 },
+      { le: Infinity, share: 1 },
+    ]);
   });
 
   it('has no quantile without observations', () => {
-    const text = scrape([['', '0.001', 4], ['', '+Inf', 4]]);
+    const text = scrape([
+      ['', '0.001', 4],
+      ['', '+Inf', 4],
+    ]);
     expect(quantileBound(histogramDelta(text, text, 'h_seconds'), 0.99)).toBeNull();
   });
 });

@@ -17,17 +17,20 @@ describe('bench feature ladder costs', () => {
       { full: [w(1.2), w(0.8)], floor: w(0.6, 2000), variants: { usage: w(0.9, 1100) } },
     ];
     const costs = ladderCosts(rounds);
-    expect(costs.features).toEqual([{ feature: 'usage', usPerRequest: 200, share: 0.2, rpsRatioWithout: 1.25, rounds: [200, 500, 100] }]);
+    expect(costs.features).toEqual([
+      { feature: 'usage', usPerRequest: 200, share: 0.2, rpsRatioWithout: 1.25, rounds: [200, 500, 100] },
+    ]);
     expect(costs.gatewayUsPerRequest).toBe(1000);
     expect(costs.floorUsPerRequest).toBe(500);
     expect(costs.gatewayOfFloorRps).toBe(0.5);
   });
 
   it('splits the gap over the floor into the features and the rest', () => {
-    const costs = ladderCosts([
-      { full: [w(1.0)], floor: w(0.4), variants: { a: w(0.9), b: w(0.75) } },
+    const costs = ladderCosts([{ full: [w(1.0)], floor: w(0.4), variants: { a: w(0.9), b: w(0.75) } }]);
+    expect(costs.features.map((f) => [f.feature, f.usPerRequest, f.share])).toEqual([
+      ['a', 100, 0.1],
+      ['b', 250, 0.25],
     ]);
-    expect(costs.features.map((f) => [f.feature, f.usPerRequest, f.share])).toEqual([['a', 100, 0.1], ['b', 250, 0.25]]);
     expect(costs.featuresUsPerRequest).toBe(350);
     expect(costs.restOverFloorUsPerRequest).toBe(250);
   });
@@ -43,7 +46,11 @@ describe('bench feature ladder costs', () => {
     ]);
     expect(costs.features.map((f) => f.feature)).toEqual(['a']);
     expect(costs.featuresUsPerRequest).toBe(100);
-    expect(costs.everyFeatureOff).toMatchObject({ usPerRequest: 300, skeletonUsPerRequest: 700, skeletonOfFloorRps: 0.75 });
+    expect(costs.everyFeatureOff).toMatchObject({
+      usPerRequest: 300,
+      skeletonUsPerRequest: 700,
+      skeletonOfFloorRps: 0.75,
+    });
     expect(ladderCosts([{ full: [w(1.0)], floor: w(0.4), variants: { a: w(0.9) } }]).everyFeatureOff).toBeNull();
   });
 

@@ -27,7 +27,20 @@ function profile(samples: Array<[id: number, gapUs: number]>): CpuProfile {
 
 describe('longTasks', () => {
   it('names a stretch by its outermost frame of our code and counts only stretches of minMs', () => {
-    const text = longTasks(profile([[2, 200], [4, 200], [4, 200], [3, 200], [4, 200], [5, 200], [2, 200], [5, 200], [2, 200]]), 1);
+    const text = longTasks(
+      profile([
+        [2, 200],
+        [4, 200],
+        [4, 200],
+        [3, 200],
+        [4, 200],
+        [5, 200],
+        [2, 200],
+        [5, 200],
+        [2, 200],
+      ]),
+      1,
+    );
     expect(text).toMatch(/busy stretches of 1 ms or more: 1 in /);
     expect(text).toMatch(/^\s+1\s+1 ms\s+0 ms\s+1\.0 ms\s+drain src\/usage\/outbox\.js$/m);
     expect(text).not.toMatch(/garbage collector/);
@@ -35,8 +48,22 @@ describe('longTasks', () => {
   });
 
   it('counts a gap of 1 ms or more inside a stretch as stalled', () => {
-    const text = longTasks(profile([[2, 200], [5, 200], [5, 3000], [5, 200], [2, 200], [4, 200], [4, 200], [2, 200]]), 1);
-    expect(text).toMatch(/1 of them hold a gap of 1 ms or more between samples \(the thread was not running\): 3 ms stalled/);
+    const text = longTasks(
+      profile([
+        [2, 200],
+        [5, 200],
+        [5, 3000],
+        [5, 200],
+        [2, 200],
+        [4, 200],
+        [4, 200],
+        [2, 200],
+      ]),
+      1,
+    );
+    expect(text).toMatch(
+      /1 of them hold a gap of 1 ms or more between samples \(the thread was not running\): 3 ms stalled/,
+    );
     expect(text).toMatch(/^\s+1\s+3 ms\s+3 ms\s+3\.4 ms\s+\(garbage collector\)$/m);
   });
 });

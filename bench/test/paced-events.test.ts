@@ -44,7 +44,13 @@ describe('bench paced client: first events', () => {
   it('times a stream to its first data: event, not to its headers, and counts its events', async () => {
     const server = await listen(streaming);
     try {
-      const r = await runPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'event' });
+      const r = await runPaced({
+        url: server.url,
+        body: '{"stream":true}',
+        rate: 20,
+        duration: 0.5,
+        firstByte: 'event',
+      });
       expect(r.requests).toBe(10);
       expect(r.errors + r.non2xx + r.noEvent).toBe(0);
       expect(r.eventsMin).toBe(3);
@@ -59,7 +65,14 @@ describe('bench paced client: first events', () => {
   it('times the same stream to its first byte when asked for bytes', async () => {
     const server = await listen(streaming);
     try {
-      const r = await runPaced({ url: server.url, body: '{"stream":true}', rate: 20, duration: 0.5, firstByte: 'byte', keepLatencies: true });
+      const r = await runPaced({
+        url: server.url,
+        body: '{"stream":true}',
+        rate: 20,
+        duration: 0.5,
+        firstByte: 'byte',
+        keepLatencies: true,
+      });
       expect(r.requests).toBe(10);
       // Every answer's first byte (the headers) came before its events, which came HOLD_MS later.
       for (let i = 0; i < r.ttfb!.length; i++) expect(r.ttfb![i]!).toBeLessThan(r.latencies![r.latencies!.length - 1]!);
@@ -77,13 +90,26 @@ describe('bench paced client: first events', () => {
     const server = await listen((req, res) => {
       req.resume();
       req.on('end', () => {
-        const body = n++ % 2 === 0 ? '{"choices":[{"message":{"content":"data: inside a string"}}]}' : '{"error":{"message":"busy"}}';
-        res.writeHead(n % 2 === 1 ? 200 : 503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        const body =
+          n++ % 2 === 0
+            ? '{"choices":[{"message":{"content":"data: inside a string"}}]}'
+            : '{"error":{"message":"busy"}}';
+        res.writeHead(n % 2 === 1 ? 200 : 503, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        });
         res.end(body);
       });
     });
     try {
-      const r = await runPaced({ url: server.url, body: '{}', rate: 40, duration: 0.5, maxSockets: 1, firstByte: 'event' });
+      const r = await runPaced({
+        url: server.url,
+        body: '{}',
+        rate: 40,
+        duration: 0.5,
+        maxSockets: 1,
+        firstByte: 'event',
+      });
       expect(r.requests).toBe(20);
       expect(r.non2xx).toBe(10);
       expect(r.errors).toBe(0);

@@ -7,7 +7,9 @@ import net from 'node:net';
 import { runPaced, stopPaced } from '../lib/paced';
 
 /** A raw TCP server answering each request with `respond(socket, n)` (n = request number from 0). */
-async function rawServer(respond: (socket: net.Socket, n: number) => void): Promise<{ url: string; close: () => Promise<void>; requests: () => number }> {
+async function rawServer(
+  respond: (socket: net.Socket, n: number) => void,
+): Promise<{ url: string; close: () => Promise<void>; requests: () => number }> {
   let n = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -60,7 +62,13 @@ describe('bench paced client', () => {
       }, 2);
     });
     try {
-      const r = await runPaced({ url: server.url, body: '{"input":"a"}', rate: 200, duration: 0.3, keepLatencies: true });
+      const r = await runPaced({
+        url: server.url,
+        body: '{"input":"a"}',
+        rate: 200,
+        duration: 0.3,
+        keepLatencies: true,
+      });
       expect(r.requests).toBe(60);
       expect(server.requests()).toBe(60);
       expect(r.errors).toBe(0);
@@ -97,7 +105,14 @@ describe('bench paced client', () => {
       if (n < 2) socket.write(response(200, '{}'));
     });
     try {
-      const r = await runPaced({ url: server.url, body: '{}', rate: 100, duration: 0.05, maxSockets: 2, answerTimeoutMs: 300 });
+      const r = await runPaced({
+        url: server.url,
+        body: '{}',
+        rate: 100,
+        duration: 0.05,
+        maxSockets: 2,
+        answerTimeoutMs: 300,
+      });
       expect(r.requests).toBe(2);
       // Five requests: two answered; of the three left, two hung on the two connections and one never got one.
       expect(r.errors).toBe(3);

@@ -12,7 +12,8 @@ const frame = (functionName: string, url = '') => ({ functionName, url, lineNumb
 function profile(us: { idle: number; router: number; check: number }): CpuProfile {
   const ids = { idle: 2, router: 3, check: 4 } as const;
   const samples: number[] = [];
-  for (const [name, total] of Object.entries(us) as Array<[keyof typeof ids, number]>) for (let t = 0; t < total; t += 100) samples.push(ids[name]);
+  for (const [name, total] of Object.entries(us) as Array<[keyof typeof ids, number]>)
+    for (let t = 0; t < total; t += 100) samples.push(ids[name]);
   return {
     nodes: [
       { id: 1, callFrame: frame('(root)'), children: [2, 3, 4] },

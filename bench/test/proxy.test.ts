@@ -9,7 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 
 async function startProxy(upstream: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'proxy.js')], { env: { ...process.env, UPSTREAM: upstream }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'proxy.js')], {
+    env: { ...process.env, UPSTREAM: upstream },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -12,14 +12,20 @@ function chunked(parts: string[], trailer = ''): Buffer {
 }
 
 function withLength(status: number, body: string): Buffer {
-  return Buffer.from(`HTTP/1.1 ${status} X\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
+  return Buffer.from(
+    `HTTP/1.1 ${status} X\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    'latin1',
+  );
 }
 
 /**
  * Feed `bytes` to a reader in pieces of `step` bytes; returns the reader, the byte offset at which
  * the first-event callback ran (null if never) and how many times it ran.
  */
-function feed(bytes: Buffer, step: number): { reader: ResponseReader; firstAt: number | null; calls: number; consumed: number } {
+function feed(
+  bytes: Buffer,
+  step: number,
+): { reader: ResponseReader; firstAt: number | null; calls: number; consumed: number } {
   const reader = new ResponseReader();
   let firstAt: number | null = null;
   let calls = 0;
@@ -42,16 +48,19 @@ const EVENTS = [
 ];
 
 describe('bench response reader', () => {
-  it.each([1, 2, 3, 7, 64, 100_000])('frames a chunked SSE answer read %i bytes at a time, counting only lines that start with data:', (step) => {
-    const bytes = chunked(EVENTS);
-    const { reader, calls, consumed } = feed(bytes, step);
-    expect(reader.complete).toBe(true);
-    expect(reader.chunked).toBe(true);
-    expect(reader.status).toBe(200);
-    expect(reader.events).toBe(4);
-    expect(calls).toBe(1);
-    expect(consumed).toBe(bytes.length);
-  });
+  it.each([1, 2, 3, 7, 64, 100_000])(
+    'frames a chunked SSE answer read %i bytes at a time, counting only lines that start with data:',
+    (step) => {
+      const bytes = chunked(EVENTS);
+      const { reader, calls, consumed } = feed(bytes, step);
+      expect(reader.complete).toBe(true);
+      expect(reader.chunked).toBe(true);
+      expect(reader.status).toBe(200);
+      expect(reader.events).toBe(4);
+      expect(calls).toBe(1);
+      expect(consumed).toBe(bytes.length);
+    },
+  );
 
   it('calls back on the byte that completes the first data: line, not on the headers or a comment before it', () => {
     const bytes = chunked(EVENTS);
@@ -82,7 +91,10 @@ describe('bench response reader', () => {
   it('reads chunk sizes with upper-case hex digits and extensions, and skips trailers', () => {
     const big = `data: ${'y'.repeat(300)}\n\n`;
     const head = 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n';
-    const bytes = Buffer.from(`${head}${Buffer.byteLength(big).toString(16).toUpperCase()};ext=1\r\n${big}\r\n0\r\nX-Trailer: 1\r\n\r\n`, 'latin1');
+    const bytes = Buffer.from(
+      `${head}${Buffer.byteLength(big).toString(16).toUpperCase()};ext=1\r\n${big}\r\n0\r\nX-Trailer: 1\r\n\r\n`,
+      'latin1',
+    );
     const { reader, consumed } = feed(bytes, bytes.length);
     expect(reader.complete).toBe(true);
     expect(reader.events).toBe(1);

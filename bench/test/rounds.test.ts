@@ -60,7 +60,8 @@ describe('bench rounds', () => {
       }
     };
     const spent = await cpuDuring({ child: { pid: process.pid } }, () => Promise.resolve(spin(300_000)));
-    if (spent.seconds === null || spent.userSeconds === null || spent.mainThreadSeconds === null) throw new Error('no /proc');
+    if (spent.seconds === null || spent.userSeconds === null || spent.mainThreadSeconds === null)
+      throw new Error('no /proc');
     // /proc counts in 10 ms ticks. The spin is this (main) thread's JavaScript: nearly all user time.
     expect(spent.seconds).toBeGreaterThanOrEqual(0.28);
     expect(spent.userSeconds).toBeGreaterThanOrEqual(0.25);
@@ -71,13 +72,29 @@ describe('bench rounds', () => {
   it('pools the CPU split over turns, and a turn without figures leaves the target without them', async () => {
     const turn = (requests: number) => ({ requests, seconds: 1, errors: 0, non2xx: 0, latencies: [1] });
     const pooled = await pooledTurns(['a', 'b'], 2, (t: string) =>
-      Promise.resolve(t === 'a' ? { result: turn(1000), seconds: 0.5, userSeconds: 0.4, mainThreadSeconds: 0.45 } : { result: turn(10), seconds: null }),
+      Promise.resolve(
+        t === 'a'
+          ? { result: turn(1000), seconds: 0.5, userSeconds: 0.4, mainThreadSeconds: 0.45 }
+          : { result: turn(10), seconds: null },
+      ),
     );
-    expect(pooled.get('a')?.figures).toMatchObject({ requests: 2000, cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 });
-    expect(pooled.get('b')?.figures).toMatchObject({ cpuMsPerRequest: null, userMsPerRequest: null, mainThreadMsPerRequest: null });
-    expect(cpuLine([{ name: 'floor', cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 }, { name: 'gateway' }])).toBe(
-      'CPU ms per request (user; main thread): floor 0.500 (0.400; 0.450), gateway - (-; -)',
-    );
+    expect(pooled.get('a')?.figures).toMatchObject({
+      requests: 2000,
+      cpuMsPerRequest: 0.5,
+      userMsPerRequest: 0.4,
+      mainThreadMsPerRequest: 0.45,
+    });
+    expect(pooled.get('b')?.figures).toMatchObject({
+      cpuMsPerRequest: null,
+      userMsPerRequest: null,
+      mainThreadMsPerRequest: null,
+    });
+    expect(
+      cpuLine([
+        { name: 'floor', cpuMsPerRequest: 0.5, userMsPerRequest: 0.4, mainThreadMsPerRequest: 0.45 },
+        { name: 'gateway' },
+      ]),
+    ).toBe('CPU ms per request (user; main thread): floor 0.500 (0.400; 0.450), gateway - (-; -)');
   });
 
   it('pools each target over its turns and settles a gateway before the round and after each of its turns', async () => {
@@ -89,10 +106,18 @@ describe('bench rounds', () => {
     });
     const handle = { child: { pid: process.pid } };
     const floorTarget = { url: `${floor.url}/x`, headers: {}, body: '{}', handle };
-    const gatewayTarget = { url: `${gateway.url}/x`, headers: {}, body: '{}', handle: { ...handle, metricsUrl: `${metrics.url}/metrics` } };
+    const gatewayTarget = {
+      url: `${gateway.url}/x`,
+      headers: {},
+      body: '{}',
+      handle: { ...handle, metricsUrl: `${metrics.url}/metrics` },
+    };
     try {
       const pooled = await maxRound([floorTarget, gatewayTarget], { connections: 2, duration: 2, slices: 2 });
-      for (const [t, served] of [[floorTarget, floor], [gatewayTarget, gateway]] as const) {
+      for (const [t, served] of [
+        [floorTarget, floor],
+        [gatewayTarget, gateway],
+      ] as const) {
         const r = pooled.get(t);
         if (!r) throw new Error('a target without figures');
         expect(r.errors + r.non2xx).toBe(0);

@@ -108,7 +108,9 @@ export async function signOut(): Promise<void> {
  */
 export function fieldError(err: unknown, field: string): string | null {
   if (!(err instanceof ApiError) || err.status !== 400) return null;
-  const issues = Array.isArray(err.metadata.errors) ? (err.metadata.errors as Array<{ path?: string; message?: string }>) : [];
+  const issues = Array.isArray(err.metadata.errors)
+    ? (err.metadata.errors as Array<{ path?: string; message?: string }>)
+    : [];
   const issue = issues.find((i) => typeof i.path === 'string' && (i.path === field || i.path.endsWith(`.${field}`)));
   if (!issue) return null;
   const detail = typeof err.metadata.detail === 'string' ? err.metadata.detail : null;

@@ -24,7 +24,8 @@ const VIEWS: Record<PagePath, (props: { session: Session }) => JSX.Element> = {
   '/providers': Providers,
 };
 
-type Auth = { state: 'checking' } | { state: 'signed-out'; notice: string | null } | { state: 'signed-in'; session: Session };
+type Auth =
+  { state: 'checking' } | { state: 'signed-out'; notice: string | null } | { state: 'signed-in'; session: Session };
 
 /** The whole app. */
 export function App() {
@@ -34,10 +35,18 @@ export function App() {
       (session) => setAuth(session ? { state: 'signed-in', session } : { state: 'signed-out', notice: null }),
       (err: unknown) => setAuth({ state: 'signed-out', notice: `Could not check the session: ${describeError(err)}` }),
     );
-    return onSessionEnded(() => setAuth({ state: 'signed-out', notice: 'Your session ended. Sign in again to continue.' }));
+    return onSessionEnded(() =>
+      setAuth({ state: 'signed-out', notice: 'Your session ended. Sign in again to continue.' }),
+    );
   }, []);
-  if (auth.state === 'checking') return <p class="status" role="status">Loading…</p>;
-  if (auth.state === 'signed-out') return <SignIn notice={auth.notice} onSignedIn={(session) => setAuth({ state: 'signed-in', session })} />;
+  if (auth.state === 'checking')
+    return (
+      <p class="status" role="status">
+        Loading…
+      </p>
+    );
+  if (auth.state === 'signed-out')
+    return <SignIn notice={auth.notice} onSignedIn={(session) => setAuth({ state: 'signed-in', session })} />;
   return <Shell session={auth.session} onSignedOut={() => setAuth({ state: 'signed-out', notice: 'Signed out.' })} />;
 }
 

@@ -8,7 +8,12 @@
 export type Granularity = 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 const MINUTE = 60_000;
-const FIXED: Partial<Record<Granularity, number>> = { minute: MINUTE, hour: 60 * MINUTE, day: 1440 * MINUTE, week: 7 * 1440 * MINUTE };
+const FIXED: Partial<Record<Granularity, number>> = {
+  minute: MINUTE,
+  hour: 60 * MINUTE,
+  day: 1440 * MINUTE,
+  week: 7 * 1440 * MINUTE,
+};
 /** 1970-01-01 was a Thursday, so Monday-based weeks are offset by three days. */
 const WEEK_OFFSET = 3 * 1440 * MINUTE;
 

@@ -83,7 +83,14 @@ export function Chart({ data, label, format, ticks }: ChartProps) {
       scales: { x: { time: true, range: xRange(data) } },
       // The legend is rendered below as a list (uPlot's own is a table without a caption).
       legend: { show: false },
-      axes: [{ font: AXIS_FONT }, { font: AXIS_FONT, values: (u, values, _axis, _space, step) => yLabels(u, ticks ? ticks(values, step) : values.map(format)), size: yAxisSize }],
+      axes: [
+        { font: AXIS_FONT },
+        {
+          font: AXIS_FONT,
+          values: (u, values, _axis, _space, step) => yLabels(u, ticks ? ticks(values, step) : values.map(format)),
+          size: yAxisSize,
+        },
+      ],
       hooks: { draw: [showExtent] },
       series: [
         {},

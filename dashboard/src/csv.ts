@@ -11,7 +11,9 @@ function cell(value: string | number | null | undefined): string {
 
 /** RFC 4180 text: a header line of `columns`, then one line per row. */
 export function toCsv(columns: readonly string[], rows: readonly Row[]): string {
-  return [columns.map(cell).join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\r\n') + '\r\n';
+  return (
+    [columns.map(cell).join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\r\n') + '\r\n'
+  );
 }
 
 /** Save `text` as a file named `name`. */

@@ -12,7 +12,19 @@ export const LIMIT_RESETS: readonly Choice[] = [
 ];
 
 /** A `<select>` with its label, in a `.field` block. */
-export function SelectField({ id, label, value, choices, onChange }: { id: string; label: string; value: string; choices: readonly Choice[]; onChange: (value: string) => void }) {
+export function SelectField({
+  id,
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  choices: readonly Choice[];
+  onChange: (value: string) => void;
+}) {
   return (
     <div class="field">
       <label for={id}>{label}</label>

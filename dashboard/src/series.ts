@@ -39,12 +39,19 @@ export interface PivotOptions {
  * Pivot `rows` on `timeKey`: one series per group of `dims` for `metric`, the `maxSeries - 1`
  * largest by total named and the rest summed as "other".
  */
-export function pivot(rows: readonly Row[], timeKey: string, dims: readonly string[], metric: string, options: PivotOptions = {}): SeriesData {
+export function pivot(
+  rows: readonly Row[],
+  timeKey: string,
+  dims: readonly string[],
+  metric: string,
+  options: PivotOptions = {},
+): SeriesData {
   const { buckets, fill = null, maxSeries = 8, step } = options;
   const at = (r: Row) => Date.parse(String(r[timeKey]));
   const times = buckets ? [...buckets] : [...new Set(rows.map(at))].sort((a, b) => a - b);
   const totals = new Map<string, number>();
-  for (const r of rows) totals.set(groupLabel(r, dims), (totals.get(groupLabel(r, dims)) ?? 0) + (Number(r[metric]) || 0));
+  for (const r of rows)
+    totals.set(groupLabel(r, dims), (totals.get(groupLabel(r, dims)) ?? 0) + (Number(r[metric]) || 0));
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([g]) => g);
   const named = ranked.length <= maxSeries ? ranked : ranked.slice(0, maxSeries - 1);
   const labels = ranked.length > named.length ? [...named, OTHER] : named;
@@ -59,5 +66,9 @@ export function pivot(rows: readonly Row[], timeKey: string, dims: readonly stri
     const line = values[s] as Array<number | null>;
     line[t] = (line[t] ?? 0) + v;
   }
-  return { x: times.map((t) => t / 1000), series: labels.map((label, i) => ({ label, values: values[i] as Array<number | null> })), step };
+  return {
+    x: times.map((t) => t / 1000),
+    series: labels.map((label, i) => ({ label, values: values[i] as Array<number | null> })),
+    step,
+  };
 }

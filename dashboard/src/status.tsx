@@ -4,8 +4,18 @@ import type { Load } from './load';
 
 /** "Loading…" (announced politely) or the failure message (announced at once). */
 export function Status({ load }: { load: Load<unknown> }) {
-  if (load.state === 'loading') return <p class="status" role="status">Loading…</p>;
-  if (load.state === 'error') return <p class="error" role="alert">Could not load this page: {load.message}</p>;
+  if (load.state === 'loading')
+    return (
+      <p class="status" role="status">
+        Loading…
+      </p>
+    );
+  if (load.state === 'error')
+    return (
+      <p class="error" role="alert">
+        Could not load this page: {load.message}
+      </p>
+    );
   return null;
 }
 

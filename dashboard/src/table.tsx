@@ -10,7 +10,17 @@ export interface Column<T> {
 }
 
 /** A table with a caption (its accessible name) and a header row. */
-export function Table<T>({ caption, columns, rows, rowKey }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T, i: number) => string }) {
+export function Table<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T, i: number) => string;
+}) {
   return (
     <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>

@@ -4,5 +4,18 @@
  * every answer the dashboard reads has one.
  */
 export type {
-  AnalyticsAnswer, AnalyticsMeta, Budget, Endpoint, Format, Interval, Key, Member, Provider, RankingRow, RankingsAnswer, Recent, Row, Workspace,
+  AnalyticsAnswer,
+  AnalyticsMeta,
+  Budget,
+  Endpoint,
+  Format,
+  Interval,
+  Key,
+  Member,
+  Provider,
+  RankingRow,
+  RankingsAnswer,
+  Recent,
+  Row,
+  Workspace,
 } from '../../src/wire/types';

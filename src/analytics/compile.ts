@@ -29,7 +29,6 @@ export interface CompiledQuery {
   columns: OutputColumn[];
 }
 
-
 /**
  * Compile `plan` over raw rows of `generations`, or (`useRollup`, when {@link rollupCanAnswer})
  * over the hourly rollup plus raw rows for the hours it does not hold, or (`useRollup`, when
@@ -55,7 +54,8 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
     where.push(`g.org_id = ${org}`, `g.created_at >= ${p.add(plan.start)}`, `g.created_at < ${p.add(plan.end)}`);
   }
   const time = rollup || hist ? 'r.ts' : 'g.created_at';
-  const dimSql = (d: QueryPlan['dimensions'][number]) => (hist ? (d.hist as string) : rollup ? (d.rollup as string) : d.raw);
+  const dimSql = (d: QueryPlan['dimensions'][number]) =>
+    hist ? (d.hist as string) : rollup ? (d.rollup as string) : d.raw;
 
   if (plan.granularity) {
     // The bucket in UTC whatever the session's time zone; week = ISO week (Monday).
@@ -77,7 +77,9 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
     const tagJoin = (alias: string, name: string | null) => {
       const byName = name === null ? '' : ` AND ${alias}.dimension = ${p.add(name)}`;
       const nulls = c.includeNulls ? '' : ` AND ${alias}.value IS NOT NULL`;
-      joins.push(`JOIN generation_tags ${alias} ON ${alias}.generation_id = g.id AND ${alias}.classifier_id = ${cid} AND ${alias}.org_id = ${org}${byName}${nulls}`);
+      joins.push(
+        `JOIN generation_tags ${alias} ON ${alias}.generation_id = g.id AND ${alias}.classifier_id = ${cid} AND ${alias}.org_id = ${org}${byName}${nulls}`,
+      );
     };
     if (c.grouping?.mode === 'named') {
       c.grouping.names.forEach((name, i) => {
@@ -88,7 +90,10 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
     } else if (c.grouping?.mode === 'pairs') {
       tagJoin('c0', null);
       select.push(`c0.dimension AS c0_`, `c0.value AS c1_`);
-      columns.push({ alias: 'c0_', key: 'clf_dimension_name', kind: 'tag' }, { alias: 'c1_', key: 'clf_dimension_value', kind: 'tag' });
+      columns.push(
+        { alias: 'c0_', key: 'clf_dimension_name', kind: 'tag' },
+        { alias: 'c1_', key: 'clf_dimension_value', kind: 'tag' },
+      );
     }
     c.filters.forEach((f) => {
       const many = f.operator === 'in' || f.operator === 'not_in';
@@ -108,7 +113,8 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
     select.push(`${rollup ? m.rollup : m.raw} AS m${i}_`);
     columns.push({ alias: `m${i}_`, key: m.name, kind: 'metric', usd: m.format === 'currency' });
   });
-  if (plan.order.column.kind === 'request_count' && !plan.metrics.some((m) => m.name === 'request_count')) select.push(rollup ? `coalesce(sum(r.request_count), 0)::float8 AS rc_` : `count(*)::float8 AS rc_`);
+  if (plan.order.column.kind === 'request_count' && !plan.metrics.some((m) => m.name === 'request_count'))
+    select.push(rollup ? `coalesce(sum(r.request_count), 0)::float8 AS rc_` : `count(*)::float8 AS rc_`);
 
   const groupBy = groupCount > 0 ? ` GROUP BY ${Array.from({ length: groupCount }, (_, i) => i + 1).join(', ')}` : '';
   const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
@@ -138,7 +144,9 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
       labelJoins.push(`LEFT JOIN workspaces lw ON lw.org_id = ${org} AND lw.id::text = x.${col.alias}`);
       labelSelect.push(`lw.name AS ${col.alias}label`);
     } else if (col.labels === 'user') {
-      labelJoins.push(`LEFT JOIN organization_members lm ON lm.org_id = ${org} AND lm.user_id = x.${col.alias} LEFT JOIN users lu ON lu.id = lm.user_id`);
+      labelJoins.push(
+        `LEFT JOIN organization_members lm ON lm.org_id = ${org} AND lm.user_id = x.${col.alias} LEFT JOIN users lu ON lu.id = lm.user_id`,
+      );
       labelSelect.push(`lm.user_id AS ${col.alias}member`, `lu.email AS ${col.alias}email`);
     }
   }
@@ -162,14 +170,24 @@ export function compileQuery(plan: QueryPlan, useRollup = false): CompiledQuery 
  * whose running count reaches the fraction p of the total (the bucket of the smallest value with
  * at least p of the values at or below it, as `percentile_disc`).
  */
-function histBase(plan: QueryPlan, groupSelect: string[], groupExprs: string[], columns: OutputColumn[], fromWhere: string): string {
+function histBase(
+  plan: QueryPlan,
+  groupSelect: string[],
+  groupExprs: string[],
+  columns: OutputColumn[],
+  fromWhere: string,
+): string {
   const aliases = columns.filter((c) => c.kind !== 'metric').map((c) => c.alias);
   const partition = [...groupExprs, 'r.kind'].join(', ');
   const inner =
-    `SELECT ${[...groupSelect, 'r.kind', 'r.bucket', 'sum(r.n) AS n_',
+    `SELECT ${[
+      ...groupSelect,
+      'r.kind',
+      'r.bucket',
+      'sum(r.n) AS n_',
       `sum(sum(r.n)) OVER (PARTITION BY ${partition} ORDER BY r.bucket) AS cum_`,
-      `sum(sum(r.n)) OVER (PARTITION BY ${partition}) AS tot_`].join(', ')} ` +
-    `${fromWhere} GROUP BY ${[...groupExprs, 'r.kind', 'r.bucket'].join(', ')}`;
+      `sum(sum(r.n)) OVER (PARTITION BY ${partition}) AS tot_`,
+    ].join(', ')} ` + `${fromWhere} GROUP BY ${[...groupExprs, 'r.kind', 'r.bucket'].join(', ')}`;
   const metrics = plan.metrics.map((m, i) => {
     const h = m.hist as NonNullable<typeof m.hist>;
     return `${bucketValueSql(`min(h.bucket) FILTER (WHERE h.kind = ${h.kind} AND h.cum_ >= ${h.p} * h.tot_)`)} AS m${i}_`;

@@ -11,14 +11,22 @@ import { errorFields } from '../observability/error-fields';
 import { applyRetention, refreshRollup } from './rollup';
 
 /** One maintenance pass: rollup refresh, then retention. */
-export async function runMaintenance(db: Database, now: number, retentionDays: number): Promise<{ hours: number; deleted: number }> {
+export async function runMaintenance(
+  db: Database,
+  now: number,
+  retentionDays: number,
+): Promise<{ hours: number; deleted: number }> {
   const hours = await refreshRollup(db, now);
   const deleted = await applyRetention(db, now, retentionDays);
   return { hours, deleted };
 }
 
 /** Start the periodic job; returns a stop function that waits for a pass in progress. */
-export function startMaintenance(db: Database, logger: Logger, opts: { intervalMs: number; retentionDays: number; clock: () => number }): () => Promise<void> {
+export function startMaintenance(
+  db: Database,
+  logger: Logger,
+  opts: { intervalMs: number; retentionDays: number; clock: () => number },
+): () => Promise<void> {
   if (opts.intervalMs <= 0) return () => Promise.resolve();
   let running: Promise<void> | null = null;
   const tick = () => {

@@ -20,7 +20,15 @@ import {
   type DimensionDef,
   type MetricDef,
 } from './catalog';
-import { DEFAULT_LIMIT, MAX_LIMIT, type OrderColumn, type PlannedClassifier, type PlannedFilter, type QueryInput, type QueryPlan } from './types';
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  type OrderColumn,
+  type PlannedClassifier,
+  type PlannedFilter,
+  type QueryInput,
+  type QueryPlan,
+} from './types';
 
 const DAY_MS = 86_400_000;
 
@@ -38,9 +46,26 @@ export function planQuery(input: QueryInput, ctx: PlanContext): { plan: QueryPla
   const add = (path: string, message: string) => issues.push({ path: `body.${path}`, message });
   const limits: Array<{ path: string; days: number }> = [];
 
-  const limitOf = (path: string) => (def: { maxDays: number }, i: number) => limits.push({ path: `${path}.${i}`, days: def.maxDays });
-  const metrics = resolveNames(input.metrics, 'metrics', METRIC_BY_NAME, UNAVAILABLE_METRICS, 'metric', add, limitOf('metrics'));
-  const dimensions = resolveNames(input.dimensions ?? [], 'dimensions', DIMENSION_BY_NAME, UNAVAILABLE_DIMENSIONS, 'dimension', add, limitOf('dimensions'));
+  const limitOf = (path: string) => (def: { maxDays: number }, i: number) =>
+    limits.push({ path: `${path}.${i}`, days: def.maxDays });
+  const metrics = resolveNames(
+    input.metrics,
+    'metrics',
+    METRIC_BY_NAME,
+    UNAVAILABLE_METRICS,
+    'metric',
+    add,
+    limitOf('metrics'),
+  );
+  const dimensions = resolveNames(
+    input.dimensions ?? [],
+    'dimensions',
+    DIMENSION_BY_NAME,
+    UNAVAILABLE_DIMENSIONS,
+    'dimension',
+    add,
+    limitOf('dimensions'),
+  );
   const filters = planFilters(input, add, limits);
   const granularity = input.granularity ? (GRANULARITY_BY_NAME.get(input.granularity) ?? null) : null;
 
@@ -51,7 +76,8 @@ export function planQuery(input: QueryInput, ctx: PlanContext): { plan: QueryPla
     for (const l of limits) {
       if (windowMs > l.days * DAY_MS) add(l.path, `allows a time_range of at most ${l.days} days`);
     }
-    if (granularity?.name === 'minute' && windowMs > MINUTE_MAX_WINDOW_MS) add('granularity', 'minute is only allowed for a time_range of at most 3 hours');
+    if (granularity?.name === 'minute' && windowMs > MINUTE_MAX_WINDOW_MS)
+      add('granularity', 'minute is only allowed for a time_range of at most 3 hours');
   }
   const order = planOrder(input, metrics, dimensions, classifier, granularity !== null, add);
   if (issues.length > 0) return { issues };
@@ -61,7 +87,8 @@ export function planQuery(input: QueryInput, ctx: PlanContext): { plan: QueryPla
   let groupLimit: number | null = null;
   let raise: number | null = null;
   if (hasGroups) {
-    if (input.group_limit !== undefined) groupLimit = input.group_limit; // rule 2 (rule 3: ignored without dimensions)
+    if (input.group_limit !== undefined)
+      groupLimit = input.group_limit; // rule 2 (rule 3: ignored without dimensions)
     else if (granularity) raise = buckets; // rules 1 and 4: every group keeps all its buckets
   }
   return {
@@ -99,8 +126,8 @@ function resolveNames<T>(
     else if (def) {
       out.push(def);
       found(def, i);
-    }
-    else if (unavailable.has(name)) add(`${path}.${i}`, `${kind} "${name}" is not available here: this gateway records no data for it`);
+    } else if (unavailable.has(name))
+      add(`${path}.${i}`, `${kind} "${name}" is not available here: this gateway records no data for it`);
     else add(`${path}.${i}`, `unknown ${kind} "${name}"; GET /analytics/meta lists the ${kind}s`);
     seen.add(name);
   });
@@ -108,7 +135,11 @@ function resolveNames<T>(
 }
 
 /** ISO-8601 UTC with seconds is checked by the schema; here start < end and the default window. */
-function resolveWindow(input: QueryInput, now: number, add: (path: string, message: string) => void): { start: Date; end: Date } {
+function resolveWindow(
+  input: QueryInput,
+  now: number,
+  add: (path: string, message: string) => void,
+): { start: Date; end: Date } {
   if (!input.time_range) return { start: new Date(now - DEFAULT_WINDOW_MS), end: new Date(now) };
   const start = new Date(input.time_range.start);
   const end = new Date(input.time_range.end);
@@ -116,22 +147,35 @@ function resolveWindow(input: QueryInput, now: number, add: (path: string, messa
   return { start, end };
 }
 
-function planFilters(input: QueryInput, add: (path: string, message: string) => void, limits: Array<{ path: string; days: number }>): PlannedFilter[] {
+function planFilters(
+  input: QueryInput,
+  add: (path: string, message: string) => void,
+  limits: Array<{ path: string; days: number }>,
+): PlannedFilter[] {
   const out: PlannedFilter[] = [];
   (input.filters ?? []).forEach((f, i) => {
     const dimension = DIMENSION_BY_NAME.get(f.field);
     const operator = OPERATOR_BY_NAME.get(f.operator);
     const at = `filters.${i}`;
     if (!dimension) {
-      add(`${at}.field`, UNAVAILABLE_DIMENSIONS.has(f.field) ? `dimension "${f.field}" is not available here` : `unknown dimension "${f.field}"`);
+      add(
+        `${at}.field`,
+        UNAVAILABLE_DIMENSIONS.has(f.field)
+          ? `dimension "${f.field}" is not available here`
+          : `unknown dimension "${f.field}"`,
+      );
       return;
     }
     if (!operator) return; // the schema's enum already reported it
     const isArray = Array.isArray(f.value);
-    if (operator.valueType === 'array' && !isArray) return add(`${at}.value`, `must be an array for operator ${operator.name}`);
-    if (operator.valueType === 'scalar' && isArray) return add(`${at}.value`, `must be a string or number for operator ${operator.name}`);
-    if (f.include_unset !== undefined && operator.valueType !== 'array') return add(`${at}.include_unset`, 'applies only to the in and not_in operators');
-    if (f.include_unset && !dimension.nullable) return add(`${at}.include_unset`, `dimension "${dimension.name}" has no unset value`);
+    if (operator.valueType === 'array' && !isArray)
+      return add(`${at}.value`, `must be an array for operator ${operator.name}`);
+    if (operator.valueType === 'scalar' && isArray)
+      return add(`${at}.value`, `must be a string or number for operator ${operator.name}`);
+    if (f.include_unset !== undefined && operator.valueType !== 'array')
+      return add(`${at}.include_unset`, 'applies only to the in and not_in operators');
+    if (f.include_unset && !dimension.nullable)
+      return add(`${at}.include_unset`, `dimension "${dimension.name}" has no unset value`);
     limits.push({ path: `${at}.field`, days: dimension.maxDays });
     const text = (v: string | number) => normaliseValue(dimension, v);
     out.push({
@@ -179,14 +223,22 @@ function planClassifier(
     const names = cd.dimension_names ?? [];
     names.forEach((n, i) => {
       if (!known.has(n)) add(`classifier_dimensions.dimension_names.${i}`, `classifier has no dimension "${n}"`);
-      else if (taken.has(n)) add(`classifier_dimensions.dimension_names.${i}`, `"${n}" is also a requested dimension or metric; rename the classifier dimension`);
+      else if (taken.has(n))
+        add(
+          `classifier_dimensions.dimension_names.${i}`,
+          `"${n}" is also a requested dimension or metric; rename the classifier dimension`,
+        );
     });
     grouping = names.length > 0 ? { mode: 'named', names } : { mode: 'pairs' };
   }
   const filters = (cf?.filters ?? []).map((f, i) => {
     if (!known.has(f.field)) add(`classifier_filters.filters.${i}.field`, `classifier has no dimension "${f.field}"`);
     const isArray = Array.isArray(f.value);
-    if ((f.operator === 'in' || f.operator === 'not_in') !== isArray) add(`classifier_filters.filters.${i}.value`, `must be ${isArray ? 'a string' : 'an array'} for operator ${f.operator}`);
+    if ((f.operator === 'in' || f.operator === 'not_in') !== isArray)
+      add(
+        `classifier_filters.filters.${i}.value`,
+        `must be ${isArray ? 'a string' : 'an array'} for operator ${f.operator}`,
+      );
     return { dimension: f.field, operator: f.operator, value: f.value };
   });
   return { classifierId: id, grouping, includeNulls: cd?.include_nulls ?? false, filters };
@@ -221,6 +273,9 @@ function planOrder(
   if (grouping?.mode === 'pairs' && (f === 'clf_dimension_name' || f === 'clf_dimension_value')) {
     return { column: { kind: 'tag', index: f === 'clf_dimension_name' ? 0 : 1 }, direction: ob.direction };
   }
-  add('order_by.field', 'must be a requested metric, request_count, a requested dimension, or "date" with a granularity');
+  add(
+    'order_by.field',
+    'must be a requested metric, request_count, a requested dimension, or "date" with a granularity',
+  );
   return null;
 }

@@ -52,7 +52,11 @@ const RAW_AS_HIST = `g.created_at AS ts, coalesce(g.provider, '') AS provider, g
   FROM generations g CROSS JOIN LATERAL (VALUES (${HIST_KIND.latency}::smallint, g.latency_ms), (${HIST_KIND.ttft}::smallint, g.ttft_ms)) AS k(kind, v)`;
 
 /** The hours the rollup answers for `plan`: SQL for their start (`rs`) and end (`re`), evaluated once. */
-function rollupHours(p: Params, plan: QueryPlan, histograms: boolean): { start: string; end: string; rs: string; re: string } {
+function rollupHours(
+  p: Params,
+  plan: QueryPlan,
+  histograms: boolean,
+): { start: string; end: string; rs: string; re: string } {
   const start = p.add(plan.start);
   const end = p.add(plan.end);
   const ceil = p.add(new Date(Math.ceil(plan.start.getTime() / HOUR_MS) * HOUR_MS));

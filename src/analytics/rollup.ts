@@ -32,10 +32,20 @@ const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 const INGEST_MARGIN_MS = 10 * 60_000;
 
 /** The rollup's extent and how far it has seen rows arrive, or null before the first refresh. */
-export async function rollupWatermark(q: Queryable): Promise<{ from: Date; until: Date; ingestedUntil: Date | null } | null> {
-  const rows = await q.query<{ from_hour: Date; until_hour: Date; ingested_until: Date | null }>('SELECT from_hour, until_hour, ingested_until FROM usage_rollup_watermark');
+export async function rollupWatermark(
+  q: Queryable,
+): Promise<{ from: Date; until: Date; ingestedUntil: Date | null } | null> {
+  const rows = await q.query<{ from_hour: Date; until_hour: Date; ingested_until: Date | null }>(
+    'SELECT from_hour, until_hour, ingested_until FROM usage_rollup_watermark',
+  );
   const row = rows[0];
-  return row ? { from: new Date(row.from_hour), until: new Date(row.until_hour), ingestedUntil: row.ingested_until ? new Date(row.ingested_until) : null } : null;
+  return row
+    ? {
+        from: new Date(row.from_hour),
+        until: new Date(row.until_hour),
+        ingestedUntil: row.ingested_until ? new Date(row.ingested_until) : null,
+      }
+    : null;
 }
 
 /** Hours in [from, before) holding rows ingested since `since`: records written late for hours already rolled up. */

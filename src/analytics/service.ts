@@ -54,7 +54,8 @@ export class AnalyticsService {
       this.opts.metrics?.analyticsQueries.inc({ outcome: 'ok' });
       return result;
     } catch (err) {
-      const outcome = err instanceof ValidationError ? 'invalid' : err instanceof RequestTimeoutError ? 'timeout' : 'failed';
+      const outcome =
+        err instanceof ValidationError ? 'invalid' : err instanceof RequestTimeoutError ? 'timeout' : 'failed';
       this.opts.metrics?.analyticsQueries.inc({ outcome });
       throw err;
     }
@@ -111,13 +112,17 @@ function shape(q: CompiledQuery, rows: Row[], ms: number): AnalyticsResult {
     const out: Row = {};
     for (const c of q.columns) {
       out[c.key] = cell(c, r, warn);
-      if (c.labels === 'user') out.user_email = typeof r[`${c.alias}member`] === 'string' ? (r[`${c.alias}email`] ?? null) : null;
+      if (c.labels === 'user')
+        out.user_email = typeof r[`${c.alias}member`] === 'string' ? (r[`${c.alias}email`] ?? null) : null;
     }
     return out;
   });
   const total = rows.length > 0 ? Number(rows[0]!.total_) : 0;
   const cut = rows.length > 0 && rows[0]!.cut_ === true;
-  const result: AnalyticsResult = { data, metadata: { query_time_ms: ms, row_count: data.length, truncated: total > data.length || cut } };
+  const result: AnalyticsResult = {
+    data,
+    metadata: { query_time_ms: ms, row_count: data.length, truncated: total > data.length || cut },
+  };
   if (warnings.size > 0) result.warnings = [...warnings];
   return result;
 }

@@ -57,7 +57,12 @@ export interface PlannedClassifier {
 }
 
 /** Where an ordered output column comes from. */
-export type OrderColumn = { kind: 'metric'; index: number } | { kind: 'dimension'; index: number } | { kind: 'tag'; index: number } | { kind: 'time' } | { kind: 'request_count' };
+export type OrderColumn =
+  | { kind: 'metric'; index: number }
+  | { kind: 'dimension'; index: number }
+  | { kind: 'tag'; index: number }
+  | { kind: 'time' }
+  | { kind: 'request_count' };
 
 /** Everything the compiler needs; built only from the catalog and validated values. */
 export interface QueryPlan {

@@ -22,7 +22,13 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * auth-failure metric. Shared by bearer authentication and the dashboard's sign-in.
  */
 export function admittedKey(key: ApiKeyRecord | null, metrics: Metrics, nowMs: number): ApiKeyRecord {
-  const reason = !key ? 'unknown' : key.disabled ? 'disabled' : key.expiresAt && key.expiresAt.getTime() <= nowMs ? 'expired' : null;
+  const reason = !key
+    ? 'unknown'
+    : key.disabled
+      ? 'disabled'
+      : key.expiresAt && key.expiresAt.getTime() <= nowMs
+        ? 'expired'
+        : null;
   if (!key || reason) {
     metrics.authFailures.inc({ reason: reason ?? 'unknown' });
     throw new AuthenticationError(REFUSALS[reason ?? 'unknown']);
@@ -30,14 +36,23 @@ export function admittedKey(key: ApiKeyRecord | null, metrics: Metrics, nowMs: n
   return key;
 }
 
-const REFUSALS = { unknown: 'Invalid API key', disabled: 'API key is disabled', expired: 'API key has expired' } as const;
+const REFUSALS = {
+  unknown: 'Invalid API key',
+  disabled: 'API key is disabled',
+  expired: 'API key has expired',
+} as const;
 
 /**
  * Build the authentication middleware.
  * @param now - clock for key expiry (tests inject one)
  * @param sessions - dashboard sessions, when the dashboard is on: a request without a bearer key may carry one
  */
-export function authenticate(keys: KeyCache, metrics: Metrics, now: () => number = Date.now, sessions: DashboardSessions | null = null) {
+export function authenticate(
+  keys: KeyCache,
+  metrics: Metrics,
+  now: () => number = Date.now,
+  sessions: DashboardSessions | null = null,
+) {
   /** Admit `key` (null: unknown) or throw the refusal; shared by the cached and the loaded lookup. */
   const admit = (req: Request, next: NextFunction, key: ApiKeyRecord | null): void => {
     req.ctx.key = admittedKey(key, metrics, now());

@@ -84,7 +84,9 @@ function refusal(c: LimitCounter, usedNanos: number, reservedNanos: number): Pay
   const resetsAt = c.period.endMs === null ? null : new Date(c.period.endMs).toISOString();
   const workspace = 'workspaceId' in c.scope ? c.scope.workspaceId : null;
   const manage = workspace ? `PUT /api/v1/workspaces/${workspace}/budgets/${c.interval}` : 'PATCH /api/v1/keys/{hash}';
-  const what = workspace ? `the workspace's ${c.interval} budget` : `this API key's ${c.interval === 'lifetime' ? '' : `${c.interval} `}spending limit`;
+  const what = workspace
+    ? `the workspace's ${c.interval} budget`
+    : `this API key's ${c.interval === 'lifetime' ? '' : `${c.interval} `}spending limit`;
   const when = resetsAt ? `or wait for its reset at ${resetsAt}` : '(it never resets)';
   const why =
     remaining > 0
@@ -119,7 +121,11 @@ export class BudgetGuard implements SpendGuard {
   private readonly leases: LeaseBook;
 
   constructor(private readonly o: BudgetGuardOptions) {
-    this.leases = new LeaseBook({ requests: o.lease?.requests ?? 0, ms: o.lease?.ms ?? 100, settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease') });
+    this.leases = new LeaseBook({
+      requests: o.lease?.requests ?? 0,
+      ms: o.lease?.ms ?? 100,
+      settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease'),
+    });
   }
 
   /**
@@ -148,9 +154,11 @@ export class BudgetGuard implements SpendGuard {
     const id = `r:${requestId}:${randomUUID()}`;
     const rebuild = new Map<number, string>();
     let waits = 0;
-    for (let round = 0; round < MAX_ROUNDS; ) {
+    for (let round = 0; round < MAX_ROUNDS;) {
       const at = this.o.clock();
-      const reply = await this.unavailableOnError(() => this.o.kv.run(RESERVE, keys, this.reserveArgs(id, estimate, at, counters, rebuild)));
+      const reply = await this.unavailableOnError(() =>
+        this.o.kv.run(RESERVE, keys, this.reserveArgs(id, estimate, at, counters, rebuild)),
+      );
       if (reply.kind === 'reserved') {
         this.o.metrics.budgetReservations.inc({ result: 'reserved' });
         const amount = this.leases.begin(signature, estimate, reply.roomNanos);
@@ -170,10 +178,14 @@ export class BudgetGuard implements SpendGuard {
       }
       // The outbox backlog is read before the table: an event moving from one to the other in
       // between is counted twice (refusing a little early), never missed (overspending).
-      const backlog = await this.unavailableOnError(async () => (this.o.pendingUsage ? await this.o.pendingUsage() : []));
+      const backlog = await this.unavailableOnError(async () =>
+        this.o.pendingUsage ? await this.o.pendingUsage() : [],
+      );
       for (const i of reply.indexes) {
         const c = counters[i - 1] as LimitCounter;
-        const usd = await this.unavailableOnError(() => recordedSpend(this.o.db, c.scope, c.period.startMs, c.period.endMs));
+        const usd = await this.unavailableOnError(() =>
+          recordedSpend(this.o.db, c.scope, c.period.startMs, c.period.endMs),
+        );
         rebuild.set(i, String(toNanos(usd) + toNanos(backlogSpend(backlog, c))));
         this.o.metrics.budgetCounterRebuilds.inc();
       }
@@ -213,7 +225,10 @@ export class BudgetGuard implements SpendGuard {
         const { nanos, capped } = settleNanos(usd, heldNanos);
         if (!capped) return inner.settle(usd);
         this.o.metrics.budgetSettleCapped.inc({ stage: 'settle' });
-        this.o.logger.warn('settle above its reservation; capped at the hold', { cost_usd: usd, reserved_usd: fromNanos(heldNanos) });
+        this.o.logger.warn('settle above its reservation; capped at the hold', {
+          cost_usd: usd,
+          reserved_usd: fromNanos(heldNanos),
+        });
         return inner.settle(fromNanos(nanos));
       },
       release: () => inner.release(),
@@ -226,7 +241,13 @@ export class BudgetGuard implements SpendGuard {
   }
 
   /** ARGV of the reserve script for hold `id` of `amount` nano-USD (see RESERVE). */
-  private reserveArgs(id: string, amount: number, now: number, counters: readonly LimitCounter[], rebuild: ReadonlyMap<number, string>): (string | number)[] {
+  private reserveArgs(
+    id: string,
+    amount: number,
+    now: number,
+    counters: readonly LimitCounter[],
+    rebuild: ReadonlyMap<number, string>,
+  ): (string | number)[] {
     const args: (string | number)[] = [id, amount, now, now + this.o.reservationTtlMs, this.o.reservationTtlMs];
     counters.forEach((c, i) => {
       const ttl = c.period.endMs === null ? 0 : Math.max(1, c.period.endMs - now + COUNTER_GRACE_MS);
@@ -240,11 +261,22 @@ export class BudgetGuard implements SpendGuard {
    * renewal has no request whose room {@link LeaseBook.begin} checked, so the room rule is checked
    * on the lease's own reply, and a hold that should not have been granted is given straight back.
    */
-  private async openLease(signature: string, keys: string[], counters: readonly LimitCounter[], amount: number, renewal = false): Promise<void> {
+  private async openLease(
+    signature: string,
+    keys: string[],
+    counters: readonly LimitCounter[],
+    amount: number,
+    renewal = false,
+  ): Promise<void> {
     const id = `${LEASE_PREFIX}${randomUUID()}`;
     try {
-      const reply = await this.o.kv.run(RESERVE, keys, this.reserveArgs(id, amount, this.o.clock(), counters, new Map()));
-      if (reply.kind === 'reserved' && (!renewal || leaseFits(amount, reply.roomNanos + amount))) this.leases.add(signature, id, keys, amount);
+      const reply = await this.o.kv.run(
+        RESERVE,
+        keys,
+        this.reserveArgs(id, amount, this.o.clock(), counters, new Map()),
+      );
+      if (reply.kind === 'reserved' && (!renewal || leaseFits(amount, reply.roomNanos + amount)))
+        this.leases.add(signature, id, keys, amount);
       else {
         this.leases.abandon(signature);
         if (reply.kind === 'reserved') await this.settleHold(id, keys, 0, 'lease');

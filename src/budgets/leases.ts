@@ -113,7 +113,20 @@ export class LeaseBook {
   /** Record a granted lease (its hold is in place). */
   add(signature: string, id: string, keys: string[], amountNanos: number): void {
     this.pending.delete(signature);
-    const lease: Lease = { signature, id, keys, amountNanos, committed: 0, spent: 0, running: 0, closed: false, settled: false, openedAt: performance.now(), renewing: false, timer: null };
+    const lease: Lease = {
+      signature,
+      id,
+      keys,
+      amountNanos,
+      committed: 0,
+      spent: 0,
+      running: 0,
+      closed: false,
+      settled: false,
+      openedAt: performance.now(),
+      renewing: false,
+      timer: null,
+    };
     if (this.closing) {
       this.close(lease); // granted after shutdown began: give the hold back at once
       return;
@@ -133,7 +146,8 @@ export class LeaseBook {
   renewal(signature: string): number {
     const lease = this.open.get(signature);
     if (!lease || lease.renewing || this.closing || this.pending.has(signature)) return 0;
-    if (lease.committed < lease.amountNanos * RENEW_AT && performance.now() < lease.openedAt + this.o.ms * RENEW_AT) return 0;
+    if (lease.committed < lease.amountNanos * RENEW_AT && performance.now() < lease.openedAt + this.o.ms * RENEW_AT)
+      return 0;
     lease.renewing = true;
     this.pending.add(signature);
     return lease.amountNanos;

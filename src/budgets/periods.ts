@@ -44,7 +44,12 @@ function computePeriod(interval: Interval, nowMs: number): Period {
     }
     case 'monthly': {
       const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-      return { interval, id: ymd(start).slice(0, 7), startMs: start, endMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+      return {
+        interval,
+        id: ymd(start).slice(0, 7),
+        startMs: start,
+        endMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+      };
     }
     case 'lifetime':
       return { interval, id: 'all', startMs: 0, endMs: null };

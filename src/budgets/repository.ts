@@ -39,12 +39,21 @@ const toRecord = (r: Row): BudgetRecord => ({
 
 /** A workspace's budgets, narrowest interval first. */
 export async function listBudgets(q: Queryable, workspaceId: string): Promise<BudgetRecord[]> {
-  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspace_budgets WHERE workspace_id = $1 ORDER BY ${ORDER}`, [workspaceId]);
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM workspace_budgets WHERE workspace_id = $1 ORDER BY ${ORDER}`,
+    [workspaceId],
+  );
   return rows.map(toRecord);
 }
 
 /** Create the budget or change its limit (keeping `created_at`, moving `updated_at`). */
-export async function upsertBudget(q: Queryable, id: string, workspaceId: string, interval: Interval, limitUsd: number): Promise<BudgetRecord> {
+export async function upsertBudget(
+  q: Queryable,
+  id: string,
+  workspaceId: string,
+  interval: Interval,
+  limitUsd: number,
+): Promise<BudgetRecord> {
   const rows = await q.query<Row>(
     `INSERT INTO workspace_budgets (id, workspace_id, reset_interval, limit_usd) VALUES ($1, $2, $3, $4)
      ON CONFLICT (workspace_id, reset_interval)
@@ -57,14 +66,22 @@ export async function upsertBudget(q: Queryable, id: string, workspaceId: string
 
 /** Delete a budget; idempotent. */
 export async function deleteBudget(q: Queryable, workspaceId: string, interval: Interval): Promise<void> {
-  await q.query('DELETE FROM workspace_budgets WHERE workspace_id = $1 AND reset_interval = $2', [workspaceId, interval]);
+  await q.query('DELETE FROM workspace_budgets WHERE workspace_id = $1 AND reset_interval = $2', [
+    workspaceId,
+    interval,
+  ]);
 }
 
 /** Whose recorded spend a sum covers. */
 export type SpendScope = { workspaceId: string } | { keyHash: string };
 
 /** Recorded spend (USD) of a workspace or key in `[startMs, endMs)`; `endMs` null = open. */
-export async function recordedSpend(q: Queryable, scope: SpendScope, startMs: number, endMs: number | null): Promise<number> {
+export async function recordedSpend(
+  q: Queryable,
+  scope: SpendScope,
+  startMs: number,
+  endMs: number | null,
+): Promise<number> {
   const [column, value] = 'workspaceId' in scope ? ['workspace_id', scope.workspaceId] : ['key_hash', scope.keyHash];
   const rows = await q.query<{ s: number }>(
     `SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations

@@ -49,7 +49,11 @@ export function toWireBudget(b: BudgetRecord, status?: BudgetStatus): Budget | B
 }
 
 /** The first budget that `limitUsd` at `interval` would put out of order, or undefined. */
-export function orderConflict(existing: BudgetRecord[], interval: Interval, limitUsd: number): BudgetRecord | undefined {
+export function orderConflict(
+  existing: BudgetRecord[],
+  interval: Interval,
+  limitUsd: number,
+): BudgetRecord | undefined {
   const rank = INTERVALS.indexOf(interval);
   return existing.find((b) => {
     const other = INTERVALS.indexOf(b.interval);
@@ -70,7 +74,13 @@ export class BudgetService {
   ) {}
 
   /** Create or update the budget of `interval`; optionally set the workspace-wide BYOK flag. */
-  async upsert(orgId: string, ref: string, interval: Interval, limitUsd: number, includeByok?: boolean): Promise<BudgetView<BudgetRecord>> {
+  async upsert(
+    orgId: string,
+    ref: string,
+    interval: Interval,
+    limitUsd: number,
+    includeByok?: boolean,
+  ): Promise<BudgetView<BudgetRecord>> {
     const view = await this.db.transaction(async (tx) => {
       const ws = await requireWorkspace(tx, orgId, ref, 'update');
       const conflict = orderConflict(await repo.listBudgets(tx, ws.id), interval, limitUsd);
@@ -79,12 +89,17 @@ export class BudgetService {
         const message =
           `The ${interval} budget (${limitUsd} USD) must be ${wider ? 'lower' : 'higher'} than the ${conflict.interval} budget ` +
           `(${conflict.limitUsd} USD): limits must strictly decrease lifetime > monthly > weekly > daily`;
-        throw new ValidationError([{ path: 'body.limit_usd', message: `conflicts with the ${conflict.interval} budget` }], message);
+        throw new ValidationError(
+          [{ path: 'body.limit_usd', message: `conflicts with the ${conflict.interval} budget` }],
+          message,
+        );
       }
       const budget = await repo.upsertBudget(tx, randomUUID(), ws.id, interval, limitUsd);
       let flag = ws.includeByokInBudgets;
       if (includeByok !== undefined && includeByok !== flag) {
-        flag = (await updateWorkspace(tx, orgId, ws.id, { includeByokInBudgets: includeByok }))?.includeByokInBudgets ?? includeByok;
+        flag =
+          (await updateWorkspace(tx, orgId, ws.id, { includeByokInBudgets: includeByok }))?.includeByokInBudgets ??
+          includeByok;
       }
       return { data: budget, includeByokInBudgets: flag };
     });

@@ -23,7 +23,11 @@ export interface BudgetStatus {
 }
 
 /** The status of `budget` at `nowMs`; a store failure leaves `reservedUsd` null and is counted (operation `status`). */
-export async function budgetStatus(deps: { db: Database; kv: Kv; metrics: Metrics }, budget: BudgetRecord, nowMs: number): Promise<BudgetStatus> {
+export async function budgetStatus(
+  deps: { db: Database; kv: Kv; metrics: Metrics },
+  budget: BudgetRecord,
+  nowMs: number,
+): Promise<BudgetStatus> {
   const period = periodOf(budget.interval, nowMs);
   const [spentUsd, heldNanos] = await Promise.all([
     recordedSpend(deps.db, { workspaceId: budget.workspaceId }, period.startMs, period.endMs),
@@ -41,6 +45,10 @@ export async function budgetStatus(deps: { db: Database; kv: Kv; metrics: Metric
 }
 
 /** `budgets` on the wire as the reads answer them: each with its standing at `nowMs`. */
-export function wireBudgetsWithStatus(deps: { db: Database; kv: Kv; metrics: Metrics }, budgets: readonly BudgetRecord[], nowMs: number) {
+export function wireBudgetsWithStatus(
+  deps: { db: Database; kv: Kv; metrics: Metrics },
+  budgets: readonly BudgetRecord[],
+  nowMs: number,
+) {
   return Promise.all(budgets.map(async (b) => toWireBudget(b, await budgetStatus(deps, b, nowMs))));
 }

@@ -18,9 +18,19 @@ export function keyUsageReader(db: Queryable, clock: () => number): (key: ApiKey
               COALESCE(SUM(cost_usd) FILTER (WHERE created_at >= $3), 0)::double precision AS weekly,
               COALESCE(SUM(cost_usd) FILTER (WHERE created_at >= $4), 0)::double precision AS monthly
          FROM generations WHERE key_hash = $1`,
-      [key.hash, new Date(periodOf('daily', now).startMs), new Date(periodOf('weekly', now).startMs), new Date(periodOf('monthly', now).startMs)],
+      [
+        key.hash,
+        new Date(periodOf('daily', now).startMs),
+        new Date(periodOf('weekly', now).startMs),
+        new Date(periodOf('monthly', now).startMs),
+      ],
     );
     const r = rows[0];
-    return { total: Number(r?.total ?? 0), daily: Number(r?.daily ?? 0), weekly: Number(r?.weekly ?? 0), monthly: Number(r?.monthly ?? 0) };
+    return {
+      total: Number(r?.total ?? 0),
+      daily: Number(r?.daily ?? 0),
+      weekly: Number(r?.weekly ?? 0),
+      monthly: Number(r?.monthly ?? 0),
+    };
   };
 }

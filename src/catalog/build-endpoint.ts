@@ -8,7 +8,16 @@
  */
 import { shiftDecimal } from './decimal';
 import { USD_DECIMALS } from './usd';
-import type { ChatParameter, Endpoint, EndpointPricing, Modality, OutputModality, ProviderInfo, Quantization, RoutableParameter } from './types';
+import type {
+  ChatParameter,
+  Endpoint,
+  EndpointPricing,
+  Modality,
+  OutputModality,
+  ProviderInfo,
+  Quantization,
+  RoutableParameter,
+} from './types';
 
 /** A price as written in the YAML: a decimal string or a number. */
 export type Price = string | number;
@@ -36,7 +45,14 @@ export interface EmbeddingsEndpointYaml extends EndpointYamlBase {
 
 /** An endpoint of `config/chat-models.yaml`. */
 export interface ChatEndpointYaml extends EndpointYamlBase {
-  pricing: { prompt: Price; completion: Price; input_cache_read?: Price; input_cache_write?: Price; image?: Price; request?: Price };
+  pricing: {
+    prompt: Price;
+    completion: Price;
+    input_cache_read?: Price;
+    input_cache_write?: Price;
+    image?: Price;
+    request?: Price;
+  };
   max_completion_tokens?: number;
   input_modalities?: Modality[];
   output_modalities?: Array<Exclude<OutputModality, 'embeddings'>>;
@@ -77,8 +93,18 @@ function common(modelId: string, modelContext: number, e: EndpointYamlBase, prov
 }
 
 /** An embeddings endpoint: prompt, image and request prices; output `embeddings`. */
-export function buildEmbeddingsEndpoint(modelId: string, modelContext: number, e: EmbeddingsEndpointYaml, provider: ProviderInfo): Endpoint {
-  const text = { prompt: perToken(e.pricing.prompt), completion: '0', image: perUnit(e.pricing.image), request: perUnit(e.pricing.request) };
+export function buildEmbeddingsEndpoint(
+  modelId: string,
+  modelContext: number,
+  e: EmbeddingsEndpointYaml,
+  provider: ProviderInfo,
+): Endpoint {
+  const text = {
+    prompt: perToken(e.pricing.prompt),
+    completion: '0',
+    image: perUnit(e.pricing.image),
+    request: perUnit(e.pricing.request),
+  };
   return {
     ...common(modelId, modelContext, e, provider),
     pricing: pricingOf(text),
@@ -91,9 +117,19 @@ export function buildEmbeddingsEndpoint(modelId: string, modelContext: number, e
 }
 
 /** A chat endpoint: completion and (where the provider has them) prompt-cache prices; output `text` unless listed. */
-export function buildChatEndpoint(modelId: string, modelContext: number, e: ChatEndpointYaml, provider: ProviderInfo): Endpoint {
+export function buildChatEndpoint(
+  modelId: string,
+  modelContext: number,
+  e: ChatEndpointYaml,
+  provider: ProviderInfo,
+): Endpoint {
   const p = e.pricing;
-  const text: EndpointPricing['text'] = { prompt: perToken(p.prompt), completion: perToken(p.completion), image: perUnit(p.image), request: perUnit(p.request) };
+  const text: EndpointPricing['text'] = {
+    prompt: perToken(p.prompt),
+    completion: perToken(p.completion),
+    image: perUnit(p.image),
+    request: perUnit(p.request),
+  };
   if (p.input_cache_read !== undefined) text.input_cache_read = perToken(p.input_cache_read);
   if (p.input_cache_write !== undefined) text.input_cache_write = perToken(p.input_cache_write);
   return {
@@ -114,5 +150,8 @@ export function buildChatEndpoint(modelId: string, modelContext: number, e: Chat
 export function tooFinePrices(e: Endpoint): string[] {
   return Object.entries(e.pricing.text)
     .filter(([, text]) => (text.split('.')[1] ?? '').length > USD_DECIMALS)
-    .map(([name, text]) => `${name} ${text} USD has more than ${USD_DECIMALS} decimals, the precision costs are rounded to`);
+    .map(
+      ([name, text]) =>
+        `${name} ${text} USD has more than ${USD_DECIMALS} decimals, the precision costs are rounded to`,
+    );
 }

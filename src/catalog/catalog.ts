@@ -41,7 +41,12 @@ export class Catalog {
     const model = this.byId.get(key);
     if (model?.kind === 'embeddings') return model;
     if (model || this.others.has(key)) {
-      throw new ValidationError([{ path: 'body.model', message: `${id} is not an embeddings model; use an embeddings model from GET /embeddings/models` }]);
+      throw new ValidationError([
+        {
+          path: 'body.model',
+          message: `${id} is not an embeddings model; use an embeddings model from GET /embeddings/models`,
+        },
+      ]);
     }
     throw unknownModel(id, EMBEDDINGS_LIST_PATH);
   }
@@ -54,7 +59,10 @@ export class Catalog {
   resolveChat(id: string): CatalogModel {
     const model = this.byId.get(id.toLowerCase());
     if (model?.kind === 'chat') return model;
-    if (model) throw new ValidationError([{ path: 'body.model', message: `${id} is not a chat model; use a chat model from GET /models` }]);
+    if (model)
+      throw new ValidationError([
+        { path: 'body.model', message: `${id} is not a chat model; use a chat model from GET /models` },
+      ]);
     throw unknownModel(id, MODELS_LIST_PATH);
   }
 
@@ -72,5 +80,9 @@ export const EMBEDDINGS_LIST_PATH = '/api/v1/embeddings/models';
 
 /** 404 with the spec's message, saying which model was not found and where the list (`listPath`) is. */
 export function unknownModel(id: string, listPath: string = MODELS_LIST_PATH): NotFoundError {
-  return new NotFoundError(undefined, { model: id, reason: `no model named ${id}; the models served are listed at ${listPath}`, models_list: listPath });
+  return new NotFoundError(undefined, {
+    model: id,
+    reason: `no model named ${id}; the models served are listed at ${listPath}`,
+    models_list: listPath,
+  });
 }

@@ -38,6 +38,9 @@ function withScale(digits: string, scale: number): string {
 
 function trim(s: string): string {
   if (!s.includes('.')) return s.replace(/^0+(?=\d)/, '');
-  const out = s.replace(/0+$/, '').replace(/\.$/, '').replace(/^0+(?=\d)/, '');
+  const out = s
+    .replace(/0+$/, '')
+    .replace(/\.$/, '')
+    .replace(/^0+(?=\d)/, '');
   return out === '' ? '0' : out;
 }

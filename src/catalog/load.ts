@@ -13,7 +13,13 @@ import { providerEnvName, ConfigError, type Config } from '../config';
 import { createAjv, toIssues } from '../validation/ajv';
 import { fromRoot } from '../paths';
 import { Catalog } from './catalog';
-import { buildChatEndpoint, buildEmbeddingsEndpoint, tooFinePrices, type ChatEndpointYaml, type EmbeddingsEndpointYaml } from './build-endpoint';
+import {
+  buildChatEndpoint,
+  buildEmbeddingsEndpoint,
+  tooFinePrices,
+  type ChatEndpointYaml,
+  type EmbeddingsEndpointYaml,
+} from './build-endpoint';
 import { toModelWire } from './wire';
 import type { CatalogModel, Endpoint, ModelKind, ProviderInfo } from './types';
 
@@ -51,10 +57,15 @@ export interface CatalogAdapters {
 type Which = 'providers' | 'models' | 'chat-models';
 
 const ajv = createAjv(false);
-const schema = (name: string): object => JSON.parse(readFileSync(fromRoot('schemas', `catalog.${name}.json`), 'utf8')) as object;
+const schema = (name: string): object =>
+  JSON.parse(readFileSync(fromRoot('schemas', `catalog.${name}.json`), 'utf8')) as object;
 // The models schema first: the chat schema shares its price definition (`catalog.models#/$defs/price`).
 const modelsValidator = ajv.compile(schema('models'));
-const validators = { providers: ajv.compile(schema('providers')), models: modelsValidator, 'chat-models': ajv.compile(schema('chat-models')) };
+const validators = {
+  providers: ajv.compile(schema('providers')),
+  models: modelsValidator,
+  'chat-models': ajv.compile(schema('chat-models')),
+};
 
 function readFile(file: string, which: Which, problems: string[]): unknown {
   const full = path.isAbsolute(file) ? file : fromRoot(file);
@@ -62,7 +73,8 @@ function readFile(file: string, which: Which, problems: string[]): unknown {
     const data: unknown = parseYaml(readFileSync(full, 'utf8'));
     const validate = validators[which];
     if (!validate(data)) {
-      for (const issue of toIssues(path.basename(full), validate.errors)) problems.push(`${issue.path} ${issue.message}`);
+      for (const issue of toIssues(path.basename(full), validate.errors))
+        problems.push(`${issue.path} ${issue.message}`);
       return undefined;
     }
     return data;
@@ -106,7 +118,8 @@ class ModelBuilder {
     build: (modelId: string, modelContext: number, e: E, provider: ProviderInfo) => Endpoint,
   ): void {
     const where = kind === 'chat' ? 'chat-models' : 'models';
-    if (this.seen.has(m.id.toLowerCase())) this.problems.push(`${where}: duplicate id ${m.id} (ids are unique across models.yaml and chat-models.yaml)`);
+    if (this.seen.has(m.id.toLowerCase()))
+      this.problems.push(`${where}: duplicate id ${m.id} (ids are unique across models.yaml and chat-models.yaml)`);
     this.seen.add(m.id.toLowerCase());
     const endpoints: Endpoint[] = [];
     for (const e of m.endpoints) {
@@ -116,11 +129,14 @@ class ModelBuilder {
         continue;
       }
       if (!this.adapters[kind].has(provider.adapter)) {
-        this.problems.push(`${where}.${m.id}.endpoints.${e.provider}: adapter "${provider.adapter}" serves no ${kind} models (${kind} adapters: ${[...this.adapters[kind]].join(', ')})`);
+        this.problems.push(
+          `${where}.${m.id}.endpoints.${e.provider}: adapter "${provider.adapter}" serves no ${kind} models (${kind} adapters: ${[...this.adapters[kind]].join(', ')})`,
+        );
         continue;
       }
       const endpoint = build(m.id, m.context_length, e, provider);
-      for (const issue of tooFinePrices(endpoint)) this.problems.push(`${where}.${m.id}.endpoints.${e.provider}.pricing: ${issue}`);
+      for (const issue of tooFinePrices(endpoint))
+        this.problems.push(`${where}.${m.id}.endpoints.${e.provider}.pricing: ${issue}`);
       endpoints.push(endpoint);
     }
     if (endpoints.length === 0) return;
@@ -152,15 +168,18 @@ class ModelBuilder {
 export function loadCatalog(config: Config, adapters: CatalogAdapters): Catalog {
   const problems: string[] = [];
   const pf = readFile(config.catalog.providersFile, 'providers', problems) as { providers: ProviderYaml[] } | undefined;
-  const mf = readFile(config.catalog.modelsFile, 'models', problems) as { models: Array<ModelYaml<EmbeddingsEndpointYaml>>; other_models?: string[] } | undefined;
-  const cf = readFile(config.catalog.chatModelsFile, 'chat-models', problems) as { models: Array<ModelYaml<ChatEndpointYaml>> } | undefined;
+  const mf = readFile(config.catalog.modelsFile, 'models', problems) as
+    { models: Array<ModelYaml<EmbeddingsEndpointYaml>>; other_models?: string[] } | undefined;
+  const cf = readFile(config.catalog.chatModelsFile, 'chat-models', problems) as
+    { models: Array<ModelYaml<ChatEndpointYaml>> } | undefined;
   if (!pf || !mf || !cf) throw new ConfigError(problems);
 
   const known = new Set([...adapters.embeddings, ...adapters.chat]);
   const providers = new Map<string, ProviderInfo>();
   for (const p of pf.providers) {
     if (providers.has(p.slug)) problems.push(`providers: duplicate slug ${p.slug}`);
-    if (!known.has(p.adapter)) problems.push(`providers.${p.slug}.adapter: unknown adapter "${p.adapter}" (known: ${[...known].join(', ')})`);
+    if (!known.has(p.adapter))
+      problems.push(`providers.${p.slug}.adapter: unknown adapter "${p.adapter}" (known: ${[...known].join(', ')})`);
     providers.set(p.slug, buildProvider(p, config));
   }
   const builder = new ModelBuilder(providers, adapters, problems);

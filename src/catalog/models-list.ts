@@ -21,7 +21,13 @@ export type ModelsQuery = Wire<'embeddings.models.query'>;
 export type ModelsListQuery = Wire<'models.list.query'>;
 
 /** The sorts this gateway can order by from its catalog (the hosted list's usage and benchmark sorts need data it does not have). */
-export type ModelsSort = 'newest' | 'pricing-low-to-high' | 'pricing-high-to-low' | 'context-high-to-low' | 'throughput-high-to-low' | 'latency-low-to-high';
+export type ModelsSort =
+  | 'newest'
+  | 'pricing-low-to-high'
+  | 'pricing-high-to-low'
+  | 'context-high-to-low'
+  | 'throughput-high-to-low'
+  | 'latency-low-to-high';
 
 /**
  * Filters of the hosted list that need data this gateway does not hold (usage categories,
@@ -29,12 +35,27 @@ export type ModelsSort = 'newest' | 'pricing-low-to-high' | 'pricing-high-to-low
  * so a filtered list is never silently unfiltered.
  */
 const UNSUPPORTED = [
-  'category', 'region', 'min_age_days', 'max_age_days', 'min_intelligence_index', 'max_intelligence_index', 'min_coding_index',
-  'max_coding_index', 'min_agentic_index', 'max_agentic_index', 'min_tool_success_rate', 'max_tool_success_rate',
+  'category',
+  'region',
+  'min_age_days',
+  'max_age_days',
+  'min_intelligence_index',
+  'max_intelligence_index',
+  'min_coding_index',
+  'max_coding_index',
+  'min_agentic_index',
+  'max_agentic_index',
+  'min_tool_success_rate',
+  'max_tool_success_rate',
 ];
 
 const list = (text: string | undefined): string[] | undefined =>
-  text === undefined ? undefined : text.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter((s) => s !== '');
 
 /** Prompt and completion USD per 1M tokens of the model's cheapest endpoint (what the price filters compare). */
 function pricesPerMillion(m: CatalogModel): { prompt: number; completion: number } {
@@ -68,15 +89,23 @@ function matches(m: CatalogModel, q: ModelsListQuery): boolean {
   const authors = list(q.model_authors);
   if (authors && !authors.includes(m.id.split('/')[0]!.toLowerCase())) return false;
   const providers = list(q.providers);
-  if (providers && !m.endpoints.some((e) => providers.includes(e.provider.slug) || providers.includes(e.provider.name.toLowerCase()))) return false;
+  if (
+    providers &&
+    !m.endpoints.some((e) => providers.includes(e.provider.slug) || providers.includes(e.provider.name.toLowerCase()))
+  )
+    return false;
   if (q.arch !== undefined && m.tokenizer.toLowerCase() !== q.arch.toLowerCase()) return false;
   if (q.distillable !== undefined && m.distillable !== (q.distillable === 'true')) return false;
   if (q.zdr === 'true' && !m.endpoints.some((e) => e.zdr)) return false;
   return true;
 }
 
-const best = (m: CatalogModel, of: (e: CatalogModel['endpoints'][number]) => number | null, pick: (a: number, b: number) => number, none: number): number =>
-  m.endpoints.map(of).reduce<number>((acc, v) => (v === null ? acc : pick(acc, v)), none);
+const best = (
+  m: CatalogModel,
+  of: (e: CatalogModel['endpoints'][number]) => number | null,
+  pick: (a: number, b: number) => number,
+  none: number,
+): number => m.endpoints.map(of).reduce<number>((acc, v) => (v === null ? acc : pick(acc, v)), none);
 
 /** Comparators per sort; a stable sort keeps catalog order among equals (and models without the figure last). */
 const SORTS: Record<ModelsSort, (a: CatalogModel, b: CatalogModel) => number> = {
@@ -84,8 +113,10 @@ const SORTS: Record<ModelsSort, (a: CatalogModel, b: CatalogModel) => number> = 
   'pricing-low-to-high': (a, b) => averagePrice(a) - averagePrice(b),
   'pricing-high-to-low': (a, b) => averagePrice(b) - averagePrice(a),
   'context-high-to-low': (a, b) => b.contextLength - a.contextLength,
-  'throughput-high-to-low': (a, b) => best(b, (e) => e.throughput, Math.max, -1) - best(a, (e) => e.throughput, Math.max, -1),
-  'latency-low-to-high': (a, b) => best(a, (e) => e.latencyMs, Math.min, Infinity) - best(b, (e) => e.latencyMs, Math.min, Infinity) || 0,
+  'throughput-high-to-low': (a, b) =>
+    best(b, (e) => e.throughput, Math.max, -1) - best(a, (e) => e.throughput, Math.max, -1),
+  'latency-low-to-high': (a, b) =>
+    best(a, (e) => e.latencyMs, Math.min, Infinity) - best(b, (e) => e.latencyMs, Math.min, Infinity) || 0,
 };
 
 /** The hosted sort's "average prompt/completion price". */
@@ -124,7 +155,13 @@ export function listEmbeddingModels(models: readonly CatalogModel[], q: ModelsQu
  */
 export function listModels(models: readonly CatalogModel[], q: ModelsListQuery) {
   const refused = UNSUPPORTED.filter((name) => q[name] !== undefined);
-  if (refused.length > 0) throw new ValidationError(refused.map((name) => ({ path: `query.${name}`, message: 'is not supported by this gateway (it has no data to filter by)' })));
+  if (refused.length > 0)
+    throw new ValidationError(
+      refused.map((name) => ({
+        path: `query.${name}`,
+        message: 'is not supported by this gateway (it has no data to filter by)',
+      })),
+    );
   let found = models.filter((m) => matches(m, q));
   if (q.sort) found = [...found].sort(SORTS[q.sort]);
   const { offset: _offset, limit: _limit, ...filters } = q;

@@ -27,7 +27,14 @@ function toWireRecent(w: EndpointWindow): Recent {
 const NONE: EndpointWindow = { attempts: 0, failures: 0, latencyMsSum: 0 };
 
 function sum(windows: EndpointWindow[]): EndpointWindow {
-  return windows.reduce((a, w) => ({ attempts: a.attempts + w.attempts, failures: a.failures + w.failures, latencyMsSum: a.latencyMsSum + w.latencyMsSum }), NONE);
+  return windows.reduce(
+    (a, w) => ({
+      attempts: a.attempts + w.attempts,
+      failures: a.failures + w.failures,
+      latencyMsSum: a.latencyMsSum + w.latencyMsSum,
+    }),
+    NONE,
+  );
 }
 
 /** The route's body: circuits through `circuitOf`, the caller's recent attempts through `recentOf`. */

@@ -42,7 +42,7 @@ export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;
 
 /** Quantization values of the provider object's `quantizations` filter. */
 export type Quantization =
-  | 'int4' | 'int8' | 'fp4' | 'mxfp4' | 'nvfp4' | 'fp6' | 'fp8' | 'mxfp8' | 'fp16' | 'bf16' | 'fp32' | 'unknown';
+  'int4' | 'int8' | 'fp4' | 'mxfp4' | 'nvfp4' | 'fp6' | 'fp8' | 'mxfp8' | 'fp16' | 'bf16' | 'fp32' | 'unknown';
 
 /** One upstream provider: where it is, how to talk to it, how to authenticate. */
 export interface ProviderInfo {
@@ -76,7 +76,14 @@ export interface EndpointPricing {
   /** Per prompt token written to the provider's prompt cache; null where there is no such price (then `prompt`). */
   cacheWrite: number | null;
   /** The same prices as the API's decimal strings (per token / image / request); the cache prices only where set. */
-  text: { prompt: string; completion: string; image: string; request: string; input_cache_read?: string; input_cache_write?: string };
+  text: {
+    prompt: string;
+    completion: string;
+    image: string;
+    request: string;
+    input_cache_read?: string;
+    input_cache_write?: string;
+  };
 }
 
 /** One way to serve a model: a provider plus that provider's name, price and limits for it. */

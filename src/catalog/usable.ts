@@ -19,8 +19,11 @@ export function unusableModels(catalog: Catalog): { models: string[]; keyVariabl
 export function warnUnusableModels(catalog: Catalog, logger: Logger): void {
   const { models, keyVariables } = unusableModels(catalog);
   if (models.length === 0) return;
-  logger.warn(`${models.length} catalog model(s) have no usable endpoint (no provider key configured): ${models.join(', ')}`, {
-    models,
-    set_one_of: keyVariables,
-  });
+  logger.warn(
+    `${models.length} catalog model(s) have no usable endpoint (no provider key configured): ${models.join(', ')}`,
+    {
+      models,
+      set_one_of: keyVariables,
+    },
+  );
 }

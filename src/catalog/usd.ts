@@ -33,7 +33,8 @@ export function formatUsd(usd: number): string {
   const exact = roundUsd(usd);
   const abs = Math.abs(exact);
   const sign = exact < 0 ? '-' : '';
-  if (abs >= 1 || abs === 0) return `${sign}$${abs.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  if (abs >= 1 || abs === 0)
+    return `${sign}$${abs.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
   const decimals = Math.min(USD_DECIMALS, Math.max(2, USD_SIGNIFICANT_DIGITS - 1 - Math.floor(Math.log10(abs))));
   // Trailing zeros beyond the cents go: $0.2120 reads $0.212.
   const text = abs.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1');
@@ -61,7 +62,10 @@ export function usdTicks(ticks: readonly number[], step: number): string[] {
   return ticks.map((tick) => {
     // Ticks carry float noise (a zero of -1e-18): snapped to the step's precision.
     const value = Math.abs(tick) < gap / 2 ? 0 : tick;
-    const text = Math.abs(value).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    const text = Math.abs(value).toLocaleString('en-US', {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+    });
     return `${value < 0 ? '-' : ''}$${text.replace(/(\.\d\d\d*?)0+$/, '$1')}`;
   });
 }

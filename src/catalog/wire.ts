@@ -20,7 +20,12 @@ export function cheapestEndpoint(model: Pick<CatalogModel, 'endpoints'>): Endpoi
 /** The list object's prices: prompt, completion, request, image always; the prompt-cache prices where the endpoint has them. */
 export function wirePricing(e: Endpoint): Record<string, string> {
   const t = e.pricing.text;
-  const out: Record<string, string> = { prompt: t.prompt, completion: t.completion, request: t.request, image: t.image };
+  const out: Record<string, string> = {
+    prompt: t.prompt,
+    completion: t.completion,
+    request: t.request,
+    image: t.image,
+  };
   if (t.input_cache_read !== undefined) out.input_cache_read = t.input_cache_read;
   if (t.input_cache_write !== undefined) out.input_cache_write = t.input_cache_write;
   return out;
@@ -48,7 +53,11 @@ export function toModelWire(model: ModelFacts): Readonly<Record<string, unknown>
       instruct_type: model.instructType,
     },
     pricing: wirePricing(cheapest),
-    top_provider: { context_length: cheapest.contextLength, max_completion_tokens: cheapest.maxCompletionTokens, is_moderated: false },
+    top_provider: {
+      context_length: cheapest.contextLength,
+      max_completion_tokens: cheapest.maxCompletionTokens,
+      is_moderated: false,
+    },
     per_request_limits: null,
     supported_parameters: parameters,
     default_parameters: null,

@@ -18,10 +18,18 @@ export function usageWire(usage: ChatUsage, cost: number) {
     total_tokens: usage.promptTokens + usage.completionTokens,
     cost,
     is_byok: false,
-    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens, audio_tokens: 0 },
+    prompt_tokens_details: {
+      cached_tokens: usage.cacheReadTokens,
+      cache_write_tokens: usage.cacheWriteTokens,
+      audio_tokens: 0,
+    },
     // The upstream's own bill is known only for BYOK calls, which the gateway does not make; the
     // hosted service's SDK requires both parts as numbers whenever `cost_details` is present.
-    cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0, upstream_inference_completions_cost: 0 },
+    cost_details: {
+      upstream_inference_cost: null,
+      upstream_inference_prompt_cost: 0,
+      upstream_inference_completions_cost: 0,
+    },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
 }
@@ -47,7 +55,15 @@ function event(value: unknown): string {
 
 /** The stream's last chunk: no choices, the usage and its cost. */
 export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number): string {
-  return event({ id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, provider: head.provider, choices: [], usage: usageWire(usage, cost) });
+  return event({
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    provider: head.provider,
+    choices: [],
+    usage: usageWire(usage, cost),
+  });
 }
 
 /** The chunk a stream that broke after it started ends with (status 200 is already sent). */
@@ -59,7 +75,8 @@ export function errorChunk(head: StreamHead, code: number, message: string): str
     model: head.model,
     provider: head.provider,
     error: { code, message },
-    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
+    choices: [
+      { index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null },
+    ],
   });
 }
-

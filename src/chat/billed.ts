@@ -34,6 +34,11 @@ export function billChat(
 ): BilledChat {
   const own = { prompt: () => plan.prompt.tokens, completion: () => countTokens([generated()]) };
   const { usage, estimated, replaced } = boundChatUsage(reported, chatUsageLimits(endpoint, plan.maxTokens), own);
-  const cost = billedCost(deps, { api: 'chat', endpoint, requestId, replaced }, chatCost(endpoint, usage), plan.estimateUsd);
+  const cost = billedCost(
+    deps,
+    { api: 'chat', endpoint, requestId, replaced },
+    chatCost(endpoint, usage),
+    plan.estimateUsd,
+  );
   return { usage, estimated, cost };
 }

@@ -39,7 +39,13 @@ export class ChatChunks implements ChatStream {
 
   summary(): StreamSummary {
     const texts = this.texts;
-    const parts = { usage: this.usage, finishReason: this.finishReason, nativeFinishReason: this.nativeFinishReason, toolCalls: this.toolCalls, upstreamId: this.events.upstreamId };
+    const parts = {
+      usage: this.usage,
+      finishReason: this.finishReason,
+      nativeFinishReason: this.nativeFinishReason,
+      toolCalls: this.toolCalls,
+      upstreamId: this.events.upstreamId,
+    };
     return summaryOf(parts, () => texts.join(''));
   }
 
@@ -63,7 +69,9 @@ export class ChatChunks implements ChatStream {
         this.started = true;
         this.toolCalls++;
         this.texts.push(e.name);
-        return this.chunk({ tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }] });
+        return this.chunk({
+          tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }],
+        });
       case 'tool_call_delta':
         this.texts.push(e.arguments);
         return this.chunk({ tool_calls: [{ index: e.index, function: { arguments: e.arguments } }] });
@@ -83,12 +91,23 @@ export class ChatChunks implements ChatStream {
   }
 
   /** One OpenAI chunk with `delta` (the first one says the role). */
-  private chunk(delta: Record<string, unknown>, finish: FinishReason | null = null, native: string | null = null): Record<string, unknown> {
+  private chunk(
+    delta: Record<string, unknown>,
+    finish: FinishReason | null = null,
+    native: string | null = null,
+  ): Record<string, unknown> {
     if (!this.roleSent) {
       this.roleSent = true;
       delta = { role: 'assistant', ...delta };
     }
     const { id, created, model, provider } = this.head;
-    return { id, object: 'chat.completion.chunk', created, model, provider, choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: native, logprobs: null }] };
+    return {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      provider,
+      choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: native, logprobs: null }],
+    };
   }
 }

@@ -22,7 +22,10 @@ export function maxCompletionOn(endpoint: Endpoint, promptTokens: number, asked:
 export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
   const p = endpoint.pricing;
   const plain = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
-  const prompt = plain * p.prompt + usage.cacheReadTokens * (p.cacheRead ?? p.prompt) + usage.cacheWriteTokens * (p.cacheWrite ?? p.prompt);
+  const prompt =
+    plain * p.prompt +
+    usage.cacheReadTokens * (p.cacheRead ?? p.prompt) +
+    usage.cacheWriteTokens * (p.cacheWrite ?? p.prompt);
   return roundUsd(prompt + usage.completionTokens * p.completion + p.request);
 }
 
@@ -30,5 +33,7 @@ export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
 export function worstCaseCost(endpoint: Endpoint, promptTokens: number, asked: number | undefined): number {
   const p = endpoint.pricing;
   const promptPrice = Math.max(p.prompt, p.cacheWrite ?? 0);
-  return roundUsd(promptTokens * promptPrice + maxCompletionOn(endpoint, promptTokens, asked) * p.completion + p.request);
+  return roundUsd(
+    promptTokens * promptPrice + maxCompletionOn(endpoint, promptTokens, asked) * p.completion + p.request,
+  );
 }

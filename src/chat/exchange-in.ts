@@ -17,9 +17,13 @@ function imageSource(url: string): ImageSource {
 function partOf(part: ChatContentPart): Part {
   switch (part.type) {
     case 'text':
-      return part.cache_control ? { type: 'text', text: part.text, cacheControl: part.cache_control } : { type: 'text', text: part.text };
+      return part.cache_control
+        ? { type: 'text', text: part.text, cacheControl: part.cache_control }
+        : { type: 'text', text: part.text };
     case 'image_url':
-      return part.image_url.detail !== undefined ? { type: 'image', source: imageSource(part.image_url.url), detail: part.image_url.detail } : { type: 'image', source: imageSource(part.image_url.url) };
+      return part.image_url.detail !== undefined
+        ? { type: 'image', source: imageSource(part.image_url.url), detail: part.image_url.detail }
+        : { type: 'image', source: imageSource(part.image_url.url) };
     case 'input_audio':
       return { type: 'audio', data: part.input_audio.data, format: part.input_audio.format };
   }
@@ -31,9 +35,21 @@ function partsOf(content: string | ChatContentPart[] | null | undefined): Part[]
 }
 
 function messageOf(m: ChatMessage): Message {
-  if (m.role === 'tool') return { role: 'tool', parts: [{ type: 'tool_result', callId: m.tool_call_id, content: typeof m.content === 'string' ? m.content : partsOf(m.content) }] };
+  if (m.role === 'tool')
+    return {
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool_result',
+          callId: m.tool_call_id,
+          content: typeof m.content === 'string' ? m.content : partsOf(m.content),
+        },
+      ],
+    };
   const parts = partsOf(m.content);
-  if (m.role === 'assistant') for (const call of m.tool_calls ?? []) parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+  if (m.role === 'assistant')
+    for (const call of m.tool_calls ?? [])
+      parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
   return { role: m.role, parts };
 }
 
@@ -59,10 +75,20 @@ export function exchangeOf(body: ChatBody, maxTokens: number | undefined, stream
   if (typeof body.temperature === 'number') x.temperature = body.temperature;
   if (typeof body.top_p === 'number') x.topP = body.top_p;
   if (typeof body.top_k === 'number') x.topK = body.top_k;
-  if (body.stop !== undefined && body.stop !== null) x.stop = typeof body.stop === 'string' ? [body.stop] : [...body.stop];
+  if (body.stop !== undefined && body.stop !== null)
+    x.stop = typeof body.stop === 'string' ? [body.stop] : [...body.stop];
   if (typeof body.seed === 'number') x.seed = body.seed;
   const rf = body.response_format;
-  if (rf) x.responseFormat = rf.type === 'json_schema' ? { type: 'json_schema', name: rf.json_schema.name, schema: rf.json_schema.schema, strict: rf.json_schema.strict ?? undefined } : { type: rf.type };
+  if (rf)
+    x.responseFormat =
+      rf.type === 'json_schema'
+        ? {
+            type: 'json_schema',
+            name: rf.json_schema.name,
+            schema: rf.json_schema.schema,
+            strict: rf.json_schema.strict ?? undefined,
+          }
+        : { type: rf.type };
   if (body.user !== undefined) x.user = body.user;
   return x;
 }

@@ -11,5 +11,10 @@ import type { ChatBody } from './types';
 /** The job of one chat request (every attempt shares it, and so its canonical form). */
 export function chatJob(body: ChatBody, maxTokens: number | undefined, stream: boolean): ChatJob {
   let exchange: Exchange | undefined;
-  return { native: { format: 'openai-chat', body }, exchange: () => (exchange ??= exchangeOf(body, maxTokens, stream)), stream, maxTokens };
+  return {
+    native: { format: 'openai-chat', body },
+    exchange: () => (exchange ??= exchangeOf(body, maxTokens, stream)),
+    stream,
+    maxTokens,
+  };
 }

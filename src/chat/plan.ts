@@ -37,7 +37,11 @@ function modelIds(body: ChatBody): string[] {
 function contextExceeded(model: CatalogModel, tokens: number): GatewayError {
   const longest = Math.max(...model.endpoints.map((e) => e.contextLength));
   return new GatewayError(400, STATUS_MESSAGES[400], {
-    metadata: { reason: `the prompt is about ${tokens} tokens; ${model.id}'s longest context is ${longest} tokens`, context_length: longest, prompt_tokens: tokens },
+    metadata: {
+      reason: `the prompt is about ${tokens} tokens; ${model.id}'s longest context is ${longest} tokens`,
+      context_length: longest,
+      prompt_tokens: tokens,
+    },
   });
 }
 
@@ -47,19 +51,29 @@ function contextExceeded(model: CatalogModel, tokens: number): GatewayError {
  */
 export function planChat(catalog: Catalog, body: ChatBody, random: () => number): ChatPlan {
   const ids = modelIds(body);
-  if (ids.length === 0) throw new ValidationError([{ path: 'body.model', message: 'is required (or models, a list of models to try in order)' }]);
+  if (ids.length === 0)
+    throw new ValidationError([
+      { path: 'body.model', message: 'is required (or models, a list of models to try in order)' },
+    ]);
   const models = ids.map((id) => catalog.resolveChat(id));
   const primary = models[0] as CatalogModel;
   const prompt = readPrompt(body);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-  const needs: RequestNeeds = { inputKind: prompt.modalities.size > 1 ? 'multimodal' : 'text', modalities: prompt.modalities, parameters: prompt.parameters };
+  const needs: RequestNeeds = {
+    inputKind: prompt.modalities.size > 1 ? 'multimodal' : 'text',
+    modalities: prompt.modalities,
+    parameters: prompt.parameters,
+  };
   const candidates: Endpoint[] = [];
   for (const model of models) {
-    const fitting = selectCandidates(model, needs, body.provider, random).filter((e) => e.contextLength >= prompt.tokens);
+    const fitting = selectCandidates(model, needs, body.provider, random).filter(
+      (e) => e.contextLength >= prompt.tokens,
+    );
     candidates.push(...fitting);
   }
   if (candidates.length === 0) {
-    if (selectCandidates(primary, needs, body.provider, random).length > 0) throw contextExceeded(primary, prompt.tokens);
+    if (selectCandidates(primary, needs, body.provider, random).length > 0)
+      throw contextExceeded(primary, prompt.tokens);
     throw noCandidates(primary, needs, body.provider);
   }
   const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokens, maxTokens)));

@@ -72,7 +72,8 @@ function collect(m: ChatMessage, into: Collected): void {
     into.media++;
     into.modalities.add(part.type === 'image_url' ? 'image' : 'audio');
   }
-  if (m.role === 'assistant' && m.tool_calls) for (const call of m.tool_calls) into.texts.push(call.function.name, call.function.arguments);
+  if (m.role === 'assistant' && m.tool_calls)
+    for (const call of m.tool_calls) into.texts.push(call.function.name, call.function.arguments);
 }
 
 /** Read `body` once for everything routing, budgeting and the samplers need. */
@@ -80,7 +81,8 @@ export function readPrompt(body: ChatBody): ChatPrompt {
   const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], userTexts: [], media: 0 };
   for (const m of body.messages) collect(m, c);
   const parameters = new Set<ChatParameter>();
-  for (const [field, parameter] of SET_PARAMETERS) if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
+  for (const [field, parameter] of SET_PARAMETERS)
+    if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
   if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
   if (body.tools) c.texts.push(JSON.stringify(body.tools));
   if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));

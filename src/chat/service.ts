@@ -87,7 +87,11 @@ export class ChatService {
     // If so configured, a client never holds an answer whose usage record a crash could lose.
     if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
     this.observe(ctx, body, plan, res, answer.id);
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(answer.body)), 'X-Generation-Id': answer.id });
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(answer.body)),
+      'X-Generation-Id': answer.id,
+    });
     res.end(answer.body);
     return answer.costUsd;
   }
@@ -96,7 +100,13 @@ export class ChatService {
   private observe(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, generationId: string): void {
     const { userTexts, tokens } = plan.prompt;
     if (userTexts.length === 0) return;
-    observeAnswer(this.observers, res, ctx, { generationId, model: body.model ?? body.models?.[0] ?? '', input: userTexts, tokens, createdAt: new Date(this.deps.clock()) });
+    observeAnswer(this.observers, res, ctx, {
+      generationId,
+      model: body.model ?? body.models?.[0] ?? '',
+      input: userTexts,
+      tokens,
+      createdAt: new Date(this.deps.clock()),
+    });
   }
 
   /** The first half of POST /chat/completions (see `plan.ts`). */
@@ -107,10 +117,14 @@ export class ChatService {
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
   private async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
     const job = chatJob(body, plan.maxTokens, false);
-    const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) => this.callWhole(e, job, timeoutMs, inject));
+    const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) =>
+      this.callWhole(e, job, timeoutMs, inject),
+    );
     const { value: parsed, endpoint } = run;
     this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
-    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () => answerText(parsed));
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () =>
+      answerText(parsed),
+    );
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
     const recorded = this.record(ctx, body, {
@@ -139,17 +153,37 @@ export class ChatService {
    * is over. Throws a GatewayError (a normal error answer) only while nothing has been sent.
    * @param onStart - called with the generation id once the first content is on its way
    */
-  private async stream(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
+  private async stream(
+    ctx: CallerContext,
+    body: ChatBody,
+    plan: ChatPlan,
+    res: ServerResponse,
+    onStart?: (id: string) => void,
+  ): Promise<number> {
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
     const job = chatJob(body, plan.maxTokens, true);
-    const stream: OneStream = { writer, job, id, created, timing: { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs } };
-    const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) => this.attemptStream(stream, e, timeoutMs, inject));
+    const stream: OneStream = {
+      writer,
+      job,
+      id,
+      created,
+      timing: { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs },
+    };
+    const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) =>
+      this.attemptStream(stream, e, timeoutMs, inject),
+    );
     if (!run.ok) {
       if (!writer.opened) throw run.error;
-      writer.finish(errorChunk({ id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created }, run.error.status, run.error.message) + DONE_EVENT);
+      writer.finish(
+        errorChunk(
+          { id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created },
+          run.error.status,
+          run.error.message,
+        ) + DONE_EVENT,
+      );
       return 0;
     }
     const live = run.value;
@@ -158,10 +192,15 @@ export class ChatService {
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
-    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () => summary.generatedText());
+    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () =>
+      summary.generatedText(),
+    );
     const head = this.head(live.endpoint, id);
     this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
-    this.deps.metrics.chatTimeToFirstToken.observe({ provider: live.endpoint.provider.slug, model: live.endpoint.modelId }, ttftMs / 1000);
+    this.deps.metrics.chatTimeToFirstToken.observe(
+      { provider: live.endpoint.provider.slug, model: live.endpoint.modelId },
+      ttftMs / 1000,
+    );
     const recorded = this.record(ctx, body, {
       id,
       endpoint: live.endpoint,
@@ -181,7 +220,10 @@ export class ChatService {
       status: end.kind === 'upstream_error' ? 'error' : 'ok',
     });
     if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
-    writer.finish((end.kind === 'upstream_error' ? errorChunk(head, end.code, end.message) : usageChunk(head, usage, cost)) + DONE_EVENT);
+    writer.finish(
+      (end.kind === 'upstream_error' ? errorChunk(head, end.code, end.message) : usageChunk(head, usage, cost)) +
+        DONE_EVENT,
+    );
     return cost;
   }
 
@@ -191,22 +233,39 @@ export class ChatService {
   }
 
   /** One streamed attempt on `endpoint`, its events translated to chat chunks carrying the gateway's id. */
-  private attemptStream(s: OneStream, endpoint: Endpoint, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<LiveStream<ChatStream>>> {
+  private attemptStream(
+    s: OneStream,
+    endpoint: Endpoint,
+    timeoutMs: number,
+    inject: InjectTrace | undefined,
+  ): Promise<AttemptResult<LiveStream<ChatStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const req = adapter.buildRequest(s.job, endpoint);
     inject?.(req.headers);
     const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
-    return attemptStream(this.routing.http, s.writer, { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) }, timeoutMs, s.timing);
+    return attemptStream(
+      this.routing.http,
+      s.writer,
+      { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) },
+      timeoutMs,
+      s.timing,
+    );
   }
 
-  private async callWhole(endpoint: Endpoint, job: ChatJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedChat>> {
+  private async callWhole(
+    endpoint: Endpoint,
+    job: ChatJob,
+    timeoutMs: number,
+    inject: InjectTrace | undefined,
+  ): Promise<AttemptResult<ParsedChat>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
     const parsed = chatViewOf(adapter).parseResponse(wholeBody(res.body));
-    if (!parsed || parsed.choices.length === 0) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
+    if (!parsed || parsed.choices.length === 0)
+      return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }
 
@@ -243,5 +302,4 @@ export class ChatService {
   drain(): Promise<void> {
     return this.pending.drain();
   }
-
 }

@@ -14,12 +14,21 @@ export function parsedChatOf(answer: Answer): ParsedChat {
   const toolCalls: ChatToolCall[] = [];
   for (const p of answer.parts) {
     if (p.type === 'text') text = (text ?? '') + p.text;
-    else if (p.type === 'tool_call') toolCalls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } });
+    else if (p.type === 'tool_call')
+      toolCalls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } });
   }
   const message: ParsedChat['choices'][number]['message'] = { role: 'assistant', content: text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
-    choices: [{ index: 0, message, finish_reason: answer.stopReason, native_finish_reason: answer.nativeStopReason, logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message,
+        finish_reason: answer.stopReason,
+        native_finish_reason: answer.nativeStopReason,
+        logprobs: null,
+      },
+    ],
     created: null,
     systemFingerprint: null,
     usage: answer.usage,

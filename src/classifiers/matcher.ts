@@ -36,7 +36,13 @@ const ENTRY = path.join(__dirname, `match-worker${path.extname(__filename)}`);
 export class ThreadMatcher extends JobThread<MatchJob, MatchTags> {
   /** @param preload - a module the thread requires before its entry (tests: a TypeScript loader) */
   constructor(timeoutMs: number, preload?: string) {
-    super({ entry: ENTRY, name: 'classifier matcher', timeoutMs, timeoutError: () => new MatchTimeoutError(), preload });
+    super({
+      entry: ENTRY,
+      name: 'classifier matcher',
+      timeoutMs,
+      timeoutError: () => new MatchTimeoutError(),
+      preload,
+    });
   }
 
   /** Tag `text` with `dimensions`; rejects with {@link MatchTimeoutError} past the deadline. */

@@ -36,16 +36,29 @@ function toRecord(r: Row): ClassifierRecord {
 }
 
 /** A classifier of the organization by id, or null (unknown, foreign, or not a UUID). */
-export async function findClassifier(q: Queryable, orgId: string, id: string, workspaceId?: string): Promise<ClassifierRecord | null> {
+export async function findClassifier(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  workspaceId?: string,
+): Promise<ClassifierRecord | null> {
   if (!isUuid(id)) return null;
   const rows = workspaceId
-    ? await q.query<Row>(`SELECT ${COLUMNS} FROM classifiers WHERE org_id = $1 AND id = $2 AND workspace_id = $3`, [orgId, id.toLowerCase(), workspaceId])
+    ? await q.query<Row>(`SELECT ${COLUMNS} FROM classifiers WHERE org_id = $1 AND id = $2 AND workspace_id = $3`, [
+        orgId,
+        id.toLowerCase(),
+        workspaceId,
+      ])
     : await q.query<Row>(`SELECT ${COLUMNS} FROM classifiers WHERE org_id = $1 AND id = $2`, [orgId, id.toLowerCase()]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
 /** A workspace's classifiers, oldest first. */
-export async function listClassifiers(q: Queryable, workspaceId: string, activeOnly = false): Promise<ClassifierRecord[]> {
+export async function listClassifiers(
+  q: Queryable,
+  workspaceId: string,
+  activeOnly = false,
+): Promise<ClassifierRecord[]> {
   const rows = await q.query<Row>(
     `SELECT ${COLUMNS} FROM classifiers WHERE workspace_id = $1${activeOnly ? ' AND active' : ''} ORDER BY created_at, id`,
     [workspaceId],
@@ -55,12 +68,17 @@ export async function listClassifiers(q: Queryable, workspaceId: string, activeO
 
 /** How many classifiers a workspace has. */
 export async function countClassifiers(q: Queryable, workspaceId: string): Promise<number> {
-  const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM classifiers WHERE workspace_id = $1`, [workspaceId]);
+  const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM classifiers WHERE workspace_id = $1`, [
+    workspaceId,
+  ]);
   return rows[0]?.n ?? 0;
 }
 
 /** Insert a classifier. */
-export async function insertClassifier(q: Queryable, c: Omit<ClassifierRecord, 'createdAt' | 'updatedAt'>): Promise<ClassifierRecord> {
+export async function insertClassifier(
+  q: Queryable,
+  c: Omit<ClassifierRecord, 'createdAt' | 'updatedAt'>,
+): Promise<ClassifierRecord> {
   const rows = await q.query<Row>(
     `INSERT INTO classifiers (id, org_id, workspace_id, name, active, sample_rate, dimensions) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${COLUMNS}`,
     [c.id, c.orgId, c.workspaceId, c.name, c.active, c.sampleRate, JSON.stringify(c.dimensions)],
@@ -81,7 +99,10 @@ export async function updateClassifier(q: Queryable, c: ClassifierRecord): Promi
 /** Delete a classifier (its tags go with it); false when it is not there. */
 export async function deleteClassifier(q: Queryable, orgId: string, workspaceId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const rows = await q.query(`DELETE FROM classifiers WHERE org_id = $1 AND workspace_id = $2 AND id = $3 RETURNING id`, [orgId, workspaceId, id.toLowerCase()]);
+  const rows = await q.query(
+    `DELETE FROM classifiers WHERE org_id = $1 AND workspace_id = $2 AND id = $3 RETURNING id`,
+    [orgId, workspaceId, id.toLowerCase()],
+  );
   return rows.length > 0;
 }
 

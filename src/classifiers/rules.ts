@@ -26,7 +26,10 @@ const CHECK_SLICE_MS = 10;
  * classifier may hold thousands, so the check yields to the event loop every
  * {@link CHECK_SLICE_MS}: other requests go on while a large classifier is checked.
  */
-export async function checkDimensions(dimensions: ClassifierDimension[], path = 'body.dimensions'): Promise<ValidationIssue[]> {
+export async function checkDimensions(
+  dimensions: ClassifierDimension[],
+  path = 'body.dimensions',
+): Promise<ValidationIssue[]> {
   const issues: ValidationIssue[] = [];
   const names = new Set<string>();
   let slice = performance.now();
@@ -52,7 +55,8 @@ export async function checkDimensions(dimensions: ClassifierDimension[], path = 
 
 /** Why `pattern` is refused, or null. */
 export function patternProblem(pattern: string): string | null {
-  if (pattern.length > CLASSIFIER_LIMITS.patternChars) return `must be at most ${CLASSIFIER_LIMITS.patternChars} characters`;
+  if (pattern.length > CLASSIFIER_LIMITS.patternChars)
+    return `must be at most ${CLASSIFIER_LIMITS.patternChars} characters`;
   try {
     RE2JS.compile(pattern, PATTERN_FLAGS);
   } catch (err) {

@@ -64,14 +64,24 @@ export class ClassifierService {
   private readonly queue: FairQueue<ObservedRequest>;
   private draining: Promise<void> | null = null;
   private readonly cache = new Map<string, Cached>();
-  private readonly o: Required<Omit<ClassifierServiceOptions, 'metrics' | 'preload'>> & Pick<ClassifierServiceOptions, 'metrics'>;
+  private readonly o: Required<Omit<ClassifierServiceOptions, 'metrics' | 'preload'>> &
+    Pick<ClassifierServiceOptions, 'metrics'>;
   private readonly matcher: ThreadMatcher;
 
   constructor(
     private readonly db: Database,
     opts: ClassifierServiceOptions,
   ) {
-    this.o = { random: Math.random, maxQueued: 1000, maxQueuedPerOrg: 100, flushMs: 1000, cacheMs: 5000, clock: Date.now, matchTimeoutMs: 250, ...opts };
+    this.o = {
+      random: Math.random,
+      maxQueued: 1000,
+      maxQueuedPerOrg: 100,
+      flushMs: 1000,
+      cacheMs: 5000,
+      clock: Date.now,
+      matchTimeoutMs: 250,
+      ...opts,
+    };
     this.queue = new FairQueue(this.o.maxQueuedPerOrg, this.o.maxQueued);
     this.matcher = new ThreadMatcher(this.o.matchTimeoutMs, opts.preload);
   }
@@ -199,7 +209,8 @@ export class ClassifierService {
       count++;
     } while (count < BATCH_MAX && this.queue.size > 0 && this.o.clock() - started < this.o.flushMs);
     await repo.insertTags(this.db, tags);
-    if (tags.length > 0) this.o.metrics?.classifierTagging.inc({ outcome: 'tagged' }, new Set(tags.map((t) => t.generationId)).size);
+    if (tags.length > 0)
+      this.o.metrics?.classifierTagging.inc({ outcome: 'tagged' }, new Set(tags.map((t) => t.generationId)).size);
   }
 
   private async tag(r: ObservedRequest): Promise<repo.TagRow[]> {
@@ -217,11 +228,21 @@ export class ClassifierService {
         if (!(err instanceof MatchTimeoutError)) throw err;
         // A pattern too slow for this text: the text stays untagged by this classifier.
         this.o.metrics?.classifierTagging.inc({ outcome: 'timeout' });
-        this.o.logger.warn('classifier matching timed out', { classifier_id: record.id, generation_id: r.generationId });
+        this.o.logger.warn('classifier matching timed out', {
+          classifier_id: record.id,
+          generation_id: r.generationId,
+        });
         continue;
       }
       for (const t of tags) {
-        out.push({ generationId: r.generationId, classifierId: record.id, dimension: t.name, orgId: r.orgId, value: t.value, createdAt: r.createdAt });
+        out.push({
+          generationId: r.generationId,
+          classifierId: record.id,
+          dimension: t.name,
+          orgId: r.orgId,
+          value: t.value,
+          createdAt: r.createdAt,
+        });
       }
     }
     return out;

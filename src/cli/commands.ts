@@ -74,7 +74,8 @@ function noArgs(command: string) {
 
 /** `--org`, when given, must be an organization id. */
 export function checkOrg(o: CommandOptions): void {
-  if (o.org !== undefined && !isUuid(o.org)) throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
+  if (o.org !== undefined && !isUuid(o.org))
+    throw new UsageError(`--org must be an organization id (a UUID, see \`switchyard orgs list\`)`);
 }
 
 function checkLength(flag: string, value: string | undefined, max: number): void {
@@ -122,7 +123,8 @@ export const keysCreate: CliCommand = {
     noArgs('keys create')(args);
     if (!o.name || o.name.trim() === '') throw new UsageError('keys create needs --name <name>');
     checkLength('--name', o.name, KEY_NAME_MAX);
-    if (o.workspace !== undefined && o.workspace === '') throw new UsageError('--workspace needs a workspace id or slug');
+    if (o.workspace !== undefined && o.workspace === '')
+      throw new UsageError('--workspace needs a workspace id or slug');
     checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
     checkOrg(o);
   },
@@ -147,7 +149,13 @@ export const keysList: CliCommand = {
   },
   async run(db, out, _args, o) {
     const org = await pickOrg(db, o.org);
-    const keys = await listKeys(db, { orgId: org.id, includeDisabled: true, includeManagement: true, offset: 0, limit: 100000 });
+    const keys = await listKeys(db, {
+      orgId: org.id,
+      includeDisabled: true,
+      includeManagement: true,
+      offset: 0,
+      limit: 100000,
+    });
     if (keys.length === 0) out.line('no keys');
     for (const k of keys) {
       const kind = k.isManagement ? 'management' : 'api';
@@ -166,8 +174,10 @@ const CACHE_SWITCH: Record<string, boolean | null> = { on: true, off: false, def
 export const workspacesCache: CliCommand = {
   options: ['workspace', 'org'],
   check(args, o) {
-    if (args.length !== 1 || !(args[0] as string in CACHE_SWITCH)) throw new UsageError('workspaces cache takes one of on, off, default');
-    if (o.workspace !== undefined && o.workspace === '') throw new UsageError('--workspace needs a workspace id or slug');
+    if (args.length !== 1 || !((args[0] as string) in CACHE_SWITCH))
+      throw new UsageError('workspaces cache takes one of on, off, default');
+    if (o.workspace !== undefined && o.workspace === '')
+      throw new UsageError('--workspace needs a workspace id or slug');
     checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
     checkOrg(o);
   },
@@ -221,7 +231,8 @@ function checkDay(flag: string, value: string | undefined): void {
   if (value === undefined) return;
   const day = parseDay(value);
   if (day === null) throw new UsageError(`${flag} must be a date YYYY-MM-DD`);
-  if (day < (parseDay(DATASET_START) as number)) throw new UsageError(`${flag} must be on or after ${DATASET_START}, where the rankings dataset begins`);
+  if (day < (parseDay(DATASET_START) as number))
+    throw new UsageError(`${flag} must be on or after ${DATASET_START}, where the rankings dataset begins`);
   if (day > dayOf(Date.now())) throw new UsageError(`${flag} must not be after today (UTC)`);
 }
 
@@ -237,15 +248,29 @@ export const rollupCommand: CliCommand = {
     if ((o.from === undefined) !== (o.to === undefined)) throw new UsageError('rollup takes --from and --to together');
     checkDay('--from', o.from);
     checkDay('--to', o.to);
-    if (o.from !== undefined && o.to !== undefined && o.from > o.to) throw new UsageError('--from must be on or before --to');
+    if (o.from !== undefined && o.to !== undefined && o.from > o.to)
+      throw new UsageError('--from must be on or before --to');
   },
   async run(db, out, _args, o, env) {
     const cfg = loadConfig(env).rankings;
-    const rollup = new RankingsRollup(db, { lookbackDays: cfg.lookbackDays, clock: Date.now, publish: publishOptions(cfg) });
-    const result = o.from !== undefined && o.to !== undefined ? await rollup.rollRange(parseDay(o.from) as number, parseDay(o.to) as number) : await rollup.run();
-    const days = result.days.length === 0 ? 'no days' : `${result.days.length} day(s), ${result.days[0]} to ${result.days[result.days.length - 1]}`;
+    const rollup = new RankingsRollup(db, {
+      lookbackDays: cfg.lookbackDays,
+      clock: Date.now,
+      publish: publishOptions(cfg),
+    });
+    const result =
+      o.from !== undefined && o.to !== undefined
+        ? await rollup.rollRange(parseDay(o.from) as number, parseDay(o.to) as number)
+        : await rollup.run();
+    const days =
+      result.days.length === 0
+        ? 'no days'
+        : `${result.days.length} day(s), ${result.days[0]} to ${result.days[result.days.length - 1]}`;
     const { published } = result;
-    const publication = cfg.scope === 'installation' ? `; published ${published.days.length} day(s) and ${published.weeks.length} week(s)` : '';
+    const publication =
+      cfg.scope === 'installation'
+        ? `; published ${published.days.length} day(s) and ${published.weeks.length} week(s)`
+        : '';
     out.line(`rankings rolled up: ${days}; as_of ${result.rolledAt.toISOString()}${publication}`);
   },
 };
@@ -257,7 +282,8 @@ function classifierService(db: Database): ClassifierService {
 
 /** Turn an API error into a CLI error with its details. */
 function asCliError(e: unknown): never {
-  if (e instanceof ValidationError) throw new CliError(`invalid classifier: ${e.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+  if (e instanceof ValidationError)
+    throw new CliError(`invalid classifier: ${e.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
   if (e instanceof GatewayError) throw new CliError(e.message);
   throw e;
 }
@@ -280,7 +306,12 @@ export const classifiersCreate: CliCommand = {
     }
     const body = { ...(spec as object), name: o.name };
     const validator = getValidator('classifiers.create.body').all;
-    if (!validator(body)) throw new CliError(`invalid classifier: ${toIssues('file', validator.errors).map((i) => `${i.path} ${i.message}`).join('; ')}`);
+    if (!validator(body))
+      throw new CliError(
+        `invalid classifier: ${toIssues('file', validator.errors)
+          .map((i) => `${i.path} ${i.message}`)
+          .join('; ')}`,
+      );
     const org = await pickOrg(db, o.org);
     const created = await classifierService(db)
       .create(org.id, o.workspace ?? 'default', body as Wire<'classifiers.create.body'>)
@@ -299,7 +330,9 @@ export const classifiersList: CliCommand = {
   },
   async run(db, out, _args, o) {
     const org = await pickOrg(db, o.org);
-    const list = await classifierService(db).list(org.id, o.workspace ?? 'default').catch(asCliError);
+    const list = await classifierService(db)
+      .list(org.id, o.workspace ?? 'default')
+      .catch(asCliError);
     if (list.length === 0) out.line('no classifiers');
     for (const c of list) out.line(JSON.stringify(toWireClassifier(c)));
   },
@@ -309,13 +342,16 @@ export const classifiersList: CliCommand = {
 export const classifiersDelete: CliCommand = {
   options: ['workspace', 'org'],
   check(args, o) {
-    if (args.length !== 1 || !isUuid(args[0] as string)) throw new UsageError('classifiers delete takes exactly one <classifier_id> (a UUID)');
+    if (args.length !== 1 || !isUuid(args[0] as string))
+      throw new UsageError('classifiers delete takes exactly one <classifier_id> (a UUID)');
     checkLength('--workspace', o.workspace, WORKSPACE_REF_MAX);
     checkOrg(o);
   },
   async run(db, out, args, o) {
     const org = await pickOrg(db, o.org);
-    await classifierService(db).delete(org.id, o.workspace ?? 'default', args[0] as string).catch(asCliError);
+    await classifierService(db)
+      .delete(org.id, o.workspace ?? 'default', args[0] as string)
+      .catch(asCliError);
     out.line(`deleted classifier ${args[0]}`);
   },
 };

@@ -23,7 +23,8 @@ export async function openCliDatabase(env: NodeJS.ProcessEnv, runMigrations = tr
 /** The organization named by `--org`, or the first one. */
 export async function pickOrg(db: Database, orgId: string | undefined): Promise<OrgRecord> {
   const orgs = await listOrgs(db);
-  if (orgs.length === 0) throw new CliError('no organization exists yet: start the gateway once, or run `switchyard orgs create <name>`');
+  if (orgs.length === 0)
+    throw new CliError('no organization exists yet: start the gateway once, or run `switchyard orgs create <name>`');
   if (orgId === undefined) return orgs[0] as OrgRecord;
   const org = orgs.find((o) => o.id === orgId);
   if (!org) throw new CliError(`no organization with id ${orgId} (see \`switchyard orgs list\`)`);

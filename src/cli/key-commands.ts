@@ -32,14 +32,20 @@ function checkHashArg(command: string) {
  * Run `op` on the key named by the command's `<hash>` in the `--org` organization, with the API's
  * refusals as plain sentences for the operator.
  */
-async function onKey<R>(db: Database, args: string[], o: CommandOptions, op: (orgId: string, hash: string) => Promise<R>): Promise<R> {
+async function onKey<R>(
+  db: Database,
+  args: string[],
+  o: CommandOptions,
+  op: (orgId: string, hash: string) => Promise<R>,
+): Promise<R> {
   const hash = (args[0] as string).toLowerCase();
   const org = await pickOrg(db, o.org);
   try {
     return await op(org.id, hash);
   } catch (e) {
     if (e instanceof NotFoundError) throw new CliError(`no key ${hash} in organization ${org.name}`);
-    if (e instanceof ValidationError) throw new CliError(typeof e.metadata?.detail === 'string' ? e.metadata.detail : e.message);
+    if (e instanceof ValidationError)
+      throw new CliError(typeof e.metadata?.detail === 'string' ? e.metadata.detail : e.message);
     if (e instanceof GatewayError) throw new CliError(e.message);
     throw e;
   }

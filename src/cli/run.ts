@@ -77,11 +77,17 @@ function parse(argv: string[]) {
 }
 
 /** The command's options, refusing ones it does not take and values no database can store. */
-function checkOptions(name: string, command: cmd.CliCommand, values: ReturnType<typeof parse>['values']): cmd.CommandOptions {
+function checkOptions(
+  name: string,
+  command: cmd.CliCommand,
+  values: ReturnType<typeof parse>['values'],
+): cmd.CommandOptions {
   const { help: _help, ...options } = values;
   for (const [flag, value] of Object.entries(options)) {
-    if (!command.options.includes(flag as keyof cmd.CommandOptions)) throw new UsageError(`${name} does not take --${flag}`);
-    if (typeof value === 'string' && value.includes('\u0000')) throw new UsageError(`--${flag} must not contain NUL characters`);
+    if (!command.options.includes(flag as keyof cmd.CommandOptions))
+      throw new UsageError(`${name} does not take --${flag}`);
+    if (typeof value === 'string' && value.includes('\u0000'))
+      throw new UsageError(`--${flag} must not contain NUL characters`);
   }
   return options;
 }
@@ -99,7 +105,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out: Out, e
       return values.help ? 0 : 2;
     }
     const twoWords = `${positionals[0]} ${positionals[1] ?? ''}`;
-    const name = COMMANDS[twoWords] ? twoWords : positionals[0] ?? '';
+    const name = COMMANDS[twoWords] ? twoWords : (positionals[0] ?? '');
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${positionals.slice(0, 2).join(' ')}"`);
     const rest = positionals.slice(name.split(' ').length);

@@ -99,7 +99,8 @@ export const RETIRED_ENV_VARS: ReadonlyArray<{ name: string; path: [keyof Config
 /** A retired variable still set, with the YAML setting (and its file) to use instead. */
 export function retiredVariableProblems(env: NodeJS.ProcessEnv): string[] {
   return RETIRED_ENV_VARS.filter((v) => env[v.name] !== undefined && env[v.name] !== '').map(
-    (v) => `${v.name} is no longer read from the environment: set ${v.path.join('.')} in the YAML file named by SWITCHYARD_CONFIG (see config/default.yaml)`,
+    (v) =>
+      `${v.name} is no longer read from the environment: set ${v.path.join('.')} in the YAML file named by SWITCHYARD_CONFIG (see config/default.yaml)`,
   );
 }
 
@@ -119,7 +120,12 @@ export function envLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
     }
     if (value === undefined || value === '') continue;
     const [section, key] = v.path;
-    const parsed = v.list ? value.split(',').map((item) => item.trim()).filter((item) => item !== '') : value;
+    const parsed = v.list
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '')
+      : value;
     layer[section] = { ...(layer[section] ?? {}), [key]: parsed };
   }
   return layer;
@@ -177,7 +183,8 @@ export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): La
 export function otelEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
   for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
     const protocol = env[name];
-    if (protocol && !protocol.startsWith('http/')) problems.push(`${name}: only OTLP over HTTP (http/json) is supported, not ${protocol}`);
+    if (protocol && !protocol.startsWith('http/'))
+      problems.push(`${name}: only OTLP over HTTP (http/json) is supported, not ${protocol}`);
   }
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { tracing: { endpoint: null } };
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
@@ -198,6 +205,8 @@ const VARIABLE_OF = new Map<string, string>([
  */
 export function settingLabel(configPath: string): string {
   const provider = PROVIDER_PATH.exec(configPath);
-  const variable = provider ? `${provider[1]}_${provider[2] === 'baseUrl' ? 'BASE_URL' : 'API_KEY'}` : VARIABLE_OF.get(configPath);
+  const variable = provider
+    ? `${provider[1]}_${provider[2] === 'baseUrl' ? 'BASE_URL' : 'API_KEY'}`
+    : VARIABLE_OF.get(configPath);
   return variable ? `${configPath} (${variable})` : configPath;
 }

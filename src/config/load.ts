@@ -54,7 +54,9 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
 }
 
 /** The configuration's schema (schemas/config.json); data it accepts is a {@link Config}. */
-const validate = createAjv(true).compile<Config>(JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')) as object);
+const validate = createAjv(true).compile<Config>(
+  JSON.parse(readFileSync(fromRoot('schemas', 'config.json'), 'utf8')) as object,
+);
 
 /**
  * Build the configuration: `config/default.yaml`, then the file named by `SWITCHYARD_CONFIG`, then
@@ -75,7 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   const layered = layers.reduce(merge, readYaml(fromRoot('config', 'default.yaml'), problems));
   const data = structuredClone(layered);
   const valid = validate(data);
-  if (!valid) for (const issue of toIssues('config', validate.errors)) problems.push(`${settingLabel(issue.path)} ${issue.message}`);
+  if (!valid)
+    for (const issue of toIssues('config', validate.errors))
+      problems.push(`${settingLabel(issue.path)} ${issue.message}`);
   problems.push(...crossFieldProblems(data));
   if (!valid || problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(data);
@@ -95,20 +99,37 @@ function crossFieldProblems(data: Record<string, unknown>): string[] {
   if (typeof port === 'number' && port !== 0 && port === metricsPort) {
     problems.push(`${at('server.metricsPort')} must differ from ${at('server.port')}: both are ${port}`);
   }
-  const { headersTimeoutMs, requestTimeoutMs } = (data.server ?? {}) as { headersTimeoutMs?: unknown; requestTimeoutMs?: unknown };
+  const { headersTimeoutMs, requestTimeoutMs } = (data.server ?? {}) as {
+    headersTimeoutMs?: unknown;
+    requestTimeoutMs?: unknown;
+  };
   const { uploadDeadlineMs } = (data.files ?? {}) as { uploadDeadlineMs?: unknown };
   // Node refuses a request timeout below the headers timeout; an upload deadline past the request
   // timeout would let Node cut the connection bare before the upload's own 408.
-  if (typeof headersTimeoutMs === 'number' && typeof requestTimeoutMs === 'number' && requestTimeoutMs < headersTimeoutMs) {
-    problems.push(`${at('server.requestTimeoutMs')} must be at least ${at('server.headersTimeoutMs')}: ${requestTimeoutMs} < ${headersTimeoutMs}`);
+  if (
+    typeof headersTimeoutMs === 'number' &&
+    typeof requestTimeoutMs === 'number' &&
+    requestTimeoutMs < headersTimeoutMs
+  ) {
+    problems.push(
+      `${at('server.requestTimeoutMs')} must be at least ${at('server.headersTimeoutMs')}: ${requestTimeoutMs} < ${headersTimeoutMs}`,
+    );
   }
-  if (typeof uploadDeadlineMs === 'number' && typeof requestTimeoutMs === 'number' && uploadDeadlineMs >= requestTimeoutMs) {
-    problems.push(`${at('files.uploadDeadlineMs')} must be below ${at('server.requestTimeoutMs')}: ${uploadDeadlineMs} >= ${requestTimeoutMs}`);
+  if (
+    typeof uploadDeadlineMs === 'number' &&
+    typeof requestTimeoutMs === 'number' &&
+    uploadDeadlineMs >= requestTimeoutMs
+  ) {
+    problems.push(
+      `${at('files.uploadDeadlineMs')} must be below ${at('server.requestTimeoutMs')}: ${uploadDeadlineMs} >= ${requestTimeoutMs}`,
+    );
   }
   const { maxBytes, spoolMaxBytes } = (data.files ?? {}) as { maxBytes?: unknown; spoolMaxBytes?: unknown };
   // Every upload is spooled whole before it is stored: a spool smaller than one file refuses the largest.
   if (typeof maxBytes === 'number' && typeof spoolMaxBytes === 'number' && spoolMaxBytes < maxBytes) {
-    problems.push(`${at('files.spoolMaxBytes')} must be at least ${at('files.maxBytes')}: ${spoolMaxBytes} < ${maxBytes}`);
+    problems.push(
+      `${at('files.spoolMaxBytes')} must be at least ${at('files.maxBytes')}: ${spoolMaxBytes} < ${maxBytes}`,
+    );
   }
   problems.push(...redisTopologyProblems((data.redis ?? {}) as Record<string, unknown>));
   return problems;
@@ -125,10 +146,14 @@ function redisTopologyProblems(redis: Record<string, unknown>): string[] {
   ].filter((m): m is string => typeof m === 'string');
   if (modes.length > 1) problems.push(`set only one of ${modes.join(', ')}: they are alternative ways to reach Redis`);
   if (listed(redis.clusterNodes) && typeof redis.keyPrefix === 'string' && /[{}]/.test(redis.keyPrefix)) {
-    problems.push(`${at('redis.keyPrefix')} must not contain { or } on a Redis Cluster: it would be the hash tag of every key, all on one node`);
+    problems.push(
+      `${at('redis.keyPrefix')} must not contain { or } on a Redis Cluster: it would be the hash tag of every key, all on one node`,
+    );
   }
   if (listed(redis.sentinels) && (typeof redis.sentinelName !== 'string' || redis.sentinelName === '')) {
-    problems.push(`${at('redis.sentinelName')} is required with ${at('redis.sentinels')}: the primary group the sentinels monitor`);
+    problems.push(
+      `${at('redis.sentinelName')} is required with ${at('redis.sentinels')}: the primary group the sentinels monitor`,
+    );
   }
   return problems;
 }

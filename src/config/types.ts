@@ -132,7 +132,12 @@ export interface Config {
    * per-key rate limit, raw usage retention in days (0 = keep forever) and how often the in-process
    * maintenance job (rollup refresh, retention) runs (0 = never; e.g. when a CronJob runs it).
    */
-  analytics: { timeoutMs: number; rateLimit: { windowMs: number; limit: number }; retentionDays: number; maintenanceIntervalMs: number };
+  analytics: {
+    timeoutMs: number;
+    rateLimit: { windowMs: number; limit: number };
+    retentionDays: number;
+    maintenanceIntervalMs: number;
+  };
   /**
    * Embeddings cache (docs/embeddings-cache.md): the default for workspaces that set nothing, whose
    * inputs share entries (`organization` or `workspace`), entry lifetime, the byte bound the
@@ -162,7 +167,13 @@ export interface Config {
 }
 
 /** The `OTEL_TRACES_SAMPLER` values the gateway supports (the specification's built-in samplers). */
-export type TracesSampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+export type TracesSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
 
 /** Any part of a value at any depth; lists are given whole. */
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;

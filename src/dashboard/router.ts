@@ -53,9 +53,13 @@ export function dashboardRouter(deps: SessionDeps, sessions: DashboardSessions, 
   router.use(labelAs('/dashboard'));
   // Anything under /assets that is not a file there (unknown, or a path climbing out with `..%2f`,
   // which serve-static refuses with a bare 403) is a 404: the envelope, and nothing about keys.
-  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }), function noSuchAsset() {
-    throw new NotFoundError();
-  });
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }),
+    function noSuchAsset() {
+      throw new NotFoundError();
+    },
+  );
   router.use(express.static(dir, { index: false, maxAge: 0, redirect: false }));
   router.get('/{*page}', function dashboardPage(_req: Request, res: Response) {
     if (!existsSync(index)) throw new GatewayError(503, 'The dashboard is not built; run npm run build');

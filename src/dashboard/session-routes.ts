@@ -20,7 +20,11 @@ import type { Wire } from '../wire';
  * The session as the app sees it: its CSRF token, when it ends, which key opened it, and the
  * rankings scope (the Rankings page offers today's traffic only where the scope publishes it).
  */
-function toWireSession(record: SessionRecord, key: ApiKeyRecord, rankingsScope: Config['rankings']['scope']): Wire<'dashboard.session.response'> {
+function toWireSession(
+  record: SessionRecord,
+  key: ApiKeyRecord,
+  rankingsScope: Config['rankings']['scope'],
+): Wire<'dashboard.session.response'> {
   return {
     data: {
       csrf_token: record.csrf,
@@ -56,14 +60,20 @@ export function sessionRoutes(deps: SessionDeps, sessions: DashboardSessions): R
 
   router.use(sessions.cookies, express.json({ limit: '4kb' }));
 
-  router.post('/session', signInLimit, validate({ body: 'dashboard.session.body' }), async function signIn(req: Request, res: Response) {
-    const { key: secret } = validated(req, 'dashboard.session.body');
-    const key = admittedKey(await keyCache.get(hashSecret(secret.trim())), metrics, clock());
-    if (!key.isManagement) throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
-    const { id, record } = await sessions.create(key);
-    sessions.setCookie(req, res, id);
-    res.json(toWireSession(record, key, deps.config.rankings.scope));
-  });
+  router.post(
+    '/session',
+    signInLimit,
+    validate({ body: 'dashboard.session.body' }),
+    async function signIn(req: Request, res: Response) {
+      const { key: secret } = validated(req, 'dashboard.session.body');
+      const key = admittedKey(await keyCache.get(hashSecret(secret.trim())), metrics, clock());
+      if (!key.isManagement)
+        throw new ForbiddenError('The dashboard needs a management key; this is an API key for inference');
+      const { id, record } = await sessions.create(key);
+      sessions.setCookie(req, res, id);
+      res.json(toWireSession(record, key, deps.config.rankings.scope));
+    },
+  );
 
   router.get('/session', async function readSession(req: Request, res: Response) {
     const { record, key } = await current(req);

@@ -83,7 +83,9 @@ export class DashboardSessions {
   /** The cookie parser over the operator's secret, or the one the replicas share (created by the first to ask). */
   private parserNow(): Promise<RequestHandler> {
     if (!this.parser) {
-      this.parser = this.store(async () => cookieParser(this.options.secret ?? (await this.kv.run(SECRET_SHARE, [SECRET_KEY], [token()]))));
+      this.parser = this.store(async () =>
+        cookieParser(this.options.secret ?? (await this.kv.run(SECRET_SHARE, [SECRET_KEY], [token()]))),
+      );
       // A failure is not remembered: the next request asks the store again.
       this.parser.catch(() => (this.parser = null));
     }
@@ -102,7 +104,12 @@ export class DashboardSessions {
   /** Open a session for `key`. */
   async create(key: Pick<ApiKeyRecord, 'hash' | 'sessionGeneration'>): Promise<{ id: string; record: SessionRecord }> {
     const id = token();
-    const record: SessionRecord = { keyHash: key.hash, keyGeneration: key.sessionGeneration, csrf: token(), expiresAt: this.options.clock() + this.options.ttlMs };
+    const record: SessionRecord = {
+      keyHash: key.hash,
+      keyGeneration: key.sessionGeneration,
+      csrf: token(),
+      expiresAt: this.options.clock() + this.options.ttlMs,
+    };
     await this.store(() => this.kv.run(SESSION_OPEN, [sessionKey(id)], [JSON.stringify(record), this.options.ttlMs]));
     return { id, record };
   }

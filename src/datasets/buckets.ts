@@ -13,7 +13,13 @@ export type ContextBucket = (typeof CONTEXT_BUCKETS)[number];
  * Upper bounds (inclusive) of prompt tokens per bucket: 1K is 0–1,000, 10K 1,001–10,000, 100K
  * 10,001–100,000, 1M 100,001–1,000,000, 10M everything above 1,000,000.
  */
-export const BUCKET_MAX: Readonly<Record<ContextBucket, number>> = { '1K': 1_000, '10K': 10_000, '100K': 100_000, '1M': 1_000_000, '10M': Infinity };
+export const BUCKET_MAX: Readonly<Record<ContextBucket, number>> = {
+  '1K': 1_000,
+  '10K': 10_000,
+  '100K': 100_000,
+  '1M': 1_000_000,
+  '10M': Infinity,
+};
 
 /** The bucket of a prompt-token count. */
 export function bucketOf(promptTokens: number): ContextBucket {

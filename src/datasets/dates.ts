@@ -18,7 +18,12 @@ export function parseDay(text: string): number | null {
   const back = new Date(0);
   back.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   const ms = back.getTime();
-  if (back.getUTCFullYear() !== Number(m[1]) || back.getUTCMonth() !== Number(m[2]) - 1 || back.getUTCDate() !== Number(m[3])) return null;
+  if (
+    back.getUTCFullYear() !== Number(m[1]) ||
+    back.getUTCMonth() !== Number(m[2]) - 1 ||
+    back.getUTCDate() !== Number(m[3])
+  )
+    return null;
   return ms / DAY_MS;
 }
 

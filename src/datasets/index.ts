@@ -47,7 +47,11 @@ export interface RankingsDeps {
 /** Build the parts; nothing starts until `scheduler.start()`. */
 export function createRankings(d: RankingsDeps): Rankings {
   const cfg = d.config.rankings;
-  const rollup = new RankingsRollup(d.db, { lookbackDays: cfg.lookbackDays, clock: d.clock, publish: publishOptions(cfg) });
+  const rollup = new RankingsRollup(d.db, {
+    lookbackDays: cfg.lookbackDays,
+    clock: d.clock,
+    publish: publishOptions(cfg),
+  });
   // Either kind: the sampler sees chat prompts as it sees embeddings inputs.
   const modelId = (name: string): string => d.catalog.find(name)?.id ?? name;
   const classifier = new ClassifierThread(d.preload);
@@ -55,8 +59,26 @@ export function createRankings(d: RankingsDeps): Rankings {
     classifier,
     service: new RankingsService(d.db, rollup, catalogFaces(d.catalog.models), cfg, d.clock),
     rollup,
-    scheduler: new RollupScheduler(() => rollup.run(cfg.rollupIntervalMs / 2), cfg.rollupIntervalMs, d.metrics, d.logger),
-    sampler: new RankingsSampler(d.db, d.classify ?? classifier.classify, { rate: cfg.sampleRate, maxPerSecond: cfg.sampleMaxPerSecond, queueMax: cfg.sampleQueueMax, random: d.random, clock: d.clock, modelId }, d.metrics, d.logger),
+    scheduler: new RollupScheduler(
+      () => rollup.run(cfg.rollupIntervalMs / 2),
+      cfg.rollupIntervalMs,
+      d.metrics,
+      d.logger,
+    ),
+    sampler: new RankingsSampler(
+      d.db,
+      d.classify ?? classifier.classify,
+      {
+        rate: cfg.sampleRate,
+        maxPerSecond: cfg.sampleMaxPerSecond,
+        queueMax: cfg.sampleQueueMax,
+        random: d.random,
+        clock: d.clock,
+        modelId,
+      },
+      d.metrics,
+      d.logger,
+    ),
   };
 }
 

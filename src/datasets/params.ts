@@ -29,19 +29,28 @@ const CONFLICTS: ReadonlyArray<[keyof RankingsQuery, keyof RankingsQuery, number
 function conflictIssues(q: RankingsQuery): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const [a, b, rule] of CONFLICTS) {
-    if (q[a] !== undefined && q[b] !== undefined) issues.push({ path: 'query', message: `${a} may not be combined with ${b} (combination rule ${rule})` });
+    if (q[a] !== undefined && q[b] !== undefined)
+      issues.push({ path: 'query', message: `${a} may not be combined with ${b} (combination rule ${rule})` });
   }
   const sampled = q.category !== undefined ? 'category' : q.language_type !== undefined ? 'language_type' : null;
   if (sampled && q.period === 'day') {
-    issues.push({ path: 'query.period', message: `must be week or month with ${sampled} (combination rule 4: sampled datasets are weekly)` });
+    issues.push({
+      path: 'query.period',
+      message: `must be week or month with ${sampled} (combination rule 4: sampled datasets are weekly)`,
+    });
   }
   return issues;
 }
 
-function dateIssue(name: 'start_date' | 'end_date', text: string | undefined): [number | undefined, ValidationIssue | null] {
+function dateIssue(
+  name: 'start_date' | 'end_date',
+  text: string | undefined,
+): [number | undefined, ValidationIssue | null] {
   if (text === undefined) return [undefined, null];
   const day = parseDay(text);
-  return day === null ? [undefined, { path: `query.${name}`, message: 'must be a calendar date YYYY-MM-DD' }] : [day, null];
+  return day === null
+    ? [undefined, { path: `query.${name}`, message: 'must be a calendar date YYYY-MM-DD' }]
+    : [day, null];
 }
 
 /**
@@ -55,9 +64,11 @@ export function resolveRankingsRequest(q: RankingsQuery, nowMs: number): Ranking
   const [startGiven, startIssue] = dateIssue('start_date', q.start_date);
   for (const issue of [endIssue, startIssue]) if (issue) issues.push(issue);
   const endDay = endGiven ?? dayOf(nowMs) - 1;
-  if (endGiven !== undefined && endGiven < FLOOR) issues.push({ path: 'query.end_date', message: `must be on or after ${DATASET_START}, where the dataset begins` });
+  if (endGiven !== undefined && endGiven < FLOOR)
+    issues.push({ path: 'query.end_date', message: `must be on or after ${DATASET_START}, where the dataset begins` });
   const startDay = Math.max(startGiven ?? endDay - DEFAULT_WINDOW_DAYS, FLOOR);
-  if (startGiven !== undefined && endDay >= FLOOR && startDay > endDay) issues.push({ path: 'query.start_date', message: 'must be on or before end_date' });
+  if (startGiven !== undefined && endDay >= FLOOR && startDay > endDay)
+    issues.push({ path: 'query.start_date', message: 'must be on or before end_date' });
   if (issues.length > 0) throw new ValidationError(issues);
   const sampled = q.category !== undefined || q.language_type !== undefined;
   return { startDay, endDay, period: q.period ?? (sampled ? 'week' : 'day'), filter: filterOf(q) };

@@ -50,7 +50,13 @@ export const NOTHING_DUE: DueUnits = { days: [], weeks: [], reroll: [] };
 /** The publication settings, or null when the scope is the organization's (nothing is published). */
 export function publishOptions(cfg: Config['rankings']): PublishOptions | null {
   if (cfg.scope !== 'installation') return null;
-  return { minOrganizations: cfg.minOrganizations, maxOrgShare: cfg.maxOrgShare, clampTokens: cfg.clampTokens, epsilon: cfg.epsilon, publishDelayMs: cfg.publishDelayMs };
+  return {
+    minOrganizations: cfg.minOrganizations,
+    maxOrgShare: cfg.maxOrgShare,
+    clampTokens: cfg.clampTokens,
+    epsilon: cfg.epsilon,
+    publishDelayMs: cfg.publishDelayMs,
+  };
 }
 
 /** The facet conditions on `rankings_daily` per `modality` value (constants, never input). */
@@ -65,7 +71,10 @@ export const MODALITY_SQL: Readonly<Record<Modality, string>> = {
 /** The canonical key a filter's cells are published under. */
 export function datasetKey(filter: DatasetFilter): string {
   if (filter.kind === 'sampled') return `${filter.dimension}=${filter.value}`;
-  const parts = [filter.modality && `modality=${filter.modality}`, filter.contextBucket && `context_bucket=${filter.contextBucket}`].filter(Boolean);
+  const parts = [
+    filter.modality && `modality=${filter.modality}`,
+    filter.contextBucket && `context_bucket=${filter.contextBucket}`,
+  ].filter(Boolean);
   return parts.length > 0 ? parts.join('&') : 'all';
 }
 
@@ -77,11 +86,15 @@ const EXACT: readonly string[] = [undefined, ...(Object.keys(MODALITY_SQL) as Mo
 /** The key of every sampled dataset a week is published for. */
 const SAMPLED: readonly string[] = [
   ...CATEGORIES.map((value) => datasetKey({ kind: 'sampled', dimension: 'category', value })),
-  ...(['natural', 'programming'] as const).map((value) => datasetKey({ kind: 'sampled', dimension: 'language_type', value })),
+  ...(['natural', 'programming'] as const).map((value) =>
+    datasetKey({ kind: 'sampled', dimension: 'language_type', value }),
+  ),
 ];
 
 /** Per `rankings_daily` row: '' (any modality) and each modality value it matches. */
-const ROW_MODALITIES = `array_remove(ARRAY['', ${Object.entries(MODALITY_SQL).map(([m, sql]) => `CASE WHEN ${sql} THEN '${m}' END`).join(', ')}], NULL)`;
+const ROW_MODALITIES = `array_remove(ARRAY['', ${Object.entries(MODALITY_SQL)
+  .map(([m, sql]) => `CASE WHEN ${sql} THEN '${m}' END`)
+  .join(', ')}], NULL)`;
 
 /**
  * From `per_org (dataset, org_id, model, tokens)`: the cells of each dataset, a named model's
@@ -132,7 +145,9 @@ export class RankingsPublisher {
 
   /** The days and weeks that ended at least `publishDelayMs` before `now` and are not yet published. */
   async due(now: number): Promise<DueUnits> {
-    const [first] = await this.db.query<{ first: Date | string | null }>('SELECT MIN(created_at) AS first FROM generations');
+    const [first] = await this.db.query<{ first: Date | string | null }>(
+      'SELECT MIN(created_at) AS first FROM generations',
+    );
     if (!first?.first) return NOTHING_DUE;
     const firstDay = Math.max(FLOOR, dayOf(new Date(first.first).getTime()));
     const lastDay = dayOf(now - this.opts.publishDelayMs) - 1;
@@ -156,7 +171,9 @@ export class RankingsPublisher {
       [days.map(formatDay)],
     );
     const rolled = new Map(rows.map((r) => [r.day, new Date(r.rolled_at).getTime()]));
-    return days.filter((d) => (rolled.get(formatDay(d)) ?? -Infinity) < dayStartMs(d + 1) + this.opts.publishDelayMs).sort((a, b) => a - b);
+    return days
+      .filter((d) => (rolled.get(formatDay(d)) ?? -Infinity) < dayStartMs(d + 1) + this.opts.publishDelayMs)
+      .sort((a, b) => a - b);
   }
 
   /** Publish the due units (each in its own transaction; one already published is left as it is). */
@@ -176,7 +193,12 @@ export class RankingsPublisher {
     );
     if (claimed.length === 0) return;
     const o = this.opts;
-    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [date, o.minOrganizations, o.maxOrgShare, clamp]);
+    const cells = await tx.query<{ dataset: string; model: string | null; tokens: string }>(sql, [
+      date,
+      o.minOrganizations,
+      o.maxOrgShare,
+      clamp,
+    ]);
     // Every dataset gets its `other` cell, even with nothing in it: noise alone then.
     const others = new Set(cells.filter((c) => c.model === null).map((c) => c.dataset));
     for (const key of keys) if (!others.has(key)) cells.push({ dataset: key, model: null, tokens: '0' });

@@ -58,7 +58,11 @@ interface Source {
 
 function sourceOf(req: RankingsRequest, filter: DatasetFilter, p: Params): Source {
   if (filter.kind === 'sampled') {
-    return { table: 'rankings_weekly_tags', unit: 'week', where: [`dimension = ${p.add(filter.dimension)}`, `value = ${p.add(filter.value)}`] };
+    return {
+      table: 'rankings_weekly_tags',
+      unit: 'week',
+      where: [`dimension = ${p.add(filter.dimension)}`, `value = ${p.add(filter.value)}`],
+    };
   }
   const where: string[] = [];
   if (filter.modality) where.push(MODALITY_SQL[filter.modality]);
@@ -95,7 +99,8 @@ function orgRows(req: RankingsRequest, src: Source, orgId: string, faces: Catalo
   const afterLast = req.period === 'week' ? whole[1] + 7 : monthStart(whole[1] + 31);
   const [first, last, after] = [p.add(formatDay(whole[0])), p.add(formatDay(whole[1])), p.add(formatDay(afterLast))];
   const period = p.add(req.period);
-  const inWhole = (t: string) => `${t}.org_id = ${orgParam}::uuid AND ${t}.period = ${period} AND ${t}.bucket >= ${first}::date AND ${t}.bucket <= ${last}::date`;
+  const inWhole = (t: string) =>
+    `${t}.org_id = ${orgParam}::uuid AND ${t}.period = ${period} AND ${t}.bucket >= ${first}::date AND ${t}.bucket <= ${last}::date`;
   // Only rows that can reach the top 50: a model ranked below 50 + |special| in its bucket has at
   // least that many models with strictly more tokens (rank() gives ties one rank), of which at
   // most |special| can leave for another name; special models are always read. The bucket's sum
@@ -125,10 +130,21 @@ WHERE dataset = ${p.add(datasetKey(req.filter))} AND unit >= ${p.add(formatDay(r
  * Build the statement for a request in a scope.
  * @returns SQL and its parameters
  */
-export function rankingsSql(req: RankingsRequest, scope: RankingsScope, faces: CatalogFaces): { sql: string; params: unknown[] } {
+export function rankingsSql(
+  req: RankingsRequest,
+  scope: RankingsScope,
+  faces: CatalogFaces,
+): { sql: string; params: unknown[] } {
   const p = new Params();
-  const rows = scope.kind === 'org' ? orgRows(req, sourceOf(req, req.filter, p), scope.orgId, faces, p) : installationRows(req, p);
-  const [ids, slugs, pub, other, top] = [p.add(faces.ids), p.add(faces.permaslugs), p.add(faces.public), p.add(OTHER), p.add(TOP_MODELS)];
+  const rows =
+    scope.kind === 'org' ? orgRows(req, sourceOf(req, req.filter, p), scope.orgId, faces, p) : installationRows(req, p);
+  const [ids, slugs, pub, other, top] = [
+    p.add(faces.ids),
+    p.add(faces.permaslugs),
+    p.add(faces.public),
+    p.add(OTHER),
+    p.add(TOP_MODELS),
+  ];
   return {
     sql: `WITH per_slug AS (
   SELECT b, ${slugSql(other)} AS slug, SUM(tokens)::bigint AS tokens
@@ -146,7 +162,12 @@ ORDER BY 1, 4`,
 }
 
 /** Run the statement: the answer's rows, in order. */
-export async function queryRankings(db: Queryable, req: RankingsRequest, scope: RankingsScope, faces: CatalogFaces): Promise<RankingRow[]> {
+export async function queryRankings(
+  db: Queryable,
+  req: RankingsRequest,
+  scope: RankingsScope,
+  faces: CatalogFaces,
+): Promise<RankingRow[]> {
   const { sql, params } = rankingsSql(req, scope, faces);
   const rows = await db.query<RankingRow & { rank: unknown }>(sql, params);
   return rows.map((r) => ({ date: r.date, model_permaslug: r.model_permaslug, total_tokens: r.total_tokens }));

@@ -83,7 +83,10 @@ const queues = new WeakMap<Database, Promise<unknown>>();
 
 function serialised<T>(db: Database, fn: () => Promise<T>): Promise<T> {
   const result = (queues.get(db) ?? Promise.resolve()).then(fn, fn);
-  queues.set(db, result.catch(() => undefined)); // the caller gets the failure; the queue only orders runs
+  queues.set(
+    db,
+    result.catch(() => undefined),
+  ); // the caller gets the failure; the queue only orders runs
   return result;
 }
 
@@ -117,7 +120,8 @@ export class RankingsRollup {
     return this.locked(async () => {
       const now = this.opts.clock();
       const last = await this.asOf();
-      if (last && minGapMs > 0 && now - last.getTime() < minGapMs) return { days: [], weeks: [], rolledAt: last, published: { days: [], weeks: [] } };
+      if (last && minGapMs > 0 && now - last.getTime() < minGapMs)
+        return { days: [], weeks: [], rolledAt: last, published: { days: [], weeks: [] } };
       const mark = await this.dbNow();
       return this.rollDays(await this.dueDays(dayOf(now)), now, mark);
     });
@@ -150,20 +154,30 @@ export class RankingsRollup {
     for (const day of days) await this.db.transaction((tx) => this.rollDay(tx, day, rolledAt));
     const weeks = [...new Set(days.map(weekStart))];
     for (const week of weeks) await this.db.transaction((tx) => this.rollWeek(tx, week));
-    for (const month of new Set(days.map(monthStart))) await this.db.transaction((tx) => this.rollPeriod(tx, 'month', month, monthStart(month + 31)));
+    for (const month of new Set(days.map(monthStart)))
+      await this.db.transaction((tx) => this.rollPeriod(tx, 'month', month, monthStart(month + 31)));
     await this.publisher?.publish(due, rolledAt);
     await this.db.query(
       `INSERT INTO rankings_rollup_runs (id, rolled_at, ingest_mark) VALUES (1, $1, $2)
        ON CONFLICT (id) DO UPDATE SET rolled_at = EXCLUDED.rolled_at, ingest_mark = GREATEST(rankings_rollup_runs.ingest_mark, EXCLUDED.ingest_mark)`,
       [rolledAt.toISOString(), mark],
     );
-    return { days: days.map(formatDay), weeks: weeks.map(formatDay), rolledAt, published: { days: due.days.map(formatDay), weeks: due.weeks.map(formatDay) } };
+    return {
+      days: days.map(formatDay),
+      weeks: weeks.map(formatDay),
+      rolledAt,
+      published: { days: due.days.map(formatDay), weeks: due.weeks.map(formatDay) },
+    };
   }
 
   /** Days since the last run (and the lookback before today), plus days never rolled since the first record. */
   private async dueDays(today: number): Promise<number[]> {
-    const [last] = await this.db.query<{ rolled_at: Date | string; ingest_mark: Date | string }>('SELECT rolled_at, ingest_mark FROM rankings_rollup_runs WHERE id = 1');
-    const [first] = await this.db.query<{ first: Date | string | null }>('SELECT MIN(created_at) AS first FROM generations');
+    const [last] = await this.db.query<{ rolled_at: Date | string; ingest_mark: Date | string }>(
+      'SELECT rolled_at, ingest_mark FROM rankings_rollup_runs WHERE id = 1',
+    );
+    const [first] = await this.db.query<{ first: Date | string | null }>(
+      'SELECT MIN(created_at) AS first FROM generations',
+    );
     const lastDay = last ? dayOf(new Date(last.rolled_at).getTime()) : today;
     const due = new Set(range(Math.max(FLOOR, Math.min(lastDay, today - this.opts.lookbackDays)), today));
     if (last) {
@@ -179,7 +193,10 @@ export class RankingsRollup {
     }
     if (first?.first) {
       const firstDay = Math.max(FLOOR, dayOf(new Date(first.first).getTime()));
-      const rolled = await this.db.query<{ day: string }>(`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM rankings_rollup_days WHERE day >= $1::date`, [formatDay(firstDay)]);
+      const rolled = await this.db.query<{ day: string }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day FROM rankings_rollup_days WHERE day >= $1::date`,
+        [formatDay(firstDay)],
+      );
       const done = new Set(rolled.map((r) => parseDay(r.day)));
       for (const d of range(firstDay, today)) if (!done.has(d)) due.add(d);
     }
@@ -217,7 +234,9 @@ export class RankingsRollup {
 
   /** When the data was last rolled up, or null before the first run. */
   async asOf(): Promise<Date | null> {
-    const [row] = await this.db.query<{ rolled_at: Date | string }>('SELECT rolled_at FROM rankings_rollup_runs WHERE id = 1');
+    const [row] = await this.db.query<{ rolled_at: Date | string }>(
+      'SELECT rolled_at FROM rankings_rollup_runs WHERE id = 1',
+    );
     return row ? new Date(row.rolled_at) : null;
   }
 }

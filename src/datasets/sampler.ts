@@ -134,7 +134,15 @@ export class RankingsSampler {
     const { languageType, category } = await this.classify(text);
     await this.db.query(
       `INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [new Date(sample.at).toISOString(), sample.orgId, this.opts.modelId(sample.model), Math.min(sample.tokens, 2_147_483_647), sample.weight, languageType, category],
+      [
+        new Date(sample.at).toISOString(),
+        sample.orgId,
+        this.opts.modelId(sample.model),
+        Math.min(sample.tokens, 2_147_483_647),
+        sample.weight,
+        languageType,
+        category,
+      ],
     );
     this.metrics.rankingsSamples.inc({ outcome: 'stored' });
   }

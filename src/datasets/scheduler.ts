@@ -42,17 +42,19 @@ export class RollupScheduler {
   private tick(): void {
     this.timer = null;
     const started = performance.now();
-    this.running = this.run().then(
-      () => this.metrics.rankingsRollups.inc({ outcome: 'ok' }),
-      (err: unknown) => {
-        this.metrics.rankingsRollups.inc({ outcome: 'failed' });
-        this.logger.error('rankings rollup failed', { error: errorFields(err) });
-      },
-    ).finally(() => {
-      this.metrics.rankingsRollupDuration.observe({}, (performance.now() - started) / 1000);
-      this.running = null;
-      if (!this.stopped) this.timer = this.schedule(() => this.tick(), this.intervalMs);
-    });
+    this.running = this.run()
+      .then(
+        () => this.metrics.rankingsRollups.inc({ outcome: 'ok' }),
+        (err: unknown) => {
+          this.metrics.rankingsRollups.inc({ outcome: 'failed' });
+          this.logger.error('rankings rollup failed', { error: errorFields(err) });
+        },
+      )
+      .finally(() => {
+        this.metrics.rankingsRollupDuration.observe({}, (performance.now() - started) / 1000);
+        this.running = null;
+        if (!this.stopped) this.timer = this.schedule(() => this.tick(), this.intervalMs);
+      });
   }
 
   /** Stop scheduling and wait for a run in progress. */

@@ -23,7 +23,12 @@ export const NEVER_ROLLED = new Date(0).toISOString();
 export function catalogFaces(models: readonly CatalogModel[]): CatalogFaces {
   const renamed = models.filter((m) => m.permaslug !== m.id || !m.public);
   const special = new Set([OTHER, ...renamed.flatMap((m) => [m.id, m.permaslug])]);
-  return { ids: models.map((m) => m.id), permaslugs: models.map((m) => m.permaslug), public: models.map((m) => m.public), special: [...special] };
+  return {
+    ids: models.map((m) => m.id),
+    permaslugs: models.map((m) => m.permaslug),
+    public: models.map((m) => m.public),
+    special: [...special],
+  };
 }
 
 /** Answers rankings requests from the rollup tables. */
@@ -47,10 +52,18 @@ export class RankingsService {
    */
   async read(orgId: string, query: RankingsQuery): Promise<RankingsAnswer> {
     const req = resolveRankingsRequest(query, this.clock());
-    const [data, asOf] = await Promise.all([queryRankings(this.db, req, this.scopeFor(orgId), this.faces), this.rollup.asOf()]);
+    const [data, asOf] = await Promise.all([
+      queryRankings(this.db, req, this.scopeFor(orgId), this.faces),
+      this.rollup.asOf(),
+    ]);
     return {
       data,
-      meta: { as_of: asOf?.toISOString() ?? NEVER_ROLLED, start_date: formatDay(req.startDay), end_date: formatDay(req.endDay), version: 'v1' },
+      meta: {
+        as_of: asOf?.toISOString() ?? NEVER_ROLLED,
+        start_date: formatDay(req.startDay),
+        end_date: formatDay(req.endDay),
+        version: 'v1',
+      },
     };
   }
 }

@@ -10,7 +10,11 @@ import { countOrNull } from '../providers/parse';
 
 /** Inputs in `input` (embeddings it yields). */
 export function inputCount(input: EmbeddingInput): number {
-  return input.kind === 'text' ? input.texts.length : input.kind === 'tokens' ? input.tokens.length : input.items.length;
+  return input.kind === 'text'
+    ? input.texts.length
+    : input.kind === 'tokens'
+      ? input.tokens.length
+      : input.items.length;
 }
 
 function sliceInput(input: EmbeddingInput, start: number, end: number): EmbeddingInput {
@@ -24,7 +28,8 @@ export function splitJob(job: EmbeddingJob, maxBatch: number | undefined): Embed
   const n = inputCount(job.input);
   if (maxBatch === undefined || n <= maxBatch) return [job];
   const jobs: EmbeddingJob[] = [];
-  for (let start = 0; start < n; start += maxBatch) jobs.push({ ...job, input: sliceInput(job.input, start, start + maxBatch) });
+  for (let start = 0; start < n; start += maxBatch)
+    jobs.push({ ...job, input: sliceInput(job.input, start, start + maxBatch) });
   return jobs;
 }
 

@@ -73,7 +73,14 @@ export function normaliseInput(raw: RawInput): NormalisedInput {
 
 function textInput(texts: string[]): NormalisedInput {
   const textBound = textTokenBound(texts, texts.length);
-  return { input: { kind: 'text', texts }, count: texts.length, modalities: TEXT_ONLY, images: 0, modalityLabel: 'text', textBound };
+  return {
+    input: { kind: 'text', texts },
+    count: texts.length,
+    modalities: TEXT_ONLY,
+    images: 0,
+    modalityLabel: 'text',
+    textBound,
+  };
 }
 
 function tokenInput(tokens: number[][]): NormalisedInput {
@@ -140,7 +147,12 @@ export interface ChargedUsage {
  * one above `bound` ({@link tokenBoundOn}) is capped to it (the reservation already holds that
  * much). More images than the input has are never taken (then the input's own).
  */
-export function chargedUsage(reported: { promptTokens: number | null; imageCount: number | null }, norm: NormalisedInput, contextLength: number, count: () => number): ChargedUsage {
+export function chargedUsage(
+  reported: { promptTokens: number | null; imageCount: number | null },
+  norm: NormalisedInput,
+  contextLength: number,
+  count: () => number,
+): ChargedUsage {
   const bound = tokenBoundOn(norm, contextLength);
   const own = () => Math.min(bound, Math.max(1, count()));
   const replaced: string[] = [];

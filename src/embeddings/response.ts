@@ -70,6 +70,10 @@ export function embeddingsResponseBody(p: EmbeddingsResponseParts): ChunkedBody 
     ...(p.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: p.cachedTokens } }),
     ...(p.cached ? { cached: true } : {}),
   });
-  push(Buffer.from(`${text}],"model":${JSON.stringify(p.model)},"provider":${JSON.stringify(p.providerName)},"usage":${usage}}`));
+  push(
+    Buffer.from(
+      `${text}],"model":${JSON.stringify(p.model)},"provider":${JSON.stringify(p.providerName)},"usage":${usage}}`,
+    ),
+  );
   return { chunks, length, id: p.id };
 }

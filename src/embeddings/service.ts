@@ -59,7 +59,9 @@ function estimateOf(norm: NormalisedInput, candidates: readonly Endpoint[]): num
  */
 function hasLength(vectors: readonly Vector[], job: EmbeddingJob, endpoint: Endpoint): boolean {
   const length = commonLength(vectors);
-  return length > 0 && (job.dimensions === undefined || !endpoint.parameters.has('dimensions') || length === job.dimensions);
+  return (
+    length > 0 && (job.dimensions === undefined || !endpoint.parameters.has('dimensions') || length === job.dimensions)
+  );
 }
 
 /** An upstream answer with what it took, the plan's cache part and the input it billed for. */
@@ -95,13 +97,27 @@ export class EmbeddingsService {
     const answer = await this.create(ctx, body, plan);
     // If so configured, a client never holds an answer whose usage record a crash could lose.
     if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
-    const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(answer.body.length) };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(answer.body.length),
+    };
     if (answer.cacheStatus) headers['X-Switchyard-Cache'] = answer.cacheStatus;
     res.writeHead(200, headers);
     if (answer.afterSend) res.once('finish', answer.afterSend);
-    const observed = { model: body.model, input: body.input, tokens: answer.promptTokens, createdAt: new Date(this.deps.clock()) };
+    const observed = {
+      model: body.model,
+      input: body.input,
+      tokens: answer.promptTokens,
+      createdAt: new Date(this.deps.clock()),
+    };
     if (answer.body.id) observeAnswer(this.observers, res, ctx, { generationId: answer.body.id, ...observed });
-    else this.observers.rankings.sampler.offer(res, { orgId: ctx.key.orgId, model: body.model, input: body.input, tokens: answer.promptTokens });
+    else
+      this.observers.rankings.sampler.offer(res, {
+        orgId: ctx.key.orgId,
+        model: body.model,
+        input: body.input,
+        tokens: answer.promptTokens,
+      });
     // One write for the chunks of the answer (vectors are passed through as byte slices).
     res.cork();
     for (const chunk of answer.body.chunks) res.write(chunk);
@@ -130,14 +146,28 @@ export class EmbeddingsService {
     const needs = { inputKind: norm.input.kind, modalities: norm.modalities, parameters };
     const candidates = selectCandidates(model, needs, body.provider, this.deps.random);
     if (candidates.length === 0) throw noCandidates(model, needs, body.provider);
-    const plan: EmbeddingsPlan = { model: model.id, primary: model, norm, candidates, estimateUsd: estimateOf(norm, candidates), modalityLabel: norm.modalityLabel };
+    const plan: EmbeddingsPlan = {
+      model: model.id,
+      primary: model,
+      norm,
+      candidates,
+      estimateUsd: estimateOf(norm, candidates),
+      modalityLabel: norm.modalityLabel,
+    };
     const cache = this.deps.embeddingsCache;
     if (!cache || !caller) return plan;
-    return withCacheLookup(cache, this.deps.config.embeddingsCache.scope, plan, body, caller, (misses) => estimateOf(misses, candidates));
+    return withCacheLookup(cache, this.deps.config.embeddingsCache.scope, plan, body, caller, (misses) =>
+      estimateOf(misses, candidates),
+    );
   }
 
   /** The answer when every input was found: no upstream call, cost 0, the tokens counted as cached. */
-  private fromCache(ctx: CallerContext, body: EmbeddingsBody, plan: EmbeddingsPlan, cache: CachePlan): EmbeddingsAnswer {
+  private fromCache(
+    ctx: CallerContext,
+    body: EmbeddingsBody,
+    plan: EmbeddingsPlan,
+    cache: CachePlan,
+  ): EmbeddingsAnswer {
     const endpoint = (cache.hits[0] as NonNullable<CachePlan['hits'][number]>).endpoint;
     const saved = savings(cache);
     const id = generationId(this.deps.clock());
@@ -155,8 +185,25 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     this.runner.observeOverhead(ROUTE, ctx, 0);
     this.countSavings(plan.model, saved);
-    const usage = { tokens: saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost: 0, upstreamMs: 0, attempts: 0 };
-    const recorded = this.record({ id, ctx, body, model: plan.model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: null });
+    const usage = {
+      tokens: saved.tokens,
+      cachedTokens: saved.tokens,
+      savedUsd: saved.usd,
+      cost: 0,
+      upstreamMs: 0,
+      attempts: 0,
+    };
+    const recorded = this.record({
+      id,
+      ctx,
+      body,
+      model: plan.model,
+      endpoint,
+      ...usage,
+      totalMs,
+      modalityLabel: plan.modalityLabel,
+      upstreamId: null,
+    });
     this.track(recorded);
     return { body: json, costUsd: 0, promptTokens: saved.tokens, cacheStatus: 'HIT', recorded };
   }
@@ -171,13 +218,38 @@ export class EmbeddingsService {
     const { metrics } = this.deps;
     const { model, candidates } = plan;
     if (plan.cache && plan.cache.misses.length === 0) return this.fromCache(ctx, body, plan, plan.cache);
-    const job: EmbeddingJob = { input: plan.norm.input, dimensions: body.dimensions, inputType: body.input_type, user: body.user, encoding: body.encoding_format ?? 'float' };
+    const job: EmbeddingJob = {
+      input: plan.norm.input,
+      dimensions: body.dimensions,
+      inputType: body.input_type,
+      user: body.user,
+      encoding: body.encoding_format ?? 'float',
+    };
     const run = await this.run(ctx, plan.primary, candidates, job);
     const { endpoint } = run;
-    const answered = { cache: plan.cache, norm: plan.norm, parsed: run.value, upstreamMs: run.upstreamMs, attempts: run.attempts.length };
-    const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(ctx, plan.primary, answered, endpoint, job);
-    const { tokens, images, estimated, replaced } = chargedUsage(parsed, norm, endpoint.contextLength, () => this.countTokens(norm));
-    const cost = billedCost(this.deps, { api: 'embeddings', endpoint, requestId: ctx.requestId, replaced }, costOf(endpoint, tokens, images), plan.estimateUsd);
+    const answered = {
+      cache: plan.cache,
+      norm: plan.norm,
+      parsed: run.value,
+      upstreamMs: run.upstreamMs,
+      attempts: run.attempts.length,
+    };
+    const { cache, norm, parsed, upstreamMs, attempts } = await this.withFreshHits(
+      ctx,
+      plan.primary,
+      answered,
+      endpoint,
+      job,
+    );
+    const { tokens, images, estimated, replaced } = chargedUsage(parsed, norm, endpoint.contextLength, () =>
+      this.countTokens(norm),
+    );
+    const cost = billedCost(
+      this.deps,
+      { api: 'embeddings', endpoint, requestId: ctx.requestId, replaced },
+      costOf(endpoint, tokens, images),
+      plan.estimateUsd,
+    );
     const id = generationId(this.deps.clock());
     const saved = cache ? savings(cache) : { tokens: 0, usd: 0 };
     const json = embeddingsResponseBody({
@@ -196,14 +268,40 @@ export class EmbeddingsService {
     const totalMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
     this.runner.observeOverhead(ROUTE, ctx, upstreamMs);
     if (cache) this.countSavings(model, saved);
-    const usage = { tokens: tokens + saved.tokens, cachedTokens: saved.tokens, savedUsd: saved.usd, cost, upstreamMs, attempts, estimated };
+    const usage = {
+      tokens: tokens + saved.tokens,
+      cachedTokens: saved.tokens,
+      savedUsd: saved.usd,
+      cost,
+      upstreamMs,
+      attempts,
+      estimated,
+    };
     // Shutdown waits for the usage record; the answer does if so configured (see the route).
-    const recorded = this.record({ id, ctx, body, model, endpoint, ...usage, totalMs, modalityLabel: plan.modalityLabel, upstreamId: parsed.upstreamId });
+    const recorded = this.record({
+      id,
+      ctx,
+      body,
+      model,
+      endpoint,
+      ...usage,
+      totalMs,
+      modalityLabel: plan.modalityLabel,
+      upstreamId: parsed.upstreamId,
+    });
     this.track(recorded);
     const store = this.deps.embeddingsCache;
     // Stored once the answer is sent (the route runs this on 'finish'), never before.
-    const afterSend = cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
-    return { body: json, costUsd: cost, promptTokens: usage.tokens, cacheStatus: cache ? cacheStatus(cache) : undefined, afterSend, recorded };
+    const afterSend =
+      cache?.write && store ? () => store.write(writesFor(cache, parsed.vectors, tokens), endpoint) : undefined;
+    return {
+      body: json,
+      costUsd: cost,
+      promptTokens: usage.tokens,
+      cacheStatus: cache ? cacheStatus(cache) : undefined,
+      afterSend,
+      recorded,
+    };
   }
 
   /** The runner over `candidates` for `job`: the successful run, else it throws the final error. */
@@ -218,12 +316,21 @@ export class EmbeddingsService {
    * (`cache/stale-hits.ts`).
    * @throws GatewayError (502 when the second answer disagrees too) rather than mix lengths
    */
-  private async withFreshHits(ctx: CallerContext, model: CatalogModel, a: Answered, endpoint: Endpoint, job: EmbeddingJob): Promise<Answered> {
+  private async withFreshHits(
+    ctx: CallerContext,
+    model: CatalogModel,
+    a: Answered,
+    endpoint: Endpoint,
+    job: EmbeddingJob,
+  ): Promise<Answered> {
     const { cache } = a;
     const length = vectorLength(a.parsed.vectors[0] as Vector);
     const stale = cache ? staleHits(cache, length) : [];
     if (!cache || stale.length === 0) return a;
-    const again = await this.run(ctx, model, [endpoint], { ...job, input: normaliseInput(pickInputs(cache.full, stale)).input });
+    const again = await this.run(ctx, model, [endpoint], {
+      ...job,
+      input: normaliseInput(pickInputs(cache.full, stale)).input,
+    });
     if (commonLength(again.value.vectors) !== length) {
       const attempts = again.attempts.map(({ provider, status }) => ({ provider, outcome: 'server', status }));
       throw new UpstreamError({ provider_name: endpoint.provider.name, attempts });
@@ -255,7 +362,6 @@ export class EmbeddingsService {
     return this.pending.drain();
   }
 
-
   private countTokens(norm: NormalisedInput): number {
     return norm.input.kind === 'tokens' ? tokenIdCount(norm.input) : countTokens(textsToCount(norm.input));
   }
@@ -264,13 +370,26 @@ export class EmbeddingsService {
    * One attempt on `endpoint`: one upstream call, or parallel calls when the job exceeds its batch
    * limit. Not async: the usual single call's promise is returned as it is, not wrapped in another.
    */
-  private attempt(endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject: InjectTrace | undefined): Promise<AttemptResult<ParsedEmbeddings>> {
+  private attempt(
+    endpoint: Endpoint,
+    job: EmbeddingJob,
+    timeoutMs: number,
+    inject: InjectTrace | undefined,
+  ): Promise<AttemptResult<ParsedEmbeddings>> {
     const adapter = embeddingsAdapterFor(endpoint.provider.adapter);
     const chunks = splitJob(job, adapter.maxBatch);
-    return chunks.length === 1 ? this.call(adapter, endpoint, job, timeoutMs, inject) : this.attemptInParts(adapter, endpoint, chunks, timeoutMs, inject);
+    return chunks.length === 1
+      ? this.call(adapter, endpoint, job, timeoutMs, inject)
+      : this.attemptInParts(adapter, endpoint, chunks, timeoutMs, inject);
   }
 
-  private async attemptInParts(adapter: EmbeddingsAdapter, endpoint: Endpoint, chunks: EmbeddingJob[], timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
+  private async attemptInParts(
+    adapter: EmbeddingsAdapter,
+    endpoint: Endpoint,
+    chunks: EmbeddingJob[],
+    timeoutMs: number,
+    inject?: InjectTrace,
+  ): Promise<AttemptResult<ParsedEmbeddings>> {
     const results = await Promise.all(chunks.map((chunk) => this.call(adapter, endpoint, chunk, timeoutMs, inject)));
     const parts: ParsedEmbeddings[] = [];
     let upstreamMs = 0;
@@ -281,11 +400,18 @@ export class EmbeddingsService {
     }
     const joined = joinParts(parts);
     // Each chunk has one length; the chunks must agree with each other as well.
-    if (commonLength(joined.vectors) === -1) return { outcome: 'server', status: 200, reason: 'invalid embeddings body' };
+    if (commonLength(joined.vectors) === -1)
+      return { outcome: 'server', status: 200, reason: 'invalid embeddings body' };
     return { outcome: 'ok', value: joined, upstreamMs };
   }
 
-  private async call(adapter: EmbeddingsAdapter, endpoint: Endpoint, job: EmbeddingJob, timeoutMs: number, inject?: InjectTrace): Promise<AttemptResult<ParsedEmbeddings>> {
+  private async call(
+    adapter: EmbeddingsAdapter,
+    endpoint: Endpoint,
+    job: EmbeddingJob,
+    timeoutMs: number,
+    inject?: InjectTrace,
+  ): Promise<AttemptResult<ParsedEmbeddings>> {
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);

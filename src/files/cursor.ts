@@ -20,7 +20,9 @@ function scopeTag(orgId: string, workspaceId: string): Buffer {
 }
 
 function badCursor(): ValidationError {
-  return new ValidationError([{ path: 'query.cursor', message: 'is not a cursor returned by GET /files for this workspace' }]);
+  return new ValidationError([
+    { path: 'query.cursor', message: 'is not a cursor returned by GET /files for this workspace' },
+  ]);
 }
 
 /** Seals and opens cursors with one key. */

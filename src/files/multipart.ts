@@ -62,7 +62,11 @@ export function discardBody(req: Request, limitBytes = DEFAULT_DRAIN_BYTES): voi
  * far over the limit) reject with a 4xx `GatewayError`; errors of `consume` are passed through.
  * In every failure the rest of the body is discarded, so the client still reads the response.
  */
-export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (file: IncomingFile) => Promise<T>): Promise<T> {
+export function receiveFile<T>(
+  req: Request,
+  limits: UploadLimits,
+  consume: (file: IncomingFile) => Promise<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const drain = () => discardBody(req, limits.drainBytes);
     const declared = Number(req.headers['content-length']);
@@ -79,7 +83,14 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
         // `filename="…"`; busboy would decode it as latin1 (its default) and garble it.
         // (An RFC 5987 `filename*=UTF-8''…` parameter is decoded by its own charset either way.)
         defParamCharset: 'utf8',
-        limits: { files: 1, fileSize: limits.maxBytes + 1, fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 },
+        limits: {
+          files: 1,
+          fileSize: limits.maxBytes + 1,
+          fields: 32,
+          fieldSize: 64 * 1024,
+          parts: 40,
+          headerPairs: 64,
+        },
       });
     } catch {
       drain();
@@ -121,10 +132,20 @@ export function receiveFile<T>(req: Request, limits: UploadLimits, consume: (fil
         if (req.complete) return;
         if (req.readableLength > 0) return void this.refresh();
         timedOut = true;
-        fail(new RequestTimeoutError({ reason: limit === 'idle' ? `the upload sent nothing for ${ms} ms` : `the upload did not complete within ${ms} ms`, limit_ms: ms }));
+        fail(
+          new RequestTimeoutError({
+            reason:
+              limit === 'idle' ? `the upload sent nothing for ${ms} ms` : `the upload did not complete within ${ms} ms`,
+            limit_ms: ms,
+          }),
+        );
       };
-    const deadline = limits.deadlineMs ? setTimeout(timeout('deadline', limits.deadlineMs), limits.deadlineMs) : undefined;
-    let idle = limits.idleTimeoutMs ? setTimeout(timeout('idle', limits.idleTimeoutMs), limits.idleTimeoutMs) : undefined;
+    const deadline = limits.deadlineMs
+      ? setTimeout(timeout('deadline', limits.deadlineMs), limits.deadlineMs)
+      : undefined;
+    let idle = limits.idleTimeoutMs
+      ? setTimeout(timeout('idle', limits.idleTimeoutMs), limits.idleTimeoutMs)
+      : undefined;
     const onData = () => idle?.refresh();
     const clearTimers = () => {
       clearTimeout(deadline);

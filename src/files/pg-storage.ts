@@ -100,6 +100,8 @@ export class PostgresChunkStorage implements FileStorage {
 
   async delete(tx: Queryable, fileIds: readonly string[]): Promise<void> {
     if (fileIds.length === 0) return;
-    await tx.query('DELETE FROM file_chunks WHERE file_id IN (SELECT jsonb_array_elements_text($1::jsonb))', [JSON.stringify(fileIds)]);
+    await tx.query('DELETE FROM file_chunks WHERE file_id IN (SELECT jsonb_array_elements_text($1::jsonb))', [
+      JSON.stringify(fileIds),
+    ]);
   }
 }

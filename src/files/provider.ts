@@ -15,8 +15,8 @@ export function refuseProviderFiles(req: Request, _res: Response, next: NextFunc
   const { provider } = validated(req, 'files.scope.query');
   if (provider !== undefined) {
     throw new ValidationError(
-      [{ path: 'query.provider', message: 'is not supported: files are kept in this gateway\'s own storage' }],
-      'Provider files (provider=openai|anthropic, with a BYOK key) are not supported; omit provider to use this gateway\'s file storage',
+      [{ path: 'query.provider', message: "is not supported: files are kept in this gateway's own storage" }],
+      "Provider files (provider=openai|anthropic, with a BYOK key) are not supported; omit provider to use this gateway's file storage",
     );
   }
   next();

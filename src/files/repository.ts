@@ -77,7 +77,12 @@ export async function findFile(q: Queryable, scope: FileScope, id: string): Prom
  * sort `12` before `3` while the cursor filters numerically and so skip files.
  * @param afterSeq - decimal `seq` from a cursor; null for the first page
  */
-export async function listFiles(q: Queryable, scope: FileScope, afterSeq: string | null, limit: number): Promise<FileRecord[]> {
+export async function listFiles(
+  q: Queryable,
+  scope: FileScope,
+  afterSeq: string | null,
+  limit: number,
+): Promise<FileRecord[]> {
   const rows = await q.query<Row>(
     `SELECT ${COLUMNS} FROM files
       WHERE org_id = $1 AND workspace_id = $2 AND ($3::bigint IS NULL OR seq > $3::bigint)

@@ -54,8 +54,11 @@ const MAX_FILENAME = 255;
 
 /** Strip control characters and cap the length; the name is a label only. */
 function cleanFilename(raw: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const name = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_FILENAME);
+  const name = raw
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, MAX_FILENAME);
   return name === '' ? 'file' : name;
 }
 
@@ -101,7 +104,10 @@ export class FileService {
    */
   async scopeFor(key: ApiKeyRecord, workspaceId: string | undefined): Promise<repo.FileScope> {
     if (workspaceId === undefined && !key.isManagement) return { orgId: key.orgId, workspaceId: key.workspaceId };
-    const ws = workspaceId === undefined ? await findDefaultWorkspace(this.db, key.orgId) : await findWorkspace(this.db, key.orgId, workspaceId);
+    const ws =
+      workspaceId === undefined
+        ? await findDefaultWorkspace(this.db, key.orgId)
+        : await findWorkspace(this.db, key.orgId, workspaceId);
     if (!ws || (!key.isManagement && ws.id !== key.workspaceId)) throw new NotFoundError();
     return { orgId: key.orgId, workspaceId: ws.id };
   }
@@ -118,7 +124,10 @@ export class FileService {
     if (!slot) {
       discardBody(req);
       this.metrics.fileUploads.inc({ outcome: 'busy' });
-      throw new RateLimitError(1, { reason: 'too many uploads in progress for this organization', limit: this.slots.perOrg });
+      throw new RateLimitError(1, {
+        reason: 'too many uploads in progress for this organization',
+        limit: this.slots.perOrg,
+      });
     }
     // Also given back when the exchange ends (answered, or its connection gone), whatever is still
     // running: a lost connection can never keep the slot.
@@ -133,7 +142,9 @@ export class FileService {
     } catch (err) {
       const status = err instanceof GatewayError ? err.status : 500;
       const busy = err instanceof GatewayError && err.metadata?.reason === SPOOL_FULL;
-      this.metrics.fileUploads.inc({ outcome: busy ? 'busy' : status === 413 ? 'too_large' : status < 500 ? 'rejected' : 'failed' });
+      this.metrics.fileUploads.inc({
+        outcome: busy ? 'busy' : status === 413 ? 'too_large' : status < 500 ? 'rejected' : 'failed',
+      });
       throw err;
     } finally {
       slot.release();
@@ -173,7 +184,13 @@ export class FileService {
           // Share-lock the live workspace until commit: a workspace deleted meanwhile makes this
           // a 404 (nothing stored); one deleted after waits for this file and deletes it too.
           if (!(await lockLiveWorkspace(tx, scope.orgId, scope.workspaceId))) throw new NotFoundError();
-          return repo.insertFile(tx, { ...scope, id, filename: upload.filename, mimeType: upload.mediaType, sizeBytes: upload.spooled.size });
+          return repo.insertFile(tx, {
+            ...scope,
+            id,
+            filename: upload.filename,
+            mimeType: upload.mediaType,
+            sizeBytes: upload.spooled.size,
+          });
         }),
       );
     } finally {
@@ -194,7 +211,9 @@ export class FileService {
     }
     const given = (['cursor', 'after', 'after_id'] as const).filter((name) => q[name] !== undefined);
     if (given.length > 1) {
-      throw new ValidationError(given.map((name) => ({ path: `query.${name}`, message: `only one of ${given.join(', ')} may be given` })));
+      throw new ValidationError(
+        given.map((name) => ({ path: `query.${name}`, message: `only one of ${given.join(', ')} may be given` })),
+      );
     }
     const start = given[0];
     const scope = await this.scopeFor(key, q.workspace_id);
@@ -225,7 +244,8 @@ export class FileService {
    */
   private async positionOf(scope: repo.FileScope, param: 'after' | 'after_id', id: string): Promise<string> {
     const file = await repo.findFile(this.db, scope, id);
-    if (!file) throw new ValidationError([{ path: `query.${param}`, message: 'is not the id of a file in this workspace' }]);
+    if (!file)
+      throw new ValidationError([{ path: `query.${param}`, message: 'is not the id of a file in this workspace' }]);
     return file.seq;
   }
 

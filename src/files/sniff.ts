@@ -81,13 +81,20 @@ function sniffOfficeZip(head: Uint8Array): MediaType | null {
   const view = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   let contentTypes = false;
   let found: MediaType | null = null;
-  for (let at = view.indexOf(Buffer.from(ZIP_LOCAL_HEADER)); at >= 0 && at + 30 <= view.length; at = view.indexOf(Buffer.from(ZIP_LOCAL_HEADER), at + 4)) {
+  for (
+    let at = view.indexOf(Buffer.from(ZIP_LOCAL_HEADER));
+    at >= 0 && at + 30 <= view.length;
+    at = view.indexOf(Buffer.from(ZIP_LOCAL_HEADER), at + 4)
+  ) {
     const nameLength = view.readUInt16LE(at + 26);
     const name = view.toString('latin1', at + 30, Math.min(view.length, at + 30 + nameLength));
     if (name === '[Content_Types].xml') contentTypes = true;
-    else if (!found && name.startsWith('word/')) found = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-    else if (!found && name.startsWith('xl/')) found = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-    else if (!found && name.startsWith('ppt/')) found = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+    else if (!found && name.startsWith('word/'))
+      found = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    else if (!found && name.startsWith('xl/'))
+      found = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    else if (!found && name.startsWith('ppt/'))
+      found = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
     if (found && contentTypes) return found;
   }
   // `[Content_Types].xml` may sit at the end of the archive, beyond the window: the part name decides.

@@ -31,7 +31,8 @@ function envelope(status: number, metadata?: Record<string, unknown>): string {
  */
 export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthrough'>) {
   const routes = new RouteTemplates();
-  if (config.passthrough.baseUrl) for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, `${API_PREFIX}${path}`, path);
+  if (config.passthrough.baseUrl)
+    for (const [method, path] of PASSTHROUGH_ROUTES) routes.add(method, `${API_PREFIX}${path}`, path);
   return function limitOf(req: http.IncomingMessage): number | null {
     if (routes.match(req.method ?? '', (req.url ?? '').split('?')[0]!) !== undefined) return null;
     const type = req.headers['content-type'] ?? '';
@@ -45,7 +46,11 @@ export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthr
  */
 function refuse(res: http.ServerResponse, status: number, metadata?: Record<string, unknown>): void {
   const body = envelope(status, metadata);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
   res.end(body);
 }
 
@@ -74,7 +79,9 @@ export function refuseUnreadable(req: http.IncomingMessage, res: http.ServerResp
   }
   const codings = req.headers['transfer-encoding'];
   if (codings !== undefined && codings.split(',').some((c) => c.trim().toLowerCase() !== 'chunked')) {
-    refuse(res, 415, { detail: 'Transfer-Encoding: only chunked is supported (compress the body with Content-Encoding instead)' });
+    refuse(res, 415, {
+      detail: 'Transfer-Encoding: only chunked is supported (compress the body with Content-Encoding instead)',
+    });
     return true;
   }
   return false;

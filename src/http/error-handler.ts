@@ -7,7 +7,16 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { GatewayError, NotFoundError, PayloadTooLargeError, STATUS_MESSAGES, ServiceUnavailableError, invalidJsonBody, undecodableBody, unreadableBody } from '../errors';
+import {
+  GatewayError,
+  NotFoundError,
+  PayloadTooLargeError,
+  STATUS_MESSAGES,
+  ServiceUnavailableError,
+  invalidJsonBody,
+  undecodableBody,
+  unreadableBody,
+} from '../errors';
 import type { Logger } from '../observability/logger';
 
 interface BodyParserError {
@@ -48,7 +57,17 @@ function fromFramework(err: unknown): GatewayError | null {
 }
 
 /** Node and Postgres error codes that mean "the database is unreachable", not "a bug". */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /** A dependency outage surfacing as a raw driver error becomes 503, so clients retry. */
 function fromOutage(err: unknown): GatewayError | null {
@@ -57,7 +76,9 @@ function fromOutage(err: unknown): GatewayError | null {
   const outage =
     UNAVAILABLE_CODES.has(code) ||
     code.startsWith('08') || // Postgres connection_exception class
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e?.message ?? '');
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      e?.message ?? '',
+    );
   return outage ? new ServiceUnavailableError({ reason: 'dependency_unavailable' }, 1) : null;
 }
 
@@ -69,7 +90,10 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
   }
   for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
   if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
-  const body: { code: number; message: string; metadata?: Record<string, unknown>; availability?: unknown } = { code: err.status, message: err.message };
+  const body: { code: number; message: string; metadata?: Record<string, unknown>; availability?: unknown } = {
+    code: err.status,
+    message: err.message,
+  };
   if (err.metadata) body.metadata = err.metadata;
   if (err.availability) body.availability = err.availability;
   const json = JSON.stringify({ error: body });
@@ -89,7 +113,14 @@ export function errorHandler(logger: Logger) {
       gatewayError = new GatewayError(500);
     } else if (gatewayError.status >= 500) {
       const cause = gatewayError.cause === undefined ? {} : { cause: gatewayError.cause };
-      logger.warn('request failed', { request_id: req.ctx?.requestId, route: req.ctx?.route, status: gatewayError.status, message: gatewayError.message, metadata: gatewayError.metadata, ...cause });
+      logger.warn('request failed', {
+        request_id: req.ctx?.requestId,
+        route: req.ctx?.route,
+        status: gatewayError.status,
+        message: gatewayError.message,
+        metadata: gatewayError.metadata,
+        ...cause,
+      });
     }
     sendError(res, gatewayError);
   };

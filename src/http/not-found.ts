@@ -50,7 +50,8 @@ interface Compiled {
  * `metadata` repeats the method, the (capped) path and the hint, for programs.
  */
 export function notFound(options: NotFoundOptions = {}) {
-  const compile = (routes: readonly ApiRoute[] = []): Compiled[] => routes.map((route) => ({ route, test: pathMatcher(route.template) }));
+  const compile = (routes: readonly ApiRoute[] = []): Compiled[] =>
+    routes.map((route) => ({ route, test: pathMatcher(route.template) }));
   let routes: Compiled[] | undefined;
   let passthrough: Compiled[] | undefined;
   return function notFoundMiddleware(req: Request, _res: Response, next: NextFunction): void {
@@ -61,22 +62,46 @@ export function notFound(options: NotFoundOptions = {}) {
     const hint = hintFor(req.method, path, routes, passthrough);
     const shown = echoed(path);
     const reason = `no route for ${req.method} ${shown}${hint ? `; ${hint.text}` : ''}`;
-    next(new NotFoundError(`${STATUS_MESSAGES[404]}: ${reason}`, { method: req.method, path: shown, reason, ...hint?.metadata }));
+    next(
+      new NotFoundError(`${STATUS_MESSAGES[404]}: ${reason}`, {
+        method: req.method,
+        path: shown,
+        reason,
+        ...hint?.metadata,
+      }),
+    );
   };
 }
 
 /** What the client probably meant by `method path`, if anything. */
-function hintFor(method: string, path: string, routes: readonly Compiled[], passthrough: readonly Compiled[]): { text: string; metadata: Record<string, unknown> } | null {
-  const methods = [...new Set(routes.filter((r) => r.test(path)).map((r) => r.route.method.toUpperCase()))].filter((m) => m !== method);
-  if (methods.length > 0) return { text: `${echoed(path)} answers ${methods.join(', ')}`, metadata: { allowed_methods: methods } };
+function hintFor(
+  method: string,
+  path: string,
+  routes: readonly Compiled[],
+  passthrough: readonly Compiled[],
+): { text: string; metadata: Record<string, unknown> } | null {
+  const methods = [...new Set(routes.filter((r) => r.test(path)).map((r) => r.route.method.toUpperCase()))].filter(
+    (m) => m !== method,
+  );
+  if (methods.length > 0)
+    return { text: `${echoed(path)} answers ${methods.join(', ')}`, metadata: { allowed_methods: methods } };
   if (passthrough.some((r) => r.test(path))) {
-    return { text: 'this route is forwarded by the passthrough, which is off: set PASSTHROUGH_BASE_URL to serve it', metadata: { set: 'PASSTHROUGH_BASE_URL' } };
+    return {
+      text: 'this route is forwarded by the passthrough, which is off: set PASSTHROUGH_BASE_URL to serve it',
+      metadata: { set: 'PASSTHROUGH_BASE_URL' },
+    };
   }
   for (const door of DOORS) if (door.test.test(path)) return { text: door.hint, metadata: { use: CHAT } };
   // The API is mounted under /api/v1: `/v1/chat/completions` or `/keys` lack (part of) the prefix.
   for (const candidate of [`/api${path}`, `${API_PREFIX}${path}`]) {
-    const same = routes.find((r) => r.route.method.toUpperCase() === (method === 'HEAD' ? 'GET' : method) && r.test(candidate));
-    if (same) return { text: `the API is under ${API_PREFIX}: ${method} ${echoed(candidate)}`, metadata: { use: `${method} ${echoed(candidate)}` } };
+    const same = routes.find(
+      (r) => r.route.method.toUpperCase() === (method === 'HEAD' ? 'GET' : method) && r.test(candidate),
+    );
+    if (same)
+      return {
+        text: `the API is under ${API_PREFIX}: ${method} ${echoed(candidate)}`,
+        metadata: { use: `${method} ${echoed(candidate)}` },
+      };
   }
   return null;
 }

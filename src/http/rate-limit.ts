@@ -52,7 +52,8 @@ export class RateLimitStores {
     if (!(this.kv instanceof RedisKv)) return new MemoryStore();
     const { connection } = this.kv;
     const prefix = `${this.kv.prefix}rl:${name}:`;
-    if (connection instanceof Cluster) return new RedisStore({ prefix, sendCommandCluster: (details) => sendToCluster(connection, details) });
+    if (connection instanceof Cluster)
+      return new RedisStore({ prefix, sendCommandCluster: (details) => sendToCluster(connection, details) });
     return new RedisStore({
       prefix,
       sendCommand: (command: string, ...args: string[]) => connection.call(command, ...args) as Promise<number>,
@@ -81,7 +82,12 @@ function guardedStore(inner: Store, opts: RateLimitOptions, metrics: Metrics, lo
   let failing = false;
   let options: Options | undefined;
   const onError = (err: unknown): IncrementResponse => {
-    if (!failing) logger.warn('rate limit store unavailable', { limiter: opts.name, fail_mode: opts.failMode, error: errorFields(err) });
+    if (!failing)
+      logger.warn('rate limit store unavailable', {
+        limiter: opts.name,
+        fail_mode: opts.failMode,
+        error: errorFields(err),
+      });
     failing = true;
     if (opts.failMode === 'closed') {
       metrics.rateLimitStoreErrors.inc({ limiter: opts.name, action: 'fail_closed' });
@@ -151,7 +157,8 @@ function keyHashOf(req: Request): string {
  * `X-RateLimit-*` headers, mirrored in `error.metadata.headers`.
  */
 export function perKeyRateLimit(stores: RateLimitStores, metrics: Metrics, logger: Logger, opts: RateLimitOptions) {
-  if (opts.limit < 1 || opts.windowMs < 1) throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
+  if (opts.limit < 1 || opts.windowMs < 1)
+    throw new Error(`rate limiter ${opts.name}: limit and windowMs must be positive`);
   return rateLimit({
     windowMs: opts.windowMs,
     limit: opts.limit,

@@ -82,7 +82,11 @@ function findUnstorable(value: unknown, part: string, issues: ValidationIssue[])
 }
 
 /** The request part a schema id applies to: its last segment (`keys.create.body` → `body`). */
-type PartOf<Id extends RequestSchemaId> = Id extends `${string}.body` ? 'body' : Id extends `${string}.query` ? 'query' : 'params';
+type PartOf<Id extends RequestSchemaId> = Id extends `${string}.body`
+  ? 'body'
+  : Id extends `${string}.query`
+    ? 'query'
+    : 'params';
 /** Ids of the request schemas for one part. */
 type IdsOf<P extends InputPart> = { [Id in RequestSchemaId]: PartOf<Id> extends P ? Id : never }[RequestSchemaId];
 
@@ -104,7 +108,10 @@ function smallBody(req: Request): boolean {
 
 /** Build a validator; unknown schema ids fail here, at boot. */
 export function validate(spec: ValidateSpec) {
-  const parts = (Object.entries(spec) as Array<[InputPart, RequestSchemaId]>).map(([part, id]) => ({ part, schema: getValidator(id) }));
+  const parts = (Object.entries(spec) as Array<[InputPart, RequestSchemaId]>).map(([part, id]) => ({
+    part,
+    schema: getValidator(id),
+  }));
   return function validateMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const issues: ValidationIssue[] = [];
     let stoppedEarly = false;
@@ -134,7 +141,10 @@ export function validate(spec: ValidateSpec) {
     }
     if (issues.length > 0) {
       const more = Math.max(0, issues.length - MAX_LISTED_ISSUES) + unlisted;
-      throw new ValidationError(issues, undefined, { ...(more > 0 ? { more_errors: more } : {}), ...(stoppedEarly ? { stopped_early: true } : {}) });
+      throw new ValidationError(issues, undefined, {
+        ...(more > 0 ? { more_errors: more } : {}),
+        ...(stoppedEarly ? { stopped_early: true } : {}),
+      });
     }
     next();
   };
@@ -145,7 +155,10 @@ export function validate(spec: ValidateSpec) {
  * is answered 404 exactly like an unknown one, as the spec lists 404 and no 400 for them.
  * Valid values land in `req.valid.params`.
  */
-export function pathNamesResource(schemaId: IdsOf<'params'>, notFound: (req: Request) => NotFoundError = () => new NotFoundError()) {
+export function pathNamesResource(
+  schemaId: IdsOf<'params'>,
+  notFound: (req: Request) => NotFoundError = () => new NotFoundError(),
+) {
   const { firstError } = getValidator(schemaId);
   return function pathNamesResourceMiddleware(req: Request, _res: Response, next: NextFunction): void {
     const params = { ...req.params };

@@ -26,7 +26,11 @@ export type InferenceOperation = 'chat' | 'embeddings';
 export type InjectTrace = (headers: Record<string, string>) => void;
 
 /** One attempt on an endpoint, told how to pass the trace on when the request is traced. */
-export type Attempt<T> = (endpoint: Endpoint, timeoutMs: number, inject: InjectTrace | undefined) => Promise<AttemptResult<T>>;
+export type Attempt<T> = (
+  endpoint: Endpoint,
+  timeoutMs: number,
+  inject: InjectTrace | undefined,
+) => Promise<AttemptResult<T>>;
 
 /** What one run tries. */
 export interface RunSpec<T> {
@@ -57,7 +61,8 @@ type Exemplar = { trace_id: string } | undefined;
 /** One per gateway, shared by every operation. */
 export class AttemptRunner {
   /** Each attempt's metrics when untraced (one function for every request, not a closure per request). */
-  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void => this.count(e, outcome, ms, undefined);
+  private readonly onAttempt = (e: Endpoint, outcome: UpstreamOutcome, ms: number): void =>
+    this.count(e, outcome, ms, undefined);
 
   constructor(
     private readonly deps: RunnerDeps,
@@ -70,7 +75,9 @@ export class AttemptRunner {
     const orgId = ctx.key.orgId;
     const parent = tracing ? ctx.trace : undefined;
     const each = (e: Endpoint, timeoutMs: number, reason: string | null): Promise<AttemptResult<T>> =>
-      tracing && parent ? this.traced(tracing, parent, spec, e, reason, (inject) => attempt(e, timeoutMs, inject)) : attempt(e, timeoutMs, undefined);
+      tracing && parent
+        ? this.traced(tracing, parent, spec, e, reason, (inject) => attempt(e, timeoutMs, inject))
+        : attempt(e, timeoutMs, undefined);
     const exemplar = parent ? exemplarOf(parent) : undefined;
     // Chat-like operations have their own timing; embeddings use the upstream block's.
     const timing = spec.operation === 'embeddings' ? config.upstream : config.chat;
@@ -80,7 +87,8 @@ export class AttemptRunner {
       breaker: this.routing.breaker.forOrg(orgId),
       onAttempt: exemplar ? (e, outcome, ms) => this.count(e, outcome, ms, exemplar) : this.onAttempt,
     });
-    for (let i = 0; i < run.attempts.length - 1; i++) metrics.fallbacks.inc({ provider: run.attempts[i]!.provider, model: spec.model.id });
+    for (let i = 0; i < run.attempts.length - 1; i++)
+      metrics.fallbacks.inc({ provider: run.attempts[i]!.provider, model: spec.model.id });
     this.routing.stats.record(orgId, run.attempts);
     if (run.ok) return run;
     return { ...run, error: finalError(run, spec.model, spec.candidates, config.breaker.cooldownMs / 1000) };
@@ -106,7 +114,14 @@ export class AttemptRunner {
    * One attempt inside its CLIENT span (the GenAI conventions' `{operation} {model}`), whose W3C
    * context goes to the upstream; for a stream the span ends at the first content (or the failure).
    */
-  private async traced<T>(tracing: Tracing, parent: Context, spec: RunSpec<T>, e: Endpoint, fallbackReason: string | null, attempt: (inject: InjectTrace) => Promise<AttemptResult<T>>): Promise<AttemptResult<T>> {
+  private async traced<T>(
+    tracing: Tracing,
+    parent: Context,
+    spec: RunSpec<T>,
+    e: Endpoint,
+    fallbackReason: string | null,
+    attempt: (inject: InjectTrace) => Promise<AttemptResult<T>>,
+  ): Promise<AttemptResult<T>> {
     const { span, context } = startUpstreamAttempt(tracing, parent, {
       operation: spec.operation,
       provider: e.provider.slug,
@@ -117,14 +132,22 @@ export class AttemptRunner {
     });
     const result = await attempt((headers) => injectTraceContext(tracing, context, headers));
     const ok = result.outcome === 'ok';
-    endUpstreamAttempt(span, { outcome: result.outcome, status: ok ? 200 : result.status, inputTokens: ok && spec.inputTokens ? spec.inputTokens(result.value) : null });
+    endUpstreamAttempt(span, {
+      outcome: result.outcome,
+      status: ok ? 200 : result.status,
+      inputTokens: ok && spec.inputTokens ? spec.inputTokens(result.value) : null,
+    });
     return result;
   }
 
   private count(e: Endpoint, outcome: UpstreamOutcome, ms: number, exemplar: Exemplar): void {
     const { metrics } = this.deps;
     metrics.upstreamRequests.inc({ provider: e.provider.slug, model: e.modelId, outcome });
-    metrics.upstreamDuration.observe({ labels: { provider: e.provider.slug, model: e.modelId }, value: ms / 1000, exemplarLabels: exemplar });
+    metrics.upstreamDuration.observe({
+      labels: { provider: e.provider.slug, model: e.modelId },
+      value: ms / 1000,
+      exemplarLabels: exemplar,
+    });
   }
 }
 

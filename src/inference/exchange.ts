@@ -69,7 +69,10 @@ export interface Tool {
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 /** What the answer's text must be. */
-export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema?: Record<string, unknown>; strict?: boolean };
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema?: Record<string, unknown>; strict?: boolean };
 
 /** A request in canonical form. */
 export interface Exchange {

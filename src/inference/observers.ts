@@ -30,5 +30,11 @@ export interface Observed {
 export function observeAnswer(observers: AnswerObservers, res: ServerResponse, ctx: CallerContext, o: Observed): void {
   const { orgId, workspaceId } = ctx.key;
   observers.rankings.sampler.offer(res, { orgId, model: o.model, input: o.input, tokens: o.tokens });
-  observers.classifiers.observeAfter(res, { generationId: o.generationId, orgId, workspaceId, input: o.input, createdAt: o.createdAt });
+  observers.classifiers.observeAfter(res, {
+    generationId: o.generationId,
+    orgId,
+    workspaceId,
+    input: o.input,
+    createdAt: o.createdAt,
+  });
 }

@@ -55,7 +55,12 @@ export class SseWriter {
   open(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', ...this.headers });
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+      ...this.headers,
+    });
     this.res.flushHeaders();
   }
 

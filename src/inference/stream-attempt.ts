@@ -19,7 +19,8 @@ import type { UpstreamHttp } from '../transport/upstream-http';
 import { KEEP_ALIVE_EVENT, type SseWriter } from './sse-writer';
 
 /** How a started stream ended. */
-export type StreamEnd = { kind: 'done' } | { kind: 'upstream_error'; code: number; message: string } | { kind: 'client_left' };
+export type StreamEnd =
+  { kind: 'done' } | { kind: 'upstream_error'; code: number; message: string } | { kind: 'client_left' };
 
 /** What the attempt needs of a format's stream translator. */
 export interface StreamTranslator {
@@ -89,7 +90,10 @@ class StreamAttempt<T extends StreamTranslator> {
     return new Promise((resolve) => {
       this.decide = resolve;
       this.keepAlive = setInterval(() => this.writer.write(KEEP_ALIVE_EVENT), this.timing.keepAliveMs);
-      this.firstContent = setTimeout(() => this.fail({ outcome: 'timeout', status: null, reason: `no content within ${Math.round(timeoutMs)} ms` }), timeoutMs);
+      this.firstContent = setTimeout(
+        () => this.fail({ outcome: 'timeout', status: null, reason: `no content within ${Math.round(timeoutMs)} ms` }),
+        timeoutMs,
+      );
       this.writer.whenLeft(() => this.fail(CLIENT_LEFT));
       this.upstream.attach({ data: (chunk) => this.data(chunk), end: (failure) => this.bodyEnded(failure) });
     });
@@ -116,11 +120,17 @@ class StreamAttempt<T extends StreamTranslator> {
     if (this.state === 'holding') {
       this.held.push(...events);
       if (t.error) return this.fail(failureOf(t.error));
-      if (!t.started && !t.done) return this.fail({ outcome: failure ? 'network' : 'server', status: 200, reason: failure ?? 'stream ended without content' });
+      if (!t.started && !t.done)
+        return this.fail({
+          outcome: failure ? 'network' : 'server',
+          status: 200,
+          reason: failure ?? 'stream ended without content',
+        });
       this.goLive();
     } else this.writeAll(events);
     if (t.error) this.end({ kind: 'upstream_error', ...t.error });
-    else if (failure || !t.done) this.end({ kind: 'upstream_error', code: 502, message: 'the upstream stream broke off' });
+    else if (failure || !t.done)
+      this.end({ kind: 'upstream_error', code: 502, message: 'the upstream stream broke off' });
     else this.end({ kind: 'done' });
   }
 
@@ -169,7 +179,10 @@ class StreamAttempt<T extends StreamTranslator> {
   private armIdle(): void {
     clearTimeout(this.idle);
     const ms = this.timing.idleTimeoutMs;
-    this.idle = setTimeout(() => this.end({ kind: 'upstream_error', code: 524, message: `the upstream sent nothing for ${ms} ms` }), ms);
+    this.idle = setTimeout(
+      () => this.end({ kind: 'upstream_error', code: 524, message: `the upstream sent nothing for ${ms} ms` }),
+      ms,
+    );
   }
 
   private writeAll(events: readonly string[]): void {

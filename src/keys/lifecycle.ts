@@ -59,18 +59,35 @@ export function revokeKey(db: Database, orgId: string, hash: string): Promise<Ap
  * and the old secret stops working (with its dashboard sessions) as the new one starts.
  * @returns the new key's record and secret (shown once), and the old key's record
  */
-export function rotateManagementKey(db: Database, orgId: string, hash: string): Promise<{ record: ApiKeyRecord; secret: string; old: ApiKeyRecord }> {
+export function rotateManagementKey(
+  db: Database,
+  orgId: string,
+  hash: string,
+): Promise<{ record: ApiKeyRecord; secret: string; old: ApiKeyRecord }> {
   return db.transaction(async (tx) => {
     // Locks in the order every operation here takes them (the enabled management keys, then the key), so none deadlocks.
     await repo.enabledManagementKeys(tx, orgId);
     const old = await repo.findKey(tx, orgId, hash, 'update');
     if (!old) throw new NotFoundError();
     if (!old.isManagement) {
-      throw new ValidationError([{ path: 'params.hash', message: 'is not a management key' }], 'Only management keys are rotated here; replace an API key by creating a new one and deleting the old');
+      throw new ValidationError(
+        [{ path: 'params.hash', message: 'is not a management key' }],
+        'Only management keys are rotated here; replace an API key by creating a new one and deleting the old',
+      );
     }
     // Someone took it out of service on purpose: a rotation must not hand out a working secret for it.
-    if (old.disabled) throw new ConflictError('This management key is disabled: enable it first (PATCH {"disabled": false}) to rotate it', { hash: old.hash });
-    const minted = mintKey({ orgId, workspaceId: old.workspaceId, name: old.name, isManagement: true, creatorUserId: old.creatorUserId });
+    if (old.disabled)
+      throw new ConflictError(
+        'This management key is disabled: enable it first (PATCH {"disabled": false}) to rotate it',
+        { hash: old.hash },
+      );
+    const minted = mintKey({
+      orgId,
+      workspaceId: old.workspaceId,
+      name: old.name,
+      isManagement: true,
+      creatorUserId: old.creatorUserId,
+    });
     const record = await repo.insertKey(tx, minted.row);
     await repo.deleteKey(tx, orgId, old.hash);
     return { record, secret: minted.secret, old };

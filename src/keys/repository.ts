@@ -72,8 +72,21 @@ export async function insertKey(q: Queryable, k: NewKey): Promise<ApiKeyRecord> 
      SELECT $1::text, $2::uuid, ws.id, $4::text, $5::text, $6::boolean, $7::boolean, $8::double precision, $9::text,
        $10::boolean, $11::timestamptz, $12::text, $13::text
        FROM ws RETURNING ${COLUMNS}`,
-    [k.hash, k.orgId, k.workspaceId, k.name, k.label, k.isManagement, k.disabled, k.limitUsd, k.limitReset,
-      k.includeByokInLimit, k.expiresAt, k.creatorUserId, k.externalUser],
+    [
+      k.hash,
+      k.orgId,
+      k.workspaceId,
+      k.name,
+      k.label,
+      k.isManagement,
+      k.disabled,
+      k.limitUsd,
+      k.limitReset,
+      k.includeByokInLimit,
+      k.expiresAt,
+      k.creatorUserId,
+      k.externalUser,
+    ],
   );
   if (!rows[0]) throw new NotFoundError();
   return toRecord(rows[0]);
@@ -94,7 +107,12 @@ export async function findKeyForAuth(q: Queryable, hash: string): Promise<ApiKey
  * A live key of this organization, or null.
  * @param lock - `update` inside a transaction that changes the key (see `enabledManagementKeys`)
  */
-export async function findKey(q: Queryable, orgId: string, hash: string, lock: 'none' | 'update' = 'none'): Promise<ApiKeyRecord | null> {
+export async function findKey(
+  q: Queryable,
+  orgId: string,
+  hash: string,
+  lock: 'none' | 'update' = 'none',
+): Promise<ApiKeyRecord | null> {
   const rows = await q.query<Row>(
     `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL${lock === 'update' ? ' FOR UPDATE' : ''}`,
     [hash, orgId],
@@ -167,9 +185,20 @@ export async function updateKey(q: Queryable, orgId: string, hash: string, p: Ke
        updated_at = clock_timestamp()
      WHERE hash = $1 AND org_id = $2 AND deleted_at IS NULL
      RETURNING ${COLUMNS}`,
-    [hash, orgId, p.name !== undefined, p.name ?? null, p.disabled !== undefined, p.disabled ?? null,
-      p.limitUsd !== undefined, p.limitUsd ?? null, p.limitReset !== undefined, p.limitReset ?? null,
-      p.includeByokInLimit !== undefined, p.includeByokInLimit ?? null],
+    [
+      hash,
+      orgId,
+      p.name !== undefined,
+      p.name ?? null,
+      p.disabled !== undefined,
+      p.disabled ?? null,
+      p.limitUsd !== undefined,
+      p.limitUsd ?? null,
+      p.limitReset !== undefined,
+      p.limitReset ?? null,
+      p.includeByokInLimit !== undefined,
+      p.includeByokInLimit ?? null,
+    ],
   );
   return rows[0] ? toRecord(rows[0]) : null;
 }

@@ -26,7 +26,12 @@ export type UpdateKeyInput = Wire<'keys.update.body'>;
  * Resolve a workspace reference (UUID or slug) of `orgId`, or its default workspace.
  * @param lock - `share` inside a transaction that adds to the workspace (see `RowLock`)
  */
-export async function resolveWorkspaceId(q: Queryable, orgId: string, ref: string | undefined, lock: RowLock = 'none'): Promise<string> {
+export async function resolveWorkspaceId(
+  q: Queryable,
+  orgId: string,
+  ref: string | undefined,
+  lock: RowLock = 'none',
+): Promise<string> {
   const ws = ref === undefined ? await findDefaultWorkspace(q, orgId, lock) : await findWorkspace(q, orgId, ref, lock);
   if (!ws) throw new NotFoundError();
   return ws.id;

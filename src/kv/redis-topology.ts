@@ -36,7 +36,8 @@ export interface ClientSettings {
 export function parseHostPort(value: string): { host: string; port: number } {
   const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(value);
   const port = Number(m?.[2]);
-  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`bad Redis address "${value}": expected host:port`);
+  if (!m || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`bad Redis address "${value}": expected host:port`);
   return { host: m[1] as string, port };
 }
 

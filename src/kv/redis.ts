@@ -91,7 +91,14 @@ export class RedisKv implements Kv {
   }
 
   async run<R>(script: KvScript<R>, keys: string[], args: KvArg[]): Promise<R> {
-    return script.parse(await evalScript(this.connection, script.lua, keys.map((k) => this.prefix + k), args.map(String)));
+    return script.parse(
+      await evalScript(
+        this.connection,
+        script.lua,
+        keys.map((k) => this.prefix + k),
+        args.map(String),
+      ),
+    );
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -119,7 +126,15 @@ export class RedisKv implements Kv {
     }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis has not confirmed the subscription to ${channel} within ${this.subscribeWaitMs} ms; it takes effect once Redis is reachable`)), this.subscribeWaitMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `Redis has not confirmed the subscription to ${channel} within ${this.subscribeWaitMs} ms; it takes effect once Redis is reachable`,
+            ),
+          ),
+        this.subscribeWaitMs,
+      );
     });
     try {
       await Promise.race([confirmed, late]);

@@ -37,7 +37,11 @@ const toRecord = (r: Row): MemberRecord => ({
 });
 
 /** Organization roles of those of `userIds` that are members of the organization. */
-export async function orgRoles(q: Queryable, orgId: string, userIds: string[]): Promise<Map<string, 'admin' | 'member'>> {
+export async function orgRoles(
+  q: Queryable,
+  orgId: string,
+  userIds: string[],
+): Promise<Map<string, 'admin' | 'member'>> {
   const rows = await q.query<{ user_id: string; role: 'admin' | 'member' }>(
     `SELECT user_id, role FROM organization_members
       WHERE org_id = $1 AND user_id IN (SELECT jsonb_array_elements_text($2::jsonb))`,
@@ -94,7 +98,13 @@ export async function findMembers(q: Queryable, workspaceId: string, userIds: st
  * row's id where one exists (rows added before the default workspace stopped storing them) or
  * the stable derived id ({@link defaultMemberId}); `userIds` restricts them, null lists all.
  */
-async function defaultMembers(q: Queryable, ws: { id: string; orgId: string }, userIds: string[] | null, offset: number, limit: number | null) {
+async function defaultMembers(
+  q: Queryable,
+  ws: { id: string; orgId: string },
+  userIds: string[] | null,
+  offset: number,
+  limit: number | null,
+) {
   const rows = await q.query<Omit<Row, 'id'> & { id: string | null }>(
     `SELECT wm.id, $1::uuid AS workspace_id, om.user_id, om.role, COALESCE(wm.created_at, om.created_at) AS created_at
        FROM organization_members om
@@ -107,22 +117,33 @@ async function defaultMembers(q: Queryable, ws: { id: string; orgId: string }, u
 }
 
 /** The default workspace's memberships of `userIds` (those who are members of the organization). */
-export function findDefaultMembers(q: Queryable, ws: { id: string; orgId: string }, userIds: string[]): Promise<MemberRecord[]> {
+export function findDefaultMembers(
+  q: Queryable,
+  ws: { id: string; orgId: string },
+  userIds: string[],
+): Promise<MemberRecord[]> {
   return defaultMembers(q, ws, userIds, 0, null);
 }
 
 /** One page of a workspace's members with the total; `isDefault` lists the whole organization. */
-export async function listMembers(q: Queryable, ws: { id: string; orgId: string; isDefault: boolean }, offset: number, limit: number) {
+export async function listMembers(
+  q: Queryable,
+  ws: { id: string; orgId: string; isDefault: boolean },
+  offset: number,
+  limit: number,
+) {
   if (ws.isDefault) {
     const data = await defaultMembers(q, ws, null, offset, limit);
-    const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organization_members WHERE org_id = $1', [ws.orgId]);
+    const count = await q.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM organization_members WHERE org_id = $1',
+      [ws.orgId],
+    );
     return { data, total: count[0]?.n ?? 0 };
   }
-  const rows = await q.query<Row>(`${MEMBERS} WHERE wm.workspace_id = $1 ORDER BY wm.created_at, wm.user_id OFFSET $2 LIMIT $3`, [
-    ws.id,
-    offset,
-    limit,
-  ]);
+  const rows = await q.query<Row>(
+    `${MEMBERS} WHERE wm.workspace_id = $1 ORDER BY wm.created_at, wm.user_id OFFSET $2 LIMIT $3`,
+    [ws.id, offset, limit],
+  );
   const count = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM workspace_members wm
        JOIN organization_members om ON om.org_id = $2 AND om.user_id = wm.user_id

@@ -16,7 +16,13 @@ import type { Member } from '../wire/types';
 
 /** `WorkspaceMember` on the wire. */
 export function toWireMember(m: MemberRecord): Member {
-  return { id: m.id, workspace_id: m.workspaceId, user_id: m.userId, role: m.role, created_at: m.createdAt.toISOString() };
+  return {
+    id: m.id,
+    workspace_id: m.workspaceId,
+    user_id: m.userId,
+    role: m.role,
+    created_at: m.createdAt.toISOString(),
+  };
 }
 
 const unique = (ids: string[]) => [...new Set(ids)];
@@ -40,7 +46,11 @@ export class MemberService {
       }
       // Every organization member is already a member of the default workspace: nothing to add.
       if (ws.isDefault) return { added: 0, members: await repo.findDefaultMembers(tx, ws, ids) };
-      const added = await repo.upsertMembers(tx, ws.id, ids.map((userId) => ({ id: randomUUID(), userId, role: roles.get(userId) ?? 'member' })));
+      const added = await repo.upsertMembers(
+        tx,
+        ws.id,
+        ids.map((userId) => ({ id: randomUUID(), userId, role: roles.get(userId) ?? 'member' })),
+      );
       return { added, members: await repo.findMembers(tx, ws.id, ids) };
     });
   }

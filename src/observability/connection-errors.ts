@@ -48,7 +48,12 @@ export class ConnectionErrorLog {
     }
     const suppressed = seen?.suppressed ?? 0;
     this.last.set(store, { at: now, suppressed: 0 });
-    this.logger.warn(`${store} connection error`, { store, err, suppressed_since_last: suppressed, interval_ms: this.intervalMs });
+    this.logger.warn(`${store} connection error`, {
+      store,
+      err,
+      suppressed_since_last: suppressed,
+      interval_ms: this.intervalMs,
+    });
   }
 
   /** A handler for one store's `error` events. */

@@ -113,7 +113,12 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream, flus
   return winston.createLogger({
     level: level === 'silent' ? 'error' : level,
     silent: level === 'silent',
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), errorsInFields(), winston.format.json()),
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      errorsInFields(),
+      winston.format.json(),
+    ),
     defaultMeta: { service: 'switchyard' },
     transports: [new LineTransport(stream ?? process.stdout, stream ? null : process.stderr, flushMs)],
   });

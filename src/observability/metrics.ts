@@ -221,7 +221,7 @@ export class Metrics {
 
   readonly budgetReservations = new Counter({
     name: 'switchyard_budget_reservations_total',
-    help: 'Spend reservations against budgets and key limits by result (reserved: a hold in Redis; lease: admitted on this replica\'s budget lease; refused; unavailable)',
+    help: "Spend reservations against budgets and key limits by result (reserved: a hold in Redis; lease: admitted on this replica's budget lease; refused; unavailable)",
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
@@ -384,7 +384,7 @@ export class Metrics {
 
   readonly embeddingsCacheSavedUsd = new Counter({
     name: 'switchyard_embeddings_cache_saved_usd_total',
-    help: 'USD the embeddings cache saved (cached tokens and images at the producing endpoint\'s current price), by catalog model',
+    help: "USD the embeddings cache saved (cached tokens and images at the producing endpoint's current price), by catalog model",
     labelNames: ['model'] as const,
     registers: [this.registry],
   });

@@ -8,7 +8,17 @@
  * @module
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -63,7 +73,15 @@ export function traceRequests(tracing: Tracing): RequestHandler {
     const parent = tracing.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     const span = tracing.tracer.startSpan(
       method === '_OTHER' ? 'HTTP' : method,
-      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: req.path, [ATTR_URL_SCHEME]: req.protocol, [ATTR_REQUEST_ID]: req.ctx.requestId } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: method,
+          [ATTR_URL_PATH]: req.path,
+          [ATTR_URL_SCHEME]: req.protocol,
+          [ATTR_REQUEST_ID]: req.ctx.requestId,
+        },
+      },
       parent,
     );
     req.ctx.trace = trace.setSpan(parent, span);
@@ -178,7 +196,11 @@ export interface UpstreamAttemptEnd {
  * Start the CLIENT span of one upstream attempt under `parent`, named `{operation} {model}` as the
  * GenAI conventions say. Returns the span and the context to inject into its upstream calls.
  */
-export function startUpstreamAttempt(tracing: Tracing, parent: Context, a: UpstreamAttempt): { span: Span; context: Context } {
+export function startUpstreamAttempt(
+  tracing: Tracing,
+  parent: Context,
+  a: UpstreamAttempt,
+): { span: Span; context: Context } {
   const url = new URL(a.baseUrl);
   const span = tracing.tracer.startSpan(
     `${a.operation} ${a.upstreamModel}`,

@@ -11,7 +11,11 @@ import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
 /** `inner` with its failures counted and logged; `success` is the SDK's `ExportResultCode.SUCCESS`. */
-export function reportingExporter(inner: SpanExporter, deps: { logger: Logger; metrics: Metrics }, success: ExportResult['code']): SpanExporter {
+export function reportingExporter(
+  inner: SpanExporter,
+  deps: { logger: Logger; metrics: Metrics },
+  success: ExportResult['code'],
+): SpanExporter {
   let failed = 0;
   const report = (result: ExportResult, spans: number): void => {
     if (result.code === success) {
@@ -20,7 +24,11 @@ export function reportingExporter(inner: SpanExporter, deps: { logger: Logger; m
       return;
     }
     deps.metrics.traceExportFailures.inc();
-    if (failed++ === 0) deps.logger.warn('trace export failed; spans are dropped until the receiver accepts them again', { spans, err: result.error });
+    if (failed++ === 0)
+      deps.logger.warn('trace export failed; spans are dropped until the receiver accepts them again', {
+        spans,
+        err: result.error,
+      });
   };
   return {
     export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {

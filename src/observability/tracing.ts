@@ -42,14 +42,19 @@ function loadSdk() {
     base: require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base'),
     core: require('@opentelemetry/core') as typeof import('@opentelemetry/core'),
     resources: require('@opentelemetry/resources') as typeof import('@opentelemetry/resources'),
-    exporter: require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http'),
+    exporter:
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http'),
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 /** The specification's sampler named by `OTEL_TRACES_SAMPLER`, with `OTEL_TRACES_SAMPLER_ARG` as its ratio. */
 function samplerOf(base: typeof import('@opentelemetry/sdk-trace-base'), name: TracesSampler, ratio: number): Sampler {
-  const root = name.endsWith('always_on') ? new base.AlwaysOnSampler() : name.endsWith('always_off') ? new base.AlwaysOffSampler() : new base.TraceIdRatioBasedSampler(ratio);
+  const root = name.endsWith('always_on')
+    ? new base.AlwaysOnSampler()
+    : name.endsWith('always_off')
+      ? new base.AlwaysOffSampler()
+      : new base.TraceIdRatioBasedSampler(ratio);
   return name.startsWith('parentbased_') ? new base.ParentBasedSampler({ root }) : root;
 }
 
@@ -68,7 +73,15 @@ export function startTracing(settings: Config['tracing'], deps: { logger: Logger
   const provider = new base.BasicTracerProvider({
     resource,
     sampler: samplerOf(base, settings.sampler, settings.samplerArg),
-    spanProcessors: [new base.BatchSpanProcessor(reportingExporter(new exporter.OTLPTraceExporter({ url: settings.endpoint }), deps, core.ExportResultCode.SUCCESS))],
+    spanProcessors: [
+      new base.BatchSpanProcessor(
+        reportingExporter(
+          new exporter.OTLPTraceExporter({ url: settings.endpoint }),
+          deps,
+          core.ExportResultCode.SUCCESS,
+        ),
+      ),
+    ],
   });
   return {
     tracer: provider.getTracer(SCOPE),

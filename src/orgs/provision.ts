@@ -20,7 +20,11 @@ export interface ProvisionedOrg {
 }
 
 /** Create an organization with its default workspace and a management key. */
-export async function provisionOrg(q: Queryable, name: string, secret: string = generateSecret()): Promise<ProvisionedOrg> {
+export async function provisionOrg(
+  q: Queryable,
+  name: string,
+  secret: string = generateSecret(),
+): Promise<ProvisionedOrg> {
   const org = await insertOrg(q, randomUUID(), name);
   const workspace = await insertWorkspace(q, {
     id: randomUUID(),
@@ -29,7 +33,10 @@ export async function provisionOrg(q: Queryable, name: string, secret: string = 
     slug: 'default',
     isDefault: true,
   });
-  const { row } = mintKey({ orgId: org.id, workspaceId: workspace.id, name: 'Management key', isManagement: true }, secret);
+  const { row } = mintKey(
+    { orgId: org.id, workspaceId: workspace.id, name: 'Management key', isManagement: true },
+    secret,
+  );
   await insertKey(q, row);
   return { org, workspace, secret, keyHash: row.hash };
 }

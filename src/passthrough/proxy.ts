@@ -29,7 +29,14 @@ export interface PassthroughOptions {
 }
 
 /** Client headers that carry the client's own credentials or account and must not reach the upstream. */
-const CLIENT_CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key', 'cookie', 'openai-organization', 'openai-project'];
+const CLIENT_CREDENTIAL_HEADERS = [
+  'authorization',
+  'api-key',
+  'x-api-key',
+  'cookie',
+  'openai-organization',
+  'openai-project',
+];
 
 /** Requests whose upstream exchange hit `proxyTimeout`, so the resulting socket error is reported as a timeout (524). */
 const timedOut = new WeakSet<IncomingMessage>();
@@ -56,7 +63,11 @@ function onProxyRes(proxyRes: IncomingMessage): void {
  * Build the proxy middleware (once, at boot).
  * @example createPassthroughProxy({ baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-up', timeoutMs: 600000 }, logger)
  */
-export function createPassthroughProxy(options: PassthroughOptions, logger: Logger, tracing: Tracing | null = null): RequestHandler {
+export function createPassthroughProxy(
+  options: PassthroughOptions,
+  logger: Logger,
+  tracing: Tracing | null = null,
+): RequestHandler {
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: options.baseUrl,
     changeOrigin: true,
@@ -71,9 +82,10 @@ export function createPassthroughProxy(options: PassthroughOptions, logger: Logg
         const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
         logger.warn('passthrough upstream failed', { code });
         if (!(res instanceof ServerResponse)) return void res.destroy(); // a WebSocket upgrade: no HTTP answer to give
-        const error = timedOut.has(req) || code === 'ETIMEDOUT'
-          ? new UpstreamTimeoutError({ reason: 'passthrough_timeout' })
-          : new UpstreamError({ reason: 'passthrough_unreachable', code });
+        const error =
+          timedOut.has(req) || code === 'ETIMEDOUT'
+            ? new UpstreamTimeoutError({ reason: 'passthrough_timeout' })
+            : new UpstreamError({ reason: 'passthrough_unreachable', code });
         sendError(res, error);
       },
     },

@@ -8,4 +8,7 @@ import { EMBEDDINGS_ADAPTERS } from './embeddings-registry';
 import { CHAT_ADAPTERS } from './chat-registry';
 
 /** Embeddings adapters (providers.yaml `adapter` values that serve `config/models.yaml`) and chat adapters. */
-export const ADAPTER_NAMES: CatalogAdapters = { embeddings: new Set(EMBEDDINGS_ADAPTERS.keys()), chat: new Set(CHAT_ADAPTERS.keys()) };
+export const ADAPTER_NAMES: CatalogAdapters = {
+  embeddings: new Set(EMBEDDINGS_ADAPTERS.keys()),
+  chat: new Set(CHAT_ADAPTERS.keys()),
+};

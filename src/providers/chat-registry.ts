@@ -8,7 +8,9 @@ import { openaiChatAdapter } from './openai/chat';
 import { anthropicChatAdapter } from './anthropic/chat';
 
 /** Every chat wire format the gateway speaks. */
-export const CHAT_ADAPTERS: ReadonlyMap<string, ChatAdapter> = new Map([openaiChatAdapter, anthropicChatAdapter].map((a) => [a.name, a]));
+export const CHAT_ADAPTERS: ReadonlyMap<string, ChatAdapter> = new Map(
+  [openaiChatAdapter, anthropicChatAdapter].map((a) => [a.name, a]),
+);
 
 /** The chat adapter for `name`; the catalog loader has already checked that it exists. */
 export function chatAdapterFor(name: string): ChatAdapter {

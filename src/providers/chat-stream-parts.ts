@@ -8,12 +8,18 @@ import { asObject } from './parse';
 
 /** `data` as one SSE event (`data: …\n\n`; a multi-line payload keeps one `data:` field per line). */
 export function frame(data: string): string {
-  return data.includes('\n') ? `${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n` : `data: ${data}\n\n`;
+  return data.includes('\n')
+    ? `${data
+        .split('\n')
+        .map((line) => `data: ${line}`)
+        .join('\n')}\n\n`
+    : `data: ${data}\n\n`;
 }
 
 /** The status an in-stream error maps to: the upstream's own when it is an HTTP error status, else by its kind. */
 export function streamErrorStatus(error: Record<string, unknown>): number {
-  for (const v of [error.code, error.status]) if (typeof v === 'number' && Number.isInteger(v) && v >= 400 && v <= 599) return v;
+  for (const v of [error.code, error.status])
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 400 && v <= 599) return v;
   const kind = [error.type, error.code].map((v) => (typeof v === 'string' ? v : '')).join(' ');
   if (kind.includes('overloaded')) return 529;
   if (kind.includes('rate_limit')) return 429;

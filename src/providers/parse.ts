@@ -71,7 +71,12 @@ export function bearerHeaders(apiKey: string | null): Record<string, string> {
 export function textsOf(input: EmbeddingInput): string[] {
   if (input.kind === 'text') return input.texts;
   if (input.kind === 'multimodal') {
-    return input.items.map((parts) => parts.map((p) => (p.type === 'text' ? p.text : '')).filter(Boolean).join('\n'));
+    return input.items.map((parts) =>
+      parts
+        .map((p) => (p.type === 'text' ? p.text : ''))
+        .filter(Boolean)
+        .join('\n'),
+    );
   }
   throw new Error('token-id input reached a text-only wire format');
 }

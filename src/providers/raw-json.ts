@@ -110,14 +110,16 @@ export function numberArrayEnd(b: Buffer, start: number, counted?: NumberCount):
   for (;;) {
     count++;
     c = b[i];
-    if (c === 0x2d) c = b[++i]; // -
+    if (c === 0x2d)
+      c = b[++i]; // -
     else if (c !== undefined && c < 0x30) {
       // whitespace (all below '0'), allowed before the sign, not after it
       while (isSpace(c)) c = b[++i];
       if (c === 0x2d) c = b[++i];
     }
     digitsAt = i;
-    if (c === 0x30) c = b[++i]; // a lone 0 (no leading zeros)
+    if (c === 0x30)
+      c = b[++i]; // a lone 0 (no leading zeros)
     else if (isDigit(c)) {
       do c = b[++i];
       while (isDigit(c));
@@ -265,7 +267,8 @@ function scratchCopy(parts: readonly Buffer[]): Buffer {
   let size = 0;
   for (const p of parts) size += p.length;
   if (size > SCRATCH_MAX) return Buffer.concat(parts, size);
-  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+  if (size > scratch.length)
+    scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
   let at = 0;
   for (const p of parts) at += p.copy(scratch, at);
   return scratch.subarray(0, size);

@@ -15,14 +15,26 @@ import { analyticsMeta } from '../analytics/catalog';
 /** Register the analytics routes. */
 export function registerAnalyticsRoutes(api: ApiRouter, deps: AppDeps): void {
   const { windowMs, limit } = deps.config.analytics.rateLimit;
-  const limited = perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, { name: 'analytics', windowMs, limit, failMode: deps.config.rateLimit.failMode });
+  const limited = perKeyRateLimit(deps.rateLimitStore, deps.metrics, deps.logger, {
+    name: 'analytics',
+    windowMs,
+    limit,
+    failMode: deps.config.rateLimit.failMode,
+  });
   const mgmt = requireManagementKey();
 
   api.add('get', '/analytics/meta', mgmt, limited, function getAnalyticsMeta(_req: Request, res: Response) {
     res.json(analyticsMeta() satisfies Wire<'analytics.meta.response'>);
   });
 
-  api.add('post', '/analytics/query', mgmt, limited, validate({ body: 'analytics.query.body' }), async function queryAnalytics(req: Request, res: Response) {
-    res.json({ data: await deps.analytics.query(currentKey(req).orgId, validated(req, 'analytics.query.body')) });
-  });
+  api.add(
+    'post',
+    '/analytics/query',
+    mgmt,
+    limited,
+    validate({ body: 'analytics.query.body' }),
+    async function queryAnalytics(req: Request, res: Response) {
+      res.json({ data: await deps.analytics.query(currentKey(req).orgId, validated(req, 'analytics.query.body')) });
+    },
+  );
 }

@@ -32,22 +32,42 @@ export function registerBudgetRoutes(api: ApiRouter, deps: AppDeps, mgmt: Reques
     },
   );
 
+  api.add(
+    'get',
+    '/workspaces/:id/budgets/:interval',
+    mgmt,
+    byInterval,
+    async function getBudget(req: Request, res: Response) {
+      const { id, interval } = paramsOf(req);
+      const view = await budgets.get(orgOf(req), id, interval);
+      const [data] = await wireBudgetsWithStatus(deps, [view.data], deps.clock());
+      res.json({ data, include_byok_in_budgets: view.includeByokInBudgets });
+    },
+  );
 
-  api.add('get', '/workspaces/:id/budgets/:interval', mgmt, byInterval, async function getBudget(req: Request, res: Response) {
-    const { id, interval } = paramsOf(req);
-    const view = await budgets.get(orgOf(req), id, interval);
-    const [data] = await wireBudgetsWithStatus(deps, [view.data], deps.clock());
-    res.json({ data, include_byok_in_budgets: view.includeByokInBudgets });
-  });
+  api.add(
+    'get',
+    '/workspaces/:id/budgets',
+    mgmt,
+    validate({ params: 'workspaces.ref.params' }),
+    async function listBudgets(req: Request, res: Response) {
+      const view = await budgets.list(orgOf(req), validated(req, 'workspaces.ref.params').id);
+      res.json({
+        data: await wireBudgetsWithStatus(deps, view.data, deps.clock()),
+        include_byok_in_budgets: view.includeByokInBudgets,
+      });
+    },
+  );
 
-  api.add('get', '/workspaces/:id/budgets', mgmt, validate({ params: 'workspaces.ref.params' }), async function listBudgets(req: Request, res: Response) {
-    const view = await budgets.list(orgOf(req), validated(req, 'workspaces.ref.params').id);
-    res.json({ data: await wireBudgetsWithStatus(deps, view.data, deps.clock()), include_byok_in_budgets: view.includeByokInBudgets });
-  });
-
-  api.add('delete', '/workspaces/:id/budgets/:interval', mgmt, byInterval, async function deleteBudget(req: Request, res: Response) {
-    const { id, interval } = paramsOf(req);
-    await budgets.delete(orgOf(req), id, interval);
-    res.json({ deleted: true });
-  });
+  api.add(
+    'delete',
+    '/workspaces/:id/budgets/:interval',
+    mgmt,
+    byInterval,
+    async function deleteBudget(req: Request, res: Response) {
+      const { id, interval } = paramsOf(req);
+      await budgets.delete(orgOf(req), id, interval);
+      res.json({ deleted: true });
+    },
+  );
 }

@@ -26,7 +26,8 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
     validate({ body: 'chat.create.body' }),
     pricedRoute(deps, {
       plan: (req: Request) => chat.plan(validated(req, 'chat.create.body')),
-      run: (req: Request, res: Response, plan) => chat.answer(callerOf(req), validated(req, 'chat.create.body'), plan, res),
+      run: (req: Request, res: Response, plan) =>
+        chat.answer(callerOf(req), validated(req, 'chat.create.body'), plan, res),
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
     }),

@@ -15,7 +15,12 @@ import type { ApiRouter } from '../http/router';
 export function registerDatasetRoutes(api: ApiRouter, deps: AppDeps): void {
   const { rankings, metrics, logger, config, rateLimitStore } = deps;
   const failMode = config.rateLimit.failMode;
-  const perKey = perKeyRateLimit(rateLimitStore, metrics, logger, { name: 'rankings', windowMs: 60_000, limit: config.rankings.perKeyPerMinute, failMode });
+  const perKey = perKeyRateLimit(rateLimitStore, metrics, logger, {
+    name: 'rankings',
+    windowMs: 60_000,
+    limit: config.rankings.perKeyPerMinute,
+    failMode,
+  });
   const perOrg = perKeyRateLimit(rateLimitStore, metrics, logger, {
     name: 'rankings_org',
     windowMs: 86_400_000,
@@ -23,7 +28,14 @@ export function registerDatasetRoutes(api: ApiRouter, deps: AppDeps): void {
     failMode,
     keyOf: (req) => req.ctx.key?.orgId ?? 'anonymous',
   });
-  api.add('get', '/datasets/rankings-daily', perKey, perOrg, validate({ query: 'datasets.rankings.query' }), async function getRankingsDaily(req: Request, res: Response) {
-    res.json(await rankings.service.read(currentKey(req).orgId, validated(req, 'datasets.rankings.query')));
-  });
+  api.add(
+    'get',
+    '/datasets/rankings-daily',
+    perKey,
+    perOrg,
+    validate({ query: 'datasets.rankings.query' }),
+    async function getRankingsDaily(req: Request, res: Response) {
+      res.json(await rankings.service.read(currentKey(req).orgId, validated(req, 'datasets.rankings.query')));
+    },
+  );
 }

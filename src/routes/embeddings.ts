@@ -23,14 +23,23 @@ export function registerEmbeddingRoutes(api: ApiRouter, deps: AppDeps): void {
     pricedRoute(deps, {
       plan: (req: Request) => {
         const body = validated(req, 'embeddings.create.body');
-        return embeddings.plan(body, { key: currentKey(req), directives: { bodyCache: body.cache, cacheControl: header(req, 'cache-control') } });
+        return embeddings.plan(body, {
+          key: currentKey(req),
+          directives: { bodyCache: body.cache, cacheControl: header(req, 'cache-control') },
+        });
       },
-      run: (req: Request, res: Response, plan) => embeddings.answer(callerOf(req), validated(req, 'embeddings.create.body'), plan, res),
+      run: (req: Request, res: Response, plan) =>
+        embeddings.answer(callerOf(req), validated(req, 'embeddings.create.body'), plan, res),
       track: (work) => embeddings.track(work),
     }),
   );
 
-  api.add('get', '/embeddings/models', validate({ query: 'embeddings.models.query' }), function listEmbeddingModels(req: Request, res: Response) {
-    res.json(embeddings.listModels(validated(req, 'embeddings.models.query')));
-  });
+  api.add(
+    'get',
+    '/embeddings/models',
+    validate({ query: 'embeddings.models.query' }),
+    function listEmbeddingModels(req: Request, res: Response) {
+      res.json(embeddings.listModels(validated(req, 'embeddings.models.query')));
+    },
+  );
 }

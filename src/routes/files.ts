@@ -42,10 +42,16 @@ export function registerFileRoutes(api: ApiRouter, deps: Pick<AppDeps, 'files'>)
     res.json(toWireFile(file));
   });
 
-  api.add('get', '/files', validate({ query: 'files.list.query' }), refuseProviderFiles, async function listFiles(req: Request, res: Response) {
-    const page = await files.list(currentKey(req), validated(req, 'files.list.query'));
-    res.json(toWirePage(page.files, page.cursor));
-  });
+  api.add(
+    'get',
+    '/files',
+    validate({ query: 'files.list.query' }),
+    refuseProviderFiles,
+    async function listFiles(req: Request, res: Response) {
+      const page = await files.list(currentKey(req), validated(req, 'files.list.query'));
+      res.json(toWirePage(page.files, page.cursor));
+    },
+  );
 
   api.add('get', '/files/:file_id', ...scoped, async function getFile(req: Request, res: Response) {
     res.json(toWireFile(await files.get(currentKey(req), idOf(req), wsOf(req))));

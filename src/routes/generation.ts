@@ -14,10 +14,15 @@ import { findGeneration, toGenerationWire } from '../usage/generations';
 
 /** Register the generation route. */
 export function registerGenerationRoutes(api: ApiRouter, deps: Pick<AppDeps, 'db'>): void {
-  api.add('get', '/generation', validate({ query: 'generation.query' }), async function getGeneration(req: Request, res: Response) {
-    const { id } = validated(req, 'generation.query');
-    const row = await findGeneration(deps.db, currentKey(req).orgId, id);
-    if (!row) throw new NotFoundError();
-    res.json({ data: toGenerationWire(row) });
-  });
+  api.add(
+    'get',
+    '/generation',
+    validate({ query: 'generation.query' }),
+    async function getGeneration(req: Request, res: Response) {
+      const { id } = validated(req, 'generation.query');
+      const row = await findGeneration(deps.db, currentKey(req).orgId, id);
+      if (!row) throw new NotFoundError();
+      res.json({ data: toGenerationWire(row) });
+    },
+  );
 }

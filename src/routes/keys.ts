@@ -18,25 +18,44 @@ export function registerKeyRoutes(api: ApiRouter, deps: AppDeps): void {
   const byHash = pathNamesResource('keys.hash.params');
   const hashOf = (req: Request) => validated(req, 'keys.hash.params').hash;
 
-  api.add('post', '/keys', mgmt, validate({ body: 'keys.create.body' }), async function createKey(req: Request, res: Response) {
-    const { record, secret } = await keys.create(currentKey(req).orgId, validated(req, 'keys.create.body'));
-    res.status(201).json({ data: toWireKey(record, await usage(record)), key: secret });
-  });
+  api.add(
+    'post',
+    '/keys',
+    mgmt,
+    validate({ body: 'keys.create.body' }),
+    async function createKey(req: Request, res: Response) {
+      const { record, secret } = await keys.create(currentKey(req).orgId, validated(req, 'keys.create.body'));
+      res.status(201).json({ data: toWireKey(record, await usage(record)), key: secret });
+    },
+  );
 
-  api.add('get', '/keys', mgmt, validate({ query: 'keys.list.query' }), async function listKeys(req: Request, res: Response) {
-    const records = await keys.list(currentKey(req).orgId, validated(req, 'keys.list.query'));
-    res.json({ data: await Promise.all(records.map(async (k) => toWireKey(k, await usage(k)))) });
-  });
+  api.add(
+    'get',
+    '/keys',
+    mgmt,
+    validate({ query: 'keys.list.query' }),
+    async function listKeys(req: Request, res: Response) {
+      const records = await keys.list(currentKey(req).orgId, validated(req, 'keys.list.query'));
+      res.json({ data: await Promise.all(records.map(async (k) => toWireKey(k, await usage(k)))) });
+    },
+  );
 
   api.add('get', '/keys/:hash', mgmt, byHash, async function getKey(req: Request, res: Response) {
     const record = await keys.get(currentKey(req).orgId, hashOf(req));
     res.json({ data: toWireKey(record, await usage(record)) });
   });
 
-  api.add('patch', '/keys/:hash', mgmt, byHash, validate({ body: 'keys.update.body' }), async function updateKey(req: Request, res: Response) {
-    const record = await keys.update(currentKey(req).orgId, hashOf(req), validated(req, 'keys.update.body'));
-    res.json({ data: toWireKey(record, await usage(record)) });
-  });
+  api.add(
+    'patch',
+    '/keys/:hash',
+    mgmt,
+    byHash,
+    validate({ body: 'keys.update.body' }),
+    async function updateKey(req: Request, res: Response) {
+      const record = await keys.update(currentKey(req).orgId, hashOf(req), validated(req, 'keys.update.body'));
+      res.json({ data: toWireKey(record, await usage(record)) });
+    },
+  );
 
   api.add('delete', '/keys/:hash', mgmt, byHash, async function deleteKey(req: Request, res: Response) {
     await keys.delete(currentKey(req).orgId, hashOf(req));

@@ -16,13 +16,20 @@ import { currentKey } from '../auth/authenticate';
 /** Register the model routes. */
 export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'routing'>): void {
   const { routing } = deps;
-  api.add('get', '/models', validate({ query: 'models.list.query' }), function listCatalogModels(req: Request, res: Response) {
-    res.json(listModels(routing.catalog.models, validated(req, 'models.list.query')));
-  });
+  api.add(
+    'get',
+    '/models',
+    validate({ query: 'models.list.query' }),
+    function listCatalogModels(req: Request, res: Response) {
+      res.json(listModels(routing.catalog.models, validated(req, 'models.list.query')));
+    },
+  );
   api.add(
     'get',
     '/models/:author/:slug/endpoints',
-    pathNamesResource('models.endpoints.params', (req) => unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200))),
+    pathNamesResource('models.endpoints.params', (req) =>
+      unknownModel(`${String(req.params.author)}/${String(req.params.slug)}`.slice(0, 200)),
+    ),
     async function modelEndpoints(req: Request, res: Response) {
       const { author, slug } = validated(req, 'models.endpoints.params');
       res.json(await routing.modelEndpoints(`${author}/${slug}`, currentKey(req).orgId));

@@ -28,7 +28,10 @@ function skip(_req: Request, _res: Response, next: NextFunction): void {
  * `unmatched`), `proxy` after the rate limit. Both are no-ops when `passthrough.baseUrl` is not
  * set (the paths are then unknown: 404).
  */
-export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger' | 'tracing'>): { label: RequestHandler; proxy: RequestHandler } {
+export function passthroughRoutes(deps: Pick<AppDeps, 'config' | 'logger' | 'tracing'>): {
+  label: RequestHandler;
+  proxy: RequestHandler;
+} {
   const { baseUrl, apiKey, timeoutMs } = deps.config.passthrough;
   if (!baseUrl) return { label: skip, proxy: skip };
   const proxy = createPassthroughProxy({ baseUrl, apiKey, timeoutMs }, deps.logger, deps.tracing);

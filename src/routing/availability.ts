@@ -18,7 +18,12 @@ function inputLabel(needs: RequestNeeds): string {
 }
 
 /** 503 for endpoints that exist and fit the request but cannot be used now. */
-export function temporarilyUnavailable(model: CatalogModel, reason: string, providers: readonly Endpoint[], retryAfterS: number): ServiceUnavailableError {
+export function temporarilyUnavailable(
+  model: CatalogModel,
+  reason: string,
+  providers: readonly Endpoint[],
+  retryAfterS: number,
+): ServiceUnavailableError {
   const retryAfter = Math.max(1, Math.ceil(retryAfterS));
   return new ServiceUnavailableError({ reason }, retryAfter, {
     code: 'temporarily_unavailable',
@@ -33,20 +38,32 @@ export function temporarilyUnavailable(model: CatalogModel, reason: string, prov
  * The error for a request whose candidate list came back empty: which constraint excluded every
  * endpoint (404), or that the endpoints left are not configured (404 naming the key variables).
  */
-export function noCandidates(model: CatalogModel, needs: RequestNeeds, prefs: ProviderPreferences | null | undefined): GatewayError {
+export function noCandidates(
+  model: CatalogModel,
+  needs: RequestNeeds,
+  prefs: ProviderPreferences | null | undefined,
+): GatewayError {
   const p = prefs ?? {};
-  const filtered = (field: string, detail: string, code: 'constraint_filtered' | 'no_endpoints' = 'constraint_filtered') =>
-    new NoEndpointsError({ code, retryable: false, requested_models: [model.id], constraint: { field, detail } });
+  const filtered = (
+    field: string,
+    detail: string,
+    code: 'constraint_filtered' | 'no_endpoints' = 'constraint_filtered',
+  ) => new NoEndpointsError({ code, retryable: false, requested_models: [model.id], constraint: { field, detail } });
 
   let left = model.endpoints.filter((e) => acceptsInput(e, needs));
-  if (left.length === 0) return filtered('input', `no endpoint of ${model.id} accepts ${inputLabel(needs)} input`, 'no_endpoints');
+  if (left.length === 0)
+    return filtered('input', `no endpoint of ${model.id} accepts ${inputLabel(needs)} input`, 'no_endpoints');
   for (const c of PROVIDER_CONSTRAINTS) {
     left = left.filter((e) => c.allows(e, model, needs, p));
     if (left.length === 0) return filtered(c.field, c.detail(p));
   }
   if (p.allow_fallbacks === false && p.order && p.order.length > 0) {
     const ordered = left.filter((e) => p.order?.some((ref) => matchesProvider(ref, e)));
-    if (ordered.length === 0) return filtered('provider.order', `no provider in order (${p.order.slice(0, 5).join(', ')}) serves ${model.id} and allow_fallbacks is false`);
+    if (ordered.length === 0)
+      return filtered(
+        'provider.order',
+        `no provider in order (${p.order.slice(0, 5).join(', ')}) serves ${model.id} and allow_fallbacks is false`,
+      );
     left = ordered;
   }
   return notConfigured(model, left);

@@ -108,7 +108,11 @@ export class CircuitBreaker {
     const known = this.acquireNow(endpoint, orgId);
     if (known) return known;
     const now = this.now();
-    const [state, failures, probe] = await this.safely('check', () => this.kv.run(CHECK, this.keys(endpoint, orgId), [now, this.opts.cooldownMs]), CLOSED);
+    const [state, failures, probe] = await this.safely(
+      'check',
+      () => this.kv.run(CHECK, this.keys(endpoint, orgId), [now, this.opts.cooldownMs]),
+      CLOSED,
+    );
     if (state !== CircuitState.Closed) this.gauge(endpoint, state);
     const cacheKey = `${endpoint.id}\n${orgId}`;
     if (state === CircuitState.Closed && failures === 0) {
@@ -126,7 +130,12 @@ export class CircuitBreaker {
     return reply && { state: reply[0], failures: reply[1] };
   }
 
-  private report(endpoint: Endpoint, orgId: string, permit: CircuitPermit, healthy: boolean): Promise<void> | undefined {
+  private report(
+    endpoint: Endpoint,
+    orgId: string,
+    permit: CircuitPermit,
+    healthy: boolean,
+  ): Promise<void> | undefined {
     if (healthy && permit.state === CircuitState.Closed && permit.failures === 0) return undefined;
     return this.record(endpoint, orgId, permit, healthy);
   }

@@ -128,7 +128,10 @@ export class EndpointStats {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length > 0) {
       this.deps.metrics.endpointStatsWriteFailures.inc(failed.length);
-      if (!this.failing) this.deps.logger.warn('endpoint statistics not written (the Providers page will undercount)', { err: failed[0]?.reason as unknown });
+      if (!this.failing)
+        this.deps.logger.warn('endpoint statistics not written (the Providers page will undercount)', {
+          err: failed[0]?.reason as unknown,
+        });
     }
     this.failing = failed.length > 0;
   }
@@ -138,7 +141,9 @@ export class EndpointStats {
    * this minute) over {@link STATS_WINDOW_MINUTES}, and one per hour over {@link DAY_HOURS}; one
    * store round trip.
    */
-  private async readSlots(orgId: string): Promise<{ minutes: Array<Map<string, number>>; hours: Array<Map<string, number>> }> {
+  private async readSlots(
+    orgId: string,
+  ): Promise<{ minutes: Array<Map<string, number>>; hours: Array<Map<string, number>> }> {
     const now = this.deps.clock();
     const minute = Math.floor(now / MINUTE_MS);
     const hour = Math.floor(now / HOUR_MS);
@@ -148,7 +153,11 @@ export class EndpointStats {
     // (one connection, in order), so it is counted here and not in the reply.
     while (this.flushing) await this.flushing;
     const unflushed = [...this.pending];
-    const maps = await this.kv.run(STATS_READ, [...minutes.map((m) => keyOf(orgId, m)), ...hours.map((h) => hourKeyOf(orgId, h))], []);
+    const maps = await this.kv.run(
+      STATS_READ,
+      [...minutes.map((m) => keyOf(orgId, m)), ...hours.map((h) => hourKeyOf(orgId, h))],
+      [],
+    );
     const byMinute = maps.slice(0, minutes.length);
     const byHour = maps.slice(minutes.length);
     for (const [slot, fields] of unflushed) {
@@ -185,7 +194,16 @@ export class EndpointStats {
     const out = new Map<string, EndpointRecent>();
     const entry = (id: string): EndpointRecent => {
       let r = out.get(id);
-      if (!r) out.set(id, (r = { last5m: noAttempts(), last30m: noAttempts(), lastDay: noAttempts(), latency30m: LATENCY_BOUNDS_MS.map(() => 0).concat(0) }));
+      if (!r)
+        out.set(
+          id,
+          (r = {
+            last5m: noAttempts(),
+            last30m: noAttempts(),
+            lastDay: noAttempts(),
+            latency30m: LATENCY_BOUNDS_MS.map(() => 0).concat(0),
+          }),
+        );
       return r;
     };
     const windows: Array<[Map<string, number>, 'last5m' | 'last30m' | 'lastDay']> = [

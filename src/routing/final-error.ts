@@ -22,15 +22,25 @@ import { temporarilyUnavailable } from './availability';
  * @param tried - the candidates the run had; when none was attempted (every circuit open) they are the affected providers
  * @param retryAfterS - how long until an open circuit lets a probe through (the breaker's cooldown)
  */
-export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>, model: CatalogModel, tried: readonly Endpoint[], retryAfterS: number): GatewayError {
+export function finalError(
+  run: Extract<FallbackResult<unknown>, { ok: false }>,
+  model: CatalogModel,
+  tried: readonly Endpoint[],
+  retryAfterS: number,
+): GatewayError {
   const { last, lastEndpoint, attempts } = run;
   if (!last || !lastEndpoint) {
     return temporarilyUnavailable(model, 'every eligible provider is unavailable (circuit open)', tried, retryAfterS);
   }
-  const metadata = { provider_name: lastEndpoint.provider.name, attempts: attempts.map(({ provider, outcome, status }) => ({ provider, outcome, status })) };
+  const metadata = {
+    provider_name: lastEndpoint.provider.name,
+    attempts: attempts.map(({ provider, outcome, status }) => ({ provider, outcome, status })),
+  };
   switch (last.outcome) {
     case 'client':
-      return new GatewayError(400, STATUS_MESSAGES[400], { metadata: { ...metadata, error_type: 'invalid_request', provider_code: last.status } });
+      return new GatewayError(400, STATUS_MESSAGES[400], {
+        metadata: { ...metadata, error_type: 'invalid_request', provider_code: last.status },
+      });
     case 'timeout':
       return new UpstreamTimeoutError(metadata);
     case 'overloaded':
@@ -43,4 +53,3 @@ export function finalError(run: Extract<FallbackResult<unknown>, { ok: false }>,
       return new UpstreamError(metadata);
   }
 }
-

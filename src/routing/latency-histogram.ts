@@ -8,7 +8,9 @@
  */
 
 /** Upper bounds in milliseconds; one more bucket above the last holds everything slower. */
-export const LATENCY_BOUNDS_MS: readonly number[] = [5, 10, 25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10_000, 20_000, 45_000];
+export const LATENCY_BOUNDS_MS: readonly number[] = [
+  5, 10, 25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10_000, 20_000, 45_000,
+];
 
 /** The bucket index of an attempt that took `ms` (`LATENCY_BOUNDS_MS.length` for the overflow bucket). */
 export function latencyBucket(ms: number): number {
@@ -50,5 +52,10 @@ export function latencyQuantile(counts: readonly number[], q: number): number | 
 export function latencyPercentiles(counts: readonly number[]): PercentileStats | null {
   const p50 = latencyQuantile(counts, 0.5);
   if (p50 === null) return null;
-  return { p50, p75: latencyQuantile(counts, 0.75) as number, p90: latencyQuantile(counts, 0.9) as number, p99: latencyQuantile(counts, 0.99) as number };
+  return {
+    p50,
+    p75: latencyQuantile(counts, 0.75) as number,
+    p90: latencyQuantile(counts, 0.9) as number,
+    p99: latencyQuantile(counts, 0.99) as number,
+  };
 }

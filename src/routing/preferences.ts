@@ -6,7 +6,8 @@
 import type { Endpoint, Quantization } from '../catalog/types';
 
 /** A number, or percentile thresholds (`{p50, p75, p90, p99}`); we compare against p50. */
-export type PercentilePreference = number | { p50?: number | null; p75?: number | null; p90?: number | null; p99?: number | null };
+export type PercentilePreference =
+  number | { p50?: number | null; p75?: number | null; p90?: number | null; p99?: number | null };
 
 /** Sort keys of `provider.sort`. */
 export type SortBy = 'price' | 'throughput' | 'latency' | 'exacto';
@@ -24,7 +25,13 @@ export interface ProviderPreferences {
   quantizations?: Quantization[] | null;
   sort?: SortBy | { by?: SortBy | null; partition?: 'model' | 'none' | null } | null;
   /** USD per 1M tokens (prompt/completion), per image/audio unit, per request; strings or numbers. */
-  max_price?: { prompt?: number | string | null; completion?: number | string | null; image?: number | string | null; audio?: number | string | null; request?: number | string | null } | null;
+  max_price?: {
+    prompt?: number | string | null;
+    completion?: number | string | null;
+    image?: number | string | null;
+    audio?: number | string | null;
+    request?: number | string | null;
+  } | null;
   preferred_min_throughput?: PercentilePreference | null;
   preferred_max_latency?: PercentilePreference | null;
 }
@@ -60,5 +67,10 @@ export function withinMaxPrice(endpoint: Endpoint, max: ProviderPreferences['max
   // Compare in micro-dollars per 1M to stay clear of float noise on exact limits.
   const le = (price: number, limit: number | string | null | undefined, scale: number) =>
     limit === null || limit === undefined || Math.round(price * scale * 1e6) <= Math.round(Number(limit) * 1e6);
-  return le(p.prompt, max.prompt, 1e6) && le(p.completion, max.completion, 1e6) && le(p.image, max.image, 1) && le(p.request, max.request, 1);
+  return (
+    le(p.prompt, max.prompt, 1e6) &&
+    le(p.completion, max.completion, 1e6) &&
+    le(p.image, max.image, 1) &&
+    le(p.request, max.request, 1)
+  );
 }

@@ -38,7 +38,14 @@ export interface FallbackOptions {
 /** How the run ended. */
 export type FallbackResult<T> =
   | { ok: true; value: T; endpoint: Endpoint; attempts: AttemptRecord[]; upstreamMs: number }
-  | { ok: false; attempts: AttemptRecord[]; last: AttemptFailure | null; lastEndpoint: Endpoint | null; skippedOpen: number; upstreamMs: number };
+  | {
+      ok: false;
+      attempts: AttemptRecord[];
+      last: AttemptFailure | null;
+      lastEndpoint: Endpoint | null;
+      skippedOpen: number;
+      upstreamMs: number;
+    };
 
 /** Outcomes that say the endpoint is unhealthy (count towards opening its circuit). */
 const UNHEALTHY: ReadonlySet<UpstreamOutcome> = new Set(['timeout', 'overloaded', 'server', 'network']);
@@ -70,12 +77,22 @@ export async function runWithFallback<T>(
     }
     const t0 = performance.now();
     const fallbackReason = last ? last.outcome : skippedOpen > 0 ? 'circuit_open' : null;
-    const result = await attempt(endpoint, Math.min(endpoint.provider.timeoutMs ?? opts.attemptTimeoutMs, remaining), fallbackReason);
+    const result = await attempt(
+      endpoint,
+      Math.min(endpoint.provider.timeoutMs ?? opts.attemptTimeoutMs, remaining),
+      fallbackReason,
+    );
     const ms = performance.now() - t0;
     // The upstream's share: until its body arrived when known (parsing it is gateway work).
     upstreamMs += result.outcome === 'ok' && result.upstreamMs !== undefined ? result.upstreamMs : ms;
     opts.onAttempt?.(endpoint, result.outcome, ms);
-    attempts.push({ provider: endpoint.provider.slug, outcome: result.outcome, status: result.outcome === 'ok' ? 200 : result.status, endpoint: endpoint.id, ms });
+    attempts.push({
+      provider: endpoint.provider.slug,
+      outcome: result.outcome,
+      status: result.outcome === 'ok' ? 200 : result.status,
+      endpoint: endpoint.id,
+      ms,
+    });
     // A half-open probe is always reported, or its slot would stay taken for another cooldown:
     // an answer about the request itself (client) shows the endpoint alive; a 429 does not.
     const probe = permit.state === CircuitState.HalfOpen;

@@ -42,7 +42,8 @@ const list = (refs: string[] | null | undefined) => (refs ?? []).slice(0, 5).joi
 export const PROVIDER_CONSTRAINTS: readonly ProviderConstraint[] = [
   {
     field: 'provider.require_parameters',
-    allows: (e, _m, needs, p) => !p.require_parameters || [...needs.parameters].every((param) => e.parameters.has(param)),
+    allows: (e, _m, needs, p) =>
+      !p.require_parameters || [...needs.parameters].every((param) => e.parameters.has(param)),
     detail: () => 'no endpoint supports every parameter the request sets',
   },
   {
@@ -63,7 +64,8 @@ export const PROVIDER_CONSTRAINTS: readonly ProviderConstraint[] = [
   { field: 'provider.zdr', allows: (e, _m, _n, p) => !p.zdr || e.zdr, detail: () => 'no zero-data-retention endpoint' },
   {
     field: 'provider.quantizations',
-    allows: (e, _m, _n, p) => !p.quantizations || p.quantizations.length === 0 || p.quantizations.includes(e.quantization),
+    allows: (e, _m, _n, p) =>
+      !p.quantizations || p.quantizations.length === 0 || p.quantizations.includes(e.quantization),
     detail: (p) => `no endpoint with a quantization in ${(p.quantizations ?? []).join(', ')}`,
   },
   {
@@ -71,7 +73,11 @@ export const PROVIDER_CONSTRAINTS: readonly ProviderConstraint[] = [
     allows: (_e, m, _n, p) => !p.enforce_distillable_text || m.distillable,
     detail: () => 'the model does not allow distillation',
   },
-  { field: 'provider.max_price', allows: (e, _m, _n, p) => withinMaxPrice(e, p.max_price), detail: () => 'no endpoint within max_price' },
+  {
+    field: 'provider.max_price',
+    allows: (e, _m, _n, p) => withinMaxPrice(e, p.max_price),
+    detail: () => 'no endpoint within max_price',
+  },
 ];
 
 function accepts(e: Endpoint, needs: RequestNeeds): boolean {
@@ -95,7 +101,8 @@ function preferPerformance(list: Endpoint[], p: ProviderPreferences): Endpoint[]
   const maxLatencyS = p50Of(p.preferred_max_latency);
   if (minTps === null && maxLatencyS === null) return list;
   const meets = (e: Endpoint) =>
-    (minTps === null || (e.throughput ?? 0) >= minTps) && (maxLatencyS === null || (e.latencyMs ?? Infinity) <= maxLatencyS * 1000);
+    (minTps === null || (e.throughput ?? 0) >= minTps) &&
+    (maxLatencyS === null || (e.latencyMs ?? Infinity) <= maxLatencyS * 1000);
   return [...list.filter(meets), ...list.filter((e) => !meets(e))];
 }
 
@@ -136,7 +143,8 @@ export function selectCandidates(
   const allowFallbacks = p.allow_fallbacks ?? true;
   if (p.order && p.order.length > 0) {
     const ordered: Endpoint[] = [];
-    for (const ref of p.order) for (const e of sorted) if (!ordered.includes(e) && matchesProvider(ref, e)) ordered.push(e);
+    for (const ref of p.order)
+      for (const e of sorted) if (!ordered.includes(e) && matchesProvider(ref, e)) ordered.push(e);
     return allowFallbacks ? [...ordered, ...sorted.filter((e) => !ordered.includes(e))] : ordered;
   }
   return allowFallbacks ? sorted : sorted.slice(0, 1);

@@ -54,13 +54,21 @@ export class RoutingState {
     const model = this.catalog.find(id);
     if (!model) throw unknownModel(id);
     const recent = await this.stats.recent(orgId);
-    return modelEndpoints(model, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
+    return modelEndpoints(
+      model,
+      (e) => this.breaker.peek(e, orgId),
+      (e) => recent.get(e.id),
+    );
   }
 
   /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */
   async providers(orgId: string) {
     const recent = await this.stats.read(orgId);
-    return providerList(this.catalog, (e) => this.breaker.peek(e, orgId), (e) => recent.get(e.id));
+    return providerList(
+      this.catalog,
+      (e) => this.breaker.peek(e, orgId),
+      (e) => recent.get(e.id),
+    );
   }
 
   /** Flush the endpoint stats and close the upstream pool (shutdown). */

@@ -35,7 +35,9 @@ export async function migrate(db: Database): Promise<string[]> {
     await db.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    const done = new Set(
+      (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+    );
     const applied: string[] = [];
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;

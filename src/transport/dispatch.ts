@@ -8,7 +8,14 @@
  * @module
  */
 import type { Dispatcher } from 'undici';
-import { classifyStatus, retryAfter, type OverloadSignal, type UpstreamFailure, type UpstreamRequest, type UpstreamResult } from './outcome';
+import {
+  classifyStatus,
+  retryAfter,
+  type OverloadSignal,
+  type UpstreamFailure,
+  type UpstreamRequest,
+  type UpstreamResult,
+} from './outcome';
 
 /** Where an open stream's body goes. */
 export interface StreamSink {
@@ -72,10 +79,13 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     timeoutMs: number,
     private readonly resolve: (result: UpstreamResult | StreamOpening) => void,
   ) {
-    this.timer = setTimeout(() => {
-      this.settle({ outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` });
-      this.abort('upstream attempt timed out');
-    }, Math.max(1, Math.ceil(timeoutMs)));
+    this.timer = setTimeout(
+      () => {
+        this.settle({ outcome: 'timeout', status: null, reason: `no answer within ${timeoutMs} ms` });
+        this.abort('upstream attempt timed out');
+      },
+      Math.max(1, Math.ceil(timeoutMs)),
+    );
   }
 
   onRequestStart(c: Dispatcher.DispatchController): void {
@@ -83,7 +93,11 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     if (this.aborted) c.abort(new Error('upstream attempt timed out'));
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _c: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.status = statusCode;
     this.retryAfterHeader = headers['retry-after'];
     if (statusCode < 200 || statusCode >= 300) return;
@@ -114,7 +128,13 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
       this.errorBody = [];
       this.settle(classifyStatus(this.status, text, retryAfter(this.retryAfterHeader), this.signal));
     } else if (this.mode === 'stream') this.bodyEnded(null);
-    else this.settle({ outcome: 'ok', status: this.status, body: this.chunks, elapsedMs: performance.now() - this.started });
+    else
+      this.settle({
+        outcome: 'ok',
+        status: this.status,
+        body: this.chunks,
+        elapsedMs: performance.now() - this.started,
+      });
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
@@ -167,13 +187,37 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
  * its gathered body or the classified failure; a streamed call once the upstream has answered,
  * with the flowing body on a 2xx, else the classified failure.
  */
-export function dispatchPost(dispatcher: Dispatcher, target: Target, req: UpstreamRequest, signal: OverloadSignal, timeoutMs: number, mode: 'whole'): Promise<UpstreamResult>;
-export function dispatchPost(dispatcher: Dispatcher, target: Target, req: UpstreamRequest, signal: OverloadSignal, timeoutMs: number, mode: 'stream'): Promise<StreamOpening>;
-export function dispatchPost(dispatcher: Dispatcher, target: Target, req: UpstreamRequest, signal: OverloadSignal, timeoutMs: number, mode: Mode): Promise<UpstreamResult | StreamOpening> {
+export function dispatchPost(
+  dispatcher: Dispatcher,
+  target: Target,
+  req: UpstreamRequest,
+  signal: OverloadSignal,
+  timeoutMs: number,
+  mode: 'whole',
+): Promise<UpstreamResult>;
+export function dispatchPost(
+  dispatcher: Dispatcher,
+  target: Target,
+  req: UpstreamRequest,
+  signal: OverloadSignal,
+  timeoutMs: number,
+  mode: 'stream',
+): Promise<StreamOpening>;
+export function dispatchPost(
+  dispatcher: Dispatcher,
+  target: Target,
+  req: UpstreamRequest,
+  signal: OverloadSignal,
+  timeoutMs: number,
+  mode: Mode,
+): Promise<UpstreamResult | StreamOpening> {
   return new Promise((resolve) => {
     const call = new UpstreamCall(mode, signal, timeoutMs, resolve);
     try {
-      dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body }, call);
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body },
+        call,
+      );
     } catch (err) {
       call.settle({ outcome: 'network', status: null, reason: (err as { code?: string }).code ?? 'connection failed' });
     }

@@ -50,14 +50,20 @@ export interface OverloadSignal {
  * client, no fallback); 401/403/404 and other 4xx mean the provider is misconfigured or does not
  * serve the model (a provider-side failure worth falling back from).
  */
-export function classifyStatus(status: number, text: string, retryAfterSeconds: number | undefined, adapter: OverloadSignal): UpstreamFailure {
+export function classifyStatus(
+  status: number,
+  text: string,
+  retryAfterSeconds: number | undefined,
+  adapter: OverloadSignal,
+): UpstreamFailure {
   const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
   if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
   if (status === 529 || (adapter.isOverloaded ? adapter.isOverloaded(status, text) : defaultOverloaded(status, text))) {
     return { outcome: 'overloaded', ...base, reason: 'upstream overloaded' };
   }
   if (status === 408 || status === 504) return { outcome: 'timeout', ...base, reason: `upstream ${status}` };
-  if (status === 400 || status === 413 || status === 422) return { outcome: 'client', ...base, reason: `upstream rejected the request (${status})` };
+  if (status === 400 || status === 413 || status === 422)
+    return { outcome: 'client', ...base, reason: `upstream rejected the request (${status})` };
   return { outcome: 'server', ...base, reason: `upstream ${status}` };
 }
 

@@ -23,14 +23,27 @@ export interface BilledAnswer {
  * The cost to charge for `answer`: `costUsd`, capped at `reservedUsd` (counted and logged when
  * it had to be). Logs the replaced counts, if any.
  */
-export function billedCost(deps: { logger: Logger; metrics: Metrics }, answer: BilledAnswer, costUsd: number, reservedUsd: number): number {
+export function billedCost(
+  deps: { logger: Logger; metrics: Metrics },
+  answer: BilledAnswer,
+  costUsd: number,
+  reservedUsd: number,
+): number {
   const { endpoint, requestId } = answer;
   const where = { request_id: requestId, api: answer.api, provider: endpoint.provider.slug, model: endpoint.modelId };
-  if (answer.replaced.length > 0) deps.logger.warn('upstream usage out of bounds; the gateway counted instead', { ...where, fields: answer.replaced });
+  if (answer.replaced.length > 0)
+    deps.logger.warn('upstream usage out of bounds; the gateway counted instead', {
+      ...where,
+      fields: answer.replaced,
+    });
   const { usd, capped } = withinReservation(costUsd, reservedUsd);
   if (capped) {
     deps.metrics.budgetSettleCapped.inc({ stage: 'answer' });
-    deps.logger.warn('cost above its reservation; charged the reservation', { ...where, cost_usd: costUsd, reserved_usd: reservedUsd });
+    deps.logger.warn('cost above its reservation; charged the reservation', {
+      ...where,
+      cost_usd: costUsd,
+      reserved_usd: reservedUsd,
+    });
   }
   return usd;
 }

@@ -52,7 +52,13 @@ export function chatUsageLimits(endpoint: Endpoint, asked: number | undefined): 
  */
 export function boundChatUsage(reported: ChatUsage | null, limits: ChatUsageLimits, own: OwnCounts): BoundedUsage {
   if (!reported) {
-    const usage = { promptTokens: own.prompt(), completionTokens: own.completion(), cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    const usage = {
+      promptTokens: own.prompt(),
+      completionTokens: own.completion(),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    };
     return { usage, estimated: true, replaced: [] };
   }
   const replaced: Array<keyof ChatUsage> = [];
@@ -67,7 +73,11 @@ export function boundChatUsage(reported: ChatUsage | null, limits: ChatUsageLimi
   const cacheReadTokens = pick('cacheReadTokens', promptTokens, () => 0);
   const cacheWriteTokens = pick('cacheWriteTokens', promptTokens - cacheReadTokens, () => 0);
   const reasoningTokens = pick('reasoningTokens', completionTokens, () => 0);
-  return { usage: { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens }, estimated: replaced.length > 0, replaced };
+  return {
+    usage: { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens },
+    estimated: replaced.length > 0,
+    replaced,
+  };
 }
 
 /** A cost capped at what the request reserved (USD), and whether it had to be. */

@@ -39,7 +39,8 @@ export function toEntries(list: unknown): Entry[] {
 export function firstBatch(entries: readonly Entry[], max: number): { batch: Entry[]; events: number } {
   let events = 0;
   let i = 0;
-  while (i < entries.length && (i === 0 || events + (entries[i] as Entry).count <= max)) events += (entries[i++] as Entry).count;
+  while (i < entries.length && (i === 0 || events + (entries[i] as Entry).count <= max))
+    events += (entries[i++] as Entry).count;
   return { batch: entries.slice(0, i), events };
 }
 

@@ -52,7 +52,14 @@ export class ConsumerGroup {
   async read(from: '0' | '>'): Promise<Entry[]> {
     try {
       const reply = (await this.client.xreadgroup(
-        'GROUP', this.name, this.consumer, 'COUNT', this.count, 'STREAMS', this.key, from,
+        'GROUP',
+        this.name,
+        this.consumer,
+        'COUNT',
+        this.count,
+        'STREAMS',
+        this.key,
+        from,
       )) as Array<[string, unknown]> | null;
       return toEntries(reply?.[0]?.[1]);
     } catch (err) {
@@ -64,18 +71,32 @@ export class ConsumerGroup {
 
   /** Take over entries other consumers read but left unacknowledged for `idleMs`. */
   async claim(idleMs: number): Promise<Entry[]> {
-    const reply = (await this.client.xautoclaim(this.key, this.name, this.consumer, idleMs, '0-0', 'COUNT', this.count)) as [string, unknown, unknown?];
+    const reply = (await this.client.xautoclaim(
+      this.key,
+      this.name,
+      this.consumer,
+      idleMs,
+      '0-0',
+      'COUNT',
+      this.count,
+    )) as [string, unknown, unknown?];
     return toEntries(reply[1]);
   }
 
   /** XACK + XDEL `ids` in one round trip (after their insert committed). */
   async ackAndDelete(ids: string[]): Promise<void> {
-    await this.client.multi().xack(this.key, this.name, ...ids).xdel(this.key, ...ids).exec();
+    await this.client
+      .multi()
+      .xack(this.key, this.name, ...ids)
+      .xdel(this.key, ...ids)
+      .exec();
   }
 
   /** Remove consumers other than this one holding nothing and idle over `idleMs` (best effort); how many. */
   async forgetDead(idleMs: number): Promise<number> {
-    const removed = await this.client.eval(FORGET_DEAD_CONSUMERS, 1, this.key, this.consumer, idleMs, this.name).catch(() => 0);
+    const removed = await this.client
+      .eval(FORGET_DEAD_CONSUMERS, 1, this.key, this.consumer, idleMs, this.name)
+      .catch(() => 0);
     return Number(removed);
   }
 }

@@ -20,7 +20,15 @@ import { BoundedQueue } from './bounded-queue';
 import { LingerBatch } from './linger-batch';
 import { OutboxRecorder, type OutboxDeps, type OutboxOptions } from './outbox';
 import { ConsumerGroup } from './stream-group';
-import { COUNT_FIELD, EVENTS_FIELD, decodeEntry, firstBatch, spliceJson, toEntries, type Entry } from './stream-entries';
+import {
+  COUNT_FIELD,
+  EVENTS_FIELD,
+  decodeEntry,
+  firstBatch,
+  spliceJson,
+  toEntries,
+  type Entry,
+} from './stream-entries';
 import type { UsageEvent } from './types';
 
 /** Stream key (under the Kv prefix) and consumer group shared by every replica. */
@@ -112,7 +120,9 @@ export class StreamOutbox extends OutboxRecorder {
    */
   private async sendAdds(events: UsageEvent[]): Promise<void> {
     const json = JSON.stringify(events);
-    const id = await this.client.xadd(this.key, '*', EVENTS_FIELD, json, COUNT_FIELD, String(events.length)).catch(() => null);
+    const id = await this.client
+      .xadd(this.key, '*', EVENTS_FIELD, json, COUNT_FIELD, String(events.length))
+      .catch(() => null);
     if (id !== null) this.keep({ id, json, count: events.length });
     else {
       this.deps.metrics.usageWriteFailures.inc({ stage: 'enqueue' }, events.length);
@@ -147,7 +157,7 @@ export class StreamOutbox extends OutboxRecorder {
    */
   async pending(): Promise<UsageEvent[]> {
     const events: UsageEvent[] = [...this.fallback.peek(this.fallback.length), ...this.adds.items()];
-    for (let from = '-'; ; ) {
+    for (let from = '-'; ;) {
       const page = toEntries(await this.client.xrange(this.key, from, '+', 'COUNT', PENDING_PAGE));
       for (const entry of page) events.push(...decodeEntry(entry.json).events);
       if (page.length < PENDING_PAGE) break;
@@ -254,13 +264,16 @@ export class StreamOutbox extends OutboxRecorder {
       for (const text of decoded.foreign) foreign.push({ id: entry.id, text });
     }
     try {
-      for (let i = 0; i < events.length; i += this.options.batchSize) await this.write(events.slice(i, i + this.options.batchSize));
+      for (let i = 0; i < events.length; i += this.options.batchSize)
+        await this.write(events.slice(i, i + this.options.batchSize));
     } catch (err) {
       this.mayHavePending = true; // still pending in this consumer's list: the next sweep reads them again
       throw err;
     }
     for (const { id, text } of foreign) {
-      this.deps.logger.error('usage outbox: undecodable stream entry moved to the dead-letter stream', { entry_id: id });
+      this.deps.logger.error('usage outbox: undecodable stream entry moved to the dead-letter stream', {
+        entry_id: id,
+      });
       this.deps.metrics.usageWriteFailures.inc({ stage: 'rejected' });
       await this.deadLetter(text, 'not a usage event');
     }
@@ -281,7 +294,17 @@ export class StreamOutbox extends OutboxRecorder {
   /** Keep what the database or the decoder refused in the dead-letter stream; a failure there is logged and counted. */
   private async deadLetter(text: string, error: string): Promise<void> {
     try {
-      await this.client.xadd(this.deadLetterKey, 'MAXLEN', '~', DEAD_LETTER_MAX, '*', EVENTS_FIELD, text, 'error', error.slice(0, 500));
+      await this.client.xadd(
+        this.deadLetterKey,
+        'MAXLEN',
+        '~',
+        DEAD_LETTER_MAX,
+        '*',
+        EVENTS_FIELD,
+        text,
+        'error',
+        error.slice(0, 500),
+      );
     } catch (err) {
       this.deps.metrics.usageWriteFailures.inc({ stage: 'dead_letter' });
       this.deps.logger.warn('usage outbox: could not add to the dead-letter stream (the record is in this log only)', {

@@ -11,10 +11,19 @@ import type { UsageEvent } from './types';
 import { storableEvent } from './storable';
 
 /** Record `answered` for the caller `ctx`, its numbers fit for the table. Settles once it is durable or its failure is logged; never rejects. */
-export function writeUsage(deps: Pick<InferenceServiceDeps, 'recorder' | 'logger' | 'tracing'>, ctx: CallerContext, answered: UsageEvent): Promise<void> {
+export function writeUsage(
+  deps: Pick<InferenceServiceDeps, 'recorder' | 'logger' | 'tracing'>,
+  ctx: CallerContext,
+  answered: UsageEvent,
+): Promise<void> {
   const { recorder, logger, tracing } = deps;
   const { event, changed } = storableEvent(answered);
-  if (changed.length > 0) logger.warn('usage record figures out of range; stored bounded', { request_id: ctx.requestId, generation_id: event.id, fields: changed });
+  if (changed.length > 0)
+    logger.warn('usage record figures out of range; stored bounded', {
+      request_id: ctx.requestId,
+      generation_id: event.id,
+      fields: changed,
+    });
   let written: Promise<void>;
   try {
     written = recorder.record(event);

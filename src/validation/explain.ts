@@ -39,7 +39,19 @@ interface Choice {
 }
 
 /** Keywords holding one subschema, a map of them, or a list of them. */
-const ONE = ['additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems'];
+const ONE = [
+  'additionalProperties',
+  'additionalItems',
+  'items',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 const MAP = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
 
@@ -57,7 +69,15 @@ function children(node: Schema, withDefs: boolean): Schema[] {
   return out;
 }
 
-const TYPE_WORDS: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean', object: 'an object', array: 'an array', null: 'null' };
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
 
 /** `a, b or c`. */
 function listed(items: string[]): string {
@@ -124,7 +144,11 @@ export class SchemaGraph {
     let start = nodes.length;
     while (start > 0) {
       const prev = (nodes[start - 1] as Node).error;
-      if (!within(prev.instancePath, alt.instancePath) || !branches.some((b) => this.reaches(b, prev.parentSchema as object))) break;
+      if (
+        !within(prev.instancePath, alt.instancePath) ||
+        !branches.some((b) => this.reaches(b, prev.parentSchema as object))
+      )
+        break;
       start--;
     }
     const range = nodes.splice(start);
@@ -207,9 +231,12 @@ function mismatchOf(group: readonly Node[], at: string): Mismatch | null {
       if (inner) return inner;
     } else if (e.keyword === 'type' && e.instancePath === at) {
       const type = (e.params as { type?: unknown }).type;
-      const types = (Array.isArray(type) ? type.map(String) : typeof type === 'string' ? type.split(',') : []);
+      const types = Array.isArray(type) ? type.map(String) : typeof type === 'string' ? type.split(',') : [];
       return { at, expected: types.map((t) => TYPE_WORDS[t] ?? t) };
-    } else if ((e.keyword === 'const' || e.keyword === 'enum') && (e.instancePath === at || parentOf(e.instancePath) === at)) {
+    } else if (
+      (e.keyword === 'const' || e.keyword === 'enum') &&
+      (e.instancePath === at || parentOf(e.instancePath) === at)
+    ) {
       const p = e.params as { allowedValue?: unknown; allowedValues?: unknown[] };
       const values = e.keyword === 'const' ? [p.allowedValue] : (p.allowedValues ?? []);
       return { at: e.instancePath, expected: values.map((v) => JSON.stringify(v)) };
@@ -239,7 +266,13 @@ function choose(node: Node): Choice {
     const at = (results[0] as (typeof results)[number]).mismatch?.at;
     if (results.every((r) => r.mismatch?.at === at) && at !== undefined) {
       const expected = [...new Set(results.flatMap((r) => r.mismatch?.expected ?? []))];
-      const summary: ErrorObject = { ...error, instancePath: at, keyword: error.keyword, params: {}, message: `must be ${listed(expected)}` };
+      const summary: ErrorObject = {
+        ...error,
+        instancePath: at,
+        keyword: error.keyword,
+        params: {},
+        message: `must be ${listed(expected)}`,
+      };
       return { errors: [summary], mismatch: { at, expected } };
     }
   }

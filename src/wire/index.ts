@@ -120,7 +120,9 @@ export type ResponseSchemaId = (typeof responseSchemas)[number]['$id'];
 /** Any wire schema's `$id`. */
 export type WireId = keyof ById;
 
-type Derived = { [Id in WireId]: FromSchema<ById[Id], { references: [typeof defs, typeof defsClassifiers, typeof defsObjects] }> };
+type Derived = {
+  [Id in WireId]: FromSchema<ById[Id], { references: [typeof defs, typeof defsClassifiers, typeof defsObjects] }>;
+};
 
 /**
  * Every wire type by schema id. An interface, not the mapped type itself: indexing it with a

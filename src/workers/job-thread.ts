@@ -58,7 +58,13 @@ export class JobThread<J, R> {
     return new Promise<R>((resolve, reject) => {
       const { timeoutMs, timeoutError } = this.o;
       // Not awaited: kill fails the thread's jobs before it waits for the thread to end, and terminate() does not reject.
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => void this.kill(worker, timeoutError?.() ?? new Error(`${this.o.name} timed out`)), timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(
+              () => void this.kill(worker, timeoutError?.() ?? new Error(`${this.o.name} timed out`)),
+              timeoutMs,
+            );
       this.pending.set(id, { resolve, reject, timer });
       worker.postMessage({ id, job } satisfies JobMessage<J>);
     });
@@ -71,8 +77,14 @@ export class JobThread<J, R> {
   }
 
   private start(): Worker {
-    const code = [this.o.preload, this.o.entry].filter((m) => m !== undefined).map((m) => `require(${JSON.stringify(m)});`).join('');
-    const worker = new Worker(code, { eval: true, ...(this.o.resourceLimits ? { resourceLimits: this.o.resourceLimits } : {}) });
+    const code = [this.o.preload, this.o.entry]
+      .filter((m) => m !== undefined)
+      .map((m) => `require(${JSON.stringify(m)});`)
+      .join('');
+    const worker = new Worker(code, {
+      eval: true,
+      ...(this.o.resourceLimits ? { resourceLimits: this.o.resourceLimits } : {}),
+    });
     worker.unref();
     let loaded: () => void = () => undefined;
     let failed: (err: Error) => void = () => undefined;

@@ -21,7 +21,11 @@ export function parseIncludes(value: string | undefined): ReadonlySet<string> {
 }
 
 /** The listed workspaces on the wire, with what `include` asks for. */
-export async function withIncludes(deps: Pick<AppDeps, 'db' | 'kv' | 'metrics' | 'clock'>, list: readonly WorkspaceRecord[], include: ReadonlySet<string>) {
+export async function withIncludes(
+  deps: Pick<AppDeps, 'db' | 'kv' | 'metrics' | 'clock'>,
+  list: readonly WorkspaceRecord[],
+  include: ReadonlySet<string>,
+) {
   const now = deps.clock();
   return Promise.all(
     list.map(async (ws) => {

@@ -106,17 +106,35 @@ const LOCK_SQL: Record<RowLock, string> = { none: '', share: ' FOR SHARE', updat
  * workspace, or a deleted one).
  * @param lock - row lock held until the surrounding transaction ends (see {@link RowLock})
  */
-export async function findWorkspace(q: Queryable, orgId: string, ref: string, lock: RowLock = 'none'): Promise<WorkspaceRecord | null> {
+export async function findWorkspace(
+  q: Queryable,
+  orgId: string,
+  ref: string,
+  lock: RowLock = 'none',
+): Promise<WorkspaceRecord | null> {
   const sql = LOCK_SQL[lock];
   const rows = isUuid(ref)
-    ? await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${sql}`, [orgId, ref.toLowerCase()])
-    : await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL${sql}`, [orgId, ref]);
+    ? await q.query<Row>(
+        `SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL${sql}`,
+        [orgId, ref.toLowerCase()],
+      )
+    : await q.query<Row>(
+        `SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND slug = $2 AND deleted_at IS NULL${sql}`,
+        [orgId, ref],
+      );
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
 /** The organization's default workspace (every organization has exactly one). */
-export async function findDefaultWorkspace(q: Queryable, orgId: string, lock: RowLock = 'none'): Promise<WorkspaceRecord | null> {
-  const rows = await q.query<Row>(`SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default AND deleted_at IS NULL${LOCK_SQL[lock]}`, [orgId]);
+export async function findDefaultWorkspace(
+  q: Queryable,
+  orgId: string,
+  lock: RowLock = 'none',
+): Promise<WorkspaceRecord | null> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM workspaces WHERE org_id = $1 AND is_default AND deleted_at IS NULL${LOCK_SQL[lock]}`,
+    [orgId],
+  );
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
@@ -126,7 +144,10 @@ export async function findDefaultWorkspace(q: Queryable, orgId: string, lock: Ro
  * @returns false when the workspace is not (or no longer) live
  */
 export async function lockLiveWorkspace(q: Queryable, orgId: string, id: string): Promise<boolean> {
-  const rows = await q.query('SELECT id FROM workspaces WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL FOR SHARE', [id, orgId]);
+  const rows = await q.query(
+    'SELECT id FROM workspaces WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL FOR SHARE',
+    [id, orgId],
+  );
   return rows.length === 1;
 }
 
@@ -168,11 +189,25 @@ export async function insertWorkspace(q: Queryable, w: NewWorkspace): Promise<Wo
        is_data_discount_logging_enabled, io_logging_sampling_rate, io_logging_api_key_ids, disabled_server_tools,
        embeddings_cache_enabled)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15::jsonb,$16::jsonb,$17::boolean) RETURNING ${COLUMNS}`,
-    [w.id, w.orgId, w.name, w.slug, w.description ?? null, w.isDefault ?? false, w.createdBy ?? null,
-      w.defaultTextModel ?? null, w.defaultImageModel ?? null, w.defaultProviderSort ?? null,
-      w.isObservabilityIoLoggingEnabled ?? false, w.isObservabilityBroadcastEnabled ?? false,
-      w.isDataDiscountLoggingEnabled ?? false, w.ioLoggingSamplingRate ?? 1, json(w.ioLoggingApiKeyIds),
-      json(w.disabledServerTools), w.embeddingsCacheEnabled ?? null],
+    [
+      w.id,
+      w.orgId,
+      w.name,
+      w.slug,
+      w.description ?? null,
+      w.isDefault ?? false,
+      w.createdBy ?? null,
+      w.defaultTextModel ?? null,
+      w.defaultImageModel ?? null,
+      w.defaultProviderSort ?? null,
+      w.isObservabilityIoLoggingEnabled ?? false,
+      w.isObservabilityBroadcastEnabled ?? false,
+      w.isDataDiscountLoggingEnabled ?? false,
+      w.ioLoggingSamplingRate ?? 1,
+      json(w.ioLoggingApiKeyIds),
+      json(w.disabledServerTools),
+      w.embeddingsCacheEnabled ?? null,
+    ],
   );
   return toRecord(rows[0] as Row);
 }
@@ -184,7 +219,10 @@ export async function listWorkspaces(q: Queryable, orgId: string, offset: number
       ORDER BY is_default DESC, created_at, id OFFSET $2 LIMIT $3`,
     [orgId, offset, limit],
   );
-  const count = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces WHERE org_id = $1 AND deleted_at IS NULL', [orgId]);
+  const count = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM workspaces WHERE org_id = $1 AND deleted_at IS NULL',
+    [orgId],
+  );
   return { data: rows.map(toRecord), total: count[0]?.n ?? 0 };
 }
 
@@ -209,7 +247,12 @@ function patchTriples(p: WorkspaceSettings): Array<[string, unknown, string]> {
 }
 
 /** Apply the given settings to a live workspace; null when there is none. */
-export async function updateWorkspace(q: Queryable, orgId: string, id: string, p: WorkspaceSettings): Promise<WorkspaceRecord | null> {
+export async function updateWorkspace(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  p: WorkspaceSettings,
+): Promise<WorkspaceRecord | null> {
   const params: unknown[] = [id, orgId];
   const sets = ['updated_at = clock_timestamp()'];
   for (const [column, value, type] of patchTriples(p)) {
@@ -229,7 +272,10 @@ export async function updateWorkspace(q: Queryable, orgId: string, id: string, p
  * when there is no such live workspace. Read by the request path through a coherent cache.
  */
 export async function findEmbeddingsCacheSetting(q: Queryable, id: string): Promise<boolean | null | undefined> {
-  const rows = await q.query<{ enabled: boolean | null }>('SELECT embeddings_cache_enabled AS enabled FROM workspaces WHERE id = $1 AND deleted_at IS NULL', [id]);
+  const rows = await q.query<{ enabled: boolean | null }>(
+    'SELECT embeddings_cache_enabled AS enabled FROM workspaces WHERE id = $1 AND deleted_at IS NULL',
+    [id],
+  );
   return rows.length === 0 ? undefined : (rows[0] as { enabled: boolean | null }).enabled;
 }
 

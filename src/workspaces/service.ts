@@ -58,7 +58,12 @@ function duplicateSlug(slug: string | undefined): ConflictError {
  * A live workspace of the organization by UUID or slug, or 404.
  * @param lock - row lock held until the surrounding transaction ends (see `RowLock`)
  */
-export async function requireWorkspace(q: Queryable, orgId: string, ref: string, lock: RowLock = 'none'): Promise<WorkspaceRecord> {
+export async function requireWorkspace(
+  q: Queryable,
+  orgId: string,
+  ref: string,
+  lock: RowLock = 'none',
+): Promise<WorkspaceRecord> {
   const ws = await repo.findWorkspace(q, orgId, ref, lock);
   if (!ws) throw new NotFoundError();
   return ws;
@@ -81,10 +86,21 @@ export class WorkspaceService {
   ) {}
 
   /** Create a workspace; 409 on a duplicate slug. */
-  async create(orgId: string, input: Wire<'workspaces.create.body'>, createdBy: string | null): Promise<WorkspaceRecord> {
+  async create(
+    orgId: string,
+    input: Wire<'workspaces.create.body'>,
+    createdBy: string | null,
+  ): Promise<WorkspaceRecord> {
     refuseUuidSlug(input.slug);
     try {
-      return await repo.insertWorkspace(this.db, { ...toSettings(input), id: randomUUID(), orgId, name: input.name, slug: input.slug, createdBy });
+      return await repo.insertWorkspace(this.db, {
+        ...toSettings(input),
+        id: randomUUID(),
+        orgId,
+        name: input.name,
+        slug: input.slug,
+        createdBy,
+      });
     } catch (err) {
       if (repo.isUniqueViolation(err)) throw duplicateSlug(input.slug);
       throw err;
@@ -127,7 +143,9 @@ export class WorkspaceService {
       if (ws.isDefault) throw new ForbiddenError('The default workspace cannot be deleted');
       const live = await repo.countLiveKeys(tx, ws.id);
       if (live > 0) {
-        throw new ConflictError(`Workspace has ${live} active API key(s); delete them before deleting the workspace`, { active_key_count: live });
+        throw new ConflictError(`Workspace has ${live} active API key(s); delete them before deleting the workspace`, {
+          active_key_count: live,
+        });
       }
       if (!(await repo.softDeleteWorkspace(tx, orgId, ws.id))) throw new NotFoundError();
       await this.purgeContents(tx, ws);

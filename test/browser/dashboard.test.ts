@@ -63,12 +63,19 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     };
     gw = await createTestGateway(await dbKind.open(), await kvKind.open(), { providers });
     inferenceKey = (await createInferenceKey(gw, { name: 'alpha' })).secret;
-    const alpha = (await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey))).body.data[0].hash as string;
+    const alpha = (await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey))).body.data[0]
+      .hash as string;
     const beta = (await createInferenceKey(gw, { name: 'beta' })).hash;
     await seedUsage(gw, alpha, beta);
     await gw.deps.rankings.rollup.run();
     // Recent upstream attempts as the fallback runner reports them: 1 of 4 failed.
-    const attempt = (outcome: AttemptRecord['outcome']): AttemptRecord => ({ provider: 'openai', outcome, status: null, endpoint: 'openai:openai/text-embedding-3-small', ms: 100 });
+    const attempt = (outcome: AttemptRecord['outcome']): AttemptRecord => ({
+      provider: 'openai',
+      outcome,
+      status: null,
+      endpoint: 'openai:openai/text-embedding-3-small',
+      ms: 100,
+    });
     gw.deps.routing.stats.record(gw.orgId, [attempt('ok'), attempt('ok'), attempt('server'), attempt('ok')]);
     server = gw.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -110,11 +117,19 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(await figure(page, 'Requests, 30 days')).toBe('5');
     expect(await figure(page, 'Requests, 7 days')).toBe('4');
     expect(await figure(page, 'Upstream error rate, last 60 min')).toBe('25.0 % of 4');
-    expect(Number(await page.locator('.chart [data-points]').first().getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
+    expect(
+      Number(await page.locator('.chart [data-points]').first().getAttribute('data-points')),
+    ).toBeGreaterThanOrEqual(5);
     expect(await colouredPixels(page)).toBeGreaterThan(50);
     await expectMoneyAxis(page);
-    expect(await page.locator('.chart .legend li').allTextContents()).toEqual(['openai/text-embedding-3-large', 'cohere/embed-v4.0', 'openai/text-embedding-3-small']);
-    await expect(page.getByRole('region', { name: 'The five keys that spent most' }).textContent()).resolves.toMatch(/alpha.*beta/s);
+    expect(await page.locator('.chart .legend li').allTextContents()).toEqual([
+      'openai/text-embedding-3-large',
+      'cohere/embed-v4.0',
+      'openai/text-embedding-3-small',
+    ]);
+    await expect(page.getByRole('region', { name: 'The five keys that spent most' }).textContent()).resolves.toMatch(
+      /alpha.*beta/s,
+    );
   });
 
   test(`the first page (sign-in, then the overview) transfers at most ${FIRST_PAGE_BUDGET / 1024} KB gzipped`, async () => {
@@ -127,7 +142,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
   });
 
   test('a state-changing call without the CSRF token is refused', async () => {
-    const status = await page.evaluate<number>(`fetch('/api/v1/keys', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"no-csrf"}' }).then((r) => r.status)`);
+    const status = await page.evaluate<number>(
+      `fetch('/api/v1/keys', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"no-csrf"}' }).then((r) => r.status)`,
+    );
     expect(status).toBe(403);
   });
 
@@ -141,7 +158,10 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
     await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
-    await page.getByRole('region', { name: /^Keys, newest first/ }).getByText('dashboard-made').waitFor();
+    await page
+      .getByRole('region', { name: /^Keys, newest first/ })
+      .getByText('dashboard-made')
+      .waitFor();
     const listed = await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey));
     expect(listed.body.data.map((k: { name: string }) => k.name)).toContain('dashboard-made');
     await page.getByRole('button', { name: 'Done' }).click();
@@ -161,12 +181,19 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
   });
 
   test("changes a key's limit, disables it and deletes it (after a confirmation)", async () => {
-    const keyOf = async () => ((await request(gw.app).get('/api/v1/keys?include_disabled=true').set('Authorization', bearer(gw.mgmtKey))).body.data as Array<{ name: string; limit: number | null; disabled: boolean }>).find((k) => k.name === 'dashboard-made');
-    const row = () => page.getByRole('region', { name: /^Keys, newest first/ }).getByRole('row', { name: /dashboard-made/ });
+    const keyOf = async () =>
+      (
+        (await request(gw.app).get('/api/v1/keys?include_disabled=true').set('Authorization', bearer(gw.mgmtKey))).body
+          .data as Array<{ name: string; limit: number | null; disabled: boolean }>
+      ).find((k) => k.name === 'dashboard-made');
+    const row = () =>
+      page.getByRole('region', { name: /^Keys, newest first/ }).getByRole('row', { name: /dashboard-made/ });
     await page.getByRole('button', { name: 'Change the limit of dashboard-made' }).click();
     await page.getByLabel('Limit in USD for dashboard-made (empty: none)').fill('7.5');
     await page.getByRole('button', { name: 'Save' }).click();
-    await row().getByText(/\$7\.50/).waitFor();
+    await row()
+      .getByText(/\$7\.50/)
+      .waitFor();
     expect((await keyOf())?.limit).toBe(7.5);
     await page.getByRole('button', { name: 'Disable dashboard-made' }).click();
     await page.getByRole('button', { name: 'Enable dashboard-made' }).waitFor();
@@ -192,7 +219,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await expect(bar.textContent()).resolves.toContain(`${formatUsd(spent)} spent of $0.25`);
     await expect(bar.textContent()).resolves.toMatch(/Resets \d{4}-\d{2}-\d{2} 00:00 UTC/);
     expect(await bar.locator('.bar').count()).toBe(1);
-    const width = await bar.locator('.bar .spent').evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
+    const width = await bar
+      .locator('.bar .spent')
+      .evaluate((el) => (el as unknown as { style: { width: string } }).style.width);
     expect(parseFloat(width)).toBeCloseTo((spent / 0.25) * 100, 2);
   });
 
@@ -220,8 +249,13 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await page.getByRole('heading', { name: 'Result: 5 rows' }).waitFor();
     expect(Number(await page.locator('.chart [data-points]').getAttribute('data-points'))).toBeGreaterThanOrEqual(5);
     expect(await colouredPixels(page)).toBeGreaterThan(50);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-    const csv = readFileSync(await download.path(), 'utf8').trim().split('\r\n');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\r\n');
     expect(csv[0]).toBe('date__day,model,total_usage,request_count');
     expect(csv.length).toBe(1 + 5);
     expect(csv.some((line) => line.includes('cohere/embed-v4.0'))).toBe(true);
@@ -245,7 +279,12 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await expectMoneyAxis(page);
     // The amount itself (bucket, model, total usage, requests), to the nano-dollar it was recorded at.
     const cells = page.getByRole('region', { name: 'Query rows' }).getByRole('row').nth(1).getByRole('cell');
-    expect(await cells.allTextContents()).toEqual([new Date(dayStartMs(seededAt - TINY_AGO)).toISOString(), 'openai/text-embedding-3-small', '$0.0000024', '1']);
+    expect(await cells.allTextContents()).toEqual([
+      new Date(dayStartMs(seededAt - TINY_AGO)).toISOString(),
+      'openai/text-embedding-3-small',
+      '$0.0000024',
+      '1',
+    ]);
   });
 
   test('empty buckets of the window are filled, as on the Overview', async () => {
@@ -266,7 +305,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     const from = page.getByLabel(/^From \(UTC/);
     expect(await from.getAttribute('type')).toBe('datetime-local');
     // The last hour, to the minute: within the 3 hours minute buckets allow.
-    const span = Date.parse(`${await page.getByLabel(/^To \(UTC/).inputValue()}:00Z`) - Date.parse(`${await from.inputValue()}:00Z`);
+    const span =
+      Date.parse(`${await page.getByLabel(/^To \(UTC/).inputValue()}:00Z`) -
+      Date.parse(`${await from.inputValue()}:00Z`);
     expect(span).toBe(3_600_000);
     await page.getByRole('button', { name: 'Run query' }).click();
     // The record of a minute before the suite started.
@@ -286,23 +327,49 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     // OpenAI small: 1,200 tokens today and 2,000 two days ago.
     const small = table.getByRole('row', { name: /openai\/text-embedding-3-small/ });
     await expect(small.textContent()).resolves.toContain('3,200');
-    await expect(page.locator('main p.help').first().textContent()).resolves.toContain(`to ${isoDay(Date.now())} (today so far)`);
+    await expect(page.locator('main p.help').first().textContent()).resolves.toContain(
+      `to ${isoDay(Date.now())} (today so far)`,
+    );
   });
 
   test('on a fresh install (no rollup yet, traffic only today) the page says when the traffic will appear', async () => {
     const today = isoDay(Date.now());
-    const fresh = { data: [], meta: { as_of: '1970-01-01T00:00:00.000Z', start_date: isoDay(Date.now() - 30 * DAY), end_date: today, version: 'v1' } };
-    await page.route('**/api/v1/datasets/rankings-daily**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fresh) }));
+    const fresh = {
+      data: [],
+      meta: {
+        as_of: '1970-01-01T00:00:00.000Z',
+        start_date: isoDay(Date.now() - 30 * DAY),
+        end_date: today,
+        version: 'v1',
+      },
+    };
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fresh) }),
+    );
     await page.getByLabel('Period').selectOption('week');
     await settled(page);
-    await expect(page.locator('p.empty').textContent()).resolves.toMatch(/rollup has not run\. It runs every few minutes; requests then appear here/);
+    await expect(page.locator('p.empty').textContent()).resolves.toMatch(
+      /rollup has not run\. It runs every few minutes; requests then appear here/,
+    );
     await page.unroute('**/api/v1/datasets/rankings-daily**');
     // The dataset's default window (completed days only): the page says where today's requests are.
-    const yesterday = { data: [], meta: { as_of: new Date().toISOString(), start_date: isoDay(Date.now() - 31 * DAY), end_date: isoDay(Date.now() - DAY), version: 'v1' } };
-    await page.route('**/api/v1/datasets/rankings-daily**', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(yesterday) }));
+    const yesterday = {
+      data: [],
+      meta: {
+        as_of: new Date().toISOString(),
+        start_date: isoDay(Date.now() - 31 * DAY),
+        end_date: isoDay(Date.now() - DAY),
+        version: 'v1',
+      },
+    };
+    await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(yesterday) }),
+    );
     await page.getByLabel('Include today so far (UTC)').uncheck();
     await settled(page);
-    await expect(page.locator('p.empty').textContent()).resolves.toContain(`Today's requests (${today}) appear in this window after midnight UTC; tick "Include today so far" to see them now.`);
+    await expect(page.locator('p.empty').textContent()).resolves.toContain(
+      `Today's requests (${today}) appear in this window after midnight UTC; tick "Include today so far" to see them now.`,
+    );
     await page.unroute('**/api/v1/datasets/rankings-daily**');
     await page.getByLabel('Include today so far (UTC)').check();
     await page.getByLabel('Period').selectOption('day');
@@ -315,7 +382,15 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
       const body = (await real.json()) as { data: Record<string, unknown> };
       await route.fulfill({ response: real, json: { data: { ...body.data, rankings_scope: 'installation' } } });
     });
-    const empty = { data: [], meta: { as_of: new Date().toISOString(), start_date: isoDay(Date.now() - 31 * DAY), end_date: isoDay(Date.now() - DAY), version: 'v1' } };
+    const empty = {
+      data: [],
+      meta: {
+        as_of: new Date().toISOString(),
+        start_date: isoDay(Date.now() - 31 * DAY),
+        end_date: isoDay(Date.now() - DAY),
+        version: 'v1',
+      },
+    };
     let asked = '';
     await page.route('**/api/v1/datasets/rankings-daily**', (route) => {
       asked = route.request().url();
@@ -325,7 +400,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await settled(page);
     expect(await page.getByLabel('Include today so far (UTC)').count()).toBe(0);
     expect(asked).not.toContain('end_date=');
-    await expect(page.locator('p.empty').textContent()).resolves.toContain('Installation-wide rankings publish each completed UTC day once, an hour after it ends');
+    await expect(page.locator('p.empty').textContent()).resolves.toContain(
+      'Installation-wide rankings publish each completed UTC day once, an hour after it ends',
+    );
     await page.unroute('**/api/v1/datasets/rankings-daily**');
     await page.unroute('**/dashboard/api/session');
     await page.goto(`${base}/dashboard/`);
@@ -334,15 +411,28 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
 
   test('a page whose request fails says so plainly, and an empty answer shows the empty state', async () => {
     await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
-      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 503, message: 'Service Unavailable' } }) }),
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 503, message: 'Service Unavailable' } }),
+      }),
     );
     await page.getByRole('link', { name: 'Overview' }).click();
     await settled(page);
     await page.getByRole('link', { name: 'Rankings' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^Could not load this page: .*Service Unavailable/);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /^Could not load this page: .*Service Unavailable/,
+    );
     await page.unroute('**/api/v1/datasets/rankings-daily**');
     await page.route('**/api/v1/datasets/rankings-daily**', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ data: [], meta: { as_of: null, start_date: '2026-10-27', end_date: '2026-11-25', version: 'v1' } }) }),
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          data: [],
+          meta: { as_of: null, start_date: '2026-10-27', end_date: '2026-11-25', version: 'v1' },
+        }),
+      }),
     );
     await page.getByRole('link', { name: 'Overview' }).click();
     await settled(page);
@@ -363,19 +453,27 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(focused).toBe('Providers');
     await page.keyboard.press('Enter');
     await expect(page.locator('main h1').textContent()).resolves.toBe('Providers');
-    const stored = await page.evaluate<string>('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])');
+    const stored = await page.evaluate<string>(
+      'JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])',
+    );
     expect(stored).toBe('[[],[],""]'); // nothing in storage; the session cookie is HttpOnly
     expect(await page.content()).not.toContain(gw.mgmtKey);
   });
 
   test("after real traffic, a provider's card shows its requests and latency of the last 24 h", async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(inferenceKey)).send({ model: 'openai/text-embedding-3-small', input: `hello ${i}` });
+      const res = await request(gw.app)
+        .post('/api/v1/embeddings')
+        .set('Authorization', bearer(inferenceKey))
+        .send({ model: 'openai/text-embedding-3-small', input: `hello ${i}` });
       expect(res.status).toBe(200);
     }
     // Cohere's upstream fails: its attempt is counted, and no usage is recorded.
     fakes.cohere.setSticky({ status: 500 });
-    const failed = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(inferenceKey)).send({ model: 'cohere/embed-v4.0', input: 'x' });
+    const failed = await request(gw.app)
+      .post('/api/v1/embeddings')
+      .set('Authorization', bearer(inferenceKey))
+      .send({ model: 'cohere/embed-v4.0', input: 'x' });
     expect(failed.status).toBe(502);
     await gw.deps.recorder.flush();
     // A fresh load: the previous test left the browser on this page.
@@ -386,7 +484,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     expect(await cardFigure(openai, 'Requests, 24 h')).toBe('4');
     expect(await cardFigure(openai, 'p50 latency')).toMatch(/^\d[\d,]* ms$/);
     expect(await cardFigure(openai, 'p99 latency')).toMatch(/^\d[\d,]* ms$/);
-    const row = page.getByRole('region', { name: /Endpoints of .*OpenAI/i }).getByRole('row', { name: /openai\/text-embedding-3-small/ });
+    const row = page
+      .getByRole('region', { name: /Endpoints of .*OpenAI/i })
+      .getByRole('row', { name: /openai\/text-embedding-3-small/ });
     // The 4 attempts the fallback runner reported at the start (1 failed) and the 3 requests.
     await expect(row.textContent()).resolves.toMatch(/closed \(healthy\).*14\.3 % of 7/);
   });
@@ -447,7 +547,9 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
   });
 
   test("the README's screenshots can be taken (npm run screenshots writes them to docs/images)", async () => {
-    const dir = process.env.SCREENSHOT_DIR ? path.resolve(PROJECT_ROOT, process.env.SCREENSHOT_DIR) : tempDir('sy-shots-');
+    const dir = process.env.SCREENSHOT_DIR
+      ? path.resolve(PROJECT_ROOT, process.env.SCREENSHOT_DIR)
+      : tempDir('sy-shots-');
     const shots: string[] = [];
     const shot = async (name: string) => {
       const file = path.join(dir, `dashboard-${name}.png`);
@@ -468,7 +570,11 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
     await shot('workspaces');
     for (const file of shots) {
       const png = readFileSync(file);
-      expect({ file, signature: png.subarray(1, 4).toString('latin1'), big: png.length > 10_000 }).toEqual({ file, signature: 'PNG', big: true });
+      expect({ file, signature: png.subarray(1, 4).toString('latin1'), big: png.length > 10_000 }).toEqual({
+        file,
+        signature: 'PNG',
+        big: true,
+      });
     }
   });
 
@@ -503,12 +609,60 @@ suite(`dashboard in Chromium (${dbKind.name}, ${kvKind.name})`, () => {
 const TINY_AGO = 40 * DAY;
 /** Providers as usage records name them: by display name, as `GET /generation` and analytics answer. */
 const SEED = [
-  { ago: 60_000, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.012, latencyMs: 120, tokensPrompt: 1200 },
-  { ago: 2 * DAY, key: 'alpha', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.02, latencyMs: 180, tokensPrompt: 2000 },
-  { ago: 3 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'Cohere', costUsd: 0.05, latencyMs: 300, tokensPrompt: 5000 },
-  { ago: 5 * DAY, key: 'beta', model: 'cohere/embed-v4.0', provider: 'Cohere', costUsd: 0.03, latencyMs: 250, tokensPrompt: 3000 },
-  { ago: 12 * DAY, key: 'alpha', model: 'openai/text-embedding-3-large', provider: 'OpenAI', costUsd: 0.1, latencyMs: 400, tokensPrompt: 8000 },
-  { ago: TINY_AGO, key: 'beta', model: 'openai/text-embedding-3-small', provider: 'OpenAI', costUsd: 0.0000024, latencyMs: 90, tokensPrompt: 120 },
+  {
+    ago: 60_000,
+    key: 'alpha',
+    model: 'openai/text-embedding-3-small',
+    provider: 'OpenAI',
+    costUsd: 0.012,
+    latencyMs: 120,
+    tokensPrompt: 1200,
+  },
+  {
+    ago: 2 * DAY,
+    key: 'alpha',
+    model: 'openai/text-embedding-3-small',
+    provider: 'OpenAI',
+    costUsd: 0.02,
+    latencyMs: 180,
+    tokensPrompt: 2000,
+  },
+  {
+    ago: 3 * DAY,
+    key: 'beta',
+    model: 'cohere/embed-v4.0',
+    provider: 'Cohere',
+    costUsd: 0.05,
+    latencyMs: 300,
+    tokensPrompt: 5000,
+  },
+  {
+    ago: 5 * DAY,
+    key: 'beta',
+    model: 'cohere/embed-v4.0',
+    provider: 'Cohere',
+    costUsd: 0.03,
+    latencyMs: 250,
+    tokensPrompt: 3000,
+  },
+  {
+    ago: 12 * DAY,
+    key: 'alpha',
+    model: 'openai/text-embedding-3-large',
+    provider: 'OpenAI',
+    costUsd: 0.1,
+    latencyMs: 400,
+    tokensPrompt: 8000,
+  },
+  {
+    ago: TINY_AGO,
+    key: 'beta',
+    model: 'openai/text-embedding-3-small',
+    provider: 'OpenAI',
+    costUsd: 0.0000024,
+    latencyMs: 90,
+    tokensPrompt: 120,
+  },
 ] as const;
 const seededAt = Date.now();
 
@@ -524,7 +678,9 @@ async function seedUsage(gw: TestGateway, alpha: string, beta: string): Promise<
   const hashes = { alpha, beta };
   await insertUsageEvents(
     gw.deps.db,
-    SEED.map(({ ago, key, ...fields }) => event(gw.orgId, ws, hashes[key], new Date(seededAt - ago).toISOString(), fields)),
+    SEED.map(({ ago, key, ...fields }) =>
+      event(gw.orgId, ws, hashes[key], new Date(seededAt - ago).toISOString(), fields),
+    ),
   );
 }
 
@@ -559,7 +715,10 @@ async function settled(page: Page): Promise<void> {
 }
 
 async function figure(page: Page, label: string): Promise<string | null> {
-  return page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent();
+  return page
+    .locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    .locator('dd')
+    .textContent();
 }
 
 /** Pixels of the first chart's canvas in a saturated colour: the series (axes and grid are grey). */
@@ -633,5 +792,8 @@ function providerCard(page: Page, slug: string): Locator {
 
 /** A headline figure inside one provider card. */
 function cardFigure(card: Locator, label: string): Promise<string | null> {
-  return card.locator('.figure', { has: card.page().locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent();
+  return card
+    .locator('.figure', { has: card.page().locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    .locator('dd')
+    .textContent();
 }

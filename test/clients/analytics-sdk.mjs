@@ -53,6 +53,6 @@ try {
     out.invalid = errorOf(e);
   }
 } catch (e) {
-  out.fatal = { ...errorOf(e), raw: String(e?.rawValue ? JSON.stringify(e.rawValue).slice(0, 500) : e?.cause ?? '') };
+  out.fatal = { ...errorOf(e), raw: String(e?.rawValue ? JSON.stringify(e.rawValue).slice(0, 500) : (e?.cause ?? '')) };
 }
 process.stdout.write(JSON.stringify(out));

@@ -10,7 +10,12 @@ const httpClient = new HTTPClient();
 httpClient.addHook('response', async (res) => {
   raw.push(await res.clone().text());
 });
-const or = new OpenRouter({ apiKey: process.env.API_KEY, serverURL: process.env.SERVER_URL, retryConfig: { strategy: 'none' }, httpClient });
+const or = new OpenRouter({
+  apiKey: process.env.API_KEY,
+  serverURL: process.env.SERVER_URL,
+  retryConfig: { strategy: 'none' },
+  httpClient,
+});
 const errorOf = (e) => ({
   name: e?.constructor?.name,
   status: e?.statusCode,

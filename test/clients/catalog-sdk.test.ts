@@ -65,7 +65,8 @@ test('endpoints.list, providers.list and generations.getGeneration parse with th
   await h.gw.deps.recorder.flush();
 
   const out = await runSdk(last.body.id);
-  for (const name of ['endpoints', 'providers', 'generation'] as const) expect({ name, error: out[name].error }).toEqual({ name, error: undefined });
+  for (const name of ['endpoints', 'providers', 'generation'] as const)
+    expect({ name, error: out[name].error }).toEqual({ name, error: undefined });
 
   const endpoints = out.endpoints;
   expect(endpoints.data.id).toBe('baai/bge-m3');
@@ -82,22 +83,35 @@ test('endpoints.list, providers.list and generations.getGeneration parse with th
     expect(byTag.nebius?.[window]).toBeNull();
   }
   const latency = byTag.deepinfra?.latencyLast30m;
-  expect(latency).toEqual({ p50: expect.any(Number), p75: expect.any(Number), p90: expect.any(Number), p99: expect.any(Number) });
+  expect(latency).toEqual({
+    p50: expect.any(Number),
+    p75: expect.any(Number),
+    p90: expect.any(Number),
+    p99: expect.any(Number),
+  });
   expect(latency!.p50).toBeGreaterThan(0);
   expect(latency!.p50 <= latency!.p75 && latency!.p75 <= latency!.p90 && latency!.p90 <= latency!.p99).toBe(true);
   expect(byTag.nebius?.latencyLast30m).toBeNull();
 
-  expect(out.providers.data.map((p) => p.slug)).toEqual(expect.arrayContaining(['deepinfra', 'together', 'nebius', 'openai']));
+  expect(out.providers.data.map((p) => p.slug)).toEqual(
+    expect.arrayContaining(['deepinfra', 'together', 'nebius', 'openai']),
+  );
   expect(out.generation).toMatchObject({ data: { id: last.body.id, model: 'baai/bge-m3', providerName: 'DeepInfra' } });
   expect(out.notFound).toEqual({ name: 'NotFoundResponseError', statusCode: 404 });
 });
 
 test('every SDK method whose route the gateway serves is called by an SDK driver under test/', () => {
-  const served = new Set((h.gw.app.locals.apiRoutes as ApiRoute[]).map((r) => `${r.method.toUpperCase()} ${normalisePath(r.template.slice(API_PREFIX.length))}`));
+  const served = new Set(
+    (h.gw.app.locals.apiRoutes as ApiRoute[]).map(
+      (r) => `${r.method.toUpperCase()} ${normalisePath(r.template.slice(API_PREFIX.length))}`,
+    ),
+  );
   const methods = sdkMethods();
   const mapped = methods.filter((m) => served.has(`${m.method} ${m.path}`));
   // Reading the SDK found its namespaces: every generated function for a served route is reached by a method found.
-  const servedFunctions = [...sdkFunctionRoutes()].filter(([, r]) => served.has(`${r.method} ${r.path}`)).map(([f]) => f);
+  const servedFunctions = [...sdkFunctionRoutes()]
+    .filter(([, r]) => served.has(`${r.method} ${r.path}`))
+    .map(([f]) => f);
   expect(servedFunctions.length).toBeGreaterThanOrEqual(30);
   expect(servedFunctions.filter((f) => !methods.some((m) => m.func === f))).toEqual([]);
   const called = callsInDrivers(path.join(__dirname, '..'));

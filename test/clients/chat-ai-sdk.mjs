@@ -6,7 +6,12 @@ import process from 'node:process';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 
-const gateway = createOpenAICompatible({ name: 'switchyard', baseURL: process.env.SERVER_URL, apiKey: process.env.API_KEY, includeUsage: true });
+const gateway = createOpenAICompatible({
+  name: 'switchyard',
+  baseURL: process.env.SERVER_URL,
+  apiKey: process.env.API_KEY,
+  includeUsage: true,
+});
 const tools = {
   weather: tool({
     description: 'The weather in a place',
@@ -41,18 +46,51 @@ async function streamed(options) {
 }
 
 const calls = {
-  generate: async () => summary(await generateText({ model: gateway('openai/gpt-4o-mini'), system: 'be brief', prompt: 'hello from the ai sdk', maxRetries: 0 })),
-  generateTools: async () => summary(await generateText({ model: gateway('meta-llama/llama-3.3-70b-instruct'), prompt: 'weather in Porto', tools, stopWhen: stepCountIs(3), maxRetries: 0 })),
+  generate: async () =>
+    summary(
+      await generateText({
+        model: gateway('openai/gpt-4o-mini'),
+        system: 'be brief',
+        prompt: 'hello from the ai sdk',
+        maxRetries: 0,
+      }),
+    ),
+  generateTools: async () =>
+    summary(
+      await generateText({
+        model: gateway('meta-llama/llama-3.3-70b-instruct'),
+        prompt: 'weather in Porto',
+        tools,
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      }),
+    ),
   stream: () => streamed({ model: gateway('openai/gpt-4o-mini'), prompt: 'stream from the ai sdk' }),
-  streamTools: () => streamed({ model: gateway('meta-llama/llama-3.3-70b-instruct'), prompt: 'weather in Braga', tools, stopWhen: stepCountIs(3) }),
-  anthropic: async () => summary(await generateText({ model: gateway('anthropic/claude-3.5-haiku'), prompt: 'hello claude from the ai sdk', maxOutputTokens: 64, maxRetries: 0 })),
+  streamTools: () =>
+    streamed({
+      model: gateway('meta-llama/llama-3.3-70b-instruct'),
+      prompt: 'weather in Braga',
+      tools,
+      stopWhen: stepCountIs(3),
+    }),
+  anthropic: async () =>
+    summary(
+      await generateText({
+        model: gateway('anthropic/claude-3.5-haiku'),
+        prompt: 'hello claude from the ai sdk',
+        maxOutputTokens: 64,
+        maxRetries: 0,
+      }),
+    ),
 };
 const out = {};
 for (const [name, call] of Object.entries(calls)) {
   try {
     out[name] = await call();
   } catch (e) {
-    out[name] = { error: { name: e?.constructor?.name, status: e?.statusCode, message: String(e?.message).slice(0, 500) } };
+    out[name] = {
+      error: { name: e?.constructor?.name, status: e?.statusCode, message: String(e?.message).slice(0, 500) },
+    };
   }
 }
 process.stdout.write(JSON.stringify(out));

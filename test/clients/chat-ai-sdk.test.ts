@@ -63,8 +63,20 @@ const streamedRecords = (model: string) => h.events.filter((e) => e.streamed && 
 test('generateText: text, finish reason, usage, the generation id and model as the response’s', () => {
   const g = out.generate;
   expect(g.error).toBeUndefined();
-  expect(g).toMatchObject({ text: 'echo: hello from the ai sdk', finishReason: 'stop', usage: { inputTokens: 7, outputTokens: 6, totalTokens: 13 }, response: { id: expect.stringMatching(/^gen-/), modelId: MINI } });
-  expect(recorded(g.response.id)).toMatchObject({ model: MINI, provider: 'OpenAI', streamed: false, tokensPrompt: 7, tokensCompletion: 6, finishReason: 'stop' });
+  expect(g).toMatchObject({
+    text: 'echo: hello from the ai sdk',
+    finishReason: 'stop',
+    usage: { inputTokens: 7, outputTokens: 6, totalTokens: 13 },
+    response: { id: expect.stringMatching(/^gen-/), modelId: MINI },
+  });
+  expect(recorded(g.response.id)).toMatchObject({
+    model: MINI,
+    provider: 'OpenAI',
+    streamed: false,
+    tokensPrompt: 7,
+    tokensCompletion: 6,
+    finishReason: 'stop',
+  });
   expect(h.fleet.fakes.openai!.calls[0]!.body.messages).toEqual([
     { role: 'system', content: 'be brief' },
     { role: 'user', content: 'hello from the ai sdk' },
@@ -76,7 +88,11 @@ test('generateText with a tool: the SDK runs the call the gateway returned, send
   expect(g.error).toBeUndefined();
   expect(g.steps).toHaveLength(2);
   const [call, answer] = g.steps as [Step, Step];
-  expect(call).toMatchObject({ finishReason: 'tool-calls', toolCalls: [{ toolName: 'weather', input: { text: 'weather in Porto' } }], toolResults: [{ toolName: 'weather', output: 'mild in Porto' }] });
+  expect(call).toMatchObject({
+    finishReason: 'tool-calls',
+    toolCalls: [{ toolName: 'weather', input: { text: 'weather in Porto' } }],
+    toolResults: [{ toolName: 'weather', output: 'mild in Porto' }],
+  });
   expect(answer).toMatchObject({ text: 'result: mild in Porto', finishReason: 'stop' });
   expect(g.text).toBe('result: mild in Porto');
   expect(recorded(call.response.id)).toMatchObject({ model: LLAMA, toolCalls: 1, finishReason: 'tool_calls' });
@@ -84,24 +100,38 @@ test('generateText with a tool: the SDK runs the call the gateway returned, send
   expect(last).toMatchObject({ model: LLAMA, toolCalls: 0, finishReason: 'stop' });
   // totalUsage adds the steps up, as the two records do.
   const first = recorded(call.response.id);
-  expect(g.totalUsage).toMatchObject({ inputTokens: first.tokensPrompt + last.tokensPrompt, outputTokens: first.tokensCompletion + last.tokensCompletion });
+  expect(g.totalUsage).toMatchObject({
+    inputTokens: first.tokensPrompt + last.tokensPrompt,
+    outputTokens: first.tokensCompletion + last.tokensCompletion,
+  });
 });
 
 test('streamText: the text stream piece by piece, usage from the last chunk, one streamed record', () => {
   const g = out.stream;
   expect(g.error).toBeUndefined();
   expect(g.pieces).toEqual(['echo: ', 'stream ', 'from ', 'the ', 'ai ', 'sdk']);
-  expect(g).toMatchObject({ text: 'echo: stream from the ai sdk', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 } });
-  expect(streamedRecords(MINI)).toEqual([expect.objectContaining({ provider: 'OpenAI', tokensPrompt: 5, tokensCompletion: 6, finishReason: 'stop' })]);
+  expect(g).toMatchObject({
+    text: 'echo: stream from the ai sdk',
+    finishReason: 'stop',
+    usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
+  });
+  expect(streamedRecords(MINI)).toEqual([
+    expect.objectContaining({ provider: 'OpenAI', tokensPrompt: 5, tokensCompletion: 6, finishReason: 'stop' }),
+  ]);
   // The upstream was asked for its usage chunk.
-  expect(h.fleet.fakes.openai!.calls.find((c) => c.body.stream === true)!.body.stream_options).toEqual({ include_usage: true });
+  expect(h.fleet.fakes.openai!.calls.find((c) => c.body.stream === true)!.body.stream_options).toEqual({
+    include_usage: true,
+  });
 });
 
 test('streamText with a tool: the streamed call runs, its result goes back, the answer streams; one streamed record per step', () => {
   const g = out.streamTools;
   expect(g.error).toBeUndefined();
   expect(g.steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
-  expect(g.steps[0]).toMatchObject({ toolCalls: [{ toolName: 'weather', input: { text: 'weather in Braga' } }], toolResults: [{ output: 'mild in Braga' }] });
+  expect(g.steps[0]).toMatchObject({
+    toolCalls: [{ toolName: 'weather', input: { text: 'weather in Braga' } }],
+    toolResults: [{ output: 'mild in Braga' }],
+  });
   expect(g.pieces?.join('')).toBe('result: mild in Braga');
   expect(g.totalUsage).toMatchObject({ inputTokens: 9, outputTokens: 7 });
   const records = streamedRecords(LLAMA);
@@ -115,8 +145,18 @@ test('streamText with a tool: the streamed call runs, its result goes back, the 
 test('generateText on the Anthropic route', () => {
   const g = out.anthropic;
   expect(g.error).toBeUndefined();
-  expect(g).toMatchObject({ text: 'echo: hello claude from the ai sdk', finishReason: 'stop', usage: { inputTokens: 6, outputTokens: 7 }, response: { modelId: HAIKU } });
-  expect(recorded(g.response.id)).toMatchObject({ model: HAIKU, provider: 'Anthropic', tokensPrompt: 6, tokensCompletion: 7 });
+  expect(g).toMatchObject({
+    text: 'echo: hello claude from the ai sdk',
+    finishReason: 'stop',
+    usage: { inputTokens: 6, outputTokens: 7 },
+    response: { modelId: HAIKU },
+  });
+  expect(recorded(g.response.id)).toMatchObject({
+    model: HAIKU,
+    provider: 'Anthropic',
+    tokensPrompt: 6,
+    tokensCompletion: 7,
+  });
 });
 
 // Known defect (see chat-openai.test.ts): the SDK takes a stream's response id and model from its

@@ -8,8 +8,22 @@ import { ChatOpenAI } from '@langchain/openai';
 import { HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 
 const chat = (model, extra = {}) =>
-  new ChatOpenAI({ model, apiKey: process.env.API_KEY, configuration: { baseURL: process.env.SERVER_URL }, maxRetries: 0, temperature: 0, ...extra });
-const weather = { type: 'function', function: { name: 'weather', description: 'The weather in a place', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } };
+  new ChatOpenAI({
+    model,
+    apiKey: process.env.API_KEY,
+    configuration: { baseURL: process.env.SERVER_URL },
+    maxRetries: 0,
+    temperature: 0,
+    ...extra,
+  });
+const weather = {
+  type: 'function',
+  function: {
+    name: 'weather',
+    description: 'The weather in a place',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+};
 
 /** The fields of an AI message the test reads. */
 const plain = (m) => ({
@@ -34,13 +48,23 @@ async function streamed(model, input) {
 }
 
 const calls = {
-  invoke: async () => plain(await chat('openai/gpt-4o-mini').invoke([new SystemMessage('be brief'), new HumanMessage('hello from langchain')])),
+  invoke: async () =>
+    plain(
+      await chat('openai/gpt-4o-mini').invoke([
+        new SystemMessage('be brief'),
+        new HumanMessage('hello from langchain'),
+      ]),
+    ),
   stream: () => streamed(chat('openai/gpt-4o-mini'), 'stream from langchain'),
   tools: async () => {
     const model = chat('meta-llama/llama-3.3-70b-instruct').bindTools([weather]);
     const question = new HumanMessage('weather in Kyiv');
     const first = await model.invoke([question]);
-    const answer = await model.invoke([question, first, new ToolMessage({ content: 'cloudy', tool_call_id: first.tool_calls[0].id })]);
+    const answer = await model.invoke([
+      question,
+      first,
+      new ToolMessage({ content: 'cloudy', tool_call_id: first.tool_calls[0].id }),
+    ]);
     return { first: plain(first), answer: plain(answer) };
   },
   streamTools: () => streamed(chat('meta-llama/llama-3.3-70b-instruct').bindTools([weather]), 'weather in Lviv'),

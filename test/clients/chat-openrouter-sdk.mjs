@@ -7,10 +7,18 @@
 import process from 'node:process';
 import { OpenRouter } from '@openrouter/sdk';
 
-const or = new OpenRouter({ apiKey: process.env.API_KEY, serverURL: process.env.SERVER_URL, retryConfig: { strategy: 'none' } });
+const or = new OpenRouter({
+  apiKey: process.env.API_KEY,
+  serverURL: process.env.SERVER_URL,
+  retryConfig: { strategy: 'none' },
+});
 /** A zod issue list flattened: a union's failure lists each branch's issues. */
 const issuesOf = (issues, at = []) =>
-  (issues ?? []).flatMap((i) => (i.code === 'invalid_union' && i.errors?.length ? i.errors.flatMap((branch) => issuesOf(branch, [...at, ...i.path])) : [`${[...at, ...i.path].join('.')}: ${i.message}`]));
+  (issues ?? []).flatMap((i) =>
+    i.code === 'invalid_union' && i.errors?.length
+      ? i.errors.flatMap((branch) => issuesOf(branch, [...at, ...i.path]))
+      : [`${[...at, ...i.path].join('.')}: ${i.message}`],
+  );
 const errorOf = (e) => ({
   name: e?.constructor?.name,
   status: e?.statusCode,
@@ -19,7 +27,16 @@ const errorOf = (e) => ({
   issues: issuesOf(e?.cause?.issues ?? e?.issues).slice(0, 40),
 });
 const LLAMA = 'meta-llama/llama-3.3-70b-instruct';
-const weather = [{ type: 'function', function: { name: 'weather', description: 'The weather in a place', parameters: { type: 'object', properties: { text: { type: 'string' } } } } }];
+const weather = [
+  {
+    type: 'function',
+    function: {
+      name: 'weather',
+      description: 'The weather in a place',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+    },
+  },
+];
 
 /** Every chunk of a streamed answer, parsed by the SDK. */
 async function chunksOf(stream) {
@@ -29,13 +46,24 @@ async function chunksOf(stream) {
 }
 
 const calls = {
-  plain: () => or.chat.send({ chatRequest: { model: LLAMA, messages: [{ role: 'user', content: 'hello from openrouter' }], provider: { order: ['groq'], allowFallbacks: false } } }),
+  plain: () =>
+    or.chat.send({
+      chatRequest: {
+        model: LLAMA,
+        messages: [{ role: 'user', content: 'hello from openrouter' }],
+        provider: { order: ['groq'], allowFallbacks: false },
+      },
+    }),
   tools: async () => {
     const messages = [{ role: 'user', content: 'weather in Rome' }];
     const first = await or.chat.send({ chatRequest: { model: LLAMA, messages, tools: weather, toolChoice: 'auto' } });
     const call = first.choices[0].message.toolCalls[0];
     const second = await or.chat.send({
-      chatRequest: { model: LLAMA, tools: weather, messages: [...messages, first.choices[0].message, { role: 'tool', toolCallId: call.id, content: 'warm' }] },
+      chatRequest: {
+        model: LLAMA,
+        tools: weather,
+        messages: [...messages, first.choices[0].message, { role: 'tool', toolCallId: call.id, content: 'warm' }],
+      },
     });
     return { first, second };
   },
@@ -44,12 +72,41 @@ const calls = {
       chatRequest: {
         model: 'openai/gpt-4o',
         messages: [{ role: 'user', content: 'as json' }],
-        responseFormat: { type: 'json_schema', jsonSchema: { name: 'echo', strict: true, schema: { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] } } },
+        responseFormat: {
+          type: 'json_schema',
+          jsonSchema: {
+            name: 'echo',
+            strict: true,
+            schema: { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] },
+          },
+        },
       },
     }),
-  stream: async () => chunksOf(await or.chat.send({ chatRequest: { model: LLAMA, messages: [{ role: 'user', content: 'stream it please' }], stream: true, streamOptions: { includeUsage: true } } })),
+  stream: async () =>
+    chunksOf(
+      await or.chat.send({
+        chatRequest: {
+          model: LLAMA,
+          messages: [{ role: 'user', content: 'stream it please' }],
+          stream: true,
+          streamOptions: { includeUsage: true },
+        },
+      }),
+    ),
   anthropicStream: async () =>
-    chunksOf(await or.chat.send({ chatRequest: { model: 'anthropic/claude-3.5-haiku', maxTokens: 64, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'stream from claude' }], stream: true } })),
+    chunksOf(
+      await or.chat.send({
+        chatRequest: {
+          model: 'anthropic/claude-3.5-haiku',
+          maxTokens: 64,
+          messages: [
+            { role: 'system', content: 'be brief' },
+            { role: 'user', content: 'stream from claude' },
+          ],
+          stream: true,
+        },
+      }),
+    ),
 };
 const out = {};
 for (const [name, call] of Object.entries(calls)) {

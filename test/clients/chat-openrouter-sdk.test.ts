@@ -16,7 +16,14 @@ interface SdkResult {
   id: string;
   model: string;
   systemFingerprint: string | null;
-  choices: Array<{ finishReason: string; message: { role: string; content: string | null; toolCalls?: Array<{ id: string; function: { name: string; arguments: string } }> } }>;
+  choices: Array<{
+    finishReason: string;
+    message: {
+      role: string;
+      content: string | null;
+      toolCalls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    };
+  }>;
   usage: { promptTokens: number; completionTokens: number; totalTokens: number; cost: number; isByok: boolean };
 }
 /** A stream chunk as the SDK parsed it. */
@@ -62,8 +69,17 @@ test('chat.send: a whole answer parses; provider preferences route it; usage wit
     usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7, isByok: false },
   });
   // provider.order ['groq'] without fallbacks: Groq served it, at Groq's price.
-  expect(recorded(out.plain.id)).toMatchObject({ provider: 'Groq', model: LLAMA, costUsd: out.plain.usage.cost, tokensPrompt: 3, tokensCompletion: 4, streamed: false });
-  expect(h.fleet.fakes.groq!.calls.map((c) => c.body.messages)).toContainEqual([{ role: 'user', content: 'hello from openrouter' }]);
+  expect(recorded(out.plain.id)).toMatchObject({
+    provider: 'Groq',
+    model: LLAMA,
+    costUsd: out.plain.usage.cost,
+    tokensPrompt: 3,
+    tokensCompletion: 4,
+    streamed: false,
+  });
+  expect(h.fleet.fakes.groq!.calls.map((c) => c.body.messages)).toContainEqual([
+    { role: 'user', content: 'hello from openrouter' },
+  ]);
 });
 
 test('chat.send: a tool-call round trip, the call parsed, the result answered', () => {
@@ -81,8 +97,15 @@ test('chat.send: a tool-call round trip, the call parsed, the result answered', 
 test('chat.send: responseFormat json_schema goes out as response_format and the content parses as JSON', () => {
   expect(out.json.error).toBeUndefined();
   expect(JSON.parse(out.json.choices[0]!.message.content ?? '')).toEqual({ echo: 'as json' });
-  expect(h.fleet.fakes.openai!.calls[0]!.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'echo', strict: true } });
-  expect(recorded(out.json.id)).toMatchObject({ model: 'openai/gpt-4o', provider: 'OpenAI', costUsd: out.json.usage.cost });
+  expect(h.fleet.fakes.openai!.calls[0]!.body.response_format).toMatchObject({
+    type: 'json_schema',
+    json_schema: { name: 'echo', strict: true },
+  });
+  expect(recorded(out.json.id)).toMatchObject({
+    model: 'openai/gpt-4o',
+    provider: 'OpenAI',
+    costUsd: out.json.usage.cost,
+  });
 });
 
 test('chat.send stream from Anthropic: every chunk parses, the content and the usage chunk with cost arrive, one streamed record', () => {
@@ -90,8 +113,19 @@ test('chat.send stream from Anthropic: every chunk parses, the content and the u
   expect(contentOf(out.anthropicStream)).toBe('echo: stream from claude');
   expect(out.anthropicStream.flatMap((c) => c.choices.map((ch) => ch.finishReason)).filter(Boolean)).toEqual(['stop']);
   const last = out.anthropicStream[out.anthropicStream.length - 1]!;
-  expect(last).toMatchObject({ id: expect.stringMatching(/^gen-/), model: HAIKU, choices: [], usage: { completionTokens: 4, isByok: false } });
-  expect(recorded(last.id)).toMatchObject({ model: HAIKU, provider: 'Anthropic', streamed: true, costUsd: last.usage!.cost, tokensCompletion: 4 });
+  expect(last).toMatchObject({
+    id: expect.stringMatching(/^gen-/),
+    model: HAIKU,
+    choices: [],
+    usage: { completionTokens: 4, isByok: false },
+  });
+  expect(recorded(last.id)).toMatchObject({
+    model: HAIKU,
+    provider: 'Anthropic',
+    streamed: true,
+    costUsd: last.usage!.cost,
+    tokensCompletion: 4,
+  });
 });
 
 // Known defect (src/providers/openai/chat-stream.ts): the gateway asks an OpenAI-compatible

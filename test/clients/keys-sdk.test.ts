@@ -16,7 +16,14 @@ afterAll(() => gw.server.shutdown('test'));
 test('apiKeys create, list, get, update, getCurrentKeyMetadata, delete', async () => {
   const r = await runClientScript<Record<string, unknown>>('keys-sdk.mjs', [gw.baseUrl, gw.mgmtKey]);
   expect(r.fatal).toBeUndefined();
-  const created = r.created as { hash: string; key: string; limit: number; externalUser: unknown; workspaceId: string; expiresAt: string };
+  const created = r.created as {
+    hash: string;
+    key: string;
+    limit: number;
+    externalUser: unknown;
+    workspaceId: string;
+    expiresAt: string;
+  };
   expect(created.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
   expect(created.limit).toBe(5);
   expect(created.externalUser).toBeNull();

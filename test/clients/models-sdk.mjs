@@ -5,7 +5,11 @@
 import process from 'node:process';
 import { OpenRouter } from '@openrouter/sdk';
 
-const or = new OpenRouter({ apiKey: process.env.API_KEY, serverURL: process.env.SERVER_URL, retryConfig: { strategy: 'none' } });
+const or = new OpenRouter({
+  apiKey: process.env.API_KEY,
+  serverURL: process.env.SERVER_URL,
+  retryConfig: { strategy: 'none' },
+});
 const errorOf = (e) => ({
   name: e?.constructor?.name,
   status: e?.statusCode,

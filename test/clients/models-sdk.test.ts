@@ -22,7 +22,9 @@ test('openai models.list() lists the chat models, served by the gateway', async 
   const client = new OpenAI({ apiKey: h.key, baseURL, maxRetries: 0 });
   const ids: string[] = [];
   for await (const model of client.models.list()) ids.push(model.id);
-  expect(ids).toEqual(expect.arrayContaining(['openai/gpt-4o', 'anthropic/claude-sonnet-4', 'meta-llama/llama-3.1-8b-instruct']));
+  expect(ids).toEqual(
+    expect.arrayContaining(['openai/gpt-4o', 'anthropic/claude-sonnet-4', 'meta-llama/llama-3.1-8b-instruct']),
+  );
   expect(ids).not.toContain('openai/text-embedding-3-small');
   // Nothing went upstream: the list is the catalog's.
   expect(Object.values(h.fleet.fakes).every((f) => f.calls.length === 0)).toBe(true);
@@ -43,7 +45,8 @@ test('@openrouter/sdk models.list parses the gateway list: chat by default, both
     timeout: 20_000,
   });
   const out = JSON.parse(stdout) as Record<'chat' | 'all' | 'tools', SdkPage>;
-  for (const name of ['chat', 'all', 'tools'] as const) expect({ name, error: out[name].error }).toEqual({ name, error: undefined });
+  for (const name of ['chat', 'all', 'tools'] as const)
+    expect({ name, error: out[name].error }).toEqual({ name, error: undefined });
 
   const sonnet = out.chat.data.find((m) => m.id === 'anthropic/claude-sonnet-4');
   expect(sonnet).toMatchObject({
@@ -52,7 +55,12 @@ test('@openrouter/sdk models.list parses the gateway list: chat by default, both
     topProvider: { contextLength: 200000, maxCompletionTokens: 64000, isModerated: false },
   });
   expect(out.chat.data.every((m) => m.architecture.outputModalities.includes('text'))).toBe(true);
-  expect(out.all.data.map((m) => m.id)).toEqual(expect.arrayContaining(['openai/gpt-4o', 'openai/text-embedding-3-small']));
+  expect(out.all.data.map((m) => m.id)).toEqual(
+    expect.arrayContaining(['openai/gpt-4o', 'openai/text-embedding-3-small']),
+  );
   expect(out.all.totalCount).toBeGreaterThan(out.chat.totalCount);
-  expect(out.tools.data.map((m) => m.id).sort()).toEqual(['meta-llama/llama-3.1-8b-instruct', 'meta-llama/llama-3.3-70b-instruct']);
+  expect(out.tools.data.map((m) => m.id).sort()).toEqual([
+    'meta-llama/llama-3.1-8b-instruct',
+    'meta-llama/llama-3.3-70b-instruct',
+  ]);
 });

@@ -8,7 +8,12 @@ const httpClient = new HTTPClient();
 httpClient.addHook('response', async (res) => {
   raw.push(await res.clone().text());
 });
-const or = new OpenRouter({ apiKey: process.env.API_KEY, serverURL: process.env.SERVER_URL, retryConfig: { strategy: 'none' }, httpClient });
+const or = new OpenRouter({
+  apiKey: process.env.API_KEY,
+  serverURL: process.env.SERVER_URL,
+  retryConfig: { strategy: 'none' },
+  httpClient,
+});
 const out = {};
 try {
   out.generate = await or.embeddings.generate({
@@ -19,10 +24,18 @@ try {
       inputType: 'search_document',
       user: 'sdk-user',
       sessionId: 'sdk-session',
-      provider: { order: ['nebius'], allowFallbacks: false, maxPrice: { prompt: '1' }, dataCollection: 'allow', sort: 'price' },
+      provider: {
+        order: ['nebius'],
+        allowFallbacks: false,
+        maxPrice: { prompt: '1' },
+        dataCollection: 'allow',
+        sort: 'price',
+      },
     },
   });
-  out.base64 = await or.embeddings.generate({ requestBody: { model: 'openai/text-embedding-3-small', input: 'abcd', encodingFormat: 'base64' } });
+  out.base64 = await or.embeddings.generate({
+    requestBody: { model: 'openai/text-embedding-3-small', input: 'abcd', encodingFormat: 'base64' },
+  });
   const page = await or.embeddings.listModels({});
   out.models = page.result ?? page;
   const paged = await or.embeddings.listModels({ offset: 0, limit: 5 });

@@ -12,7 +12,12 @@ httpClient.addHook('response', async (res) => {
 });
 const or = new OpenRouter({ apiKey, serverURL, retryConfig: { strategy: 'none' }, httpClient });
 const out = { calls: {}, errors: {} };
-const errorOf = (e) => ({ name: e?.constructor?.name, status: e?.statusCode, message: e?.message?.slice(0, 200), body: e?.body?.slice?.(0, 300) });
+const errorOf = (e) => ({
+  name: e?.constructor?.name,
+  status: e?.statusCode,
+  message: e?.message?.slice(0, 200),
+  body: e?.body?.slice?.(0, 300),
+});
 
 const calls = {
   defaults: {},

@@ -36,28 +36,51 @@ beforeAll(async () => {
   const at = (day: string) => `${day}T12:00:00Z`;
   await insertUses(db, [
     { org: o, model: 'openai/text-embedding-3-small', at: at(yesterday), prompt: 500 },
-    { org: o, model: 'x/chat', at: at(yesterday), prompt: 5000, completion: 100, apiType: 'chat', outputModality: 'text', toolCalls: 1 },
-    { org: o, model: 'x/vision', at: at(before), prompt: 20, inputModality: 'text+image', outputModality: 'image', apiType: 'chat' },
+    {
+      org: o,
+      model: 'x/chat',
+      at: at(yesterday),
+      prompt: 5000,
+      completion: 100,
+      apiType: 'chat',
+      outputModality: 'text',
+      toolCalls: 1,
+    },
+    {
+      org: o,
+      model: 'x/vision',
+      at: at(before),
+      prompt: 20,
+      inputModality: 'text+image',
+      outputModality: 'image',
+      apiType: 'chat',
+    },
     { org: o, model: 'x/audio', at: at(before), prompt: 2_000_000, inputModality: 'audio' },
   ]);
-  await db.query('INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    at(yesterday), o, 'openai/text-embedding-3-small', 50, 20, 'natural', 'marketing/seo',
-  ]);
+  await db.query(
+    'INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [at(yesterday), o, 'openai/text-embedding-3-small', 50, 20, 'natural', 'marketing/seo'],
+  );
 });
 afterAll(() => gw.server.shutdown('test'));
 
 test('datasets.getRankingsDaily parses every answer and refuses what the spec refuses', async () => {
   // What the schedule (or `switchyard rollup`) does, over the same database.
   await new RankingsRollup(db, { lookbackDays: 3, clock: Date.now }).run();
-  const r = await runClientScript<{ calls: Record<string, Call>; errors: Record<string, { name: string; status: number } | string> }>('rankings-sdk.mjs', [
-    gw.baseUrl, gw.mgmtKey, before, yesterday, formatDay(weekStart(parseDay(before) as number)),
-  ]);
+  const r = await runClientScript<{
+    calls: Record<string, Call>;
+    errors: Record<string, { name: string; status: number } | string>;
+  }>('rankings-sdk.mjs', [gw.baseUrl, gw.mgmtKey, before, yesterday, formatDay(weekStart(parseDay(before) as number))]);
   for (const [name, call] of Object.entries(r.calls)) {
     expect({ name, error: call.error }).toEqual({ name, error: undefined });
     expect(call.meta?.version).toBe('v1');
     // Every row the server sent survived the SDK's parsing unchanged.
-    const sent = (JSON.parse(call.raw as string) as { data: Array<{ date: string; model_permaslug: string; total_tokens: string }> }).data;
-    expect(call.data).toEqual(sent.map((row) => ({ date: row.date, modelPermaslug: row.model_permaslug, totalTokens: row.total_tokens })));
+    const sent = (
+      JSON.parse(call.raw as string) as { data: Array<{ date: string; model_permaslug: string; total_tokens: string }> }
+    ).data;
+    expect(call.data).toEqual(
+      sent.map((row) => ({ date: row.date, modelPermaslug: row.model_permaslug, totalTokens: row.total_tokens })),
+    );
   }
   const models = (name: string) => r.calls[name]!.data!.map((row) => row.modelPermaslug).sort();
   expect(r.calls.defaults!.meta).toMatchObject({ endDate: yesterday });
@@ -77,6 +100,11 @@ test('datasets.getRankingsDaily parses every answer and refuses what the spec re
   expect(models('bucketAndModality')).toEqual(['x/chat']);
   expect(r.calls.category!.data!.map((row) => row.totalTokens)).toEqual(['1000']);
   expect(r.calls.clamped!.meta!.startDate).toBe('2025-01-01');
-  for (const name of ['week', 'month', 'categoryMonth', 'language']) expect(Array.isArray(r.calls[name]!.data)).toBe(true);
-  for (const [name, error] of Object.entries(r.errors)) expect({ name, error }).toEqual({ name, error: expect.objectContaining({ name: 'BadRequestResponseError', status: 400 }) });
+  for (const name of ['week', 'month', 'categoryMonth', 'language'])
+    expect(Array.isArray(r.calls[name]!.data)).toBe(true);
+  for (const [name, error] of Object.entries(r.errors))
+    expect({ name, error }).toEqual({
+      name,
+      error: expect.objectContaining({ name: 'BadRequestResponseError', status: 400 }),
+    });
 });

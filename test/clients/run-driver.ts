@@ -8,7 +8,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 /** Run `driver` (a file name beside this one) with SERVER_URL and API_KEY set; returns its parsed output. */
-export async function runDriver<T>(driver: string, serverUrl: string, apiKey: string, env: Record<string, string> = {}): Promise<T> {
+export async function runDriver<T>(
+  driver: string,
+  serverUrl: string,
+  apiKey: string,
+  env: Record<string, string> = {},
+): Promise<T> {
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, driver)], {
     env: { ...process.env, SERVER_URL: serverUrl, API_KEY: apiKey, ...env },
     timeout: 30_000,

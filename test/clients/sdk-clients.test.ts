@@ -33,15 +33,24 @@ describe('openai npm client', () => {
   });
 
   test('embeddings.create with encoding_format float and dimensions', async () => {
-    const res = await client().embeddings.create({ model: 'openai/text-embedding-3-small', input: 'hello', encoding_format: 'float', dimensions: 5 });
+    const res = await client().embeddings.create({
+      model: 'openai/text-embedding-3-small',
+      input: 'hello',
+      encoding_format: 'float',
+      dimensions: 5,
+    });
     expect(res.data[0]!.embedding).toEqual(fakeVector(5, 5));
     expect((res as unknown as { provider: string }).provider).toBe('OpenAI');
   });
 
   test('errors arrive as the client’s typed errors with our status', async () => {
-    await expect(client().embeddings.create({ model: 'nobody/nothing', input: 'x' })).rejects.toMatchObject({ status: 404 });
+    await expect(client().embeddings.create({ model: 'nobody/nothing', input: 'x' })).rejects.toMatchObject({
+      status: 404,
+    });
     h.fleet.fakes.voyage!.setSticky({ status: 529 });
-    await expect(client().embeddings.create({ model: 'voyage/voyage-3.5', input: 'x' })).rejects.toMatchObject({ status: 529 });
+    await expect(client().embeddings.create({ model: 'voyage/voyage-3.5', input: 'x' })).rejects.toMatchObject({
+      status: 529,
+    });
     h.fleet.fakes.voyage!.setSticky(null);
   });
 });
@@ -70,7 +79,10 @@ describe('@openrouter/sdk', () => {
     expect(typeof out.base64.data[0].embedding).toBe('string');
     expect(out.models.totalCount).toBe(8);
     expect(out.models.data).toHaveLength(8);
-    expect(out.models.data[0]).toMatchObject({ id: 'openai/text-embedding-3-small', pricing: { prompt: '0.00000002' } });
+    expect(out.models.data[0]).toMatchObject({
+      id: 'openai/text-embedding-3-small',
+      pricing: { prompt: '0.00000002' },
+    });
     expect(out.models.links).toEqual({ next: null });
     expect(out.paged.data).toHaveLength(5);
     expect(out.paged.links.next).toBe('/api/v1/embeddings/models?offset=5&limit=5');

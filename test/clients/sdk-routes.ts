@@ -47,15 +47,22 @@ export function sdkFunctionRoutes(): Map<string, { method: string; path: string 
 export function sdkMethods(): SdkMethod[] {
   const classes = new Map<string, string>(); // class name → file
   for (const file of readdirSync(path.join(SDK_ESM, 'sdk')).filter((f) => f.endsWith('.js'))) {
-    for (const m of readFileSync(path.join(SDK_ESM, 'sdk', file), 'utf8').matchAll(/export class (\w+) extends ClientSDK/g)) classes.set(m[1] as string, file);
+    for (const m of readFileSync(path.join(SDK_ESM, 'sdk', file), 'utf8').matchAll(
+      /export class (\w+) extends ClientSDK/g,
+    ))
+      classes.set(m[1] as string, file);
   }
   const root = readFileSync(path.join(SDK_ESM, 'sdk', 'sdk.js'), 'utf8');
   const out: SdkMethod[] = [];
-  for (const [, property, className] of root.matchAll(/get (\w+)\(\) \{\s*return \(this\._\w+ \?\? \(this\._\w+ = new (\w+)\(/g)) {
+  for (const [, property, className] of root.matchAll(
+    /get (\w+)\(\) \{\s*return \(this\._\w+ \?\? \(this\._\w+ = new (\w+)\(/g,
+  )) {
     const file = classes.get(className as string);
     if (!file) continue;
     const source = readFileSync(path.join(SDK_ESM, 'sdk', file), 'utf8');
-    for (const [, name, func] of source.matchAll(/async (\w+)\([^)]*\) \{\s*return (?:unwrapAsync|unwrapResultIterator)\((\w+)\(this/g)) {
+    for (const [, name, func] of source.matchAll(
+      /async (\w+)\([^)]*\) \{\s*return (?:unwrapAsync|unwrapResultIterator)\((\w+)\(this/g,
+    )) {
       const route = funcRoute(func as string);
       if (route) out.push({ call: `${property}.${name}`, func: func as string, ...route });
     }
@@ -70,7 +77,8 @@ export function callsInDrivers(testRoot: string): Set<string> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.mjs')) for (const m of readFileSync(full, 'utf8').matchAll(/\.(\w+)\.(\w+)\(/g)) found.add(`${m[1]}.${m[2]}`);
+      else if (entry.name.endsWith('.mjs'))
+        for (const m of readFileSync(full, 'utf8').matchAll(/\.(\w+)\.(\w+)\(/g)) found.add(`${m[1]}.${m[2]}`);
     }
   };
   walk(testRoot);

@@ -14,7 +14,11 @@ import { PROJECT_ROOT } from '../../src/paths';
 
 const DOCKERFILE = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
 const DOCKERIGNORE = readFileSync(path.join(PROJECT_ROOT, '.dockerignore'), 'utf8');
-const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; bin: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  main: string;
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
 const defaults = loadConfig({});
 
 /** Every optional lint rule of dockerfile-utils raised to an error. */
@@ -31,7 +35,9 @@ const STRICT: ValidatorSettings = {
 };
 
 function lint(content: string): string[] {
-  return validate(content, STRICT).map((d) => `line ${d.range.start.line + 1}: ${typeof d.message === 'string' ? d.message : d.message.value}`);
+  return validate(content, STRICT).map(
+    (d) => `line ${d.range.start.line + 1}: ${typeof d.message === 'string' ? d.message : d.message.value}`,
+  );
 }
 
 interface Stage {
@@ -84,8 +90,13 @@ function copyParts(instruction: Instruction): { from?: string; sources: string[]
 /** Paths (relative to WORKDIR, no leading `./`) that a COPY creates. */
 function copyTargets(instruction: Instruction): string[] {
   const { sources, dest } = copyParts(instruction);
-  const clean = (p: string) => path.posix.normalize(p).replace(/^\.\/?/, '').replace(/\/$/, '');
-  if (dest.endsWith('/') || dest === '.') return sources.map((s) => clean(path.posix.join(dest, path.posix.basename(s))));
+  const clean = (p: string) =>
+    path.posix
+      .normalize(p)
+      .replace(/^\.\/?/, '')
+      .replace(/\/$/, '');
+  if (dest.endsWith('/') || dest === '.')
+    return sources.map((s) => clean(path.posix.join(dest, path.posix.basename(s))));
   return [clean(dest)];
 }
 
@@ -110,7 +121,9 @@ describe('Dockerfile', () => {
     const named = new Set(stages.map((s) => s.name).filter(Boolean));
     for (const stage of stages) {
       if (named.has(stage.image)) continue; // FROM an earlier stage
-      expect(stage.image).toMatch(/^(docker\.io\/(library\/)?)?node:20(\.\d+){0,2}-(bookworm-slim|bullseye-slim|slim|alpine(3\.\d+)?)(@sha256:[0-9a-f]{64})?$/);
+      expect(stage.image).toMatch(
+        /^(docker\.io\/(library\/)?)?node:20(\.\d+){0,2}-(bookworm-slim|bullseye-slim|slim|alpine(3\.\d+)?)(@sha256:[0-9a-f]{64})?$/,
+      );
       expect(stage.image).not.toMatch(/:latest/);
     }
   });
@@ -125,7 +138,9 @@ describe('Dockerfile', () => {
     // The runtime's node_modules: from a stage (or itself) that ran `npm ci --omit=dev`.
     const modules = only(runtime, 'COPY').find((c) => copyTargets(c).includes('node_modules'));
     const source = modules ? stages.find((s) => s.name === copyParts(modules).from) : runtime;
-    const installs = only(source as Stage, 'RUN').map(argsOf).filter((r) => /\bnpm ci\b/.test(r));
+    const installs = only(source as Stage, 'RUN')
+      .map(argsOf)
+      .filter((r) => /\bnpm ci\b/.test(r));
     expect(installs.length).toBeGreaterThan(0);
     for (const r of installs) expect(r).toMatch(/--omit=dev\b/);
     for (const r of only(runtime, 'RUN').map(argsOf)) expect(r).not.toMatch(/\bnpm (ci|run build)\b/);
@@ -134,16 +149,20 @@ describe('Dockerfile', () => {
   test('the runtime stage holds what the gateway reads at run time', () => {
     const copied = only(runtime, 'COPY').flatMap(copyTargets);
     // The project root is found as the folder with package.json and schemas/ (src/paths.ts).
-    for (const needed of ['package.json', 'config', 'schemas', 'src/store/migrations', 'dist/src']) expect(copied).toContain(needed);
+    for (const needed of ['package.json', 'config', 'schemas', 'src/store/migrations', 'dist/src'])
+      expect(copied).toContain(needed);
     // …and every path the code names with fromRoot('a', 'b', …), now or later.
     const sources = readdirSync(path.join(PROJECT_ROOT, 'src'), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith('.ts'))
       .map((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8'));
     const named = sources.flatMap((text) =>
-      [...text.matchAll(/fromRoot\(((?:\s*'[^']+'\s*,?)+)\)/g)].map((m) => [...(m[1] as string).matchAll(/'([^']+)'/g)].map((q) => q[1]).join('/')),
+      [...text.matchAll(/fromRoot\(((?:\s*'[^']+'\s*,?)+)\)/g)].map((m) =>
+        [...(m[1] as string).matchAll(/'([^']+)'/g)].map((q) => q[1]).join('/'),
+      ),
     );
     expect(named).toEqual(expect.arrayContaining(['schemas/config.json', 'src/store/migrations']));
-    for (const p of named) expect({ p, shipped: copied.some((c) => p === c || p.startsWith(`${c}/`)) }).toEqual({ p, shipped: true });
+    for (const p of named)
+      expect({ p, shipped: copied.some((c) => p === c || p.startsWith(`${c}/`)) }).toEqual({ p, shipped: true });
     expect(only(runtime, 'WORKDIR').map(argsOf).pop()).toMatch(/^\//);
   });
 
@@ -163,7 +182,9 @@ describe('Dockerfile', () => {
   });
 
   test('EXPOSEs the API and metrics ports of config/default.yaml', () => {
-    const ports = only(runtime, 'EXPOSE').flatMap((e) => argsOf(e).split(/\s+/)).map((p) => Number(p.replace(/\/tcp$/, '')));
+    const ports = only(runtime, 'EXPOSE')
+      .flatMap((e) => argsOf(e).split(/\s+/))
+      .map((p) => Number(p.replace(/\/tcp$/, '')));
     expect(ports.sort()).toEqual([defaults.server.port, defaults.server.metricsPort].sort());
   });
 
@@ -215,11 +236,22 @@ function ignored(file: string): boolean {
 
 describe('.dockerignore', () => {
   test('keeps local state out of the build context', () => {
-    for (const path of ['node_modules', 'node_modules/x/index.js', 'dist/src/main.js', 'data/pg/base', '.git/HEAD', '.env']) expect({ path, ignored: ignored(path) }).toEqual({ path, ignored: true });
+    for (const path of [
+      'node_modules',
+      'node_modules/x/index.js',
+      'dist/src/main.js',
+      'data/pg/base',
+      '.git/HEAD',
+      '.env',
+    ])
+      expect({ path, ignored: ignored(path) }).toEqual({ path, ignored: true });
   });
 
   test('keeps every file the Dockerfile copies from the context', () => {
-    const fromContext = stages.flatMap((s) => only(s, 'COPY').map(copyParts)).filter((c) => !c.from).flatMap((c) => c.sources);
+    const fromContext = stages
+      .flatMap((s) => only(s, 'COPY').map(copyParts))
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     const files = fromContext.flatMap((src) => {
       const full = path.join(PROJECT_ROOT, src);
       try {
@@ -230,7 +262,9 @@ describe('.dockerignore', () => {
         return [src];
       }
     });
-    expect(files).toEqual(expect.arrayContaining(['package-lock.json', 'config/default.yaml', 'schemas/config.json', 'src/main.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['package-lock.json', 'config/default.yaml', 'schemas/config.json', 'src/main.ts']),
+    );
     expect(files.filter(ignored)).toEqual([]);
   });
 });

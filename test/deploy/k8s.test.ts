@@ -30,7 +30,17 @@ import { PROJECT_ROOT } from '../../src/paths';
 import { USAGE } from '../../src/cli/run';
 import { loadCatalog } from '../../src/catalog/load';
 import { ADAPTER_NAMES } from '../../src/providers/adapter-names';
-import { K8S_DIR, listManifestFiles, parseObjects, podSpecOf, podTemplateOf, readKustomization, readObjects, renderBase, type K8sObject } from './kustomize';
+import {
+  K8S_DIR,
+  listManifestFiles,
+  parseObjects,
+  podSpecOf,
+  podTemplateOf,
+  readKustomization,
+  readObjects,
+  renderBase,
+  type K8sObject,
+} from './kustomize';
 import { withTool } from './tools';
 import { describeObject, schemaProblems, unknownFieldProblems } from './schema';
 import { tempDir } from '../helpers/temp-dir';
@@ -65,14 +75,20 @@ function probeTarget(c: IContainer, probe: IProbe | undefined): { path?: string;
 }
 
 function matches(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
-  return selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+  return (
+    selector !== undefined &&
+    Object.keys(selector).length > 0 &&
+    Object.entries(selector).every(([k, v]) => labels?.[k] === v)
+  );
 }
 
 /** Environment variable names the gateway reads, decided by `src/config.ts` and the provider catalog. */
 const providerEnvNames = new Set(
-  (parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', 'providers.yaml'), 'utf8')) as { providers: Array<{ slug: string }> }).providers.map((p) =>
-    p.slug.toUpperCase().replace(/[^A-Z0-9]/g, '_'),
-  ),
+  (
+    parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', 'providers.yaml'), 'utf8')) as {
+      providers: Array<{ slug: string }>;
+    }
+  ).providers.map((p) => p.slug.toUpperCase().replace(/[^A-Z0-9]/g, '_')),
 );
 function isReadByGateway(name: string): boolean {
   if (name === 'SWITCHYARD_CONFIG') return true;
@@ -92,11 +108,14 @@ interface MountedFile {
  * to the mount (`items` honoured; without them every key of the ConfigMap is a file).
  */
 function configMapVolumeFiles(volume: IVolume): Map<string, MountedFile> {
-  const sources = volume.configMap ? [volume.configMap] : (volume.projected?.sources ?? []).flatMap((s) => (s.configMap ? [s.configMap] : []));
+  const sources = volume.configMap
+    ? [volume.configMap]
+    : (volume.projected?.sources ?? []).flatMap((s) => (s.configMap ? [s.configMap] : []));
   const files = new Map<string, MountedFile>();
   for (const source of sources) {
     const name = source.name as string;
-    const keys = source.items ?? Object.keys(the<IConfigMap>('ConfigMap', name).data ?? {}).map((key) => ({ key, path: key }));
+    const keys =
+      source.items ?? Object.keys(the<IConfigMap>('ConfigMap', name).data ?? {}).map((key) => ({ key, path: key }));
     for (const { key, path: rel } of keys) {
       expect({ path: rel, twice: files.has(rel) }).toEqual({ path: rel, twice: false });
       files.set(rel, { configMap: name, key });
@@ -106,7 +125,11 @@ function configMapVolumeFiles(volume: IVolume): Map<string, MountedFile> {
 }
 
 /** The ConfigMap file a container (the gateway's by default) sees at `file`, or undefined when no such volume is mounted there. */
-function mountedFile(file: string, container: IContainer = gateway, pod: IPodSpec = podSpec): (MountedFile & { readOnly: boolean }) | undefined {
+function mountedFile(
+  file: string,
+  container: IContainer = gateway,
+  pod: IPodSpec = podSpec,
+): (MountedFile & { readOnly: boolean }) | undefined {
   const mount = (container.volumeMounts ?? [])
     .filter((m) => file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`))
     .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
@@ -177,11 +200,19 @@ function isClusterService(host: string): boolean {
 function egressAllows(np: INetworkPolicy, host: string, port: number): boolean {
   if (isLoopback(host)) return true; // loopback never leaves the pod
   return (np.spec?.egress ?? []).some((rule) => {
-    const portOk = (rule.ports ?? []).length === 0 || (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP');
+    const portOk =
+      (rule.ports ?? []).length === 0 ||
+      (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP');
     if (!portOk) return false;
     if (!rule.to || rule.to.length === 0) return true; // any destination
     // A namespaceSelector / podSelector peer selects pods in the cluster, reached through a Service name.
-    return isClusterService(host) && rule.to.some((peer) => peer.ipBlock === undefined && (peer.namespaceSelector !== undefined || peer.podSelector !== undefined));
+    return (
+      isClusterService(host) &&
+      rule.to.some(
+        (peer) =>
+          peer.ipBlock === undefined && (peer.namespaceSelector !== undefined || peer.podSelector !== undefined),
+      )
+    );
   });
 }
 
@@ -193,9 +224,14 @@ function endpointOf(baseUrl: string): { host: string; port: number } {
 
 describe('k8s/ kustomize base', () => {
   test('kustomization.yaml lists every manifest file, and never the Secret template', () => {
-    const listed = [...(kustomization.resources ?? []), ...(kustomization.configMapGenerator ?? []).flatMap((g) => g.files ?? [])];
+    const listed = [
+      ...(kustomization.resources ?? []),
+      ...(kustomization.configMapGenerator ?? []).flatMap((g) => g.files ?? []),
+    ];
     // components/ holds optional kustomize Components (alerts, dashboard), checked in monitoring.test.ts.
-    const files = listManifestFiles().filter((f) => f !== 'kustomization.yaml' && f !== SECRET_TEMPLATE && !f.startsWith('components/'));
+    const files = listManifestFiles().filter(
+      (f) => f !== 'kustomization.yaml' && f !== SECRET_TEMPLATE && !f.startsWith('components/'),
+    );
     expect([...listed].sort()).toEqual(files);
     expect(listed).not.toContain(SECRET_TEMPLATE);
     expect(new Set(listed).size).toBe(listed.length);
@@ -206,7 +242,17 @@ describe('k8s/ kustomize base', () => {
     expect(all.flatMap(schemaProblems)).toEqual([]);
     expect(unknownFieldProblems(all)).toEqual([]);
     expect(objects.map((o) => o.kind).sort()).toEqual(
-      expect.arrayContaining(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Job', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'ServiceMonitor']),
+      expect.arrayContaining([
+        'ConfigMap',
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'Job',
+        'Namespace',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'Service',
+        'ServiceMonitor',
+      ]),
     );
   });
 
@@ -218,17 +264,27 @@ describe('k8s/ kustomize base', () => {
     delete missing.spec.selector;
     expect(schemaProblems(missing).join()).toMatch(/selector/);
     const misspelt = structuredClone(deployment) as unknown as K8sObject;
-    const c = (misspelt as unknown as IDeployment).spec?.template.spec?.containers[0] as unknown as Record<string, unknown>;
+    const c = (misspelt as unknown as IDeployment).spec?.template.spec?.containers[0] as unknown as Record<
+      string,
+      unknown
+    >;
     c.readinesProbe = c.readinessProbe;
     expect(schemaProblems(misspelt)).toEqual([]); // the OpenAPI schema lets unknown fields through…
     expect(unknownFieldProblems([misspelt]).join()).toMatch(/Deployment\/switchyard: .*readinesProbe/); // …this does not
-    expect(schemaProblems({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'x' } }).join()).toMatch(/no schema/);
+    expect(schemaProblems({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'x' } }).join()).toMatch(
+      /no schema/,
+    );
   });
 
   test('everything lands in the namespace the base creates', () => {
     const ns = the<K8sObject>('Namespace');
     expect(ns.metadata.name).toBe(kustomization.namespace);
-    for (const o of objects) if (o.kind !== 'Namespace') expect({ o: describeObject(o), ns: o.metadata.namespace }).toEqual({ o: describeObject(o), ns: ns.metadata.name });
+    for (const o of objects)
+      if (o.kind !== 'Namespace')
+        expect({ o: describeObject(o), ns: o.metadata.namespace }).toEqual({
+          o: describeObject(o),
+          ns: ns.metadata.name,
+        });
     expect(secret.metadata?.namespace).toBe(ns.metadata.name);
   });
 
@@ -248,10 +304,12 @@ describe('k8s/ kustomize base', () => {
   test('ports: the containers listen where config/default.yaml says, as the Dockerfile exposes', () => {
     expect(containerPort(gateway, 'http')).toBe(defaults.server.port);
     expect(containerPort(gateway, 'metrics')).toBe(defaults.server.metricsPort);
-    expect(gateway.ports?.map((p) => p.containerPort).sort()).toEqual([defaults.server.port, defaults.server.metricsPort].sort());
+    expect(gateway.ports?.map((p) => p.containerPort).sort()).toEqual(
+      [defaults.server.port, defaults.server.metricsPort].sort(),
+    );
   });
 
-  test('environment: the Deployment env and its config file load with the gateway\'s loadConfig', () => {
+  test("environment: the Deployment env and its config file load with the gateway's loadConfig", () => {
     const env = gatewayEnvironment();
     const unknown = Object.keys(env).filter((name) => !isReadByGateway(name));
     expect(unknown).toEqual([]);
@@ -271,7 +329,8 @@ describe('k8s/ kustomize base', () => {
   test('probes: readiness on /readyz and liveness on /healthz, on the API port', () => {
     expect(probeTarget(gateway, gateway.readinessProbe)).toEqual({ path: '/readyz', port: defaults.server.port });
     expect(probeTarget(gateway, gateway.livenessProbe)).toEqual({ path: '/healthz', port: defaults.server.port });
-    if (gateway.startupProbe) expect(probeTarget(gateway, gateway.startupProbe)).toEqual({ path: '/healthz', port: defaults.server.port });
+    if (gateway.startupProbe)
+      expect(probeTarget(gateway, gateway.startupProbe)).toEqual({ path: '/healthz', port: defaults.server.port });
     // The readiness check waits up to 2 s for each dependency; the probe must wait longer.
     expect(gateway.readinessProbe?.timeoutSeconds ?? 1).toBeGreaterThan(2);
   });
@@ -300,7 +359,12 @@ describe('k8s/ kustomize base', () => {
       expect(pod.hostNetwork ?? false).toBe(false);
       for (const c of containers) {
         const sc = c.securityContext;
-        expect({ c: c.name, readOnlyRootFilesystem: sc?.readOnlyRootFilesystem, allowPrivilegeEscalation: sc?.allowPrivilegeEscalation, privileged: sc?.privileged ?? false }).toEqual({
+        expect({
+          c: c.name,
+          readOnlyRootFilesystem: sc?.readOnlyRootFilesystem,
+          allowPrivilegeEscalation: sc?.allowPrivilegeEscalation,
+          privileged: sc?.privileged ?? false,
+        }).toEqual({
           c: c.name,
           readOnlyRootFilesystem: true,
           allowPrivilegeEscalation: false,
@@ -318,12 +382,17 @@ describe('k8s/ kustomize base', () => {
     test('every container has CPU and memory requests and limits', () => {
       for (const c of containers) {
         for (const kind of ['requests', 'limits'] as const) {
-          expect({ c: c.name, kind, cpu: c.resources?.[kind]?.cpu !== undefined, memory: c.resources?.[kind]?.memory !== undefined }).toEqual({ c: c.name, kind, cpu: true, memory: true });
+          expect({
+            c: c.name,
+            kind,
+            cpu: c.resources?.[kind]?.cpu !== undefined,
+            memory: c.resources?.[kind]?.memory !== undefined,
+          }).toEqual({ c: c.name, kind, cpu: true, memory: true });
         }
       }
     });
 
-    test('images are pinned (a tag other than latest, or a digest), the same as the gateway\'s', () => {
+    test("images are pinned (a tag other than latest, or a digest), the same as the gateway's", () => {
       for (const c of containers) {
         const image = c.image ?? '';
         expect(image).toMatch(/(@sha256:[0-9a-f]{64}|:[\w][\w.-]{0,127})$/);
@@ -340,30 +409,42 @@ describe('k8s/ kustomize base', () => {
         for (const e of c.env ?? []) {
           expect(isReadByGateway(e.name)).toBe(true);
           const ref = e.valueFrom?.secretKeyRef;
-          if (ref) expect({ name: ref.name, known: ref.optional === true || ref.key in secretData }).toEqual({ name: secret.metadata?.name, known: true });
+          if (ref)
+            expect({ name: ref.name, known: ref.optional === true || ref.key in secretData }).toEqual({
+              name: secret.metadata?.name,
+              known: true,
+            });
         }
       }
       if (workload.kind === 'CronJob') expect(workload.spec).toMatchObject({ concurrencyPolicy: 'Forbid' });
     });
   });
 
-  test('Services route to the gateway pods\' named ports', () => {
+  test("Services route to the gateway pods' named ports", () => {
     const labels = deployment.spec?.template.metadata?.labels;
     const api = the<IService>('Service', 'switchyard');
     expect(matches(api.spec?.selector, labels)).toBe(true);
     expect(api.spec?.ports?.map((p) => containerPort(gateway, p.targetPort))).toEqual([defaults.server.port]);
     const metrics = the<IService>('Service', 'switchyard-metrics');
     expect(matches(metrics.spec?.selector, labels)).toBe(true);
-    expect(metrics.spec?.ports?.map((p) => containerPort(gateway, p.targetPort))).toEqual([defaults.server.metricsPort]);
+    expect(metrics.spec?.ports?.map((p) => containerPort(gateway, p.targetPort))).toEqual([
+      defaults.server.metricsPort,
+    ]);
   });
 
   test('Prometheus: scrape annotations on the pods, and a ServiceMonitor on the metrics Service', () => {
     const annotations = deployment.spec?.template.metadata?.annotations;
-    expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(defaults.server.metricsPort), 'prometheus.io/path': '/metrics' });
+    expect(annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(defaults.server.metricsPort),
+      'prometheus.io/path': '/metrics',
+    });
     const monitor = the<IServiceMonitor>('ServiceMonitor');
     const metrics = the<IService>('Service', 'switchyard-metrics');
     expect(matches(monitor.spec.selector.matchLabels, metrics.metadata?.labels)).toBe(true);
-    expect(matches(monitor.spec.selector.matchLabels, the<IService>('Service', 'switchyard').metadata?.labels)).toBe(false);
+    expect(matches(monitor.spec.selector.matchLabels, the<IService>('Service', 'switchyard').metadata?.labels)).toBe(
+      false,
+    );
     const endpoint = monitor.spec.endpoints?.[0];
     expect(endpoint?.path ?? '/metrics').toBe('/metrics');
     expect(metrics.spec?.ports?.map((p) => p.name)).toContain(endpoint?.port);
@@ -377,16 +458,25 @@ describe('k8s/ kustomize base', () => {
     );
     expect(annotated).toEqual(['Deployment/switchyard spec.template.metadata']);
     // The ServiceMonitor finds the metrics Service by labels alone.
-    expect(the<IService>('Service', 'switchyard-metrics').metadata?.labels).toMatchObject(the<IServiceMonitor>('ServiceMonitor').spec.selector.matchLabels ?? {});
+    expect(the<IService>('Service', 'switchyard-metrics').metadata?.labels).toMatchObject(
+      the<IServiceMonitor>('ServiceMonitor').spec.selector.matchLabels ?? {},
+    );
   });
 
   test('HPA (autoscaling/v2) scales the Deployment on CPU, never below its replicas', () => {
     const hpa = the<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler');
     expect(hpa.spec?.minReplicas).toBe(3);
-    expect(hpa.spec?.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata?.name });
+    expect(hpa.spec?.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: deployment.metadata?.name,
+    });
     expect(hpa.spec?.minReplicas).toBe(deployment.spec?.replicas);
     expect(hpa.spec?.maxReplicas).toBeGreaterThan(hpa.spec?.minReplicas ?? 0);
-    expect(hpa.spec?.metrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu')?.resource?.target.averageUtilization).toBeGreaterThan(0);
+    expect(
+      hpa.spec?.metrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu')?.resource?.target
+        .averageUtilization,
+    ).toBeGreaterThan(0);
     expect(gateway.resources?.requests?.cpu).toBeDefined(); // utilisation is relative to the request
   });
 
@@ -404,22 +494,40 @@ describe('k8s/ kustomize base', () => {
     expect(np.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
     const ingressPorts = (np.spec?.ingress ?? []).flatMap((r) => (r.ports ?? []).map((p) => p.port));
     expect(ingressPorts).toEqual(expect.arrayContaining([defaults.server.port, defaults.server.metricsPort]));
-    const egressPorts = (np.spec?.egress ?? []).filter((r) => r.to === undefined).flatMap((r) => (r.ports ?? []).map((p) => p.port));
+    const egressPorts = (np.spec?.egress ?? [])
+      .filter((r) => r.to === undefined)
+      .flatMap((r) => (r.ports ?? []).map((p) => p.port));
     const dbPort = Number(new URL(secretData.DATABASE_URL as string).port || 5432);
     const redisPort = Number(new URL(secretData.REDIS_URL as string).port || 6379);
     expect(egressPorts).toEqual(expect.arrayContaining([53, dbPort, redisPort, 443]));
-    for (const w of workloads) expect({ w: describeObject(w), selected: matches(np.spec?.podSelector.matchLabels, podTemplateOf(w)?.metadata?.labels) }).toEqual({ w: describeObject(w), selected: true });
+    for (const w of workloads)
+      expect({
+        w: describeObject(w),
+        selected: matches(np.spec?.podSelector.matchLabels, podTemplateOf(w)?.metadata?.labels),
+      }).toEqual({ w: describeObject(w), selected: true });
   });
 
   test('NetworkPolicy lets the gateway reach every provider of the mounted catalog, and local servers in the cluster', () => {
     const np = the<INetworkPolicy>('NetworkPolicy');
-    const catalog = parseYaml(the<IConfigMap>('ConfigMap', 'switchyard-catalog').data?.['providers.yaml'] ?? '') as { providers: Array<{ slug: string; base_url: string }> };
+    const catalog = parseYaml(the<IConfigMap>('ConfigMap', 'switchyard-catalog').data?.['providers.yaml'] ?? '') as {
+      providers: Array<{ slug: string; base_url: string }>;
+    };
     for (const p of catalog.providers) {
       const { host, port } = endpointOf(p.base_url);
-      expect({ provider: p.slug, host, port, allowed: egressAllows(np, host, port) }).toEqual({ provider: p.slug, host, port, allowed: true });
+      expect({ provider: p.slug, host, port, allowed: egressAllows(np, host, port) }).toEqual({
+        provider: p.slug,
+        host,
+        port,
+        allowed: true,
+      });
     }
     // Local embedding servers as Services in the cluster, on their usual pod ports (README examples).
-    for (const url of ['http://tei.ml.svc.cluster.local/v1', 'http://vllm.ml.svc:8000/v1', 'http://tei.ml.svc:8080/v1', 'http://ollama.ollama.svc:11434/v1']) {
+    for (const url of [
+      'http://tei.ml.svc.cluster.local/v1',
+      'http://vllm.ml.svc:8000/v1',
+      'http://tei.ml.svc:8080/v1',
+      'http://ollama.ollama.svc:11434/v1',
+    ]) {
       const { host, port } = endpointOf(url);
       expect({ url, allowed: egressAllows(np, host, port) }).toEqual({ url, allowed: true });
     }
@@ -432,19 +540,41 @@ describe('k8s/ kustomize base', () => {
 
   test('catalog: ConfigMap switchyard-catalog is mounted read-only and named by SWITCHYARD_MODELS_FILE / SWITCHYARD_CHAT_MODELS_FILE / SWITCHYARD_PROVIDERS_FILE', () => {
     const env = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
-    expect(mountedFile(env.SWITCHYARD_MODELS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'models.yaml', readOnly: true });
-    expect(mountedFile(env.SWITCHYARD_CHAT_MODELS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'chat-models.yaml', readOnly: true });
-    expect(mountedFile(env.SWITCHYARD_PROVIDERS_FILE ?? '')).toEqual({ configMap: 'switchyard-catalog', key: 'providers.yaml', readOnly: true });
-    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '')).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
+    expect(mountedFile(env.SWITCHYARD_MODELS_FILE ?? '')).toEqual({
+      configMap: 'switchyard-catalog',
+      key: 'models.yaml',
+      readOnly: true,
+    });
+    expect(mountedFile(env.SWITCHYARD_CHAT_MODELS_FILE ?? '')).toEqual({
+      configMap: 'switchyard-catalog',
+      key: 'chat-models.yaml',
+      readOnly: true,
+    });
+    expect(mountedFile(env.SWITCHYARD_PROVIDERS_FILE ?? '')).toEqual({
+      configMap: 'switchyard-catalog',
+      key: 'providers.yaml',
+      readOnly: true,
+    });
+    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '')).toEqual({
+      configMap: 'switchyard-config',
+      key: 'switchyard.yaml',
+      readOnly: true,
+    });
     // Generated, so that an edit changes the name (hash suffix) and rolls the Deployment.
-    expect(kustomization.configMapGenerator?.map((g) => g.name)).toEqual(expect.arrayContaining(['switchyard-config', 'switchyard-catalog']));
+    expect(kustomization.configMapGenerator?.map((g) => g.name)).toEqual(
+      expect.arrayContaining(['switchyard-config', 'switchyard-catalog']),
+    );
   });
 
-  test('the rankings rollup CronJob reads the gateway\'s switchyard.yaml, so it publishes with the same scope and privacy settings', () => {
+  test("the rankings rollup CronJob reads the gateway's switchyard.yaml, so it publishes with the same scope and privacy settings", () => {
     const pod = podSpecOf(the<K8sObject>('CronJob', 'switchyard-rankings-rollup')) as IPodSpec;
     const rollup = pod.containers[0] as IContainer;
     const env = Object.fromEntries((rollup.env ?? []).map((e) => [e.name, e.value]));
-    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '', rollup, pod)).toEqual({ configMap: 'switchyard-config', key: 'switchyard.yaml', readOnly: true });
+    expect(mountedFile(env.SWITCHYARD_CONFIG ?? '', rollup, pod)).toEqual({
+      configMap: 'switchyard-config',
+      key: 'switchyard.yaml',
+      readOnly: true,
+    });
   });
 
   test('catalog: k8s/config/models.yaml, chat-models.yaml and providers.yaml are byte-for-byte copies of config/ (cp config/models.yaml config/chat-models.yaml config/providers.yaml k8s/config/)', () => {
@@ -463,7 +593,13 @@ describe('k8s/ kustomize base', () => {
     expect(config.catalog.chatModelsFile).toBe(env.SWITCHYARD_CHAT_MODELS_FILE);
     expect(config.catalog.providersFile).toBe(env.SWITCHYARD_PROVIDERS_FILE);
     const catalog = loadCatalog(config, adapters);
-    const shipped = { models: ['models.yaml', 'chat-models.yaml'].flatMap((f) => (parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', f), 'utf8')) as { models: Array<{ id: string }> }).models) };
+    const shipped = {
+      models: ['models.yaml', 'chat-models.yaml'].flatMap(
+        (f) =>
+          (parseYaml(readFileSync(path.join(PROJECT_ROOT, 'config', f), 'utf8')) as { models: Array<{ id: string }> })
+            .models,
+      ),
+    };
     expect(catalog.models.length).toBeGreaterThan(0);
     expect(catalog.models.every((m) => shipped.models.some((s) => s.id === m.id))).toBe(true);
     // What the README tells an SRE to do: append a keyless in-cluster TEI provider and a model on it.
@@ -480,13 +616,17 @@ describe('k8s/ kustomize base', () => {
           },
     );
     const local = loadCatalog(loadConfig(withTei), adapters).resolveEmbeddings('baai/bge-small-en-v1.5');
-    expect(local.endpoints.map((e) => [e.provider.slug, e.provider.baseUrl])).toEqual([['tei', 'http://tei.ml.svc.cluster.local/v1']]);
+    expect(local.endpoints.map((e) => [e.provider.slug, e.provider.baseUrl])).toEqual([
+      ['tei', 'http://tei.ml.svc.cluster.local/v1'],
+    ]);
   });
 
   test('migration Job runs `switchyard migrate` once against the database, with the gateway image', () => {
     const job = the<IJob>('Job', 'switchyard-migrate');
     const c = job.spec?.template.spec?.containers[0] as IContainer;
-    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     expect(c.args).toEqual(['node', pkg.bin.switchyard, 'migrate']);
     expect(USAGE).toMatch(/^\s+migrate\b/m);
     expect(c.image).toBe(gateway.image);
@@ -500,7 +640,9 @@ describe('k8s/ kustomize base', () => {
 
   test('migration Job can run before the rest: `-l app.kubernetes.io/component=migration` selects it alone; Argo CD runs it PreSync', () => {
     const job = the<IJob>('Job', 'switchyard-migrate');
-    const selected = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'migration').map(describeObject);
+    const selected = objects
+      .filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'migration')
+      .map(describeObject);
     expect(selected).toEqual(['Job/switchyard-migrate']);
     expect(job.metadata?.annotations?.['argocd.argoproj.io/hook']).toBe('PreSync');
     // What it needs besides the Secret exists in the base (README: applied before it on install).
@@ -511,7 +653,11 @@ describe('k8s/ kustomize base', () => {
 
   // The real build (kubectl, which CI installs) must match the emulated one, hash suffixes aside,
   // and carry those suffixes into the references. A kubectl that fails to build it is a failure.
-  const [kubectlTest, kubectlTitle] = withTool('kubectl', ['version', '--client'], 'kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name');
+  const [kubectlTest, kubectlTitle] = withTool(
+    'kubectl',
+    ['version', '--client'],
+    'kubectl kustomize builds the same objects, generated ConfigMaps hash-suffixed and referenced by that name',
+  );
   kubectlTest(kubectlTitle, () => {
     const kubectl = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
     expect({ status: kubectl.status, stderr: kubectl.stderr?.trim().slice(0, 500) }).toMatchObject({ status: 0 });

@@ -36,13 +36,21 @@ export interface Kustomization {
 }
 
 const SUPPORTED = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'configMapGenerator', 'images']);
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'StorageClass']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PriorityClass',
+  'StorageClass',
+]);
 
 /** Read and check `k8s/kustomization.yaml`. */
 export function readKustomization(): Kustomization {
   const k = parseYaml(readFileSync(path.join(K8S_DIR, 'kustomization.yaml'), 'utf8')) as Kustomization;
   const unsupported = Object.keys(k).filter((key) => !SUPPORTED.has(key));
-  if (unsupported.length > 0) throw new Error(`kustomization.yaml uses ${unsupported.join(', ')}: extend test/deploy/kustomize.ts to render it`);
+  if (unsupported.length > 0)
+    throw new Error(`kustomization.yaml uses ${unsupported.join(', ')}: extend test/deploy/kustomize.ts to render it`);
   return k;
 }
 
@@ -118,7 +126,8 @@ function applyImages(o: K8sObject, images: NonNullable<Kustomization['images']>)
       if (!rule) continue;
       const name = rule.newName ?? current.name;
       if (rule.digest) c.image = `${name}@${rule.digest}`;
-      else c.image = `${name}${rule.newTag ?? current.tag ? `:${rule.newTag ?? current.tag}` : ''}${current.digest ? `@${current.digest}` : ''}`;
+      else
+        c.image = `${name}${(rule.newTag ?? current.tag) ? `:${rule.newTag ?? current.tag}` : ''}${current.digest ? `@${current.digest}` : ''}`;
     }
   }
 }
@@ -141,7 +150,8 @@ export function renderBase(k: Kustomization = readKustomization()): K8sObject[] 
   const objects: K8sObject[] = [];
   for (const resource of k.resources ?? []) {
     const full = path.join(K8S_DIR, resource);
-    if (!/\.ya?ml$/.test(resource) || !statSync(full).isFile()) throw new Error(`resource ${resource}: only files are rendered here`);
+    if (!/\.ya?ml$/.test(resource) || !statSync(full).isFile())
+      throw new Error(`resource ${resource}: only files are rendered here`);
     objects.push(...readObjects(full));
   }
   for (const gen of k.configMapGenerator ?? []) objects.push(generateConfigMap(gen));

@@ -26,8 +26,10 @@ export function readPromql(expr: string): PromqlReading {
   const problems: string[] = [];
   parser.parse(text).iterate({
     enter(node) {
-      if (node.type.isError) problems.push(`syntax error at ${node.from}: "${text.slice(Math.max(0, node.from - 10), node.from + 10)}"`);
-      else if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') metrics.add(text.slice(node.from, node.to));
+      if (node.type.isError)
+        problems.push(`syntax error at ${node.from}: "${text.slice(Math.max(0, node.from - 10), node.from + 10)}"`);
+      else if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector')
+        metrics.add(text.slice(node.from, node.to));
     },
   });
   // A selector by `__name__` would hide its metric from this check: not allowed in shipped queries.

@@ -35,7 +35,11 @@ interface ModelEntry {
 /** Every `apiVersion/kind` the manifests may use. Add a model here to ship a new kind. */
 export const MODELS: Readonly<Record<string, ModelEntry>> = {
   'v1/Namespace': { model: Namespace, module: 'kubernetes-models/v1/Namespace', type: 'INamespace' },
-  'v1/ServiceAccount': { model: ServiceAccount, module: 'kubernetes-models/v1/ServiceAccount', type: 'IServiceAccount' },
+  'v1/ServiceAccount': {
+    model: ServiceAccount,
+    module: 'kubernetes-models/v1/ServiceAccount',
+    type: 'IServiceAccount',
+  },
   'v1/Service': { model: Service, module: 'kubernetes-models/v1/Service', type: 'IService' },
   'v1/ConfigMap': { model: ConfigMap, module: 'kubernetes-models/v1/ConfigMap', type: 'IConfigMap' },
   'v1/Secret': { model: Secret, module: 'kubernetes-models/v1/Secret', type: 'ISecret' },
@@ -47,8 +51,16 @@ export const MODELS: Readonly<Record<string, ModelEntry>> = {
     module: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
     type: 'IHorizontalPodAutoscaler',
   },
-  'policy/v1/PodDisruptionBudget': { model: PodDisruptionBudget, module: 'kubernetes-models/policy/v1/PodDisruptionBudget', type: 'IPodDisruptionBudget' },
-  'networking.k8s.io/v1/NetworkPolicy': { model: NetworkPolicy, module: 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy', type: 'INetworkPolicy' },
+  'policy/v1/PodDisruptionBudget': {
+    model: PodDisruptionBudget,
+    module: 'kubernetes-models/policy/v1/PodDisruptionBudget',
+    type: 'IPodDisruptionBudget',
+  },
+  'networking.k8s.io/v1/NetworkPolicy': {
+    model: NetworkPolicy,
+    module: 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy',
+    type: 'INetworkPolicy',
+  },
   'monitoring.coreos.com/v1/ServiceMonitor': {
     model: ServiceMonitor,
     module: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',
@@ -69,7 +81,8 @@ export function describeObject(o: K8sObject): string {
 /** Schema violations of one object (empty when valid). */
 export function schemaProblems(o: K8sObject): string[] {
   const entry = MODELS[`${o.apiVersion}/${o.kind}`];
-  if (!entry) return [`${describeObject(o)}: no schema for ${o.apiVersion} ${o.kind} (add its model to test/deploy/schema.ts)`];
+  if (!entry)
+    return [`${describeObject(o)}: no schema for ${o.apiVersion} ${o.kind} (add its model to test/deploy/schema.ts)`];
   try {
     new entry.model(structuredClone(o) as never).validate();
     return [];
@@ -98,7 +111,8 @@ export function typeProblems(source: string): Array<{ line: number; message: str
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, lang, ...rest) => (name === file ? ts.createSourceFile(name, source, lang) : getSourceFile(name, lang, ...rest));
+  host.getSourceFile = (name, lang, ...rest) =>
+    name === file ? ts.createSourceFile(name, source, lang) : getSourceFile(name, lang, ...rest);
   host.fileExists = (name) => name === file || fileExists(name);
   const program = ts.createProgram([file], COMPILER_OPTIONS, host);
   return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ({

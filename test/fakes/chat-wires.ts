@@ -74,12 +74,24 @@ function turnFor(asked: Asked, toolName: string | null, maxTokens: unknown, prom
   const { lastUser, toolResult } = asked;
   if (toolName !== null && lastUser !== null) {
     const args = JSON.stringify({ text: lastUser });
-    return { text: null, tool: { name: toolName, arguments: args }, finish: 'tool', promptTokens, completionTokens: Math.max(1, words(args).length) };
+    return {
+      text: null,
+      tool: { name: toolName, arguments: args },
+      finish: 'tool',
+      promptTokens,
+      completionTokens: Math.max(1, words(args).length),
+    };
   }
   const said = toolResult !== null ? `result: ${toolResult}` : `echo: ${lastUser ?? ''}`;
   const all = words(asked.json ? JSON.stringify({ echo: toolResult ?? lastUser ?? '' }) : said);
   const kept = typeof maxTokens === 'number' && maxTokens < all.length ? all.slice(0, maxTokens) : all;
-  return { text: kept.join(' '), tool: null, finish: kept.length < all.length ? 'length' : 'stop', promptTokens, completionTokens: kept.length };
+  return {
+    text: kept.join(' '),
+    tool: null,
+    finish: kept.length < all.length ? 'length' : 'stop',
+    promptTokens,
+    completionTokens: kept.length,
+  };
 }
 
 /** The reply split into per-word pieces (spaces kept), the tool arguments into three pieces. */
@@ -105,7 +117,11 @@ function openaiTurn(body: Record<string, unknown>): Turn {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const tools = body.tools as Array<{ function: { name: string } }> | undefined;
   const toolName = tools?.length && last?.role === 'user' ? tools[0]!.function.name : null;
-  const asked = { lastUser: lastUser ? textOf(lastUser.content) : null, toolResult: last?.role === 'tool' ? textOf(last.content) : null, json: wantsJson(body) };
+  const asked = {
+    lastUser: lastUser ? textOf(lastUser.content) : null,
+    toolResult: last?.role === 'tool' ? textOf(last.content) : null,
+    json: wantsJson(body),
+  };
   return turnFor(asked, toolName, body.max_completion_tokens ?? body.max_tokens, wordCount(messages));
 }
 
@@ -130,7 +146,19 @@ export const openaiChatWire: ChatWire = {
       created: FAKE_CREATED,
       model: String(body.model),
       system_fingerprint: 'fp_fake',
-      choices: [{ index: 0, message: { role: 'assistant', content: t.text, refusal: null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, logprobs: null, finish_reason: OPENAI_FINISH[t.finish] }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: t.text,
+            refusal: null,
+            ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          },
+          logprobs: null,
+          finish_reason: OPENAI_FINISH[t.finish],
+        },
+      ],
       ...(opts.reportUsage ? { usage: openaiUsage(t) } : {}),
     };
   },
@@ -150,8 +178,15 @@ export const openaiChatWire: ChatWire = {
       })}\n\n`;
     const out = [chunk({ role: 'assistant', content: '', refusal: null })];
     if (t.tool) {
-      out.push(chunk({ tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name: t.tool.name, arguments: '' } }] }));
-      for (const part of thirds(t.tool.arguments)) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+      out.push(
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_fake_1', type: 'function', function: { name: t.tool.name, arguments: '' } },
+          ],
+        }),
+      );
+      for (const part of thirds(t.tool.arguments))
+        out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
     } else for (const part of pieces(t.text ?? '')) out.push(chunk({ content: part }));
     out.push(chunk({}, OPENAI_FINISH[t.finish]));
     if (withUsage && opts.reportUsage) {
@@ -173,15 +208,23 @@ interface AnthropicTurn extends Turn {
 function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
   const messages = (body.messages as Array<{ role: string; content: unknown }>) ?? [];
   const last = messages[messages.length - 1];
-  const isToolResult = (m: { content: unknown }) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'tool_result');
+  const isToolResult = (m: { content: unknown }) =>
+    Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'tool_result');
   const lastUser = [...messages].reverse().find((m) => m.role === 'user' && !isToolResult(m));
   const tools = body.tools as Array<{ name: string }> | undefined;
   const toolName = tools?.length && last?.role === 'user' && !isToolResult(last) ? tools[0]!.name : null;
   const system = (body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? [];
   const cacheRead = system.filter((b) => b.cache_control).reduce((n, b) => n + words(b.text).length, 0);
   const prompt = wordCount(messages) + wordCount(system);
-  const results = last && isToolResult(last) ? (last.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === 'tool_result') : [];
-  const asked = { lastUser: lastUser ? textOf(lastUser.content) : null, toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null, json: false };
+  const results =
+    last && isToolResult(last)
+      ? (last.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === 'tool_result')
+      : [];
+  const asked = {
+    lastUser: lastUser ? textOf(lastUser.content) : null,
+    toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null,
+    json: false,
+  };
   return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead };
 }
 
@@ -192,14 +235,17 @@ const anthropicUsage = (t: AnthropicTurn, output: number) => ({
   cache_read_input_tokens: t.cacheRead,
   output_tokens: output,
 });
-const sse = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const sse = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
 /** Anthropic Messages `/v1/messages`. */
 export const anthropicChatWire: ChatWire = {
   path: '/messages',
   answer(body, opts) {
     const t = anthropicTurn(body);
-    const content = t.tool ? [{ type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: JSON.parse(t.tool.arguments) as unknown }] : [{ type: 'text', text: t.text }];
+    const content = t.tool
+      ? [{ type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: JSON.parse(t.tool.arguments) as unknown }]
+      : [{ type: 'text', text: t.text }];
     return {
       id: 'msg_fake_1',
       type: 'message',
@@ -213,20 +259,42 @@ export const anthropicChatWire: ChatWire = {
   },
   events(body, opts) {
     const t = anthropicTurn(body);
-    const message = { id: 'msg_fake_1', type: 'message', role: 'assistant', model: String(body.model), content: [], stop_reason: null, stop_sequence: null };
-    const out = [sse('message_start', { message: { ...message, ...(opts.reportUsage ? { usage: anthropicUsage(t, 1) } : {}) } })];
+    const message = {
+      id: 'msg_fake_1',
+      type: 'message',
+      role: 'assistant',
+      model: String(body.model),
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+    };
+    const out = [
+      sse('message_start', { message: { ...message, ...(opts.reportUsage ? { usage: anthropicUsage(t, 1) } : {}) } }),
+    ];
     if (t.tool) {
-      out.push(sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: {} } }));
+      out.push(
+        sse('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: {} },
+        }),
+      );
       out.push(sse('ping', {}));
       out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '' } }));
-      for (const part of thirds(t.tool.arguments)) out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: part } }));
+      for (const part of thirds(t.tool.arguments))
+        out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: part } }));
     } else {
       out.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
       out.push(sse('ping', {}));
-      for (const part of pieces(t.text ?? '')) out.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: part } }));
+      for (const part of pieces(t.text ?? ''))
+        out.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: part } }));
     }
     out.push(sse('content_block_stop', { index: 0 }));
-    out.push(sse('message_delta', { delta: { stop_reason: ANTHROPIC_STOP[t.finish], stop_sequence: null }, ...(opts.reportUsage ? { usage: { output_tokens: t.completionTokens } } : {}) }));
+    out.push(
+      sse('message_delta', {
+        delta: { stop_reason: ANTHROPIC_STOP[t.finish], stop_sequence: null },
+        ...(opts.reportUsage ? { usage: { output_tokens: t.completionTokens } } : {}),
+      }),
+    );
     out.push(sse('message_stop', {}));
     return out;
   },

@@ -8,13 +8,24 @@ import type { ConfigOverrides } from '../../src/config';
 import type { Kv } from '../../src/kv/kv';
 import type { Database } from '../../src/store/db';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
-import { bearer, createInferenceKey, createTestGateway, type GatewayOptions, type TestGateway } from '../helpers/gateway';
+import {
+  bearer,
+  createInferenceKey,
+  createTestGateway,
+  type GatewayOptions,
+  type TestGateway,
+} from '../helpers/gateway';
 import { openTestPglite, KVS } from '../helpers/services';
 import { listenApp } from '../helpers/listening';
 import { startFakeFleet, type FakeFleet } from './providers';
 
 /** Upstream settings small enough to exercise timeouts quickly. */
-export const FAST_UPSTREAM = { attemptTimeoutMs: 400, deadlineMs: 3000, connectionsPerOrigin: 16, keepAliveTimeoutMs: 1000 };
+export const FAST_UPSTREAM = {
+  attemptTimeoutMs: 400,
+  deadlineMs: 3000,
+  connectionsPerOrigin: 16,
+  keepAliveTimeoutMs: 1000,
+};
 
 /** A gateway over fakes, with its stores and a recorded list of usage events. */
 export interface GatewayHarness {
@@ -70,7 +81,11 @@ export async function startGatewayHarness(
     const listing = listingRecorder(real, events);
     return opts.wrap?.recorder?.(listing) ?? listing;
   };
-  const gw = await createTestGateway(db, kv, overrides, () => clock.now, { logger: opts.logger, metrics: opts.metrics, wrap: { ...opts.wrap, recorder } });
+  const gw = await createTestGateway(db, kv, overrides, () => clock.now, {
+    logger: opts.logger,
+    metrics: opts.metrics,
+    wrap: { ...opts.wrap, recorder },
+  });
   const { secret } = await createInferenceKey(gw);
   const listening = opts.listen ? await listenApp(gw.app) : undefined;
   return {
@@ -81,7 +96,12 @@ export async function startGatewayHarness(
     key: secret,
     events,
     clock,
-    post: (body, headers = {}) => request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).set(headers).send(body as object),
+    post: (body, headers = {}) =>
+      request(gw.app)
+        .post('/api/v1/embeddings')
+        .set('Authorization', bearer(secret))
+        .set(headers)
+        .send(body as object),
     baseUrl: listening?.baseUrl,
     close: async () => {
       await listening?.close();

@@ -12,7 +12,10 @@ export type UsagePatch = Record<string, unknown>;
 function patched(usage: unknown, patch: UsagePatch): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(usage as Record<string, unknown>) };
   for (const [k, v] of Object.entries(patch)) {
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) ? { ...(out[k] as Record<string, unknown> | undefined), ...v } : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? { ...(out[k] as Record<string, unknown> | undefined), ...v }
+        : v;
   }
   return out;
 }
@@ -31,7 +34,9 @@ function editData(events: string[], edit: (data: Record<string, unknown>) => Rec
 /** An OpenAI-format answer (whole or streamed) whose usage carries `patch`. */
 export function openaiUsageFault(patch: UsagePatch, stream: boolean): Fault {
   if (!stream) return { reshape: (body) => ({ ...body, usage: patched(body.usage, patch) }) };
-  return { reshapeEvents: (events) => editData(events, (d) => (d.usage ? { ...d, usage: patched(d.usage, patch) } : null)) };
+  return {
+    reshapeEvents: (events) => editData(events, (d) => (d.usage ? { ...d, usage: patched(d.usage, patch) } : null)),
+  };
 }
 
 /**
@@ -48,7 +53,8 @@ export function anthropicUsageFault(patch: UsagePatch, stream: boolean): Fault {
           const message = d.message as Record<string, unknown>;
           return { ...d, message: { ...message, usage: patched(message.usage, input) } };
         }
-        if (d.type === 'message_delta' && output !== undefined) return { ...d, usage: patched(d.usage, { output_tokens: output }) };
+        if (d.type === 'message_delta' && output !== undefined)
+          return { ...d, usage: patched(d.usage, { output_tokens: output }) };
         return null;
       }),
   };

@@ -57,20 +57,29 @@ export interface OtlpReceiver {
 function plain(attributes: Array<{ key: string; value: AnyValue }> | undefined): ReceivedSpan['attributes'] {
   const out: ReceivedSpan['attributes'] = {};
   for (const { key, value } of attributes ?? []) {
-    out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+    out[key] =
+      value.stringValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
   }
   return out;
 }
 
 /** Start a receiver on an ephemeral loopback port. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const receiver: OtlpReceiver = { url: '', spans: [], contentTypes: [], refuseWith: null, close: () => Promise.resolve() };
+  const receiver: OtlpReceiver = {
+    url: '',
+    spans: [],
+    contentTypes: [],
+    refuseWith: null,
+    close: () => Promise.resolve(),
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
-      if (receiver.refuseWith !== null) return void res.writeHead(receiver.refuseWith, { 'content-type': 'application/json' }).end('{}');
+      if (receiver.refuseWith !== null)
+        return void res.writeHead(receiver.refuseWith, { 'content-type': 'application/json' }).end('{}');
       receiver.contentTypes.push(req.headers['content-type'] ?? '');
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest;
       for (const rs of body.resourceSpans ?? []) {

@@ -34,11 +34,16 @@ export interface FakeFleet {
 
 /** Start a fake for every provider of the default catalog. */
 export async function startFakeFleet(): Promise<FakeFleet> {
-  const entries = await Promise.all(Object.entries(FAKE_PROVIDERS).map(async ([slug, p]) => [slug, await startFake(p.wire, p.chat)] as const));
+  const entries = await Promise.all(
+    Object.entries(FAKE_PROVIDERS).map(async ([slug, p]) => [slug, await startFake(p.wire, p.chat)] as const),
+  );
   const fakes = Object.fromEntries(entries) as Record<string, FakeUpstream>;
   const providers: Record<string, { baseUrl: string; apiKey: string }> = {};
   for (const [slug, fake] of entries) {
-    providers[providerEnvName(slug)] = { baseUrl: `${fake.origin}${FAKE_PROVIDERS[slug]!.basePath}`, apiKey: `test-key-${slug}` };
+    providers[providerEnvName(slug)] = {
+      baseUrl: `${fake.origin}${FAKE_PROVIDERS[slug]!.basePath}`,
+      apiKey: `test-key-${slug}`,
+    };
   }
   return {
     fakes,

@@ -50,24 +50,45 @@ export interface RecordedCall {
 }
 
 /** Stream faults, which a non-streamed request ignores. */
-type StreamFault = Extract<Fault, { cutAfterEvents: number } | { errorAfterEvents: number } | { eventIntervalMs: number } | { beforeEvent: unknown } | { reshapeEvents: unknown }>;
+type StreamFault = Extract<
+  Fault,
+  | { cutAfterEvents: number }
+  | { errorAfterEvents: number }
+  | { eventIntervalMs: number }
+  | { beforeEvent: unknown }
+  | { reshapeEvents: unknown }
+>;
 
 function isStreamFault(f: Fault): f is StreamFault {
-  return 'cutAfterEvents' in f || 'errorAfterEvents' in f || 'eventIntervalMs' in f || 'beforeEvent' in f || 'reshapeEvents' in f;
+  return (
+    'cutAfterEvents' in f ||
+    'errorAfterEvents' in f ||
+    'eventIntervalMs' in f ||
+    'beforeEvent' in f ||
+    'reshapeEvents' in f
+  );
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Write `events` one per write, applying a stream fault; stops when the client has gone. */
-async function writeStream(req: http.IncomingMessage, res: http.ServerResponse, wireEvents: string[], chat: ChatWire, fault: StreamFault | null): Promise<void> {
+async function writeStream(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  wireEvents: string[],
+  chat: ChatWire,
+  fault: StreamFault | null,
+): Promise<void> {
   const events = fault && 'reshapeEvents' in fault ? fault.reshapeEvents(wireEvents) : wireEvents;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   for (let i = 0; i < events.length; i++) {
     if (fault && 'cutAfterEvents' in fault && i === fault.cutAfterEvents) return void req.socket.destroy();
-    if (fault && 'errorAfterEvents' in fault && i === fault.errorAfterEvents) return void res.end(fault.event ?? chat.errorEvent);
+    if (fault && 'errorAfterEvents' in fault && i === fault.errorAfterEvents)
+      return void res.end(fault.event ?? chat.errorEvent);
     if (fault && 'beforeEvent' in fault) await fault.beforeEvent(i);
-    else if (fault && 'eventIntervalMs' in fault && i > 0) await new Promise((resolve) => setTimeout(resolve, fault.eventIntervalMs));
+    else if (fault && 'eventIntervalMs' in fault && i > 0)
+      await new Promise((resolve) => setTimeout(resolve, fault.eventIntervalMs));
     else await nextTurn();
     if (res.destroyed || res.writableEnded) return;
     res.write(events[i]);
@@ -130,24 +151,33 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       } catch {
         /* recorded as {} */
       }
-      const ended = new Promise<{ aborted: boolean }>((resolve) => res.on('close', () => resolve({ aborted: !res.writableFinished })));
+      const ended = new Promise<{ aborted: boolean }>((resolve) =>
+        res.on('close', () => resolve({ aborted: !res.writableFinished })),
+      );
       fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ended });
       const path = (req.url ?? '').split('?')[0]!;
       const chatWire = chat && path.endsWith(chat.path) ? chat : null;
-      if (!chatWire && !wire) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"no such route"}}');
+      if (!chatWire && !wire)
+        return void res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"no such route"}}');
       const next = queued.shift() ?? sticky;
       const streamFault = next && isStreamFault(next) ? next : null;
       const fault: Exclude<Fault, StreamFault> | null = next && !isStreamFault(next) ? next : null;
       const opts = { reportUsage: fake.reportUsage };
       const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
-        if (chatWire && body.stream === true) return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
+        if (chatWire && body.stream === true)
+          return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
         const answer = chatWire ? chatWire.answer(body, opts) : wire!(req.url ?? '', body, opts);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(edit(answer as Record<string, unknown>)));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(edit(answer as Record<string, unknown>)));
       };
       if (!fault) return succeed();
       if ('hang' in fault) return; // never answer; the socket is destroyed on close
       if ('reset' in fault) return req.socket.destroy();
-      if ('malformed' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
+      if ('malformed' in fault)
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
       if ('rawBody' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody);
       if ('reshape' in fault) return succeed(fault.reshape);
       if ('latencyMs' in fault) return void setTimeout(succeed, fault.latencyMs);
@@ -155,7 +185,9 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
         fault.arrived?.();
         return void fault.holdUntil.then(() => succeed());
       }
-      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
+      res
+        .writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
+        .end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
     });
   });
   server.on('connection', (s) => {

@@ -27,7 +27,8 @@ export function float32Base64(v: number[]): string {
 /** OpenAI-compatible `/embeddings`. */
 export function openaiWire(_path: string, body: Record<string, unknown>, opts: { reportUsage: boolean }) {
   const raw = body.input;
-  const items: unknown[] = typeof raw === 'string' ? [raw] : Array.isArray(raw) && typeof raw[0] === 'number' ? [raw] : (raw as unknown[]);
+  const items: unknown[] =
+    typeof raw === 'string' ? [raw] : Array.isArray(raw) && typeof raw[0] === 'number' ? [raw] : (raw as unknown[]);
   const dims = typeof body.dimensions === 'number' ? body.dimensions : 8;
   const tokens = items.reduce<number>((n, i) => n + sizeOf(i), 0);
   return {
@@ -46,21 +47,31 @@ export function openaiWire(_path: string, body: Record<string, unknown>, opts: {
 export function cohereWire(_path: string, body: Record<string, unknown>, opts: { reportUsage: boolean }) {
   const items = (body.texts as unknown[] | undefined) ?? (body.inputs as unknown[]);
   const dims = typeof body.output_dimension === 'number' ? body.output_dimension : 8;
-  const parts = (i: unknown) => (typeof i === 'string' ? [{ type: 'text', text: i }] : (i as { content: Array<{ type: string; text?: string }> }).content);
+  const parts = (i: unknown) =>
+    typeof i === 'string'
+      ? [{ type: 'text', text: i }]
+      : (i as { content: Array<{ type: string; text?: string }> }).content;
   const images = items.reduce<number>((n, i) => n + parts(i).filter((p) => p.type === 'image_url').length, 0);
   const textTokens = items.reduce<number>((n, i) => n + parts(i).reduce((m, p) => m + (p.text ?? '').length, 0), 0);
   return {
     id: 'up-cohere-1',
     embeddings: { float: items.map((i) => fakeVector(sizeOf(i), dims)) },
-    ...(opts.reportUsage ? { meta: { billed_units: { input_tokens: textTokens, ...(images ? { images } : {}) } } } : {}),
+    ...(opts.reportUsage
+      ? { meta: { billed_units: { input_tokens: textTokens, ...(images ? { images } : {}) } } }
+      : {}),
   };
 }
 
 /** Gemini `models/{model}:batchEmbedContents` (never reports usage). */
 export function geminiWire(_path: string, body: Record<string, unknown>) {
-  const requests = body.requests as Array<{ content: { parts: Array<{ text: string }> }; outputDimensionality?: number }>;
+  const requests = body.requests as Array<{
+    content: { parts: Array<{ text: string }> };
+    outputDimensionality?: number;
+  }>;
   return {
-    embeddings: requests.map((r) => ({ values: fakeVector(r.content.parts.map((p) => p.text).join('').length, r.outputDimensionality ?? 8) })),
+    embeddings: requests.map((r) => ({
+      values: fakeVector(r.content.parts.map((p) => p.text).join('').length, r.outputDimensionality ?? 8),
+    })),
   };
 }
 

@@ -11,15 +11,44 @@ import { hashSecret } from '../../src/keys/secrets';
 import { bearer, createInferenceKey, type TestGateway } from './gateway';
 
 /** A usage event with defaults; `over` sets what a test cares about. */
-export function event(orgId: string, workspaceId: string, keyHash: string, createdAt: string, over: Partial<UsageEvent> = {}): UsageEvent {
+export function event(
+  orgId: string,
+  workspaceId: string,
+  keyHash: string,
+  createdAt: string,
+  over: Partial<UsageEvent> = {},
+): UsageEvent {
   return {
     id: `gen-emb-${Math.floor(Date.parse(createdAt) / 1000)}-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
     createdAt: new Date(createdAt),
-    orgId, workspaceId, keyHash, endUser: null, sessionId: null, apiType: 'embeddings',
-    model: 'm1', provider: 'openai', upstreamId: null, tokensPrompt: 10, tokensCompletion: 0,
-    costUsd: 0, latencyMs: 100, generationTimeMs: 50, attempts: 1, status: 'ok', inputModality: 'text',
-    userAgent: null, httpReferer: null, appTitle: null, origin: null, finishReason: null, variant: null,
-    outputModality: 'embeddings', toolCalls: 0, isByok: false, upstreamCostUsd: null, cachedTokens: 0,
+    orgId,
+    workspaceId,
+    keyHash,
+    endUser: null,
+    sessionId: null,
+    apiType: 'embeddings',
+    model: 'm1',
+    provider: 'openai',
+    upstreamId: null,
+    tokensPrompt: 10,
+    tokensCompletion: 0,
+    costUsd: 0,
+    latencyMs: 100,
+    generationTimeMs: 50,
+    attempts: 1,
+    status: 'ok',
+    inputModality: 'text',
+    userAgent: null,
+    httpReferer: null,
+    appTitle: null,
+    origin: null,
+    finishReason: null,
+    variant: null,
+    outputModality: 'embeddings',
+    toolCalls: 0,
+    isByok: false,
+    upstreamCostUsd: null,
+    cachedTokens: 0,
     ...over,
   };
 }
@@ -49,22 +78,75 @@ export async function seedAnalytics(gw: TestGateway, other: TestGateway): Promis
   await upsertOrgMember(db, other.orgId, 'user_secret', 'member', 'secret@other.example');
   const alpha = (await createInferenceKey(gw, { name: 'alpha', creator_user_id: 'user_a' })).hash;
   const beta = (await createInferenceKey(gw, { name: 'beta' })).hash;
-  const team = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: 'Team', slug: 'team' });
+  const team = await request(gw.app)
+    .post('/api/v1/workspaces')
+    .set('Authorization', bearer(gw.mgmtKey))
+    .send({ name: 'Team', slug: 'team' });
   const teamId = team.body.data.id as string;
   const secretKey = (await createInferenceKey(other, { name: 'secret-key', creator_user_id: 'user_secret' })).hash;
   const orphan = 'e'.repeat(64);
   const foreignHash = hashSecret(other.mgmtKey);
   const ws = gw.defaultWorkspaceId;
   await insertUsageEvents(db, [
-    event(gw.orgId, ws, alpha, '2026-11-10T10:00:00Z', { tokensPrompt: 100, costUsd: 0.001, latencyMs: 100, generationTimeMs: 50, endUser: 'eu1', appTitle: 'App1', origin: 'https://a.example' }),
-    event(gw.orgId, ws, alpha, '2026-11-10T11:30:00Z', { tokensPrompt: 2000, costUsd: 0.002, latencyMs: 200, generationTimeMs: 100, endUser: 'eu2' }),
-    event(gw.orgId, teamId, beta, '2026-11-11T09:00:00Z', { model: 'm2', provider: 'cohere', tokensPrompt: 50000, costUsd: 0.01, latencyMs: 300, generationTimeMs: 500, isByok: true, upstreamCostUsd: 0.005, variant: 'free', finishReason: 'stop' }),
-    event(gw.orgId, teamId, beta, '2026-11-12T00:00:00Z', { model: 'm2', provider: 'voyage', tokensPrompt: 5, costUsd: 0.0001, latencyMs: 400, generationTimeMs: 10, cachedTokens: 2 }),
-    event(gw.orgId, ws, orphan, '2026-11-13T00:00:00Z', { provider: null, latencyMs: null, generationTimeMs: null, tokensPrompt: 2_000_000 }),
-    event(gw.orgId, ws, foreignHash, '2026-11-14T00:00:00Z', { tokensPrompt: 1, latencyMs: null, generationTimeMs: null }),
+    event(gw.orgId, ws, alpha, '2026-11-10T10:00:00Z', {
+      tokensPrompt: 100,
+      costUsd: 0.001,
+      latencyMs: 100,
+      generationTimeMs: 50,
+      endUser: 'eu1',
+      appTitle: 'App1',
+      origin: 'https://a.example',
+    }),
+    event(gw.orgId, ws, alpha, '2026-11-10T11:30:00Z', {
+      tokensPrompt: 2000,
+      costUsd: 0.002,
+      latencyMs: 200,
+      generationTimeMs: 100,
+      endUser: 'eu2',
+    }),
+    event(gw.orgId, teamId, beta, '2026-11-11T09:00:00Z', {
+      model: 'm2',
+      provider: 'cohere',
+      tokensPrompt: 50000,
+      costUsd: 0.01,
+      latencyMs: 300,
+      generationTimeMs: 500,
+      isByok: true,
+      upstreamCostUsd: 0.005,
+      variant: 'free',
+      finishReason: 'stop',
+    }),
+    event(gw.orgId, teamId, beta, '2026-11-12T00:00:00Z', {
+      model: 'm2',
+      provider: 'voyage',
+      tokensPrompt: 5,
+      costUsd: 0.0001,
+      latencyMs: 400,
+      generationTimeMs: 10,
+      cachedTokens: 2,
+    }),
+    event(gw.orgId, ws, orphan, '2026-11-13T00:00:00Z', {
+      provider: null,
+      latencyMs: null,
+      generationTimeMs: null,
+      tokensPrompt: 2_000_000,
+    }),
+    event(gw.orgId, ws, foreignHash, '2026-11-14T00:00:00Z', {
+      tokensPrompt: 1,
+      latencyMs: null,
+      generationTimeMs: null,
+    }),
     event(other.orgId, other.defaultWorkspaceId, secretKey, '2026-11-10T10:00:00Z', {
-      model: 'secret-model', provider: 'secret-prov', endUser: 'secret-user', appTitle: 'secret-app', origin: 'secret-origin',
-      variant: 'secret-variant', finishReason: 'secret-finish', tokensPrompt: 777, costUsd: 7, latencyMs: 7777,
+      model: 'secret-model',
+      provider: 'secret-prov',
+      endUser: 'secret-user',
+      appTitle: 'secret-app',
+      origin: 'secret-origin',
+      variant: 'secret-variant',
+      finishReason: 'secret-finish',
+      tokensPrompt: 777,
+      costUsd: 7,
+      latencyMs: 7777,
     }),
   ]);
   return { alpha, beta, teamId, orphan, foreignHash, otherWorkspaceId: other.defaultWorkspaceId };

@@ -16,7 +16,9 @@ import { PROJECT_ROOT } from '../../src/paths';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Why the browser cases cannot run here, or null when they can. */
-export const CHROMIUM_PROBLEM = existsSync(CHROMIUM_PATH) ? null : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`;
+export const CHROMIUM_PROBLEM = existsSync(CHROMIUM_PATH)
+  ? null
+  : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`;
 
 if (CHROMIUM_PROBLEM) {
   if (process.env.REQUIRE_SERVICES === '1') {
@@ -28,7 +30,16 @@ if (CHROMIUM_PROBLEM) {
   }
 }
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A browser with its own throw-away profile; `close()` ends it and removes the profile. */
 export async function launchBrowser(): Promise<{ context: BrowserContext; page: Page; close: () => Promise<void> }> {
@@ -70,7 +81,11 @@ export function ensureDashboardBuilt(): void {
   const newest = Math.max(newestSource(DASHBOARD), ...SHARED.map((f) => statSync(f).mtimeMs));
   if (existsSync(BUILT) && statSync(BUILT).mtimeMs >= newest) return;
   const vite = path.join(PROJECT_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  execFileSync(process.execPath, [vite, 'build', '--config', path.join(DASHBOARD, 'vite.config.ts'), '--logLevel', 'warn'], { cwd: PROJECT_ROOT, timeout: 120000, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [vite, 'build', '--config', path.join(DASHBOARD, 'vite.config.ts'), '--logLevel', 'warn'],
+    { cwd: PROJECT_ROOT, timeout: 120000, stdio: 'pipe' },
+  );
 }
 
 /** One axe-core finding, reduced to what a failure message needs. */

@@ -8,13 +8,34 @@ import { chatJob as jobOf } from '../../src/chat/job';
 export const HEAD: StreamHead = { id: 'gen-1-test', model: 'test/model', provider: 'Test', created: 1767225600 };
 
 /** An endpoint of provider `slug` at `baseUrl`, overridable member by member. */
-export function chatEndpoint(over: Partial<Endpoint> = {}, slug = 'openai', baseUrl = 'https://up.example/v1'): Endpoint {
+export function chatEndpoint(
+  over: Partial<Endpoint> = {},
+  slug = 'openai',
+  baseUrl = 'https://up.example/v1',
+): Endpoint {
   return {
     id: `${slug}:test/model`,
     modelId: 'test/model',
-    provider: { slug, name: slug, adapter: slug, baseUrl, apiKey: `key-${slug}`, configured: true, timeoutMs: null, base64Passthrough: false },
+    provider: {
+      slug,
+      name: slug,
+      adapter: slug,
+      baseUrl,
+      apiKey: `key-${slug}`,
+      configured: true,
+      timeoutMs: null,
+      base64Passthrough: false,
+    },
     upstreamModel: 'upstream-model',
-    pricing: { prompt: 0, completion: 0, image: 0, request: 0, cacheRead: null, cacheWrite: null, text: { prompt: '0', completion: '0', image: '0', request: '0' } },
+    pricing: {
+      prompt: 0,
+      completion: 0,
+      image: 0,
+      request: 0,
+      cacheRead: null,
+      cacheWrite: null,
+      text: { prompt: '0', completion: '0', image: '0', request: '0' },
+    },
     contextLength: 100000,
     maxCompletionTokens: null,
     inputModalities: new Set(['text', 'image']),
@@ -37,7 +58,11 @@ export function chatJob(body: ChatBody, stream = false): ChatJob {
 }
 
 /** Feed `bytes` to a stream one byte at a time, or whole; the events it returned plus its end. */
-export function feed(stream: { push(b: Buffer): string[]; end(): string[] }, bytes: Buffer, oneByOne: boolean): string[] {
+export function feed(
+  stream: { push(b: Buffer): string[]; end(): string[] },
+  bytes: Buffer,
+  oneByOne: boolean,
+): string[] {
   const out: string[] = [];
   if (oneByOne) for (let i = 0; i < bytes.length; i++) out.push(...stream.push(bytes.subarray(i, i + 1)));
   else out.push(...stream.push(bytes));

@@ -18,7 +18,11 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Resolve once `condition` returns (or resolves to) a truthy value, with that value; reject when
  * it has not by the deadline. `what` names the condition in the failure message.
  */
-export async function until<T>(what: string, condition: () => T | Promise<T>, opts: PollOptions = {}): Promise<NonNullable<T>> {
+export async function until<T>(
+  what: string,
+  condition: () => T | Promise<T>,
+  opts: PollOptions = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 5000);
   for (;;) {
     const value = await condition();

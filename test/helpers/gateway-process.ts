@@ -27,7 +27,6 @@ export interface GatewayProcess {
   stop(killAfterMs?: number): Promise<void>;
 }
 
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
@@ -38,7 +37,14 @@ export async function spawnGatewayProcess(env: Record<string, string>, timeoutMs
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const child = spawn(process.execPath, ['-r', TS_LOADER, path.join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail: string[] = [];

@@ -26,14 +26,17 @@ export interface TestGateway {
 
 /** Config for tests: defaults + overrides, silent logs, generous rate limit. */
 export function testConfig(overrides: ConfigOverrides = {}) {
-  return loadConfig({}, {
-    ...overrides,
-    log: { level: 'silent', ...overrides.log },
-    rateLimit: { limit: 100000, ...overrides.rateLimit },
-    // Tests fix `random` at 0, which would sample every request for the rankings classifier.
-    rankings: { sampleRate: 0, ...overrides.rankings },
-    analytics: { rateLimit: { windowMs: 60000, limit: 100000 }, ...overrides.analytics },
-  });
+  return loadConfig(
+    {},
+    {
+      ...overrides,
+      log: { level: 'silent', ...overrides.log },
+      rateLimit: { limit: 100000, ...overrides.rateLimit },
+      // Tests fix `random` at 0, which would sample every request for the rankings classifier.
+      rankings: { sampleRate: 0, ...overrides.rankings },
+      analytics: { rateLimit: { windowMs: 60000, limit: 100000 }, ...overrides.analytics },
+    },
+  );
 }
 
 /**
@@ -44,11 +47,24 @@ export function testConfig(overrides: ConfigOverrides = {}) {
 export type GatewayOptions = Pick<AssembleOptions, 'logger' | 'metrics' | 'wrap'>;
 
 /** An app over `db`/`kv` with no tenant created (for a second instance sharing stores). */
-export async function gatewayApp(db: Database, kv: Kv, overrides: ConfigOverrides = {}, clock?: () => number, options: GatewayOptions = {}) {
+export async function gatewayApp(
+  db: Database,
+  kv: Kv,
+  overrides: ConfigOverrides = {},
+  clock?: () => number,
+  options: GatewayOptions = {},
+) {
   const config = testConfig(overrides);
   // A fixed draw keeps the default provider balancing on the cheapest endpoint, so tests are deterministic.
   const { logger = createLogger('silent'), metrics, wrap } = options;
-  const deps = await assembleDeps(config, db, kv, { logger, metrics, wrap, clock, random: () => 0, workerPreload: TS_LOADER });
+  const deps = await assembleDeps(config, db, kv, {
+    logger,
+    metrics,
+    wrap,
+    clock,
+    random: () => 0,
+    workerPreload: TS_LOADER,
+  });
   return { app: createApp(deps), deps };
 }
 

@@ -14,7 +14,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { listMigrations } from '../../src/store/migrate';
 
 async function probeRedis(url: string): Promise<string | null> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -55,7 +60,9 @@ async function buildPgliteTemplates(): Promise<{ empty: string; migrated: string
     return file;
   };
   const empty = await save('empty');
-  await pg.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  await pg.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   for (const m of listMigrations()) {
     await pg.exec(m.sql);
     await pg.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
@@ -68,7 +75,11 @@ async function buildPgliteTemplates(): Promise<{ empty: string; migrated: string
 export default async function globalSetup(): Promise<void> {
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const pgUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const [redisProblem, pgProblem, templates] = await Promise.all([probeRedis(redisUrl), probePostgres(pgUrl), buildPgliteTemplates()]);
+  const [redisProblem, pgProblem, templates] = await Promise.all([
+    probeRedis(redisUrl),
+    probePostgres(pgUrl),
+    buildPgliteTemplates(),
+  ]);
   const missing = [redisProblem, pgProblem].filter(Boolean);
   if (missing.length > 0 && process.env.REQUIRE_SERVICES === '1') {
     throw new Error(`REQUIRE_SERVICES=1 but: ${missing.join('; ')}`);

@@ -6,5 +6,6 @@
 import { rmSync } from 'node:fs';
 
 export default function globalTeardown(): void {
-  for (const file of [process.env.SY_TEST_PGLITE_TEMPLATE, process.env.SY_TEST_PGLITE_EMPTY]) if (file) rmSync(file, { force: true });
+  for (const file of [process.env.SY_TEST_PGLITE_TEMPLATE, process.env.SY_TEST_PGLITE_EMPTY])
+    if (file) rmSync(file, { force: true });
 }

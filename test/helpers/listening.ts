@@ -26,8 +26,15 @@ export interface ListeningGateway {
 
 /** Start a gateway on random loopback ports. `server.shutdown()` closes it and the stores. */
 export async function listenGateway(db: Database, kv: Kv, overrides: ConfigOverrides = {}): Promise<ListeningGateway> {
-  const config = testConfig({ ...overrides, server: { port: 0, metricsPort: 0, host: '127.0.0.1', ...overrides.server } });
-  const deps = await assembleDeps(config, db, kv, { logger: createLogger('silent'), random: () => 0, workerPreload: TS_LOADER });
+  const config = testConfig({
+    ...overrides,
+    server: { port: 0, metricsPort: 0, host: '127.0.0.1', ...overrides.server },
+  });
+  const deps = await assembleDeps(config, db, kv, {
+    logger: createLogger('silent'),
+    random: () => 0,
+    workerPreload: TS_LOADER,
+  });
   const org = await db.transaction((tx) => provisionOrg(tx, 'SDK Org'));
   const server = await startServer(deps);
   return { server, baseUrl: `http://127.0.0.1:${server.apiPort}/api/v1`, mgmtKey: org.secret };
@@ -48,8 +55,12 @@ export async function listenApp(app: http.RequestListener): Promise<{ baseUrl: s
 
 /** Run a `.mjs` client script from test/clients and parse the JSON it prints. */
 export async function runClientScript<T>(script: string, args: string[]): Promise<T> {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, '..', 'clients', script), ...args], {
-    timeout: 30000,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(__dirname, '..', 'clients', script), ...args],
+    {
+      timeout: 30000,
+    },
+  );
   return JSON.parse(stdout) as T;
 }

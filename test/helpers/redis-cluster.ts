@@ -31,8 +31,7 @@ export function requireClusterBinaries(): boolean {
     test('local Redis servers (Cluster, Sentinel) can be started', () => {
       throw new Error(reason);
     });
-  }
-  else test.skip(`local Redis Cluster / Sentinel cases are skipped: ${reason}`, () => undefined);
+  } else test.skip(`local Redis Cluster / Sentinel cases are skipped: ${reason}`, () => undefined);
   return false;
 }
 
@@ -50,7 +49,10 @@ async function waitForClusterOk(ports: number[], deadline: number): Promise<void
     client.on('error', () => undefined);
     try {
       const ok = async () => /cluster_state:ok/.test(await client.cluster('INFO'));
-      await until(`cluster node ${port} at cluster_state:ok`, ok, { timeoutMs: Math.max(0, deadline - Date.now()), everyMs: 50 });
+      await until(`cluster node ${port} at cluster_state:ok`, ok, {
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        everyMs: 50,
+      });
     } finally {
       client.disconnect();
     }
@@ -70,8 +72,26 @@ export async function startLocalRedisCluster(size = 3): Promise<LocalRedisCluste
     for (const port of ports) {
       const child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          path.join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--daemonize',
+          'no',
+          '--dir',
+          dir,
+        ],
         { stdio: 'ignore' },
       );
       children.push(child);
@@ -79,7 +99,11 @@ export async function startLocalRedisCluster(size = 3): Promise<LocalRedisCluste
     const deadline = Date.now() + 20_000;
     await Promise.all(ports.map((p) => untilRedisAnswers(p, deadline, async (c) => (await c.ping()) === 'PONG')));
     const nodes = ports.map((p) => `127.0.0.1:${p}`);
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 20_000 });
+    const created = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stderr || created.stdout}`);
     await waitForClusterOk(ports, deadline);
     return { nodes, stop };

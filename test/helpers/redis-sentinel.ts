@@ -31,11 +31,24 @@ export async function startLocalSentinel(name = 'sy-primary'): Promise<LocalSent
   };
   try {
     const [primaryPort, sentinelPort] = (await freePorts(2)) as [number, number];
-    children.push(spawn('redis-server', ['--port', String(primaryPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }));
+    children.push(
+      spawn(
+        'redis-server',
+        ['--port', String(primaryPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      ),
+    );
     const conf = path.join(dir, 'sentinel.conf');
     writeFileSync(
       conf,
-      [`port ${sentinelPort}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`, `sentinel down-after-milliseconds ${name} 5000`, ''].join('\n'),
+      [
+        `port ${sentinelPort}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`,
+        `sentinel down-after-milliseconds ${name} 5000`,
+        '',
+      ].join('\n'),
     );
     children.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
     const deadline = Date.now() + 20_000;

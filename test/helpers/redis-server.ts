@@ -22,9 +22,19 @@ export interface LocalRedis {
 }
 
 /** Resolves once a fresh connection to `port` satisfies `ready`; throws after `deadline` (epoch ms). */
-export async function untilRedisAnswers(port: number, deadline: number, ready: (client: Redis) => Promise<boolean>): Promise<void> {
+export async function untilRedisAnswers(
+  port: number,
+  deadline: number,
+  ready: (client: Redis) => Promise<boolean>,
+): Promise<void> {
   const answers = async () => {
-    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const client = new Redis({
+      host: '127.0.0.1',
+      port,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -50,7 +60,13 @@ export async function startLocalRedis(args: string[] = []): Promise<LocalRedis> 
   };
   try {
     const [port] = (await freePorts(1)) as [number];
-    children.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...args], { stdio: 'ignore' }));
+    children.push(
+      spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...args],
+        { stdio: 'ignore' },
+      ),
+    );
     await untilRedisAnswers(port, Date.now() + 20_000, async (c) => (await c.ping()) === 'PONG');
     admin = new Redis({ host: '127.0.0.1', port });
     return { port, url: `redis://127.0.0.1:${port}`, admin, stop };

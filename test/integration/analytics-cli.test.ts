@@ -22,24 +22,42 @@ test('classifiers create/list/delete and analytics maintain', async () => {
   const env = { SWITCHYARD_DATA_DIR: await seededDataDir('sy-cli-analytics-data-') };
   expect((await cli(env, 'orgs', 'create', 'Acme')).code).toBe(0);
   const rules = path.join(dir, 'rules.json');
-  writeFileSync(rules, JSON.stringify({ sample_rate: 0.25, dimensions: [{ name: 'topic', rules: [{ value: 'billing', keywords: ['invoice'] }] }] }));
+  writeFileSync(
+    rules,
+    JSON.stringify({
+      sample_rate: 0.25,
+      dimensions: [{ name: 'topic', rules: [{ value: 'billing', keywords: ['invoice'] }] }],
+    }),
+  );
   const created = await cli(env, 'classifiers', 'create', '--name', 'Support', '--file', rules);
-  expect(created).toMatchObject({ code: 0, out: expect.stringMatching(/^created classifier "Support" \(([0-9a-f-]{36})\)/) });
+  expect(created).toMatchObject({
+    code: 0,
+    out: expect.stringMatching(/^created classifier "Support" \(([0-9a-f-]{36})\)/),
+  });
   const id = /\(([0-9a-f-]{36})\)/.exec(created.out)![1]!;
   const listed = await cli(env, 'classifiers', 'list');
   expect(listed.code).toBe(0);
   expect(JSON.parse(listed.out)).toMatchObject({ id, name: 'Support', sample_rate: 0.25, active: true });
 
-  writeFileSync(rules, JSON.stringify({ dimensions: [{ name: 'topic', rules: [{ value: 'x', patterns: ['(a+)\\1'] }] }] }));
+  writeFileSync(
+    rules,
+    JSON.stringify({ dimensions: [{ name: 'topic', rules: [{ value: 'x', patterns: ['(a+)\\1'] }] }] }),
+  );
   const unsupported = await cli(env, 'classifiers', 'create', '--name', 'Bad', '--file', rules);
   expect(unsupported).toMatchObject({ code: 1, err: expect.stringMatching(/patterns\.0 uses a backreference `\\1`/) });
   writeFileSync(rules, JSON.stringify({ dimensions: 'nope' }));
-  expect((await cli(env, 'classifiers', 'create', '--name', 'Bad', '--file', rules))).toMatchObject({ code: 1, err: expect.stringMatching(/invalid classifier: file.dimensions/) });
+  expect(await cli(env, 'classifiers', 'create', '--name', 'Bad', '--file', rules)).toMatchObject({
+    code: 1,
+    err: expect.stringMatching(/invalid classifier: file.dimensions/),
+  });
 
-  expect(await cli(env, 'analytics', 'maintain', '--retention-days', '40')).toMatchObject({ code: 0, out: expect.stringMatching(/^rollup: \d+ hours recomputed; retention: 0 raw rows deleted$/) });
+  expect(await cli(env, 'analytics', 'maintain', '--retention-days', '40')).toMatchObject({
+    code: 0,
+    out: expect.stringMatching(/^rollup: \d+ hours recomputed; retention: 0 raw rows deleted$/),
+  });
   expect((await cli(env, 'classifiers', 'delete', id)).code).toBe(0);
   expect((await cli(env, 'classifiers', 'list')).out).toBe('no classifiers');
-  expect((await cli(env, 'classifiers', 'delete', id))).toMatchObject({ code: 1, err: 'error: Resource not found' });
+  expect(await cli(env, 'classifiers', 'delete', id)).toMatchObject({ code: 1, err: 'error: Resource not found' });
 
   expect((await cli(env, 'classifiers', 'create', '--name', 'x')).code).toBe(2);
   expect((await cli(env, 'classifiers', 'delete', 'not-a-uuid')).code).toBe(2);

@@ -57,14 +57,22 @@ describe.each(DATABASES)('analytics timeout on $name', (dbKind) => {
       dimensions: ['generation_id'],
       time_range: { start: '2026-11-01T00:00:00Z', end: '2026-11-11T00:00:00Z' },
     };
-    const res = await request(slow.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send(body);
+    const res = await request(slow.app)
+      .post('/api/v1/analytics/query')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send(body);
     expect(res.status).toBe(408);
     expect(res.body).toEqual({ error: { code: 408, message: 'Operation timed out. Please try again later.' } });
     if (dbKind.name === 'postgres') expect(codes).toContain('57014');
-    expect(await slow.deps.metrics.registry.getSingleMetricAsString('switchyard_analytics_queries_total')).toMatch(/outcome="timeout"} 1/);
+    expect(await slow.deps.metrics.registry.getSingleMetricAsString('switchyard_analytics_queries_total')).toMatch(
+      /outcome="timeout"} 1/,
+    );
 
     // The database is usable afterwards, and with the default timeout the same query answers.
-    const ok = await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ ...body, limit: 3 });
+    const ok = await request(gw.app)
+      .post('/api/v1/analytics/query')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ ...body, limit: 3 });
     expect(ok.status).toBe(200);
     expect(ok.body.data.metadata).toMatchObject({ row_count: 3, truncated: true });
   });

@@ -35,7 +35,10 @@ describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord)
   let h: GatewayHarness;
   const held: Array<{ event: UsageEvent; release: () => void }> = [];
   beforeAll(async () => {
-    h = await startGatewayHarness({ overrides: { usage: { answerAfterRecord } }, wrap: { recorder: gateRecords(held) } });
+    h = await startGatewayHarness({
+      overrides: { usage: { answerAfterRecord } },
+      wrap: { recorder: gateRecords(held) },
+    });
   });
   afterAll(() => h.close());
 

@@ -6,7 +6,14 @@
 import express from 'express';
 import request from 'supertest';
 import { DATABASES, KVS, REDIS_URL, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp, openTestGateway, type TestGateway } from '../helpers/gateway';
+import {
+  bearer,
+  createInferenceKey,
+  createTestGateway,
+  gatewayApp,
+  openTestGateway,
+  type TestGateway,
+} from '../helpers/gateway';
 import { requireInferenceKey, authenticate } from '../../src/auth/authenticate';
 import { errorHandler } from '../../src/http/error-handler';
 import { requestContext } from '../../src/http/request-context';
@@ -63,11 +70,19 @@ describe.each(DATABASES)('authentication on $name', (dbKind) => {
   test('disabled key → 401, and enabled again → 200', async () => {
     const { secret, hash } = await createInferenceKey(gw);
     await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
-    await request(gw.app).patch(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).send({ disabled: true }).expect(200);
+    await request(gw.app)
+      .patch(`/api/v1/keys/${hash}`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ disabled: true })
+      .expect(200);
     const res = await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret));
     expect(res.status).toBe(401);
     expect(res.body.error.message).toBe('API key is disabled');
-    await request(gw.app).patch(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).send({ disabled: false }).expect(200);
+    await request(gw.app)
+      .patch(`/api/v1/keys/${hash}`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ disabled: false })
+      .expect(200);
     await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
   });
 
@@ -112,18 +127,34 @@ describe('management-only prefixes (/keys*, /workspaces*, /analytics/*)', () => 
     ['delete', '/api/v1/workspaces/default/guardrails'],
     ['get', '/api/v1/workspaces/'],
   ])('an inference key gets 403 on %s %s, whether or not a route exists there', async (method, path) => {
-    const res = await request(gw.app)[method as 'get'](path).set('Authorization', bearer(apiKey)).send({ metrics: ['request_count'] });
+    const res = await request(gw.app)
+      [method as 'get'](path)
+      .set('Authorization', bearer(apiKey))
+      .send({ metrics: ['request_count'] });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
   });
 
   test('a management key reaches the routes there, or the 404 where none exists yet', async () => {
     await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200);
-    await request(gw.app).post('/api/v1/analytics/query').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] }).expect(200);
-    const res = await request(gw.app).post('/api/v1/analytics/export').set('Authorization', bearer(gw.mgmtKey)).send({ metrics: ['request_count'] });
+    await request(gw.app)
+      .post('/api/v1/analytics/query')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ metrics: ['request_count'] })
+      .expect(200);
+    const res = await request(gw.app)
+      .post('/api/v1/analytics/export')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ metrics: ['request_count'] });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found: no route for POST /api/v1/analytics/export' });
-    await request(gw.app).get('/api/v1/workspaces/default/guardrails').set('Authorization', bearer(gw.mgmtKey)).expect(404);
+    expect(res.body.error).toMatchObject({
+      code: 404,
+      message: 'Resource not found: no route for POST /api/v1/analytics/export',
+    });
+    await request(gw.app)
+      .get('/api/v1/workspaces/default/guardrails')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .expect(404);
   });
 
   test('/key and look-alike paths are not management-only', async () => {
@@ -188,14 +219,24 @@ describe.each(KVS)('key changes reach a second app instance ($name)', (kvKind) =
     const { secret, hash } = await createInferenceKey(gw);
     await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200); // cached on B
     await request(gw.app).delete(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
-    await within(1000, async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401);
+    await within(
+      1000,
+      async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401,
+    );
   });
 
   test('disabling on instance A rejects the key on instance B within a second', async () => {
     const { secret, hash } = await createInferenceKey(gw);
     await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
-    await request(gw.app).patch(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).send({ disabled: true }).expect(200);
-    await within(1000, async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401);
+    await request(gw.app)
+      .patch(`/api/v1/keys/${hash}`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ disabled: true })
+      .expect(200);
+    await within(
+      1000,
+      async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401,
+    );
   });
 });
 
@@ -211,7 +252,10 @@ describeIf(REDIS_URL)('cache TTL is the safety net when invalidations cannot arr
       const { secret, hash } = await createInferenceKey(gw);
       await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
       await request(gw.app).delete(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
-      const elapsed = await within(2000, async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401);
+      const elapsed = await within(
+        2000,
+        async () => (await request(other.app).get('/api/v1/key').set('Authorization', bearer(secret))).status === 401,
+      );
       expect(elapsed).toBeGreaterThan(0);
     } finally {
       await kvA.close();

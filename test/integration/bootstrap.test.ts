@@ -24,7 +24,11 @@ describe.each(DATABASES)('bootstrap on $name', (dbKind) => {
       expect(await listOrgs(db)).toHaveLength(1);
       const { app } = await gatewayApp(db, new MemoryKv(`t:${uniqueId()}:`));
       const me = await request(app).get('/api/v1/key').set('Authorization', bearer(created!.secret)).expect(200);
-      expect(me.body.data).toMatchObject({ is_management_key: true, workspace_id: created!.workspace.id, organization_id: created!.org.id });
+      expect(me.body.data).toMatchObject({
+        is_management_key: true,
+        workspace_id: created!.workspace.id,
+        organization_id: created!.org.id,
+      });
     } finally {
       await db.close();
     }
@@ -58,7 +62,9 @@ test('migrations are recorded and not re-applied', async () => {
 describeIf(DATABASE_URL)('replicas starting together on one Postgres', () => {
   test('migrate and bootstrap exactly once', async () => {
     const schema = `t_${uniqueId()}`;
-    const replicas = await Promise.all([1, 2, 3].map(() => openPostgres({ url: DATABASE_URL as string, schema, poolSize: 3 })));
+    const replicas = await Promise.all(
+      [1, 2, 3].map(() => openPostgres({ url: DATABASE_URL as string, schema, poolSize: 3 })),
+    );
     try {
       const applied = await Promise.all(replicas.map((db) => migrate(db)));
       expect(applied.flat()).toHaveLength(listMigrations().length);

@@ -25,18 +25,30 @@ test.each(KVS)('budget changes on instance A apply at once on instance B ($name)
     // Both gateways' caches are subscribed once assembled (their start() awaits the confirmation).
     const b = await gatewayApp(db, kvB, { auth: { keyCacheTtlMs: 600000 } });
     const { secret } = await createInferenceKey(a);
-    const spendOnB = () => request(spendApp(b.deps)).post('/test/spend').set('Authorization', bearer(secret)).send({ estimate: 0.5 });
+    const spendOnB = () =>
+      request(spendApp(b.deps)).post('/test/spend').set('Authorization', bearer(secret)).send({ estimate: 0.5 });
     const mgmt = bearer(a.mgmtKey);
 
     expect((await spendOnB()).status).toBe(200); // no budget yet; B has now cached "no budgets"
-    await request(a.app).put('/api/v1/workspaces/default/budgets/daily').set('Authorization', mgmt).send({ limit_usd: 0.6 }).expect(200);
+    await request(a.app)
+      .put('/api/v1/workspaces/default/budgets/daily')
+      .set('Authorization', mgmt)
+      .send({ limit_usd: 0.6 })
+      .expect(200);
     const waitFor = async (status: number) => {
       let res = await spendOnB();
-      await until(`a ${status} on B`, async () => (res = await spendOnB()).status === status, { timeoutMs: 2000, everyMs: 20 });
+      await until(`a ${status} on B`, async () => (res = await spendOnB()).status === status, {
+        timeoutMs: 2000,
+        everyMs: 20,
+      });
       return res;
     };
     const refused = await waitFor(402);
-    expect(refused.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.6 });
+    expect(refused.body.error.metadata).toMatchObject({
+      limit_source: 'workspace_budget',
+      interval: 'daily',
+      limit_usd: 0.6,
+    });
     await request(a.app).delete('/api/v1/workspaces/default/budgets/daily').set('Authorization', mgmt).expect(200);
     await waitFor(200);
   } finally {

@@ -11,7 +11,14 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import request from 'supertest';
-import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
+import {
+  DATABASE_URL,
+  REDIS_URL,
+  deleteRedisPrefix,
+  describeIf,
+  openTestPostgres,
+  openTestRedisKv,
+} from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
 import { FAST_UPSTREAM } from '../fakes/gateway-harness';
@@ -77,9 +84,15 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
     db = await openTestPostgres();
     kv = await openTestRedisKv();
     fleet = await startFakeFleet();
-    gw = await createTestGateway(db, kv, { ...fleet.overrides, upstream: { ...FAST_UPSTREAM, attemptTimeoutMs: 10_000, deadlineMs: 15_000 } }, undefined, {
-      wrap: { spend: spend.wrap },
-    });
+    gw = await createTestGateway(
+      db,
+      kv,
+      { ...fleet.overrides, upstream: { ...FAST_UPSTREAM, attemptTimeoutMs: 10_000, deadlineMs: 15_000 } },
+      undefined,
+      {
+        wrap: { spend: spend.wrap },
+      },
+    );
     realGuard = spend.real;
     server = http.createServer(gw.app);
     server.on('connection', (s) => serverSockets.push(s));
@@ -104,8 +117,16 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
   async function budgetedKey(): Promise<{ secret: string }> {
     const slug = `dc-${Math.random().toString(36).slice(2, 10)}`;
     const mgmt = bearer(gw.mgmtKey);
-    const ws = await request(gw.app).post('/api/v1/workspaces').set('Authorization', mgmt).send({ name: slug, slug }).expect(201);
-    await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt).send({ limit_usd: 10 }).expect(200);
+    const ws = await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', mgmt)
+      .send({ name: slug, slug })
+      .expect(201);
+    await request(gw.app)
+      .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+      .set('Authorization', mgmt)
+      .send({ limit_usd: 10 })
+      .expect(200);
     const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: ws.body.data.id });
     return { secret };
   }
@@ -114,7 +135,13 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
   function sendAndKeep(secret: string): { drop: () => void; serverSocketClosed: () => Promise<void> } {
     const before = serverSockets.length;
     const { port } = server.address() as AddressInfo;
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/embeddings', headers: { authorization: bearer(secret), 'content-type': 'application/json' } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/embeddings',
+      headers: { authorization: bearer(secret), 'content-type': 'application/json' },
+    });
     req.on('error', () => undefined);
     req.end(JSON.stringify({ model: MODEL, input: 'a client that leaves' }));
     return {
@@ -157,8 +184,14 @@ describeIf(REDIS_URL && DATABASE_URL)('budget holds when the client disconnects'
     const outcome = await within(observed.outcome, 5000);
     expect(outcome).toMatchObject({ kind: 'settle' });
     await gw.deps.recorder.flush();
-    const rows = await db.query<{ cost: number }>('SELECT cost_usd::double precision AS cost FROM generations WHERE key_hash IS NOT NULL AND model = $1', [MODEL]);
+    const rows = await db.query<{ cost: number }>(
+      'SELECT cost_usd::double precision AS cost FROM generations WHERE key_hash IS NOT NULL AND model = $1',
+      [MODEL],
+    );
     expect(rows).toHaveLength(1);
-    expect(outcome !== 'timed out' && outcome.kind === 'settle' ? outcome.usd : NaN).toBeCloseTo(Number(rows[0]!.cost), 12);
+    expect(outcome !== 'timed out' && outcome.kind === 'settle' ? outcome.usd : NaN).toBeCloseTo(
+      Number(rows[0]!.cost),
+      12,
+    );
   });
 });

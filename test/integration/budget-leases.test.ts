@@ -45,11 +45,15 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   }
   async function reservations(result: string): Promise<number> {
     let n = 0;
-    for (const d of instances) n += (await d.metrics.budgetReservations.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+    for (const d of instances)
+      n += (await d.metrics.budgetReservations.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
     return n;
   }
   async function recorded(workspaceId: string): Promise<number> {
-    const rows = await db.query<{ s: number }>('SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE workspace_id = $1', [workspaceId]);
+    const rows = await db.query<{ s: number }>(
+      'SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE workspace_id = $1',
+      [workspaceId],
+    );
     return Number(rows[0]?.s);
   }
   /**
@@ -66,8 +70,16 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
   }
   async function workspaceWithBudget(limitUsd: number): Promise<{ id: string; slug: string }> {
     const slug = `l${++seq}`;
-    const res = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: slug, slug }).expect(201);
-    await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: limitUsd }).expect(200);
+    const res = await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ name: slug, slug })
+      .expect(201);
+    await request(gw.app)
+      .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ limit_usd: limitUsd })
+      .expect(200);
     return { id: res.body.data.id, slug };
   }
 
@@ -132,7 +144,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     expect(await recorded(ws.id)).toBeCloseTo(0.35, 9);
   });
 
-  test('a burst over both replicas gets exactly the budget\'s worth, leases or not', async () => {
+  test("a burst over both replicas gets exactly the budget's worth, leases or not", async () => {
     const n = 40;
     const ws = await workspaceWithBudget(n * 0.01);
     const key = await createInferenceKey(gw, { name: 'burst', workspace_id: ws.slug });
@@ -174,7 +186,11 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const ws = await workspaceWithBudget(1);
     const key = await createInferenceKey(gw, { name: 'lowered', workspace_id: ws.slug });
     await leaseOnFirst(key.secret, ws.id);
-    await request(gw.app).put(`/api/v1/workspaces/${ws.slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: 0.025 }).expect(200);
+    await request(gw.app)
+      .put(`/api/v1/workspaces/${ws.slug}/budgets/daily`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ limit_usd: 0.025 })
+      .expect(200);
     // 0.02 spent; 0.01 more would pass 0.025 (the old lease still had 0.03 unused).
     expect(await spend(0, key.secret, 0.01)).toBe(402);
     expect(await spend(0, key.secret, 0.005)).toBe(200);
@@ -186,7 +202,7 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const key = await createInferenceKey(gw, { name: 'shutdown', workspace_id: ws.slug });
     await leaseOnFirst(key.secret, ws.id);
     await instances[0]?.spend.close?.();
-    const redis = (kv1.connection as Redis);
+    const redis = kv1.connection as Redis;
     const [holds] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
     const [spent] = await redis.keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:spent`);
     const fields = Object.keys(await redis.hgetall(holds as string));
@@ -200,7 +216,9 @@ describeIf(REDIS_URL && DATABASE_URL)('budget leases: two instances, one Redis, 
     const record = await gw.deps.keyCache.get(key.hash);
     const reservation = await gw.deps.spend.reserve(record as NonNullable<typeof record>, 0.01, 'lease:spoofed');
     const [holds] = await (kv1.connection as Redis).keys(`${kv1.prefix}budget:{${ws.id}}:daily:*:holds`);
-    const fields = Object.keys(await (kv1.connection as Redis).hgetall(holds as string)).filter((f) => !f.startsWith('#'));
+    const fields = Object.keys(await (kv1.connection as Redis).hgetall(holds as string)).filter(
+      (f) => !f.startsWith('#'),
+    );
     // The request's hold, plus the lease it may have opened (ids of our own making).
     expect(fields.filter((f) => f.includes('spoofed'))).toEqual([expect.stringMatching(/^r:lease:spoofed:/)]);
     expect(fields.filter((f) => f.startsWith('lease:') && f.includes('spoofed'))).toEqual([]);

@@ -47,7 +47,16 @@ describe.each(KVS)('settling any amount on $name', (kind) => {
   afterEach(() => kv.close());
 
   const guardOf = (lease?: { requests: number; ms: number }) =>
-    new BudgetGuard({ db, budgetsOf: (ws) => listBudgets(db, ws), kv, metrics, logger: createLogger('silent'), clock: Date.now, reservationTtlMs: 60_000, lease });
+    new BudgetGuard({
+      db,
+      budgetsOf: (ws) => listBudgets(db, ws),
+      kv,
+      metrics,
+      logger: createLogger('silent'),
+      clock: Date.now,
+      reservationTtlMs: 60_000,
+      lease,
+    });
 
   /** A key with a $1 lifetime limit, and its counter's keys. */
   async function limitedKey(): Promise<{ key: ApiKeyRecord; spentKey: string; holdsKey: string }> {
@@ -57,21 +66,27 @@ describe.each(KVS)('settling any amount on $name', (kind) => {
     return { key, spentKey: counter!.spentKey, holdsKey: counter!.holdsKey };
   }
 
-  const capped = async () => (await metrics.registry.getSingleMetricAsString('switchyard_budget_settle_capped_total')).match(/stage="settle"\} (\d+)/)?.[1];
+  const capped = async () =>
+    (await metrics.registry.getSingleMetricAsString('switchyard_budget_settle_capped_total')).match(
+      /stage="settle"\} (\d+)/,
+    )?.[1];
 
-  test.each([1e300, Infinity, NaN, 5])('a settle of %s against a $0.01 hold adds the hold, is counted, and frees the hold', async (usd) => {
-    const { key, spentKey, holdsKey } = await limitedKey();
-    const guard = guardOf();
-    const reservation = await guard.reserve(key, 0.01, `req-${uniqueId()}`);
-    expect(await kv.run(HELD, [holdsKey], [])).toBe(10_000_000);
-    await expect(reservation.settle(usd)).resolves.toBeUndefined();
-    expect(await kv.run(HELD, [holdsKey], [])).toBe(0);
-    expect(await kv.run(GET, [spentKey], [])).toBe(10_000_000);
-    expect(await capped()).toBe('1');
-    // The next request sees $0.99 left, not a failed or poisoned counter.
-    await expect(guard.reserve(key, 0.99, `req-${uniqueId()}`)).resolves.toBeDefined();
-    await expect(guard.reserve(key, 0.01, `req-${uniqueId()}`)).rejects.toMatchObject({ status: 402 });
-  });
+  test.each([1e300, Infinity, NaN, 5])(
+    'a settle of %s against a $0.01 hold adds the hold, is counted, and frees the hold',
+    async (usd) => {
+      const { key, spentKey, holdsKey } = await limitedKey();
+      const guard = guardOf();
+      const reservation = await guard.reserve(key, 0.01, `req-${uniqueId()}`);
+      expect(await kv.run(HELD, [holdsKey], [])).toBe(10_000_000);
+      await expect(reservation.settle(usd)).resolves.toBeUndefined();
+      expect(await kv.run(HELD, [holdsKey], [])).toBe(0);
+      expect(await kv.run(GET, [spentKey], [])).toBe(10_000_000);
+      expect(await capped()).toBe('1');
+      // The next request sees $0.99 left, not a failed or poisoned counter.
+      await expect(guard.reserve(key, 0.99, `req-${uniqueId()}`)).resolves.toBeDefined();
+      await expect(guard.reserve(key, 0.01, `req-${uniqueId()}`)).rejects.toMatchObject({ status: 402 });
+    },
+  );
 
   test('a settle within its hold is charged as it is and not counted as capped', async () => {
     const { key, spentKey } = await limitedKey();
@@ -87,7 +102,9 @@ describe.each(KVS)('settling any amount on $name', (kind) => {
     const first = await guard.reserve(key, 0.001, `req-${uniqueId()}`); // held itself; asks for a lease of 8 requests' worth
     await until('the lease to be held', async () => (await kv.run(HELD, [holdsKey], [])) === 9_000_000);
     const leased = await guard.reserve(key, 0.001, `req-${uniqueId()}`);
-    expect(await metrics.registry.getSingleMetricAsString('switchyard_budget_reservations_total')).toContain('result="lease"} 1');
+    expect(await metrics.registry.getSingleMetricAsString('switchyard_budget_reservations_total')).toContain(
+      'result="lease"} 1',
+    );
     await first.settle(1e300);
     await leased.settle(Infinity);
     await guard.close();

@@ -30,13 +30,23 @@ test('a failed settle is logged with its error and counted', async () => {
   // The store answers the reservation, then becomes unreachable before the settle.
   const kv: Kv = Object.assign(Object.create(inner) as Kv, {
     run: (script: { name: string }, keys: string[], args: unknown[]) =>
-      script.name === 'budget_settle' ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')) : inner.run(script as never, keys, args as never),
+      script.name === 'budget_settle'
+        ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'))
+        : inner.run(script as never, keys, args as never),
   });
   const stream = new PassThrough();
   let written = '';
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
   const metrics = new Metrics();
-  const guard = new BudgetGuard({ db, budgetsOf: (ws) => listBudgets(db, ws), kv, metrics, logger: createLogger('warn', stream), clock: Date.now, reservationTtlMs: 60000 });
+  const guard = new BudgetGuard({
+    db,
+    budgetsOf: (ws) => listBudgets(db, ws),
+    kv,
+    metrics,
+    logger: createLogger('warn', stream),
+    clock: Date.now,
+    reservationTtlMs: 60000,
+  });
   const { hash } = await createInferenceKey(gw, { name: 'limited', limit: 1 });
   const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
 
@@ -44,8 +54,18 @@ test('a failed settle is logged with its error and counted', async () => {
   await expect(reservation.settle(0.004)).resolves.toBeUndefined();
   await new Promise((resolve) => setImmediate(resolve));
 
-  const line = JSON.parse(written.trim()) as { level: string; message: string; err: { message: string; stack: string } };
-  expect(line).toMatchObject({ level: 'warn', message: 'budget settle failed', err: { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:6379' } });
+  const line = JSON.parse(written.trim()) as {
+    level: string;
+    message: string;
+    err: { message: string; stack: string };
+  };
+  expect(line).toMatchObject({
+    level: 'warn',
+    message: 'budget settle failed',
+    err: { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:6379' },
+  });
   expect(line.err.stack).toContain('connect ECONNREFUSED');
-  expect(await metrics.registry.getSingleMetricAsString('switchyard_budget_store_errors_total')).toContain('switchyard_budget_store_errors_total{operation="settle"} 1');
+  expect(await metrics.registry.getSingleMetricAsString('switchyard_budget_store_errors_total')).toContain(
+    'switchyard_budget_store_errors_total{operation="settle"} 1',
+  );
 });

@@ -44,25 +44,44 @@ describeIf(REDIS_URL && DATABASE_URL)('budgets under concurrency: two instances,
       }),
     );
   }
-  const tally = (statuses: number[]) => ({ ok: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 402).length });
+  const tally = (statuses: number[]) => ({
+    ok: statuses.filter((s) => s === 200).length,
+    refused: statuses.filter((s) => s === 402).length,
+  });
 
   async function recorded(column: 'workspace_id' | 'key_hash', value: string): Promise<number> {
-    const rows = await db.query<{ s: number }>(`SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE ${column} = $1`, [value]);
+    const rows = await db.query<{ s: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0)::double precision AS s FROM generations WHERE ${column} = $1`,
+      [value],
+    );
     return Number(rows[0]?.s);
   }
   async function workspaceWithBudget(limitUsd: number | null): Promise<{ id: string; slug: string }> {
     const slug = `c${++seq}`;
-    const res = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: slug, slug }).expect(201);
+    const res = await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ name: slug, slug })
+      .expect(201);
     if (limitUsd !== null) {
-      await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).send({ limit_usd: limitUsd }).expect(200);
+      await request(gw.app)
+        .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+        .set('Authorization', bearer(gw.mgmtKey))
+        .send({ limit_usd: limitUsd })
+        .expect(200);
     }
     return { id: res.body.data.id, slug };
   }
 
   test(`workspace budget worth ${N} requests: ${20 * N} concurrent → exactly ${N} succeed`, async () => {
     const ws = await workspaceWithBudget(N * COST);
-    const keys = await Promise.all([1, 2, 3].map((i) => createInferenceKey(gw, { name: `k${i}`, workspace_id: ws.slug })));
-    const statuses = await burst(keys.map((k) => k.secret), 20 * N);
+    const keys = await Promise.all(
+      [1, 2, 3].map((i) => createInferenceKey(gw, { name: `k${i}`, workspace_id: ws.slug })),
+    );
+    const statuses = await burst(
+      keys.map((k) => k.secret),
+      20 * N,
+    );
     expect(tally(statuses)).toEqual({ ok: N, refused: 19 * N });
     const spent = await recorded('workspace_id', ws.id);
     expect(spent).toBeLessThanOrEqual(N * COST + 1e-12);
@@ -71,7 +90,12 @@ describeIf(REDIS_URL && DATABASE_URL)('budgets under concurrency: two instances,
 
   test(`key limit worth ${N} requests: ${20 * N} concurrent → exactly ${N} succeed`, async () => {
     const ws = await workspaceWithBudget(null);
-    const key = await createInferenceKey(gw, { name: 'capped', workspace_id: ws.slug, limit: N * COST, limit_reset: 'monthly' });
+    const key = await createInferenceKey(gw, {
+      name: 'capped',
+      workspace_id: ws.slug,
+      limit: N * COST,
+      limit_reset: 'monthly',
+    });
     const statuses = await burst(key.secret, 20 * N);
     expect(tally(statuses)).toEqual({ ok: N, refused: 19 * N });
     const spent = await recorded('key_hash', key.hash);
@@ -90,7 +114,10 @@ describeIf(REDIS_URL && DATABASE_URL)('budgets under concurrency: two instances,
     const spent = await recorded('workspace_id', ws.id);
     expect(spent).toBeCloseTo(N * COST, 12);
     // The key limit (N+1) was rebuilt too: lift the workspace budget and exactly one more fits.
-    await request(gw.app).delete(`/api/v1/workspaces/${ws.slug}/budgets/daily`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+    await request(gw.app)
+      .delete(`/api/v1/workspaces/${ws.slug}/budgets/daily`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .expect(200);
     const after = await burst(key.secret, 4 * N);
     expect(tally(after)).toEqual({ ok: 1, refused: 4 * N - 1 });
     expect(await recorded('key_hash', key.hash)).toBeCloseTo((N + 1) * COST, 12);

@@ -50,12 +50,19 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const slug = `e${++seq}`;
     await request(app).post('/api/v1/workspaces').set('Authorization', mgmt()).send({ name: slug, slug }).expect(201);
     for (const [interval, limit] of Object.entries(budgets)) {
-      await request(app).put(`/api/v1/workspaces/${slug}/budgets/${interval}`).set('Authorization', mgmt()).send({ limit_usd: limit }).expect(200);
+      await request(app)
+        .put(`/api/v1/workspaces/${slug}/budgets/${interval}`)
+        .set('Authorization', mgmt())
+        .send({ limit_usd: limit })
+        .expect(200);
     }
     return slug;
   }
   const spend = (secret: string, estimate = 0.01, extra: Record<string, unknown> = {}) =>
-    request(app).post('/test/spend').set('Authorization', bearer(secret)).send({ estimate, ...extra });
+    request(app)
+      .post('/test/spend')
+      .set('Authorization', bearer(secret))
+      .send({ estimate, ...extra });
   async function flushCounters(): Promise<void> {
     if (kv instanceof MemoryKv) kv.data.flush();
     else await deleteRedisPrefix(kv.prefix);
@@ -72,7 +79,13 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
       `Insufficient credits: the workspace's daily budget is used up. Raise it with PUT /api/v1/workspaces/${res.body.error.metadata.manage.split('/')[4]}/budgets/daily or wait for its reset at 2026-11-19T00:00:00.000Z.`,
     );
     expect(res.body.error.metadata).toEqual({
-      limit_source: 'workspace_budget', interval: 'daily', limit_usd: 0.03, spend_usd: 0.03, remaining_usd: 0, reserved_usd: 0.01, resets_at: '2026-11-19T00:00:00.000Z',
+      limit_source: 'workspace_budget',
+      interval: 'daily',
+      limit_usd: 0.03,
+      spend_usd: 0.03,
+      remaining_usd: 0,
+      reserved_usd: 0.01,
+      resets_at: '2026-11-19T00:00:00.000Z',
       manage: expect.stringMatching(/^PUT \/api\/v1\/workspaces\/[0-9a-f-]{36}\/budgets\/daily$/),
     });
   });
@@ -82,7 +95,14 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
     await spend(secret, 0.6).expect(200);
     const res = await spend(secret, 0.5).expect(402);
-    expect(res.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', spend_usd: 0.6, remaining_usd: 0.4, reserved_usd: 0.5, resets_at: null });
+    expect(res.body.error.metadata).toMatchObject({
+      limit_source: 'workspace_budget',
+      interval: 'lifetime',
+      spend_usd: 0.6,
+      remaining_usd: 0.4,
+      reserved_usd: 0.5,
+      resets_at: null,
+    });
     // Not "used up" (issue 61 item 8): what this request reserves, and the room the budget has left.
     expect(res.body.error.message).toBe(
       `Insufficient credits: this request reserves up to $0.50 (its worst case; nothing is spent yet), more than the $0.40 left of the workspace's lifetime budget of $1.00 ($0.60 spent or held). Raise it with ${res.body.error.metadata.manage} (it never resets).`,
@@ -99,7 +119,12 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
       /^Insufficient credits: this request reserves up to \$0\.01361 \(its worst case; nothing is spent yet\), more than the \$0\.0125 left of the workspace's daily budget of \$0\.0125 \(\$0\.00 spent or held\)\. Raise it with PUT /,
     );
     expect(res.body.error.message).not.toContain('used up');
-    expect(res.body.error.metadata).toMatchObject({ spend_usd: 0, remaining_usd: 0.0125, reserved_usd: 0.013608, limit_usd: 0.0125 });
+    expect(res.body.error.metadata).toMatchObject({
+      spend_usd: 0,
+      remaining_usd: 0.0125,
+      reserved_usd: 0.013608,
+      limit_usd: 0.0125,
+    });
   });
 
   test('settling replaces the estimate with the real cost', async () => {
@@ -120,7 +145,11 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     now = Date.parse('2026-11-19T00:00:00Z'); // Thursday: a new day, the same week
     await spend(secret).expect(200);
     const weekly = await spend(secret).expect(402);
-    expect(weekly.body.error.metadata).toMatchObject({ interval: 'weekly', spend_usd: 0.03, resets_at: '2026-11-23T00:00:00.000Z' });
+    expect(weekly.body.error.metadata).toMatchObject({
+      interval: 'weekly',
+      spend_usd: 0.03,
+      resets_at: '2026-11-23T00:00:00.000Z',
+    });
     expect(weekly.body.error.message).toMatch(/^Insufficient credits: the workspace's weekly budget is used up/);
     now = Date.parse('2026-11-22T23:59:59.999Z'); // Sunday: still the same ISO week
     await spend(secret).expect(402);
@@ -138,7 +167,13 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     now = Date.parse('2026-12-01T00:00:00Z');
     await spend(secret).expect(200);
     const lifetime = await spend(secret).expect(402);
-    expect(lifetime.body.error.metadata).toMatchObject({ limit_source: 'workspace_budget', interval: 'lifetime', limit_usd: 0.04, spend_usd: 0.04, resets_at: null });
+    expect(lifetime.body.error.metadata).toMatchObject({
+      limit_source: 'workspace_budget',
+      interval: 'lifetime',
+      limit_usd: 0.04,
+      spend_usd: 0.04,
+      resets_at: null,
+    });
     expect(lifetime.body.error.message).toMatch(/\(it never resets\)\.$/);
     now = Date.parse('2027-06-01T00:00:00Z');
     await spend(secret).expect(402);
@@ -146,21 +181,47 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
 
   test('a key limit is enforced per limit_reset period and the Key usage fields show real spend', async () => {
     const slug = await workspace();
-    const { secret, hash } = await createInferenceKey(gw, { name: 'capped', workspace_id: slug, limit: 0.05, limit_reset: 'daily' });
+    const { secret, hash } = await createInferenceKey(gw, {
+      name: 'capped',
+      workspace_id: slug,
+      limit: 0.05,
+      limit_reset: 'daily',
+    });
     const { secret: sibling } = await createInferenceKey(gw, { name: 'sibling', workspace_id: slug });
     for (let i = 0; i < 5; i++) await spend(secret).expect(200);
     const res = await spend(secret).expect(402);
-    expect(res.body.error.message).toMatch(/^Insufficient credits: this API key's daily spending limit is used up\. Raise it with PATCH \/api\/v1\/keys\/\{hash\}/);
+    expect(res.body.error.message).toMatch(
+      /^Insufficient credits: this API key's daily spending limit is used up\. Raise it with PATCH \/api\/v1\/keys\/\{hash\}/,
+    );
     expect(res.body.error.metadata).toEqual({
-      limit_source: 'key_limit', interval: 'daily', limit_usd: 0.05, spend_usd: 0.05, remaining_usd: 0, reserved_usd: 0.01, resets_at: '2026-11-19T00:00:00.000Z', manage: 'PATCH /api/v1/keys/{hash}',
+      limit_source: 'key_limit',
+      interval: 'daily',
+      limit_usd: 0.05,
+      spend_usd: 0.05,
+      remaining_usd: 0,
+      reserved_usd: 0.01,
+      resets_at: '2026-11-19T00:00:00.000Z',
+      manage: 'PATCH /api/v1/keys/{hash}',
     });
     await spend(sibling).expect(200); // the limit is the key's own, not the workspace's
     const key = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;
-    expect(key).toMatchObject({ usage: 0.05, usage_daily: 0.05, usage_weekly: 0.05, usage_monthly: 0.05, limit_remaining: 0 });
+    expect(key).toMatchObject({
+      usage: 0.05,
+      usage_daily: 0.05,
+      usage_weekly: 0.05,
+      usage_monthly: 0.05,
+      limit_remaining: 0,
+    });
     now = Date.parse('2026-11-19T08:00:00Z');
     await spend(secret, 0.02).expect(200);
     const next = (await request(app).get(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).expect(200)).body.data;
-    expect(next).toMatchObject({ usage: 0.07, usage_daily: 0.02, usage_weekly: 0.07, usage_monthly: 0.07, limit_remaining: 0.03 });
+    expect(next).toMatchObject({
+      usage: 0.07,
+      usage_daily: 0.02,
+      usage_weekly: 0.07,
+      usage_monthly: 0.07,
+      limit_remaining: 0.03,
+    });
     const own = (await request(app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200)).body.data;
     expect(own).toMatchObject({ usage: 0.07, usage_daily: 0.02, limit_remaining: 0.03 });
   });
@@ -170,7 +231,11 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const { secret, hash } = await createInferenceKey(gw, { name: 'life', workspace_id: slug, limit: 0.02 });
     await spend(secret).expect(200);
     await spend(secret).expect(200);
-    expect((await spend(secret).expect(402)).body.error.metadata).toMatchObject({ limit_source: 'key_limit', interval: 'lifetime', resets_at: null });
+    expect((await spend(secret).expect(402)).body.error.metadata).toMatchObject({
+      limit_source: 'key_limit',
+      interval: 'lifetime',
+      resets_at: null,
+    });
     await request(app).patch(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).send({ limit: 0.03 }).expect(200);
     await spend(secret).expect(200);
     await spend(secret).expect(402);
@@ -183,7 +248,11 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
     await spend(secret).expect(200);
     await spend(secret).expect(402);
-    await request(app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt()).send({ limit_usd: 0.02 }).expect(200);
+    await request(app)
+      .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+      .set('Authorization', mgmt())
+      .send({ limit_usd: 0.02 })
+      .expect(200);
     await spend(secret).expect(200);
     await spend(secret).expect(402);
     await request(app).delete(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt()).expect(200);
@@ -213,7 +282,12 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
 
   test('counters lost from the store are rebuilt from the usage table, once, with no overspend', async () => {
     const slug = await workspace({ daily: 0.05, monthly: 0.08 });
-    const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: slug, limit: 0.07, limit_reset: 'monthly' });
+    const { secret } = await createInferenceKey(gw, {
+      name: 'k',
+      workspace_id: slug,
+      limit: 0.07,
+      limit_reset: 'monthly',
+    });
     await spend(secret).expect(200);
     await spend(secret).expect(200);
     now = Date.parse('2026-11-17T09:00:00Z'); // the day before: counts for the month, not for the 18th
@@ -257,13 +331,23 @@ describe('budget enforcement when Redis is unreachable', () => {
   });
 
   function guard() {
-    return new BudgetGuard({ db, budgetsOf: (ws) => listBudgets(db, ws), kv: dead, metrics: new Metrics(), logger: createLogger('silent'), clock: Date.now, reservationTtlMs: 60000 });
+    return new BudgetGuard({
+      db,
+      budgetsOf: (ws) => listBudgets(db, ws),
+      kv: dead,
+      metrics: new Metrics(),
+      logger: createLogger('silent'),
+      clock: Date.now,
+      reservationTtlMs: 60000,
+    });
   }
 
   test('a request with a limit fails closed with 503', async () => {
     const { hash } = await createInferenceKey(gw, { name: 'limited', limit: 1 });
     const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
-    const err = await guard().reserve(key, 0.01, 'r').catch((e: unknown) => e);
+    const err = await guard()
+      .reserve(key, 0.01, 'r')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect((err as ServiceUnavailableError).status).toBe(503);
     expect((err as ServiceUnavailableError).metadata).toEqual({ reason: 'budget_store_unavailable' });

@@ -23,13 +23,40 @@ import { createTestGateway, gatewayApp, type TestGateway } from '../helpers/gate
 
 /** Write one usage event of `costUsd` for `key` at `atMs` (what the embeddings path records). */
 export async function recordSpend(db: Queryable, key: ApiKeyRecord, costUsd: number, atMs: number): Promise<void> {
-  await insertUsageEvents(db, [{
-    id: `gen-test-${randomUUID()}`, createdAt: new Date(atMs), orgId: key.orgId, workspaceId: key.workspaceId, keyHash: key.hash,
-    endUser: null, sessionId: null, apiType: 'embeddings', model: 'test/model', provider: 'test', upstreamId: null,
-    tokensPrompt: 1, tokensCompletion: 0, costUsd, latencyMs: 1, generationTimeMs: 1, attempts: 1, status: 'ok',
-    inputModality: 'text', userAgent: null, httpReferer: null, appTitle: null,
-    origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false, upstreamCostUsd: null, cachedTokens: 0,
-  }]);
+  await insertUsageEvents(db, [
+    {
+      id: `gen-test-${randomUUID()}`,
+      createdAt: new Date(atMs),
+      orgId: key.orgId,
+      workspaceId: key.workspaceId,
+      keyHash: key.hash,
+      endUser: null,
+      sessionId: null,
+      apiType: 'embeddings',
+      model: 'test/model',
+      provider: 'test',
+      upstreamId: null,
+      tokensPrompt: 1,
+      tokensCompletion: 0,
+      costUsd,
+      latencyMs: 1,
+      generationTimeMs: 1,
+      attempts: 1,
+      status: 'ok',
+      inputModality: 'text',
+      userAgent: null,
+      httpReferer: null,
+      appTitle: null,
+      origin: null,
+      finishReason: null,
+      variant: null,
+      outputModality: 'embeddings',
+      toolCalls: 0,
+      isByok: false,
+      upstreamCostUsd: null,
+      cachedTokens: 0,
+    },
+  ]);
 }
 
 /** Body of `POST /test/spend`. */
@@ -49,7 +76,8 @@ export function spendApp(deps: AppDeps): Express {
     if (!key) throw new AuthenticationError();
     const body = req.body as SpendBody;
     // As the embeddings service reserves: without waiting when it can (a lease), else the round trip.
-    const reservation = deps.spend.reserveNow?.(key, body.estimate) ?? (await deps.spend.reserve(key, body.estimate, randomUUID()));
+    const reservation =
+      deps.spend.reserveNow?.(key, body.estimate) ?? (await deps.spend.reserve(key, body.estimate, randomUUID()));
     if (body.fail) {
       await reservation.release();
       res.json({ released: true });
@@ -93,7 +121,11 @@ export async function startSpendPair(overrides: ConfigOverrides = {}): Promise<S
     urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
   return {
-    db, kv1, gw, instances, urls,
+    db,
+    kv1,
+    gw,
+    instances,
+    urls,
     async close() {
       await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
       await Promise.all(

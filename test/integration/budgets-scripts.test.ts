@@ -56,8 +56,13 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
   afterEach(() => kv.close());
 
   /** Reserve `amount` at `now` against limits A and B (with optional rebuild values). */
-  const reserve = (id: string, amount: number, now: number, limits: [number, number], rebuild: [string, string] = ['', '']) =>
-    kv.run(RESERVE, keys, [id, amount, now, now + TTL, TTL, limits[0], rebuild[0], 0, limits[1], rebuild[1], 0]);
+  const reserve = (
+    id: string,
+    amount: number,
+    now: number,
+    limits: [number, number],
+    rebuild: [string, string] = ['', ''],
+  ) => kv.run(RESERVE, keys, [id, amount, now, now + TTL, TTL, limits[0], rebuild[0], 0, limits[1], rebuild[1], 0]);
 
   test('missing counters are reported without reserving; rebuilt once; a later rebuild value is ignored', async () => {
     expect(await reserve('r1', 10, T0, [100, 100])).toEqual({ kind: 'missing', indexes: [1, 2] });
@@ -84,7 +89,8 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
 
   test('the running total of the holds follows reserve and settle (no walk of the holds per request)', async () => {
     await reserve('x', 0, T0, [1e12, 1e12], ['0', '0']);
-    for (let i = 1; i <= 40; i++) expect(await reserve(`r:${i}`, i, T0 + i, [1e12, 1e12])).toMatchObject({ kind: 'reserved' });
+    for (let i = 1; i <= 40; i++)
+      expect(await reserve(`r:${i}`, i, T0 + i, [1e12, 1e12])).toMatchObject({ kind: 'reserved' });
     for (let i = 1; i <= 40; i += 2) await kv.run(SETTLE, keys, [`r:${i}`, 0]);
     // Live holds: the even ones, 2 + 4 + … + 40 = 420; nothing spent.
     const holds = await kv.run(DUMP, ['a:holds'], []);
@@ -101,18 +107,34 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     await reserve('x', 0, T0, [1000, 1000], ['0', '0']);
     await reserve('early', 100, T0, [1000, 1000]);
     await reserve('late', 7, T0 + 30_000, [1000, 1000]);
-    expect(await reserve('probe', 1000, T0 + TTL - 1, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 107 });
+    expect(await reserve('probe', 1000, T0 + TTL - 1, [1000, 1000])).toEqual({
+      kind: 'refused',
+      index: 1,
+      usedNanos: 107,
+    });
     expect(await reserve('probe', 1000, T0 + TTL, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 7 });
     const holds = await kv.run(DUMP, ['a:holds'], []);
-    expect(holds).toEqual({ late: `7|${T0 + 30_000 + TTL}`, [HELD_FIELD]: '7', [NEXT_FIELD]: String(T0 + 30_000 + TTL) });
+    expect(holds).toEqual({
+      late: `7|${T0 + 30_000 + TTL}`,
+      [HELD_FIELD]: '7',
+      [NEXT_FIELD]: String(T0 + 30_000 + TTL),
+    });
     // When the last one expires the hash goes and nothing is held.
     expect(await reserve('probe', 1000, T0 + 30_000 + TTL, [1000, 1000])).toMatchObject({ kind: 'reserved' });
   });
 
   test('a holds hash without a running total (written by an older release) is walked once and counted', async () => {
     await kv.run(SEED, ['a:holds'], ['old:1', `300|${T0 + TTL}`, 'old:2', `5|${T0 - 1}`]);
-    expect(await reserve('r', 701, T0, [1000, 10_000], ['0', '0'])).toEqual({ kind: 'refused', index: 1, usedNanos: 300 });
-    expect(await kv.run(DUMP, ['a:holds'], [])).toEqual({ 'old:1': `300|${T0 + TTL}`, [HELD_FIELD]: '300', [NEXT_FIELD]: String(T0 + TTL) });
+    expect(await reserve('r', 701, T0, [1000, 10_000], ['0', '0'])).toEqual({
+      kind: 'refused',
+      index: 1,
+      usedNanos: 300,
+    });
+    expect(await kv.run(DUMP, ['a:holds'], [])).toEqual({
+      'old:1': `300|${T0 + TTL}`,
+      [HELD_FIELD]: '300',
+      [NEXT_FIELD]: String(T0 + TTL),
+    });
     expect(await reserve('r', 700, T0, [1000, 10_000])).toMatchObject({ kind: 'reserved' });
   });
 

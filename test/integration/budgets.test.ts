@@ -29,7 +29,11 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
   });
 
   const auth = (g: TestGateway) => bearer(g.mgmtKey);
-  const put = (path: string, body: unknown, g = gw) => request(g.app).put(`/api/v1${path}`).set('Authorization', auth(g)).send(body as object);
+  const put = (path: string, body: unknown, g = gw) =>
+    request(g.app)
+      .put(`/api/v1${path}`)
+      .set('Authorization', auth(g))
+      .send(body as object);
   const get = (path: string, g = gw) => request(g.app).get(`/api/v1${path}`).set('Authorization', auth(g));
   const del = (path: string, g = gw) => request(g.app).delete(`/api/v1${path}`).set('Authorization', auth(g));
   async function untilDatabaseClockPasses(iso: string): Promise<void> {
@@ -41,7 +45,10 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
   }
   async function newWorkspace(g = gw): Promise<{ id: string; slug: string }> {
     const slug = `b${++slugSeq}`;
-    const res = await request(g.app).post('/api/v1/workspaces').set('Authorization', auth(g)).send({ name: slug, slug });
+    const res = await request(g.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', auth(g))
+      .send({ name: slug, slug });
     return { id: res.body.data.id, slug };
   }
 
@@ -50,7 +57,14 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     const created = await put(`/workspaces/${ws.id}/budgets/monthly`, { limit_usd: 100 });
     expect(created.status).toBe(200);
     expect(Object.keys(created.body).sort()).toEqual(['data', 'include_byok_in_budgets']);
-    expect(Object.keys(created.body.data).sort()).toEqual(['created_at', 'id', 'limit_usd', 'reset_interval', 'updated_at', 'workspace_id']);
+    expect(Object.keys(created.body.data).sort()).toEqual([
+      'created_at',
+      'id',
+      'limit_usd',
+      'reset_interval',
+      'updated_at',
+      'workspace_id',
+    ]);
     expect(created.body.data).toMatchObject({ workspace_id: ws.id, limit_usd: 100, reset_interval: 'monthly' });
     expect(created.body.include_byok_in_budgets).toBe(false);
     // The database stamps updated_at (clock_timestamp()) and the answer shows milliseconds: the
@@ -58,7 +72,11 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     await untilDatabaseClockPasses(created.body.data.updated_at);
     const updated = await put(`/workspaces/${ws.slug}/budgets/monthly`, { limit_usd: 250.5 });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ id: created.body.data.id, limit_usd: 250.5, created_at: created.body.data.created_at });
+    expect(updated.body.data).toMatchObject({
+      id: created.body.data.id,
+      limit_usd: 250.5,
+      created_at: created.body.data.created_at,
+    });
     expect(Date.parse(updated.body.data.updated_at)).toBeGreaterThan(Date.parse(created.body.data.updated_at));
   });
 
@@ -71,8 +89,13 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
       expect(res.body.data.reset_interval).toBe(interval);
     }
     const list = await get(`/workspaces/${ws.slug}/budgets`).expect(200);
-    expect(list.body.data.map((b: { reset_interval: string; limit_usd: number }) => [b.reset_interval, b.limit_usd])).toEqual([
-      ['daily', 1], ['weekly', 2], ['monthly', 3], ['lifetime', 4],
+    expect(
+      list.body.data.map((b: { reset_interval: string; limit_usd: number }) => [b.reset_interval, b.limit_usd]),
+    ).toEqual([
+      ['daily', 1],
+      ['weekly', 2],
+      ['monthly', 3],
+      ['lifetime', 4],
     ]);
     expect(list.body.include_byok_in_budgets).toBe(false);
     expectSchema(list.body, 'budgets.list.response');
@@ -83,7 +106,14 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
 
   test('limit_usd must be a number > 0; the interval must be one of the four → 400', async () => {
     const ws = await newWorkspace();
-    for (const body of [{ limit_usd: 0 }, { limit_usd: -1 }, { limit_usd: '5' }, {}, { limit_usd: 5, extra: 1 }, { limit_usd: null }]) {
+    for (const body of [
+      { limit_usd: 0 },
+      { limit_usd: -1 },
+      { limit_usd: '5' },
+      {},
+      { limit_usd: 5, extra: 1 },
+      { limit_usd: null },
+    ]) {
       const res = await put(`/workspaces/${ws.slug}/budgets/daily`, body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(400);
@@ -116,10 +146,14 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     const daily = await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 50 });
     expect(daily.status).toBe(400);
     expect(daily.body.error.message).toBe('Invalid request parameters');
-    expect(daily.body.error.metadata.detail).toMatch(/daily budget \(50 USD\) must be lower than the weekly budget \(50 USD\)/);
+    expect(daily.body.error.metadata.detail).toMatch(
+      /daily budget \(50 USD\) must be lower than the weekly budget \(50 USD\)/,
+    );
     const monthly = await put(`/workspaces/${ws.slug}/budgets/monthly`, { limit_usd: 40 });
     expect(monthly.status).toBe(400);
-    expect(monthly.body.error.metadata.detail).toMatch(/monthly budget \(40 USD\) must be higher than the weekly budget/);
+    expect(monthly.body.error.metadata.detail).toMatch(
+      /monthly budget \(40 USD\) must be higher than the weekly budget/,
+    );
     await put(`/workspaces/${ws.slug}/budgets/lifetime`, { limit_usd: 1000 }).expect(200);
     const lowered = await put(`/workspaces/${ws.slug}/budgets/lifetime`, { limit_usd: 10 });
     expect(lowered.status).toBe(400);
@@ -145,7 +179,10 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
 
   test('include_byok_in_budgets is workspace-wide: set on one PUT, reported everywhere, kept when omitted', async () => {
     const ws = await newWorkspace();
-    const res = await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 1, include_byok_in_budgets: true }).expect(200);
+    const res = await put(`/workspaces/${ws.slug}/budgets/daily`, {
+      limit_usd: 1,
+      include_byok_in_budgets: true,
+    }).expect(200);
     expect(res.body.include_byok_in_budgets).toBe(true);
     const weekly = await put(`/workspaces/${ws.slug}/budgets/weekly`, { limit_usd: 2 }).expect(200);
     expect(weekly.body.include_byok_in_budgets).toBe(true);
@@ -169,10 +206,14 @@ describe.each(DATABASES)('workspace budgets on $name', (dbKind) => {
     await del(`/workspaces/${theirs.id}/budgets/daily`).expect(404);
     expect((await get(`/workspaces/${theirs.slug}/budgets/daily`, other).expect(200)).body.data.limit_usd).toBe(1);
     const key = await createInferenceKey(gw);
-    await request(gw.app).put('/api/v1/workspaces/default/budgets/daily').set('Authorization', bearer(key.secret)).send({ limit_usd: 1 }).expect(403);
+    await request(gw.app)
+      .put('/api/v1/workspaces/default/budgets/daily')
+      .set('Authorization', bearer(key.secret))
+      .send({ limit_usd: 1 })
+      .expect(403);
   });
 
-  test("deleting a workspace deletes its budgets", async () => {
+  test('deleting a workspace deletes its budgets', async () => {
     const ws = await newWorkspace();
     await put(`/workspaces/${ws.slug}/budgets/daily`, { limit_usd: 1 }).expect(200);
     await del(`/workspaces/${ws.slug}`).expect(200);

@@ -7,7 +7,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { DATABASE_URL, REDIS_URL, deleteRedisPrefix, describeIf, openTestPostgres, openTestRedisKv } from '../helpers/services';
+import {
+  DATABASE_URL,
+  REDIS_URL,
+  deleteRedisPrefix,
+  describeIf,
+  openTestPostgres,
+  openTestRedisKv,
+} from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
 import { startFakeFleet, type FakeFleet } from '../fakes/providers';
 import type { Database } from '../../src/store/db';
@@ -28,7 +35,10 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
     db = await openTestPostgres();
     kv = await openTestRedisKv();
     fleet = await startFakeFleet();
-    gw = await createTestGateway(db, kv, { ...fleet.overrides, chat: { attemptTimeoutMs: 15_000, deadlineMs: 20_000 } });
+    gw = await createTestGateway(db, kv, {
+      ...fleet.overrides,
+      chat: { attemptTimeoutMs: 15_000, deadlineMs: 20_000 },
+    });
     server = http.createServer(gw.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/chat/completions`;
@@ -50,7 +60,10 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
     const mgmt = bearer(gw.mgmtKey);
     const ws = await request(gw.app).post('/api/v1/workspaces').set('Authorization', mgmt).send({ name: slug, slug });
     expect(ws.status).toBe(201);
-    const put = await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt).send({ limit_usd: budget });
+    const put = await request(gw.app)
+      .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+      .set('Authorization', mgmt)
+      .send({ limit_usd: budget });
     expect(put.status).toBe(200);
     const { secret } = await createInferenceKey(gw, { name: 'k', workspace_id: ws.body.data.id });
     return { id: ws.body.data.id as string, secret };
@@ -61,7 +74,13 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
     const res = await fetch(url, {
       method: 'POST',
       headers: { authorization: bearer(secret), 'content-type': 'application/json' },
-      body: JSON.stringify({ model: LLAMA, max_tokens: 20, stream, provider: { only: ['deepinfra'] }, messages: [{ role: 'user', content: 'hello there my friend' }] }),
+      body: JSON.stringify({
+        model: LLAMA,
+        max_tokens: 20,
+        stream,
+        provider: { only: ['deepinfra'] },
+        messages: [{ role: 'user', content: 'hello there my friend' }],
+      }),
     });
     const text = await res.text();
     if (res.status !== 200) return { status: res.status };
@@ -74,32 +93,48 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
     return { status: 200, id: last.id, cost: last.usage?.cost };
   }
 
-  test.each([false, true])('50 concurrent requests (stream: %s): no overspend; each answer has one record with its cost', async (stream) => {
-    const ws = await workspace(BUDGET);
-    const results = await Promise.all(Array.from({ length: 50 }, () => ask(ws.secret, stream)));
-    const answered = results.filter((r) => r.status === 200);
-    expect(answered.length).toBeGreaterThan(0);
-    expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
-    expect(results.some((r) => r.status === 402)).toBe(true);
-    await gw.deps.chat.drain();
-    await gw.deps.recorder.flush();
-    const rows = await db.query<{ id: string; cost_usd: number }>('SELECT id, cost_usd FROM generations WHERE workspace_id = $1', [ws.id]);
-    expect(rows).toHaveLength(answered.length);
-    const recorded = new Map(rows.map((r) => [r.id, Number(r.cost_usd)]));
-    for (const a of answered) expect(recorded.get(a.id!)).toBe(a.cost);
-    const spent = rows.reduce((sum, r) => sum + Number(r.cost_usd), 0);
-    expect(spent).toBeLessThanOrEqual(BUDGET);
-    expect(spent).toBeGreaterThan(0);
-  });
+  test.each([false, true])(
+    '50 concurrent requests (stream: %s): no overspend; each answer has one record with its cost',
+    async (stream) => {
+      const ws = await workspace(BUDGET);
+      const results = await Promise.all(Array.from({ length: 50 }, () => ask(ws.secret, stream)));
+      const answered = results.filter((r) => r.status === 200);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
+      expect(results.some((r) => r.status === 402)).toBe(true);
+      await gw.deps.chat.drain();
+      await gw.deps.recorder.flush();
+      const rows = await db.query<{ id: string; cost_usd: number }>(
+        'SELECT id, cost_usd FROM generations WHERE workspace_id = $1',
+        [ws.id],
+      );
+      expect(rows).toHaveLength(answered.length);
+      const recorded = new Map(rows.map((r) => [r.id, Number(r.cost_usd)]));
+      for (const a of answered) expect(recorded.get(a.id!)).toBe(a.cost);
+      const spent = rows.reduce((sum, r) => sum + Number(r.cost_usd), 0);
+      expect(spent).toBeLessThanOrEqual(BUDGET);
+      expect(spent).toBeGreaterThan(0);
+    },
+  );
 
   test('a worst case that cannot fit: 402 naming max_tokens; with max_tokens set the same prompt fits', async () => {
     const ws = await workspace(BUDGET);
     const body = { model: LLAMA, provider: { only: ['deepinfra'] }, messages: [{ role: 'user', content: 'hello' }] };
-    const refused = await request(gw.app).post('/api/v1/chat/completions').set('Authorization', bearer(ws.secret)).send(body);
+    const refused = await request(gw.app)
+      .post('/api/v1/chat/completions')
+      .set('Authorization', bearer(ws.secret))
+      .send(body);
     expect(refused.status).toBe(402);
     expect(refused.body.error.message).toMatch(/max_tokens/);
-    expect(fleet.fakes.deepinfra!.calls.filter((c) => c.body.messages !== undefined && JSON.stringify(c.body).includes('"hello"'))).toHaveLength(0);
-    const fits = await request(gw.app).post('/api/v1/chat/completions').set('Authorization', bearer(ws.secret)).send({ ...body, max_tokens: 10 });
+    expect(
+      fleet.fakes.deepinfra!.calls.filter(
+        (c) => c.body.messages !== undefined && JSON.stringify(c.body).includes('"hello"'),
+      ),
+    ).toHaveLength(0);
+    const fits = await request(gw.app)
+      .post('/api/v1/chat/completions')
+      .set('Authorization', bearer(ws.secret))
+      .send({ ...body, max_tokens: 10 });
     expect(fits.status).toBe(200);
   });
 });

@@ -28,12 +28,25 @@ afterAll(async () => {
 
 const WIRES = {
   openai: () => ({ fake: openai, adapter: chatAdapterFor('openai'), view: chatViewOf(chatAdapterFor('openai')) }),
-  anthropic: () => ({ fake: anthropic, adapter: chatAdapterFor('anthropic'), view: chatViewOf(chatAdapterFor('anthropic')) }),
+  anthropic: () => ({
+    fake: anthropic,
+    adapter: chatAdapterFor('anthropic'),
+    view: chatViewOf(chatAdapterFor('anthropic')),
+  }),
 };
 type WireName = keyof typeof WIRES;
 
-const ask = (text: string, over: Partial<ChatBody> = {}): ChatBody => ({ model: 'm', messages: [{ role: 'user', content: text }], ...over });
-const weather: ChatBody['tools'] = [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { text: { type: 'string' } } } } }];
+const ask = (text: string, over: Partial<ChatBody> = {}): ChatBody => ({
+  model: 'm',
+  messages: [{ role: 'user', content: text }],
+  ...over,
+});
+const weather: ChatBody['tools'] = [
+  {
+    type: 'function',
+    function: { name: 'weather', parameters: { type: 'object', properties: { text: { type: 'string' } } } },
+  },
+];
 
 /** Send `body` through `wire`'s adapter to its fake. */
 function send(wire: WireName, body: ChatBody, stream: boolean, signal?: AbortSignal) {
@@ -43,7 +56,10 @@ function send(wire: WireName, body: ChatBody, stream: boolean, signal?: AbortSig
 }
 
 /** Stream `body` and feed the translator each piece as it arrives. */
-async function streamed(wire: WireName, body: ChatBody): Promise<{ s: ChatStream; events: string[]; pieces: number; status: number; cut: boolean }> {
+async function streamed(
+  wire: WireName,
+  body: ChatBody,
+): Promise<{ s: ChatStream; events: string[]; pieces: number; status: number; cut: boolean }> {
   const res = await send(wire, body, true);
   const s = WIRES[wire]().view.createStream(HEAD);
   const events: string[] = [];
@@ -61,9 +77,24 @@ async function streamed(wire: WireName, body: ChatBody): Promise<{ s: ChatStream
   return { s, events, pieces, status: res.statusCode, cut };
 }
 
-const deltas = (events: string[]) => events.map((e) => (JSON.parse(e.slice('data: '.length)) as { choices: Array<{ delta: { content?: string; tool_calls?: Array<{ function: { arguments?: string } }> } }> }).choices[0]!.delta);
-const contentOf = (events: string[]) => deltas(events).map((d) => d.content ?? '').join('');
-const argumentsOf = (events: string[]) => deltas(events).flatMap((d) => d.tool_calls ?? []).map((t) => t.function.arguments ?? '').join('');
+const deltas = (events: string[]) =>
+  events.map(
+    (e) =>
+      (
+        JSON.parse(e.slice('data: '.length)) as {
+          choices: Array<{ delta: { content?: string; tool_calls?: Array<{ function: { arguments?: string } }> } }>;
+        }
+      ).choices[0]!.delta,
+  );
+const contentOf = (events: string[]) =>
+  deltas(events)
+    .map((d) => d.content ?? '')
+    .join('');
+const argumentsOf = (events: string[]) =>
+  deltas(events)
+    .flatMap((d) => d.tool_calls ?? [])
+    .map((t) => t.function.arguments ?? '')
+    .join('');
 
 describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire) => {
   it('answers a whole request with the echo and its usage', async () => {
@@ -120,12 +151,17 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
     const { s, events } = await streamed(wire, ask('one two three four five'));
     expect(s.started).toBe(true);
     expect(s.done).toBe(false);
-    expect(s.error).toEqual(wire === 'openai' ? { code: 502, message: 'fake stream failure' } : { code: 529, message: 'Overloaded' });
+    expect(s.error).toEqual(
+      wire === 'openai' ? { code: 502, message: 'fake stream failure' } : { code: 529, message: 'Overloaded' },
+    );
     expect(contentOf(events).length).toBeGreaterThan(0);
   });
 
   it('a status before the first byte is an ordinary HTTP error', async () => {
-    WIRES[wire]().fake.queue({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    WIRES[wire]().fake.queue({
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    });
     const res = await send(wire, ask('x'), true);
     expect(res.statusCode).toBe(529);
     await res.body.dump();
@@ -151,7 +187,10 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
 
 describe('fake routing', () => {
   it('serves embeddings beside chat on an OpenAI fake, and 404 where a fake has no such wire', async () => {
-    const emb = await request(`${openai.origin}/v1/embeddings`, { method: 'POST', body: JSON.stringify({ model: 'e', input: ['abc'] }) });
+    const emb = await request(`${openai.origin}/v1/embeddings`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'e', input: ['abc'] }),
+    });
     expect(emb.statusCode).toBe(200);
     expect(((await emb.body.json()) as { data: unknown[] }).data).toHaveLength(1);
     const none = await request(`${anthropic.origin}/v1/embeddings`, { method: 'POST', body: '{}' });

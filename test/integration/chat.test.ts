@@ -18,7 +18,9 @@ const DEEPINFRA_LLAMA = { prompt: 0.13e-6, completion: 0.4e-6 };
 describe('POST /chat/completions (whole answers)', () => {
   let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startGatewayHarness({ overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000 }, breaker: { failureThreshold: 1000 } } });
+    h = await startGatewayHarness({
+      overrides: { chat: { attemptTimeoutMs: 400, deadlineMs: 3000 }, breaker: { failureThreshold: 1000 } },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -29,7 +31,10 @@ describe('POST /chat/completions (whole answers)', () => {
   });
 
   const chat = (body: Record<string, unknown>) =>
-    request(h.gw.app).post('/api/v1/chat/completions').set('Authorization', bearer(h.key)).send({ model: LLAMA, messages: [{ role: 'user', content: 'hello there' }], ...body });
+    request(h.gw.app)
+      .post('/api/v1/chat/completions')
+      .set('Authorization', bearer(h.key))
+      .send({ model: LLAMA, messages: [{ role: 'user', content: 'hello there' }], ...body });
 
   test('the answer: OpenAI shape plus provider, usage.cost and X-Generation-Id; one record with the same cost', async () => {
     const res = await chat({});
@@ -41,15 +46,31 @@ describe('POST /chat/completions (whole answers)', () => {
       model: LLAMA,
       provider: 'DeepInfra',
       system_fingerprint: 'fp_fake',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'echo: hello there' }, finish_reason: 'stop', native_finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'echo: hello there' },
+          finish_reason: 'stop',
+          native_finish_reason: 'stop',
+        },
+      ],
     });
     const usage = res.body.usage;
-    expect(usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, is_byok: false, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+    expect(usage).toMatchObject({
+      prompt_tokens: 2,
+      completion_tokens: 3,
+      total_tokens: 5,
+      is_byok: false,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    });
     expect(usage.cost).toBeCloseTo(2 * DEEPINFRA_LLAMA.prompt + 3 * DEEPINFRA_LLAMA.completion, 12);
     // The upstream saw its own model name and never the gateway's fields.
     const sent = h.fleet.fakes.deepinfra!.calls[0]!;
     expect(sent.path).toBe('/v1/openai/chat/completions');
-    expect(sent.body).toMatchObject({ model: expect.any(String), messages: [{ role: 'user', content: 'hello there' }] });
+    expect(sent.body).toMatchObject({
+      model: expect.any(String),
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
     expect(sent.body.model).not.toBe(LLAMA);
     expect(h.events).toHaveLength(1);
     expect(h.events[0]).toMatchObject({
@@ -82,13 +103,24 @@ describe('POST /chat/completions (whole answers)', () => {
   test('chat shares the attempt runner: attempts, fallbacks and the gateway overhead are counted as for embeddings', async () => {
     h.fleet.fakes.deepinfra!.queue({ status: 500 });
     const before = await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_gateway_overhead_seconds');
-    const count = (text: string) => Number(/switchyard_gateway_overhead_seconds_count\{route="\/api\/v1\/chat\/completions"\} (\d+)/.exec(text)?.[1] ?? 0);
+    const count = (text: string) =>
+      Number(
+        /switchyard_gateway_overhead_seconds_count\{route="\/api\/v1\/chat\/completions"\} (\d+)/.exec(text)?.[1] ?? 0,
+      );
     expect((await chat({})).status).toBe(200);
     expect((await chat({ stream: true })).status).toBe(200);
     const text = await h.gw.deps.metrics.registry.metrics();
     expect(count(text) - count(before)).toBe(2);
-    expect(text).toMatch(new RegExp(`switchyard_upstream_requests_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}",outcome="server"\\} [1-9]`));
-    expect(text).toMatch(new RegExp(`switchyard_upstream_fallbacks_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}"\\} [1-9]`));
+    expect(text).toMatch(
+      new RegExp(
+        `switchyard_upstream_requests_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}",outcome="server"\\} [1-9]`,
+      ),
+    );
+    expect(text).toMatch(
+      new RegExp(
+        `switchyard_upstream_fallbacks_total\\{provider="deepinfra",model="${LLAMA.replace(/[./]/g, '\\$&')}"\\} [1-9]`,
+      ),
+    );
   });
 
   test('GET /generation?id= serves the chat generation', async () => {
@@ -96,12 +128,28 @@ describe('POST /chat/completions (whole answers)', () => {
     await h.gw.deps.recorder.flush();
     const gen = await request(h.gw.app).get(`/api/v1/generation?id=${res.body.id}`).set('Authorization', bearer(h.key));
     expect(gen.status).toBe(200);
-    expect(gen.body.data).toMatchObject({ id: res.body.id, model: LLAMA, tokens_prompt: 2, tokens_completion: 3, finish_reason: 'stop', provider_name: 'DeepInfra' });
+    expect(gen.body.data).toMatchObject({
+      id: res.body.id,
+      model: LLAMA,
+      tokens_prompt: 2,
+      tokens_completion: 3,
+      finish_reason: 'stop',
+      provider_name: 'DeepInfra',
+    });
     expect(gen.body.data.total_cost).toBeCloseTo(res.body.usage.cost, 12);
   });
 
   test('a tool call round trip: the model calls the tool, the tool result goes back, the model answers', async () => {
-    const tools = [{ type: 'function', function: { name: 'lookup', description: 'Look it up', parameters: { type: 'object', properties: { text: { type: 'string' } } } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'lookup',
+          description: 'Look it up',
+          parameters: { type: 'object', properties: { text: { type: 'string' } } },
+        },
+      },
+    ];
     const first = await chat({ tools, messages: [{ role: 'user', content: 'find cats' }] });
     expect(first.status).toBe(200);
     const call = first.body.choices[0].message.tool_calls[0];
@@ -126,16 +174,26 @@ describe('POST /chat/completions (whole answers)', () => {
       model: HAIKU,
       max_tokens: 50,
       messages: [
-        { role: 'system', content: [{ type: 'text', text: 'be brief and kind', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'system',
+          content: [{ type: 'text', text: 'be brief and kind', cache_control: { type: 'ephemeral' } }],
+        },
         { role: 'user', content: 'hello there' },
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ model: HAIKU, provider: 'Anthropic', choices: [{ message: { content: 'echo: hello there' }, finish_reason: 'stop', native_finish_reason: 'end_turn' }] });
+    expect(res.body).toMatchObject({
+      model: HAIKU,
+      provider: 'Anthropic',
+      choices: [{ message: { content: 'echo: hello there' }, finish_reason: 'stop', native_finish_reason: 'end_turn' }],
+    });
     const sent = h.fleet.fakes.anthropic!.calls[0]!;
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe('test-key-anthropic');
-    expect(sent.body).toMatchObject({ max_tokens: 50, system: [{ type: 'text', text: 'be brief and kind', cache_control: { type: 'ephemeral' } }] });
+    expect(sent.body).toMatchObject({
+      max_tokens: 50,
+      system: [{ type: 'text', text: 'be brief and kind', cache_control: { type: 'ephemeral' } }],
+    });
     const u = res.body.usage;
     expect(u.prompt_tokens_details.cached_tokens).toBe(4);
     // 4 cached prompt tokens at 0.08/M, 2 plain at 0.80/M, 3 completion at 4.00/M.
@@ -202,7 +260,7 @@ describe('POST /chat/completions (whole answers)', () => {
     for (const p of LLAMA_PROVIDERS) expect(h.fleet.fakes[p]!.calls).toHaveLength(0);
   });
 
-  test('a prompt longer than every endpoint\'s context → 400 before any upstream call', async () => {
+  test("a prompt longer than every endpoint's context → 400 before any upstream call", async () => {
     const res = await chat({ messages: [{ role: 'user', content: 'word '.repeat(140000) }] });
     expect(res.status).toBe(400);
     expect(res.body.error.metadata.context_length).toBeGreaterThan(0);

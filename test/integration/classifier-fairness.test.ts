@@ -31,7 +31,11 @@ beforeAll(async () => {
   Object.assign(a, { orgId: gw.orgId, workspaceId: gw.defaultWorkspaceId });
   Object.assign(b, { orgId: other.org.id, workspaceId: other.workspace.id });
   for (const secret of [gw.mgmtKey, other.secret]) {
-    await request(gw.app).post('/api/v1/workspaces/default/classifiers').set('Authorization', bearer(secret)).send({ name: 'Topics', dimensions: DIMENSIONS }).expect(201);
+    await request(gw.app)
+      .post('/api/v1/workspaces/default/classifiers')
+      .set('Authorization', bearer(secret))
+      .send({ name: 'Topics', dimensions: DIMENSIONS })
+      .expect(201);
   }
 });
 afterAll(async () => {
@@ -53,16 +57,29 @@ function recordingService(opts: Partial<ClassifierServiceOptions> = {}) {
     },
   };
   const metrics = new Metrics();
-  const svc = new ClassifierService(recording, { logger: createLogger('silent'), metrics, random: () => 0, clock: () => 0, preload: TS_LOADER, ...opts });
+  const svc = new ClassifierService(recording, {
+    logger: createLogger('silent'),
+    metrics,
+    random: () => 0,
+    clock: () => 0,
+    preload: TS_LOADER,
+    ...opts,
+  });
   return { svc, writes, metrics };
 }
 
 const observe = (svc: ClassifierService, org: typeof a, generationId: string) =>
-  svc.observe({ generationId, orgId: org.orgId, workspaceId: org.workspaceId, input: 'my invoice', createdAt: new Date() });
+  svc.observe({
+    generationId,
+    orgId: org.orgId,
+    workspaceId: org.workspaceId,
+    input: 'my invoice',
+    createdAt: new Date(),
+  });
 
 const isA = (id: string) => id.startsWith('a-');
 
-test('A floods past its bound: B is still queued, its tags are in the first write with a small share of A\'s, and A\'s overflow is counted', async () => {
+test("A floods past its bound: B is still queued, its tags are in the first write with a small share of A's, and A's overflow is counted", async () => {
   const { svc, writes, metrics } = recordingService();
   for (let i = 0; i < 1500; i++) observe(svc, a, `a-${i}`);
   observe(svc, b, 'b-0');
@@ -70,19 +87,28 @@ test('A floods past its bound: B is still queued, its tags are in the first writ
   const aWritten = writes.flat().filter(isA).length;
   expect(writes.findIndex((w) => w.includes('b-0'))).toBe(0);
   expect(writes[0]!.filter(isA).length).toBeLessThan(aWritten / 2);
-  expect(await metrics.registry.getSingleMetricAsString('switchyard_classifier_tagging_total')).toContain(`outcome="org_queue_full"} ${1500 - aWritten}`);
-  const tagged = await db.query<{ org_id: string; value: string }>(`SELECT org_id, value FROM generation_tags WHERE generation_id = 'b-0'`);
+  expect(await metrics.registry.getSingleMetricAsString('switchyard_classifier_tagging_total')).toContain(
+    `outcome="org_queue_full"} ${1500 - aWritten}`,
+  );
+  const tagged = await db.query<{ org_id: string; value: string }>(
+    `SELECT org_id, value FROM generation_tags WHERE generation_id = 'b-0'`,
+  );
   expect(tagged).toEqual([{ org_id: b.orgId, value: 'billing' }]);
 });
 
-test('A\'s backlog within its bound: B, queued last, is written before half of A\'s requests are', async () => {
+test("A's backlog within its bound: B, queued last, is written before half of A's requests are", async () => {
   const { svc, writes } = recordingService();
   for (let i = 0; i < 60; i++) observe(svc, a, `a2-${i}`);
   observe(svc, b, 'b2-0');
   await svc.close();
   expect(writes.flat().filter((id) => id.startsWith('a2-'))).toHaveLength(60);
   const first = writes.findIndex((w) => w.includes('b2-0'));
-  expect(writes.slice(0, first + 1).flat().filter((id) => id.startsWith('a2-')).length).toBeLessThan(30);
+  expect(
+    writes
+      .slice(0, first + 1)
+      .flat()
+      .filter((id) => id.startsWith('a2-')).length,
+  ).toBeLessThan(30);
 });
 
 test('a batch that has taken flushMs of the clock is written at once: with every request taking that long, each is its own write', async () => {

@@ -53,7 +53,12 @@ describe('cost precision', () => {
   test('records written with noise, and sums of them, are answered rounded everywhere', async () => {
     const at = new Date(h.clock.now).toISOString();
     const ws = h.gw.defaultWorkspaceId;
-    const old = event(h.gw.orgId, ws, keyHash, at, { costUsd: NOISY, upstreamCostUsd: NOISY, model: 'openai/text-embedding-3-small', tokensPrompt: 3 });
+    const old = event(h.gw.orgId, ws, keyHash, at, {
+      costUsd: NOISY,
+      upstreamCostUsd: NOISY,
+      model: 'openai/text-embedding-3-small',
+      tokensPrompt: 3,
+    });
     await insertUsageEvents(h.gw.deps.db, [
       old,
       event(h.gw.orgId, ws, keyHash, at, { costUsd: 0.1, upstreamCostUsd: 0.1 }),
@@ -67,10 +72,20 @@ describe('cost precision', () => {
 
     const day = new Date(h.clock.now - (h.clock.now % 86_400_000));
     const time_range = { start: day.toISOString(), end: new Date(day.getTime() + 86_400_000).toISOString() };
-    const analytics = await mgmt(request(h.gw.app).post('/api/v1/analytics/query')).send({ metrics: ['total_usage', 'credits_usage', 'usage_upstream', 'request_count'], time_range });
+    const analytics = await mgmt(request(h.gw.app).post('/api/v1/analytics/query')).send({
+      metrics: ['total_usage', 'credits_usage', 'usage_upstream', 'request_count'],
+      time_range,
+    });
     expect(analytics.status).toBe(200);
-    expect(analytics.body.data.data).toEqual([{ total_usage: expected, credits_usage: expected, usage_upstream: expected, request_count: 4 }]);
-    const byModel = await mgmt(request(h.gw.app).post('/api/v1/analytics/query')).send({ metrics: ['total_usage'], dimensions: ['model'], time_range, order_by: { field: 'total_usage', direction: 'asc' } });
+    expect(analytics.body.data.data).toEqual([
+      { total_usage: expected, credits_usage: expected, usage_upstream: expected, request_count: 4 },
+    ]);
+    const byModel = await mgmt(request(h.gw.app).post('/api/v1/analytics/query')).send({
+      metrics: ['total_usage'],
+      dimensions: ['model'],
+      time_range,
+      order_by: { field: 'total_usage', direction: 'asc' },
+    });
     expect(byModel.body.data.data[0]).toEqual({ model: 'openai/text-embedding-3-small', total_usage: 1.2e-7 });
 
     const key = await mgmt(request(h.gw.app).get(`/api/v1/keys/${keyHash}`));
@@ -86,9 +101,17 @@ describe('cost precision', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'catalog-'));
     try {
       const models = path.join(dir, 'models.yaml');
-      writeFileSync(models, 'models:\n  - id: a/m\n    name: M\n    created: 1\n    context_length: 10\n    endpoints:\n      - provider: openai\n        upstream_model: m\n        pricing: { prompt: "0.0015" }\n');
+      writeFileSync(
+        models,
+        'models:\n  - id: a/m\n    name: M\n    created: 1\n    context_length: 10\n    endpoints:\n      - provider: openai\n        upstream_model: m\n        pricing: { prompt: "0.0015" }\n',
+      );
       const config = testConfig({ catalog: { modelsFile: models } });
-      expect(() => loadCatalog(config, { embeddings: new Set(['openai', 'cohere', 'gemini', 'voyage']), chat: new Set(['openai', 'anthropic']) })).toThrow(/a\/m\.endpoints\.openai\.pricing: prompt 0\.0000000015 USD has more than 9 decimals/);
+      expect(() =>
+        loadCatalog(config, {
+          embeddings: new Set(['openai', 'cohere', 'gemini', 'voyage']),
+          chat: new Set(['openai', 'anthropic']),
+        }),
+      ).toThrow(/a\/m\.endpoints\.openai\.pricing: prompt 0\.0000000015 USD has more than 9 decimals/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

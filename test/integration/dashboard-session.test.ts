@@ -23,8 +23,14 @@ import type { Kv } from '../../src/kv/kv';
 const TTL_MS = 3_600_000;
 const assets = mkdtempSync(path.join(tmpdir(), 'sy-dashboard-'));
 mkdirSync(path.join(assets, 'assets'));
-writeFileSync(path.join(assets, 'index.html'), '<!doctype html><title>Switchyard</title><script type="module" src="/dashboard/assets/app-1a2b3c.js"></script>');
-writeFileSync(path.join(assets, 'assets', 'app-1a2b3c.js'), `console.log(${JSON.stringify('dashboard '.repeat(1000))})`);
+writeFileSync(
+  path.join(assets, 'index.html'),
+  '<!doctype html><title>Switchyard</title><script type="module" src="/dashboard/assets/app-1a2b3c.js"></script>',
+);
+writeFileSync(
+  path.join(assets, 'assets', 'app-1a2b3c.js'),
+  `console.log(${JSON.stringify('dashboard '.repeat(1000))})`,
+);
 
 /** The `name=value` part of the session cookie a response set. */
 function sessionCookie(res: request.Response): string {
@@ -69,7 +75,10 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     expect(set).toMatch(new RegExp(`Max-Age=${TTL_MS / 1000}`));
     expect(set).not.toMatch(/Secure/); // plain HTTP here; behind TLS (req.secure) it is Secure
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(res.body.data.key).toMatchObject({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), label: expect.stringContaining('...') });
+    expect(res.body.data.key).toMatchObject({
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      label: expect.stringContaining('...'),
+    });
     expect(JSON.stringify(res.body) + set).not.toContain(gw.mgmtKey.slice(9));
   });
 
@@ -78,7 +87,9 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     const viaBearer = await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200);
     const viaCookie = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
     expect(viaCookie.body).toEqual(viaBearer.body);
-    expect((await request(gw.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200)).body.data.csrf_token).toBe(csrf);
+    expect(
+      (await request(gw.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200)).body.data.csrf_token,
+    ).toBe(csrf);
 
     for (const header of [undefined, 'wrong-token', `${csrf}x`]) {
       const req = request(gw.app).post('/api/v1/keys').set('Cookie', cookie);
@@ -89,16 +100,26 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     }
     const after = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
     expect(after.body.data.map((k: { name: string }) => k.name)).not.toContain('csrf victim');
-    const created = await request(gw.app).post('/api/v1/keys').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({ name: 'from the dashboard' });
+    const created = await request(gw.app)
+      .post('/api/v1/keys')
+      .set('Cookie', cookie)
+      .set('X-CSRF-Token', csrf)
+      .send({ name: 'from the dashboard' });
     expect(created.status).toBe(201);
   });
 
   test('signing out ends the session on the server: the same cookie replayed is refused', async () => {
     const { cookie, csrf } = await signIn();
     expect((await request(gw.app).delete('/dashboard/api/session').set('Cookie', cookie)).status).toBe(403);
-    const out = await request(gw.app).delete('/dashboard/api/session').set('Cookie', cookie).set('X-CSRF-Token', csrf).expect(200);
+    const out = await request(gw.app)
+      .delete('/dashboard/api/session')
+      .set('Cookie', cookie)
+      .set('X-CSRF-Token', csrf)
+      .expect(200);
     expect(out.body).toEqual({ data: { signed_out: true } });
-    expect(([] as string[]).concat(out.headers['set-cookie'] ?? []).join()).toMatch(/switchyard_session=;.*Expires=Thu, 01 Jan 1970/);
+    expect(([] as string[]).concat(out.headers['set-cookie'] ?? []).join()).toMatch(
+      /switchyard_session=;.*Expires=Thu, 01 Jan 1970/,
+    );
     const replay = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie);
     expect(replay.status).toBe(401);
     expect(replay.body.error.message).toBe('The dashboard session has ended; sign in again');
@@ -120,7 +141,9 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     // write back the character it replaced, or cut into a percent-escape).
     const signed = decodeURIComponent(value);
     const sig = signed.lastIndexOf('.') + 1;
-    const flipped = encodeURIComponent(signed.slice(0, sig) + (signed[sig] === 'A' ? 'B' : 'A') + signed.slice(sig + 1));
+    const flipped = encodeURIComponent(
+      signed.slice(0, sig) + (signed[sig] === 'A' ? 'B' : 'A') + signed.slice(sig + 1),
+    );
     const unsigned = `${name}=${encodeURIComponent(signed.replace(/^s:/, '').split('.')[0] as string)}`;
     for (const forged of [`${name}=${flipped}`, unsigned]) {
       const res = await request(gw.app).get('/api/v1/keys').set('Cookie', forged);
@@ -130,7 +153,9 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
   });
 
   test('a wrong key, an inference key and a missing key are refused with clear messages', async () => {
-    const wrong = await request(gw.app).post('/dashboard/api/session').send({ key: 'sk-sy-v1-' + '0'.repeat(64) });
+    const wrong = await request(gw.app)
+      .post('/dashboard/api/session')
+      .send({ key: 'sk-sy-v1-' + '0'.repeat(64) });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toEqual({ code: 401, message: 'Invalid API key' });
     expect(wrong.headers['set-cookie']).toBeUndefined();
@@ -139,13 +164,22 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toBe('The dashboard needs a management key; this is an API key for inference');
     expect((await request(gw.app).post('/dashboard/api/session').send({})).status).toBe(400);
-    expect((await request(gw.app).post('/dashboard/api/session').send({ key: 'x'.repeat(10_000) })).status).toBe(413);
+    expect(
+      (
+        await request(gw.app)
+          .post('/dashboard/api/session')
+          .send({ key: 'x'.repeat(10_000) })
+      ).status,
+    ).toBe(413);
   });
 
   test('any other sign-in body is a 4xx envelope that opens no session', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.record({ key: fc.jsonValue() })), async (body) => {
-        const res = await request(gw.app).post('/dashboard/api/session').set('Content-Type', 'application/json').send(JSON.stringify(body));
+        const res = await request(gw.app)
+          .post('/dashboard/api/session')
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(body));
         expect([400, 401]).toContain(res.status);
         expect(res.body.error.code).toBe(res.status);
         expect(res.headers['set-cookie']).toBeUndefined();
@@ -154,20 +188,28 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     );
   });
 
-  test("a session sees its own organization only, and a bearer key on the request wins over the cookie", async () => {
+  test('a session sees its own organization only, and a bearer key on the request wins over the cookie', async () => {
     const other = await db.transaction((tx) => provisionOrg(tx, 'Other Org'));
     const theirs = await createInferenceKey({ app: gw.app, mgmtKey: other.secret }, { name: 'theirs' });
     const { cookie } = await signIn();
     expect((await request(gw.app).get(`/api/v1/keys/${theirs.hash}`).set('Cookie', cookie)).status).toBe(404);
     const listed = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
     expect(listed.body.data.map((k: { hash: string }) => k.hash)).not.toContain(theirs.hash);
-    const withBearer = await request(gw.app).get('/api/v1/keys').set('Cookie', cookie).set('Authorization', bearer(theirs.secret));
+    const withBearer = await request(gw.app)
+      .get('/api/v1/keys')
+      .set('Cookie', cookie)
+      .set('Authorization', bearer(theirs.secret));
     expect(withBearer.status).toBe(403); // the inference key's answer, not the session's
   });
 
   test('with the session store unreachable, sign-in and session calls answer 503, and work again once it is back', async () => {
     let down = true;
-    const flaky = Object.create(kv, { run: { value: (...args: Parameters<Kv['run']>) => (down ? Promise.reject(new Error('Command timed out')) : kv.run(...args)) } }) as Kv;
+    const flaky = Object.create(kv, {
+      run: {
+        value: (...args: Parameters<Kv['run']>) =>
+          down ? Promise.reject(new Error('Command timed out')) : kv.run(...args),
+      },
+    }) as Kv;
     const sessions = new DashboardSessions(flaky, { secret: null, ttlMs: TTL_MS, clock });
     const app = createApp({ ...gw.deps, dashboard: sessions }, { dashboardDir: assets });
     const refused = await request(app).post('/dashboard/api/session').send({ key: gw.mgmtKey });
@@ -175,7 +217,9 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     expect(refused.body.error.metadata).toEqual({ reason: 'session_store_unavailable' });
     expect((await request(app).get('/api/v1/keys').set('Cookie', 'switchyard_session=s%3Aabc.def')).status).toBe(503);
     down = false;
-    const cookie = sessionCookie(await request(app).post('/dashboard/api/session').send({ key: gw.mgmtKey }).expect(200));
+    const cookie = sessionCookie(
+      await request(app).post('/dashboard/api/session').send({ key: gw.mgmtKey }).expect(200),
+    );
     await request(app).get('/api/v1/keys').set('Cookie', cookie).expect(200);
   });
 
@@ -190,7 +234,10 @@ describe.each(KVS)('dashboard sessions on $name', (kvKind) => {
     const { cookie, res } = await signIn();
     expect(res.body.data.rankings_scope).toBe('organization');
     const installation = await gatewayApp(db, kv, { rankings: { scope: 'installation' } }, clock);
-    expect((await request(installation.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200)).body.data.rankings_scope).toBe('installation');
+    expect(
+      (await request(installation.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200)).body.data
+        .rankings_scope,
+    ).toBe('installation');
     await installation.deps.recorder.close();
   });
 });
@@ -231,7 +278,11 @@ describe('dashboard files and switches', () => {
     expect((await request(app).get('/dashboard/api/nothing')).status).toBe(404);
   });
 
-  test.each(['/dashboard/assets/..%2f..%2fpackage.json', '/dashboard/assets/%2e%2e/%2e%2e/package.json', '/dashboard/assets/..%5c..%5cpackage.json'])(
+  test.each([
+    '/dashboard/assets/..%2f..%2fpackage.json',
+    '/dashboard/assets/%2e%2e/%2e%2e/package.json',
+    '/dashboard/assets/..%5c..%5cpackage.json',
+  ])(
     'a path out of the assets folder (%s) is a 404 envelope, not a 403 about management keys (issue 43 item 10)',
     async (url) => {
       const res = await request(createApp(gw.deps, { dashboardDir: assets })).get(url);
@@ -243,7 +294,11 @@ describe('dashboard files and switches', () => {
 
   test('behind a TLS-terminating proxy (TRUST_PROXY) the cookie is Secure', async () => {
     const tls = await createTestGateway(db, kv, { server: { trustProxy: true } });
-    const res = await request(createApp(tls.deps, { dashboardDir: assets })).post('/dashboard/api/session').set('X-Forwarded-Proto', 'https').send({ key: tls.mgmtKey }).expect(200);
+    const res = await request(createApp(tls.deps, { dashboardDir: assets }))
+      .post('/dashboard/api/session')
+      .set('X-Forwarded-Proto', 'https')
+      .send({ key: tls.mgmtKey })
+      .expect(200);
     expect(([] as string[]).concat(res.headers['set-cookie'] ?? []).join()).toMatch(/switchyard_session=.*; Secure/);
     await tls.deps.recorder.close();
   });
@@ -258,7 +313,14 @@ describe('dashboard files and switches', () => {
   test('sign-in attempts are rate-limited per client address', async () => {
     const app = createApp(gw.deps, { dashboardDir: assets });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await request(app).post('/dashboard/api/session').send({ key: 'guess' + i })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (
+          await request(app)
+            .post('/dashboard/api/session')
+            .send({ key: 'guess' + i })
+        ).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
 
@@ -266,7 +328,9 @@ describe('dashboard files and switches', () => {
     const off = await createTestGateway(db, kv, { dashboard: { enabled: false, sessionSecret: null } });
     expect(off.deps.dashboard).toBeNull();
     expect((await request(off.app).get('/dashboard')).status).toBe(404);
-    const on = await request(createApp(gw.deps, { dashboardDir: assets })).post('/dashboard/api/session').send({ key: gw.mgmtKey });
+    const on = await request(createApp(gw.deps, { dashboardDir: assets }))
+      .post('/dashboard/api/session')
+      .send({ key: gw.mgmtKey });
     const cookie = sessionCookie(on);
     expect((await request(off.app).get('/api/v1/keys').set('Cookie', cookie)).status).toBe(401);
     await off.deps.recorder.close();

@@ -20,7 +20,9 @@ function assign(deps: AppDeps, field: string, value: unknown): void {
 
 test('assembleDeps returns frozen deps: replacing a part throws, and the parts are the ones built', async () => {
   const db = await openTestPglite();
-  const deps = await assembleDeps(testConfig(), db, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
+  const deps = await assembleDeps(testConfig(), db, new MemoryKv(`t:${uniqueId()}:`), {
+    logger: createLogger('silent'),
+  });
   try {
     expect(Object.isFrozen(deps)).toBe(true);
     expect(Object.isFrozen(deps.rankings)).toBe(true);
@@ -41,7 +43,10 @@ test('assembleDeps returns frozen deps: replacing a part throws, and the parts a
 });
 
 test('openDependencies returns frozen deps holding the maintenance job it started', async () => {
-  const config = testConfig({ database: { dataDir: tempDir('sy-deps-frozen-') }, analytics: { maintenanceIntervalMs: 3_600_000 } });
+  const config = testConfig({
+    database: { dataDir: tempDir('sy-deps-frozen-') },
+    analytics: { maintenanceIntervalMs: 3_600_000 },
+  });
   const deps = await openDependencies(config, { logger: createLogger('silent') });
   try {
     expect(Object.isFrozen(deps)).toBe(true);
@@ -51,7 +56,6 @@ test('openDependencies returns frozen deps holding the maintenance job it starte
     await closeDependencies(deps);
   }
 }, 60_000); // a fresh embedded database, migrated
-
 
 test('a spend guard and recorder given at build time are what the app reserves and records with', async () => {
   const seen: string[] = [];
@@ -65,7 +69,10 @@ test('a spend guard and recorder given at build time are what the app reserves a
           async reserve(key, usd, requestId) {
             seen.push('reserve');
             const held = await real.reserve(key, usd, requestId);
-            return { settle: (actual) => (seen.push('settle'), held.settle(actual)), release: () => (seen.push('release'), held.release()) };
+            return {
+              settle: (actual) => (seen.push('settle'), held.settle(actual)),
+              release: () => (seen.push('release'), held.release()),
+            };
           },
         };
       },

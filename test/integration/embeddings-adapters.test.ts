@@ -18,10 +18,34 @@ import { fakeVector } from '../fakes/wires';
 
 /** Adapter → a catalog model served by a provider with that wire format, and how it authenticates. */
 const CASES = [
-  { adapter: 'openai', model: 'openai/text-embedding-3-small', slug: 'openai', auth: ['authorization', 'Bearer test-key-openai'], reportsUsage: true },
-  { adapter: 'cohere', model: 'cohere/embed-v4.0', slug: 'cohere', auth: ['authorization', 'Bearer test-key-cohere'], reportsUsage: true },
-  { adapter: 'gemini', model: 'google/gemini-embedding-001', slug: 'google-ai-studio', auth: ['x-goog-api-key', 'test-key-google-ai-studio'], reportsUsage: false },
-  { adapter: 'voyage', model: 'voyage/voyage-3.5', slug: 'voyage', auth: ['authorization', 'Bearer test-key-voyage'], reportsUsage: true },
+  {
+    adapter: 'openai',
+    model: 'openai/text-embedding-3-small',
+    slug: 'openai',
+    auth: ['authorization', 'Bearer test-key-openai'],
+    reportsUsage: true,
+  },
+  {
+    adapter: 'cohere',
+    model: 'cohere/embed-v4.0',
+    slug: 'cohere',
+    auth: ['authorization', 'Bearer test-key-cohere'],
+    reportsUsage: true,
+  },
+  {
+    adapter: 'gemini',
+    model: 'google/gemini-embedding-001',
+    slug: 'google-ai-studio',
+    auth: ['x-goog-api-key', 'test-key-google-ai-studio'],
+    reportsUsage: false,
+  },
+  {
+    adapter: 'voyage',
+    model: 'voyage/voyage-3.5',
+    slug: 'voyage',
+    auth: ['authorization', 'Bearer test-key-voyage'],
+    reportsUsage: true,
+  },
 ] as const;
 
 let fleet: FakeFleet;
@@ -84,17 +108,38 @@ describe.each(CASES)('$adapter adapter', (c) => {
   });
 
   test('rejects bodies that are not embeddings responses', () => {
-    const bodies = [null, {}, { data: 'x' }, { embeddings: {} }, { data: [{ embedding: ['x'] }] }, { data: [{ embedding: [] }] }, { embeddings: [{ values: [] }] }, []];
-    for (const text of [...bodies.map((b) => JSON.stringify(b)), '', '{"data":[{"embedding":[1,,2]}]}', '{"data":[{"embedding":[1, 2', '<html>']) {
+    const bodies = [
+      null,
+      {},
+      { data: 'x' },
+      { embeddings: {} },
+      { data: [{ embedding: ['x'] }] },
+      { data: [{ embedding: [] }] },
+      { embeddings: [{ values: [] }] },
+      [],
+    ];
+    for (const text of [
+      ...bodies.map((b) => JSON.stringify(b)),
+      '',
+      '{"data":[{"embedding":[1,,2]}]}',
+      '{"data":[{"embedding":[1, 2',
+      '<html>',
+    ]) {
       expect(adapter.parseResponse(Buffer.from(text), job())).toBeNull();
     }
   });
 
   test.each([
-    [{ status: 429, headers: { 'retry-after': '3' } }, { outcome: 'rate_limited', status: 429, retryAfterSeconds: 3 }],
+    [
+      { status: 429, headers: { 'retry-after': '3' } },
+      { outcome: 'rate_limited', status: 429, retryAfterSeconds: 3 },
+    ],
     [{ status: 500 }, { outcome: 'server', status: 500 }],
     [{ status: 529 }, { outcome: 'overloaded', status: 529 }],
-    [{ status: 503, body: { error: { message: 'The model is overloaded.' } } }, { outcome: 'overloaded', status: 503 }],
+    [
+      { status: 503, body: { error: { message: 'The model is overloaded.' } } },
+      { outcome: 'overloaded', status: 503 },
+    ],
     [{ status: 400 }, { outcome: 'client', status: 400 }],
     [{ status: 422 }, { outcome: 'client', status: 422 }],
     [{ status: 401 }, { outcome: 'server', status: 401 }],
@@ -114,21 +159,51 @@ describe.each(CASES)('$adapter adapter', (c) => {
 
 describe('raw vector pass-through', () => {
   test('lifts number arrays (any spacing, exponents), keeps strings and escaped look-alikes in place', () => {
-    const text = '{"note":"say \\"embedding\\": [9]","data":[ {"index":1,"embedding" :\n [1e-05, -2.5E+3,0]},{"index":0,"embedding":"QUJD"},{"index":2,"embedding":[ 3 ]}]}';
+    const text =
+      '{"note":"say \\"embedding\\": [9]","data":[ {"index":1,"embedding" :\n [1e-05, -2.5E+3,0]},{"index":0,"embedding":"QUJD"},{"index":2,"embedding":[ 3 ]}]}';
     const lifted = parseLiftingArrays(Buffer.from(text), 'embedding')!;
     expect(lifted.raws.map((r) => r.values())).toEqual([[1e-5, -2500, 0], [3]]);
-    expect(lifted.body).toEqual({ note: 'say "embedding": [9]', data: [{ index: 1, embedding: 0 }, { index: 0, embedding: 'QUJD' }, { index: 2, embedding: 1 }] });
+    expect(lifted.body).toEqual({
+      note: 'say "embedding": [9]',
+      data: [
+        { index: 1, embedding: 0 },
+        { index: 0, embedding: 'QUJD' },
+        { index: 2, embedding: 1 },
+      ],
+    });
   });
 
   test('rejects arrays that are not plain numbers, and invalid JSON', () => {
     const bad = [
-      '{"embedding":[1,"a"]}', '{"embedding":[[1]]}', '{"embedding":[]}', '{"embedding":[NaN]}', '{"embedding":[1]', '{"embedding":[1] x}',
+      '{"embedding":[1,"a"]}',
+      '{"embedding":[[1]]}',
+      '{"embedding":[]}',
+      '{"embedding":[NaN]}',
+      '{"embedding":[1]',
+      '{"embedding":[1] x}',
       // numbers JSON does not allow: a client's JSON.parse of our response would fail on them
-      '{"embedding":[01]}', '{"embedding":[1.]}', '{"embedding":[.5]}', '{"embedding":[1e]}', '{"embedding":[+1]}', '{"embedding":[-]}',
-      '{"embedding":[1,]}', '{"embedding":[1 2]}', '{"embedding":[- 1]}', '{"embedding":[--1]}', '{"embedding":[1.2.3]}', '{"embedding":[Infinity]}', '{"embedding":[1e+]}', '{"embedding":[1', '{"embedding":[',
+      '{"embedding":[01]}',
+      '{"embedding":[1.]}',
+      '{"embedding":[.5]}',
+      '{"embedding":[1e]}',
+      '{"embedding":[+1]}',
+      '{"embedding":[-]}',
+      '{"embedding":[1,]}',
+      '{"embedding":[1 2]}',
+      '{"embedding":[- 1]}',
+      '{"embedding":[--1]}',
+      '{"embedding":[1.2.3]}',
+      '{"embedding":[Infinity]}',
+      '{"embedding":[1e+]}',
+      '{"embedding":[1',
+      '{"embedding":[',
       // numbers a double cannot hold: JSON.parse reads them as ±Infinity
-      '{"embedding":[0.1,1e999]}', '{"embedding":[-1E+309,0]}', '{"embedding":[1.8e308]}', `{"embedding":[${'9'.repeat(309)}]}`,
-      `{"embedding":[0.5,${'1'.repeat(400)}.5]}`, '{"embedding":[0.001e312]}',
+      '{"embedding":[0.1,1e999]}',
+      '{"embedding":[-1E+309,0]}',
+      '{"embedding":[1.8e308]}',
+      `{"embedding":[${'9'.repeat(309)}]}`,
+      `{"embedding":[0.5,${'1'.repeat(400)}.5]}`,
+      '{"embedding":[0.001e312]}',
     ];
     for (const text of bad) {
       expect(parseLiftingArrays(Buffer.from(text), 'embedding')).toBeUndefined();
@@ -180,7 +255,11 @@ describe('raw vector pass-through', () => {
         try {
           const v: unknown = JSON.parse(buf.toString('latin1', 0, close + 1));
           // float32 must hold every number (base64 answers and cache entries are float32)
-          if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(Math.fround(x)))) {
+          if (
+            Array.isArray(v) &&
+            v.length > 0 &&
+            v.every((x) => typeof x === 'number' && Number.isFinite(Math.fround(x)))
+          ) {
             expected = close + 1;
             count = v.length;
           }
@@ -202,13 +281,18 @@ describe('raw vector pass-through', () => {
     expect(raw.values().every((v) => Number.isFinite(Math.fround(v)))).toBe(true);
     expect([raw.values().length, raw.length]).toEqual([6, 6]);
     for (const big of ['3.4028236e38', '-1e39', '1.7976931348623157e308', '9'.repeat(39), '0.0001e43', '1e39 ']) {
-      expect([big, parseLiftingArrays(Buffer.from(`{"embedding":[0.5,${big}]}`), 'embedding')]).toEqual([big, undefined]);
+      expect([big, parseLiftingArrays(Buffer.from(`{"embedding":[0.5,${big}]}`), 'embedding')]).toEqual([
+        big,
+        undefined,
+      ]);
     }
   });
 
   test('accepts every RFC 8259 number form, with any JSON whitespace', () => {
     const text = '{"embedding":[0,-0,0.5,-0.125,1e5,1E-5,2e+3,-1.5e-300,123456789,\t1 ,\r\n2]}';
-    expect(parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values()).toEqual([0, -0, 0.5, -0.125, 1e5, 1e-5, 2e3, -1.5e-300, 123456789, 1, 2]);
+    expect(parseLiftingArrays(Buffer.from(text), 'embedding')!.raws[0]!.values()).toEqual([
+      0, -0, 0.5, -0.125, 1e5, 1e-5, 2e3, -1.5e-300, 123456789, 1, 2,
+    ]);
   });
 
   test('base64 encodes each vector on its own: a long one, then shorter ones (its scratch space is reused)', () => {
@@ -223,9 +307,11 @@ describe('raw vector pass-through', () => {
 
   describe('a body in several chunks', () => {
     /** What a lift shows: the parsed rest, and each vector's bytes and count. */
-    const shown = (lifted: ReturnType<typeof parseLiftingArrays>) => lifted && { body: lifted.body, raws: lifted.raws.map((r) => [r.bytes.toString('latin1'), r.length]) };
+    const shown = (lifted: ReturnType<typeof parseLiftingArrays>) =>
+      lifted && { body: lifted.body, raws: lifted.raws.map((r) => [r.bytes.toString('latin1'), r.length]) };
     /** Cut `bytes` at `cuts` (sorted offsets). */
-    const cutAt = (bytes: Buffer, cuts: number[]) => [0, ...cuts].map((at, k) => bytes.subarray(at, k < cuts.length ? cuts[k] : bytes.length));
+    const cutAt = (bytes: Buffer, cuts: number[]) =>
+      [0, ...cuts].map((at, k) => bytes.subarray(at, k < cuts.length ? cuts[k] : bytes.length));
 
     test('gives what the joined body gives, at any cut: keys, numbers and characters split, tiny chunks, refused vectors', () => {
       let seed = 11;
@@ -233,22 +319,31 @@ describe('raw vector pass-through', () => {
         seed = (seed * 1103515245 + 12345) % 2147483648;
         return Math.floor((seed / 2147483648) * n);
       };
-      const vector = () => `[${Array.from({ length: 1 + rand(40) }, () => (rand(2) ? '-' : '') + `0.${rand(1e9)}` + (rand(10) === 0 ? 'e-5' : '')).join(rand(6) === 0 ? ', ' : ',')}]`;
+      const vector = () =>
+        `[${Array.from({ length: 1 + rand(40) }, () => (rand(2) ? '-' : '') + `0.${rand(1e9)}` + (rand(10) === 0 ? 'e-5' : '')).join(rand(6) === 0 ? ', ' : ',')}]`;
       const bodies = Array.from({ length: 300 }, (_, n) => {
         const items = Array.from({ length: 1 + rand(5) }, (_, i) => {
           const value = rand(8) === 0 ? '"QUJD"' : rand(25) === 0 ? '[0.5,"x"]' : rand(25) === 0 ? '[01]' : vector();
           return `{"object":"embedding","index":${i},"embedding"${rand(5) === 0 ? ' :\n ' : ':'}${value}}`;
         });
-        return Buffer.from(`{"id":"é-${n}","note":"say \\"embedding\\": [9] ✓","data":[${items.join(',')}],"usage":{"prompt_tokens":${n}}}${rand(30) === 0 ? ' x' : ''}`);
+        return Buffer.from(
+          `{"id":"é-${n}","note":"say \\"embedding\\": [9] ✓","data":[${items.join(',')}],"usage":{"prompt_tokens":${n}}}${rand(30) === 0 ? ' x' : ''}`,
+        );
       });
       let lifted = 0;
       for (const bytes of bodies) {
         const joined = shown(parseLiftingArrays(bytes, 'embedding'));
         if (joined) lifted++;
         for (let t = 0; t < 8; t++) {
-          const cuts = [...new Set(Array.from({ length: 1 + rand(6) }, () => 1 + rand(bytes.length - 1)))].sort((a, b) => a - b);
+          const cuts = [...new Set(Array.from({ length: 1 + rand(6) }, () => 1 + rand(bytes.length - 1)))].sort(
+            (a, b) => a - b,
+          );
           const chunks = cutAt(bytes, cuts);
-          expect([bytes.toString(), cuts, shown(parseLiftingArrays(chunks, 'embedding'))]).toEqual([bytes.toString(), cuts, joined]);
+          expect([bytes.toString(), cuts, shown(parseLiftingArrays(chunks, 'embedding'))]).toEqual([
+            bytes.toString(),
+            cuts,
+            joined,
+          ]);
         }
       }
       expect(parseLiftingArrays([], 'embedding')).toBeUndefined(); // an empty body
@@ -275,7 +370,13 @@ describe('raw vector pass-through', () => {
       // Vectors over 4 kB, so no buffer here comes from Node's shared pool of small ones.
       const first = Array.from({ length: 600 }, (_, i) => i / 7);
       const second = Array.from({ length: 600 }, (_, i) => -(i + 1) / 3);
-      const text = JSON.stringify({ data: [{ index: 0, embedding: first }, { index: 1, embedding: second }], usage: { prompt_tokens: 3 } });
+      const text = JSON.stringify({
+        data: [
+          { index: 0, embedding: first },
+          { index: 1, embedding: second },
+        ],
+        usage: { prompt_tokens: 3 },
+      });
       const bytes = Buffer.from(text);
       const chunks = cutAt(bytes, [text.lastIndexOf('"embedding"') + 100]); // inside the second vector
       const lifted = parseLiftingArrays(chunks, 'embedding')!;
@@ -284,18 +385,43 @@ describe('raw vector pass-through', () => {
       expect(lifted.raws.map((r) => r.parts.map((p) => p.buffer === bytes.buffer))).toEqual([[true], [true, true]]);
       expect(Buffer.concat(lifted.raws[1]!.parts).toString()).toBe(JSON.stringify(second));
       // The answer splices the pieces in order.
-      const answer = embeddingsResponseBody({ id: 'g', model: 'm', providerName: 'P', vectors: lifted.raws, encoding: 'float', promptTokens: 3, cost: 0 });
+      const answer = embeddingsResponseBody({
+        id: 'g',
+        model: 'm',
+        providerName: 'P',
+        vectors: lifted.raws,
+        encoding: 'float',
+        promptTokens: 3,
+        cost: 0,
+      });
       expect(answer.chunks).toEqual(expect.arrayContaining([...lifted.raws[1]!.parts]));
       const json = Buffer.concat(answer.chunks);
       expect(answer.length).toBe(json.length);
-      expect(JSON.parse(json.toString()).data.map((d: { embedding: number[] }) => d.embedding)).toEqual([first, second]);
-      expect(lifted.body).toEqual({ data: [{ index: 0, embedding: 0 }, { index: 1, embedding: 1 }], usage: { prompt_tokens: 3 } });
+      expect(JSON.parse(json.toString()).data.map((d: { embedding: number[] }) => d.embedding)).toEqual([
+        first,
+        second,
+      ]);
+      expect(lifted.body).toEqual({
+        data: [
+          { index: 0, embedding: 0 },
+          { index: 1, embedding: 1 },
+        ],
+        usage: { prompt_tokens: 3 },
+      });
     });
   });
 
   test('the response splices raw vectors unchanged and stays valid JSON; base64 decodes the same numbers', () => {
     const raw = new RawVector(Buffer.from('[1e-05,\n -0.25, 3]'), 3);
-    const body = embeddingsResponseBody({ id: 'gen-emb-1-x', model: 'm/"q"', providerName: 'P', vectors: [raw, [0.5]], encoding: 'float', promptTokens: 2, cost: 1e-7 });
+    const body = embeddingsResponseBody({
+      id: 'gen-emb-1-x',
+      model: 'm/"q"',
+      providerName: 'P',
+      vectors: [raw, [0.5]],
+      encoding: 'float',
+      promptTokens: 2,
+      cost: 1e-7,
+    });
     // The upstream's bytes are passed on as they are (the same memory, not a copy), and the
     // declared length is the chunks' total.
     expect(body.chunks).toContain(raw.bytes);
@@ -303,11 +429,25 @@ describe('raw vector pass-through', () => {
     expect(body.length).toBe(json.length);
     expect(json.toString()).toContain('[1e-05,\n -0.25, 3]');
     expect(JSON.parse(json.toString())).toEqual({
-      id: 'gen-emb-1-x', object: 'list', model: 'm/"q"', provider: 'P',
-      data: [{ object: 'embedding', index: 0, embedding: [1e-5, -0.25, 3] }, { object: 'embedding', index: 1, embedding: [0.5] }],
+      id: 'gen-emb-1-x',
+      object: 'list',
+      model: 'm/"q"',
+      provider: 'P',
+      data: [
+        { object: 'embedding', index: 0, embedding: [1e-5, -0.25, 3] },
+        { object: 'embedding', index: 1, embedding: [0.5] },
+      ],
       usage: { prompt_tokens: 2, total_tokens: 2, cost: 1e-7, is_byok: false },
     });
-    const b64Body = embeddingsResponseBody({ id: 'i', model: 'm', providerName: 'P', vectors: [raw], encoding: 'base64', promptTokens: 1, cost: 0 });
+    const b64Body = embeddingsResponseBody({
+      id: 'i',
+      model: 'm',
+      providerName: 'P',
+      vectors: [raw],
+      encoding: 'base64',
+      promptTokens: 1,
+      cost: 0,
+    });
     const b64 = JSON.parse(Buffer.concat(b64Body.chunks).toString());
     expect(fromBase64Float32(b64.data[0].embedding)).toEqual([Math.fround(1e-5), -0.25, 3]);
   });

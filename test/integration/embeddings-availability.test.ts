@@ -11,7 +11,14 @@ import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harne
 
 const BGE = 'baai/bge-m3';
 const SMALL = 'openai/text-embedding-3-small';
-const IMAGE_INPUT = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+const IMAGE_INPUT = [
+  {
+    content: [
+      { type: 'text', text: 'a cat' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ],
+  },
+];
 
 let h: GatewayHarness;
 let noKeys: GatewayHarness;
@@ -29,15 +36,55 @@ beforeEach(() => h.fleet.resetAll());
 const nobodyCalled = (x: GatewayHarness) => Object.values(x.fleet.fakes).every((f) => f.calls.length === 0);
 
 test.each([
-  ['only names no provider of the model', { model: BGE, provider: { only: ['nonexistent'] } }, 'constraint_filtered', 'provider.only'],
-  ['ignore names every provider', { model: BGE, provider: { ignore: ['deepinfra', 'nebius', 'together'] } }, 'constraint_filtered', 'provider.ignore'],
-  ['max_price below every endpoint', { model: BGE, provider: { max_price: { prompt: '0.005' } } }, 'constraint_filtered', 'provider.max_price'],
-  ['data_collection deny with no such endpoint', { model: SMALL, provider: { data_collection: 'deny' } }, 'constraint_filtered', 'provider.data_collection'],
-  ['order naming a provider not serving the model, no fallbacks', { model: BGE, provider: { order: ['openai'], allow_fallbacks: false } }, 'constraint_filtered', 'provider.order'],
-  ['require_parameters with a parameter no endpoint honours', { model: BGE, dimensions: 4, provider: { require_parameters: true } }, 'constraint_filtered', 'provider.require_parameters'],
-  ['quantizations no endpoint has', { model: BGE, provider: { quantizations: ['int4'] } }, 'constraint_filtered', 'provider.quantizations'],
+  [
+    'only names no provider of the model',
+    { model: BGE, provider: { only: ['nonexistent'] } },
+    'constraint_filtered',
+    'provider.only',
+  ],
+  [
+    'ignore names every provider',
+    { model: BGE, provider: { ignore: ['deepinfra', 'nebius', 'together'] } },
+    'constraint_filtered',
+    'provider.ignore',
+  ],
+  [
+    'max_price below every endpoint',
+    { model: BGE, provider: { max_price: { prompt: '0.005' } } },
+    'constraint_filtered',
+    'provider.max_price',
+  ],
+  [
+    'data_collection deny with no such endpoint',
+    { model: SMALL, provider: { data_collection: 'deny' } },
+    'constraint_filtered',
+    'provider.data_collection',
+  ],
+  [
+    'order naming a provider not serving the model, no fallbacks',
+    { model: BGE, provider: { order: ['openai'], allow_fallbacks: false } },
+    'constraint_filtered',
+    'provider.order',
+  ],
+  [
+    'require_parameters with a parameter no endpoint honours',
+    { model: BGE, dimensions: 4, provider: { require_parameters: true } },
+    'constraint_filtered',
+    'provider.require_parameters',
+  ],
+  [
+    'quantizations no endpoint has',
+    { model: BGE, provider: { quantizations: ['int4'] } },
+    'constraint_filtered',
+    'provider.quantizations',
+  ],
   ['an image to a text-only model', { model: SMALL, input: IMAGE_INPUT }, 'no_endpoints', 'input'],
-  ['token ids to a model without token input', { model: 'voyage/voyage-3.5', input: [1, 2, 3] }, 'no_endpoints', 'input'],
+  [
+    'token ids to a model without token input',
+    { model: 'voyage/voyage-3.5', input: [1, 2, 3] },
+    'no_endpoints',
+    'input',
+  ],
 ])('%s → 404 with availability, not retryable', async (_label, body, code, field) => {
   const res = await h.post({ input: 'hello', ...body });
   expect(res.status).toBe(404);
@@ -58,9 +105,19 @@ test('a model none of whose providers has a key configured → 404 no_endpoints,
   expect(res.status).toBe(404);
   expect(res.headers['retry-after']).toBeUndefined();
   expect(res.body.error.code).toBe(404);
-  expect(res.body.error.message).toBe('Resource not found: no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY');
-  expect(res.body.error.metadata).toEqual({ reason: 'no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY', set_one_of: ['OPENAI_API_KEY'] });
-  expect(res.body.error.availability).toEqual({ code: 'no_endpoints', retryable: false, requested_models: [SMALL], affected_providers: ['openai'] });
+  expect(res.body.error.message).toBe(
+    'Resource not found: no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY',
+  );
+  expect(res.body.error.metadata).toEqual({
+    reason: 'no provider of openai/text-embedding-3-small is configured; set OPENAI_API_KEY',
+    set_one_of: ['OPENAI_API_KEY'],
+  });
+  expect(res.body.error.availability).toEqual({
+    code: 'no_endpoints',
+    retryable: false,
+    requested_models: [SMALL],
+    affected_providers: ['openai'],
+  });
   expect(nobodyCalled(noKeys)).toBe(true);
   // A constraint that excludes everything is still reported as that constraint.
   const only = await noKeys.post({ model: SMALL, input: 'hello', provider: { only: ['nobody'] } });
@@ -74,7 +131,12 @@ test('every circuit open → 503 temporarily_unavailable with Retry-After from t
   const res = await h.post({ model: SMALL, input: 'hello' });
   expect(res.status).toBe(503);
   expect(res.headers['retry-after']).toBe('20');
-  expect(res.body.error.availability).toMatchObject({ code: 'temporarily_unavailable', retryable: true, retry_after: 20, affected_providers: ['openai'] });
+  expect(res.body.error.availability).toMatchObject({
+    code: 'temporarily_unavailable',
+    retryable: true,
+    retry_after: 20,
+    affected_providers: ['openai'],
+  });
   h.clock.now += 25_000;
 });
 

@@ -35,8 +35,14 @@ async function writesSettled(h: GatewayHarness, n: number): Promise<Record<strin
 
 async function enableCacheWithBudget(h: GatewayHarness): Promise<void> {
   const ws = h.gw.defaultWorkspaceId;
-  const on = await request(h.gw.app).patch(`/api/v1/workspaces/${ws}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: true });
-  const budget = await request(h.gw.app).put(`/api/v1/workspaces/${ws}/budgets/daily`).set('Authorization', bearer(h.gw.mgmtKey)).send({ limit_usd: 100 });
+  const on = await request(h.gw.app)
+    .patch(`/api/v1/workspaces/${ws}`)
+    .set('Authorization', bearer(h.gw.mgmtKey))
+    .send({ is_embeddings_cache_enabled: true });
+  const budget = await request(h.gw.app)
+    .put(`/api/v1/workspaces/${ws}/budgets/daily`)
+    .set('Authorization', bearer(h.gw.mgmtKey))
+    .send({ limit_usd: 100 });
   expect([on.status, budget.status]).toEqual([200, 200]);
 }
 
@@ -57,10 +63,17 @@ describe('the embeddings cache on the Redis that holds budgets (noeviction, low 
     redis = await startLocalRedis(['--maxmemory-policy', 'noeviction']);
     const kv = await RedisKv.connect({ url: redis.url, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 2000 });
     // No budget leases: every budgeted request reserves and settles on Redis itself.
-    h = await startGatewayHarness({ kv, overrides: { embeddingsCache: { maxBytes: 1024 * 1024 }, budgets: { leaseRequests: 0 } } });
+    h = await startGatewayHarness({
+      kv,
+      overrides: { embeddingsCache: { maxBytes: 1024 * 1024 }, budgets: { leaseRequests: 0 } },
+    });
     await enableCacheWithBudget(h);
     // Room for what the test writes besides the cache, but not for ~4.5 MB of cache entries.
-    await redis.admin.config('SET', 'maxmemory', String((await memoryInfo(redis.admin, 'used_memory')) + 3 * 1024 * 1024));
+    await redis.admin.config(
+      'SET',
+      'maxmemory',
+      String((await memoryInfo(redis.admin, 'used_memory')) + 3 * 1024 * 1024),
+    );
   });
   afterAll(async () => {
     await h?.close();
@@ -73,7 +86,7 @@ describe('the embeddings cache on the Redis that holds budgets (noeviction, low 
     const outcomes = await writesSettled(h, REQUESTS * PER_REQUEST);
     // Stored up to the bound (1 MiB of ~12 kB entries), the rest refused by the gateway, not by Redis.
     expect(outcomes.stored).toBeGreaterThan(40);
-    expect(outcomes.stored).toBeLessThan(REQUESTS * PER_REQUEST / 2);
+    expect(outcomes.stored).toBeLessThan((REQUESTS * PER_REQUEST) / 2);
     expect(outcomes.full).toBe(REQUESTS * PER_REQUEST - outcomes.stored!);
     expect(outcomes.failed ?? 0).toBe(0);
     expect(await memoryInfo(redis.admin, 'used_memory')).toBeLessThan(await memoryInfo(redis.admin, 'maxmemory'));
@@ -82,7 +95,9 @@ describe('the embeddings cache on the Redis that holds budgets (noeviction, low 
     expect([hit.status, hit.headers['x-switchyard-cache']]).toEqual([200, 'HIT']);
     const fresh = await h.post({ model: SMALL, input: 'after the cache is full', dimensions: DIMS });
     expect([fresh.status, fresh.headers['x-switchyard-cache']]).toEqual([200, 'MISS']);
-    const status = await request(h.gw.app).get(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets`).set('Authorization', bearer(h.gw.mgmtKey));
+    const status = await request(h.gw.app)
+      .get(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}/budgets`)
+      .set('Authorization', bearer(h.gw.mgmtKey));
     expect(status.status).toBe(200);
     // Once an entry lifetime has passed on the gateway's clock, the counted bytes have expired: writing resumes.
     await h.gw.deps.embeddingsCache.settled();
@@ -105,7 +120,11 @@ describeIf(REDIS_URL)('the embeddings cache on a Redis of its own (embeddingsCac
     prefix = kv.prefix;
     h = await startGatewayHarness({ kv, overrides: { embeddingsCache: { redisUrl: cacheRedis.url } } });
     await enableCacheWithBudget(h);
-    await cacheRedis.admin.config('SET', 'maxmemory', String((await memoryInfo(cacheRedis.admin, 'used_memory')) + 1024 * 1024));
+    await cacheRedis.admin.config(
+      'SET',
+      'maxmemory',
+      String((await memoryInfo(cacheRedis.admin, 'used_memory')) + 1024 * 1024),
+    );
   });
   afterAll(async () => {
     if (h) await h.close();

@@ -49,13 +49,22 @@ async function oddDigitsUpstream(): Promise<{ origin: string; calls: unknown[][]
     req.on('end', () => {
       const input = (JSON.parse(Buffer.concat(chunks).toString()) as { input: string[] }).input;
       calls.push(input);
-      const data = input.map((t, i) => `{"object":"embedding","index":${i},"embedding":[0.10000000000000001, -1.5E-7,${t.length}.0,0.333333333333333314829616256247]}`);
+      const data = input.map(
+        (t, i) =>
+          `{"object":"embedding","index":${i},"embedding":[0.10000000000000001, -1.5E-7,${t.length}.0,0.333333333333333314829616256247]}`,
+      );
       res.setHeader('content-type', 'application/json');
-      res.end(`{"object":"list","data":[${data.join(',')}],"model":"mistral-embed","usage":{"prompt_tokens":${input.length * 3},"total_tokens":${input.length * 3}}}`);
+      res.end(
+        `{"object":"list","data":[${data.join(',')}],"model":"mistral-embed","usage":{"prompt_tokens":${input.length * 3},"total_tokens":${input.length * 3}}}`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 async function enableCache(h: GatewayHarness, on: boolean | null = true): Promise<void> {
@@ -110,20 +119,44 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('a batch with some inputs cached sends only the misses upstream and answers all in input order', async () => {
     const first = await h.post({ model: SMALL, input: ['aa', 'bbbb'] });
     expect(first.headers['x-switchyard-cache']).toBe('MISS');
-    expect(first.body.usage).toEqual({ prompt_tokens: 6, total_tokens: 6, cost: usd(6), is_byok: false, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(first.body.usage).toEqual({
+      prompt_tokens: 6,
+      total_tokens: 6,
+      cost: usd(6),
+      is_byok: false,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     const input = ['x', 'bbbb', 'yyy', 'aa', 'bbbb'];
     const res = await h.post({ model: SMALL, input });
     expect(res.status).toBe(200);
     expect(res.headers['x-switchyard-cache']).toBe('PARTIAL');
-    expect(openaiInputs(h)).toEqual([['aa', 'bbbb'], ['x', 'yyy']]);
-    expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding])).toEqual(input.map((t, i) => [i, fakeVector(t.length)]));
+    expect(openaiInputs(h)).toEqual([
+      ['aa', 'bbbb'],
+      ['x', 'yyy'],
+    ]);
+    expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding])).toEqual(
+      input.map((t, i) => [i, fakeVector(t.length)]),
+    );
     // The upstream billed 1 + 3 tokens; the cached ones (4 + 2 + 4) are counted apart.
-    expect(res.body.usage).toEqual({ prompt_tokens: 14, total_tokens: 14, cost: usd(4), is_byok: false, prompt_tokens_details: { cached_tokens: 10 } });
+    expect(res.body.usage).toEqual({
+      prompt_tokens: 14,
+      total_tokens: 14,
+      cost: usd(4),
+      is_byok: false,
+      prompt_tokens_details: { cached_tokens: 10 },
+    });
     const all = await h.post({ model: SMALL, input });
     expect(all.headers['x-switchyard-cache']).toBe('HIT');
     expect(openaiInputs(h)).toHaveLength(2);
     expect(all.body).toMatchObject({ object: 'list', model: SMALL, provider: 'OpenAI' });
-    expect(all.body.usage).toEqual({ prompt_tokens: 14, total_tokens: 14, cost: 0, is_byok: false, prompt_tokens_details: { cached_tokens: 14 }, cached: true });
+    expect(all.body.usage).toEqual({
+      prompt_tokens: 14,
+      total_tokens: 14,
+      cost: 0,
+      is_byok: false,
+      prompt_tokens_details: { cached_tokens: 14 },
+      cached: true,
+    });
     expect(rawEmbeddings(all.text)).toEqual(rawEmbeddings(res.text));
   });
 
@@ -136,11 +169,17 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect(rawEmbeddings(hit.text)).toEqual(rawEmbeddings(first.text).reverse());
     const b64 = await h.post({ model: MISTRAL, input: ['odd', 'digits'], encoding_format: 'base64' });
     expect(b64.headers['x-switchyard-cache']).toBe('HIT');
-    const uncached = await h.post({ model: MISTRAL, input: ['odd', 'digits'], encoding_format: 'base64' }, { 'Cache-Control': 'no-cache, no-store' });
+    const uncached = await h.post(
+      { model: MISTRAL, input: ['odd', 'digits'], encoding_format: 'base64' },
+      { 'Cache-Control': 'no-cache, no-store' },
+    );
     expect(uncached.headers['x-switchyard-cache']).toBe('MISS');
     expect(rawEmbeddings(b64.text)).toEqual(rawEmbeddings(uncached.text));
     expect(fromBase64Float32(b64.body.data[1].embedding)).toEqual([0.1, -1.5e-7, 6, 1 / 3].map(Math.fround));
-    expect(odd.calls).toEqual([['odd', 'digits'], ['odd', 'digits']]);
+    expect(odd.calls).toEqual([
+      ['odd', 'digits'],
+      ['odd', 'digits'],
+    ]);
   });
 
   test('base64 passed through from the upstream is cached as its bytes; a float request for it goes upstream once', async () => {
@@ -159,17 +198,44 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
 
   test('multimodal items and token ids are cached per item too', async () => {
     const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
-    const input = [{ content: [{ type: 'text', text: 'a cat' }, image] }, { content: [{ type: 'text', text: 'a dog' }] }];
+    const input = [
+      { content: [{ type: 'text', text: 'a cat' }, image] },
+      { content: [{ type: 'text', text: 'a dog' }] },
+    ];
     const first = await h.post({ model: 'cohere/embed-v4.0', input });
     expect([first.status, first.headers['x-switchyard-cache']]).toEqual([200, 'MISS']);
     const again = await h.post({ model: 'cohere/embed-v4.0', input: [input[1], input[0]] });
-    expect([again.headers['x-switchyard-cache'], again.body.usage.cost, again.body.usage.cached]).toEqual(['HIT', 0, true]);
+    expect([again.headers['x-switchyard-cache'], again.body.usage.cost, again.body.usage.cached]).toEqual([
+      'HIT',
+      0,
+      true,
+    ]);
     expect(again.body.usage.prompt_tokens_details.cached_tokens).toBe(first.body.usage.prompt_tokens);
-    expect(again.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual([first.body.data[1].embedding, first.body.data[0].embedding]);
+    expect(again.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual([
+      first.body.data[1].embedding,
+      first.body.data[0].embedding,
+    ]);
     expect(h.fleet.fakes.cohere!.calls).toHaveLength(1);
-    await h.post({ model: SMALL, input: [[1, 2, 3], [4, 5]] }).expect(200);
+    await h
+      .post({
+        model: SMALL,
+        input: [
+          [1, 2, 3],
+          [4, 5],
+        ],
+      })
+      .expect(200);
     const tokens = await h.post({ model: SMALL, input: [[4, 5], [6]] });
-    expect([tokens.headers['x-switchyard-cache'], openaiInputs(h)]).toEqual(['PARTIAL', [[[1, 2, 3], [4, 5]], [[6]]]]);
+    expect([tokens.headers['x-switchyard-cache'], openaiInputs(h)]).toEqual([
+      'PARTIAL',
+      [
+        [
+          [1, 2, 3],
+          [4, 5],
+        ],
+        [[6]],
+      ],
+    ]);
   });
 
   test('dimensions and input_type are part of the key', async () => {
@@ -179,18 +245,31 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     expect((await h.post({ model: SMALL, input: 'dims', dimensions: 4 })).headers['x-switchyard-cache']).toBe('HIT');
     expect((await h.post({ model: SMALL, input: 'dims' })).headers['x-switchyard-cache']).toBe('HIT');
     const gemini = 'google/gemini-embedding-001';
-    expect((await h.post({ model: gemini, input: 'q', input_type: 'search_query' })).headers['x-switchyard-cache']).toBe('MISS');
-    expect((await h.post({ model: gemini, input: 'q', input_type: 'search_document' })).headers['x-switchyard-cache']).toBe('MISS');
-    expect((await h.post({ model: gemini, input: 'q', input_type: 'search_query' })).headers['x-switchyard-cache']).toBe('HIT');
+    expect(
+      (await h.post({ model: gemini, input: 'q', input_type: 'search_query' })).headers['x-switchyard-cache'],
+    ).toBe('MISS');
+    expect(
+      (await h.post({ model: gemini, input: 'q', input_type: 'search_document' })).headers['x-switchyard-cache'],
+    ).toBe('MISS');
+    expect(
+      (await h.post({ model: gemini, input: 'q', input_type: 'search_query' })).headers['x-switchyard-cache'],
+    ).toBe('HIT');
     expect(h.fleet.fakes['google-ai-studio']!.calls).toHaveLength(2);
   });
 
   test('tenant isolation: the same text in another organization is a miss (and paid for)', async () => {
     await h.post({ model: SMALL, input: 'shared secret text' }).expect(200);
     const other = await h.db.transaction((tx) => provisionOrg(tx, `Other ${uniqueId()}`));
-    await request(h.gw.app).patch(`/api/v1/workspaces/${other.workspace.id}`).set('Authorization', bearer(other.secret)).send({ is_embeddings_cache_enabled: true }).expect(200);
+    await request(h.gw.app)
+      .patch(`/api/v1/workspaces/${other.workspace.id}`)
+      .set('Authorization', bearer(other.secret))
+      .send({ is_embeddings_cache_enabled: true })
+      .expect(200);
     const { secret } = await createInferenceKey({ app: h.gw.app, mgmtKey: other.secret });
-    const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).send({ model: SMALL, input: 'shared secret text' });
+    const res = await request(h.gw.app)
+      .post('/api/v1/embeddings')
+      .set('Authorization', bearer(secret))
+      .send({ model: SMALL, input: 'shared secret text' });
     expect([res.headers['x-switchyard-cache'], res.body.usage.cost]).toEqual(['MISS', usd(18)]);
     expect(openaiInputs(h)).toHaveLength(2);
     // Each organization now has its own entry.
@@ -200,8 +279,14 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
   test('cache:false and Cache-Control: no-cache skip the read; no-store skips the write', async () => {
     await h.post({ model: SMALL, input: 'directive' }, { 'Cache-Control': 'no-store' }).expect(200);
     expect((await h.post({ model: SMALL, input: 'directive' })).headers['x-switchyard-cache']).toBe('MISS');
-    expect((await h.post({ model: SMALL, input: 'directive', cache: false })).headers['x-switchyard-cache']).toBe('MISS');
-    expect((await h.post({ model: SMALL, input: 'directive' }, { 'Cache-Control': 'max-age=0, No-Cache' })).headers['x-switchyard-cache']).toBe('MISS');
+    expect((await h.post({ model: SMALL, input: 'directive', cache: false })).headers['x-switchyard-cache']).toBe(
+      'MISS',
+    );
+    expect(
+      (await h.post({ model: SMALL, input: 'directive' }, { 'Cache-Control': 'max-age=0, No-Cache' })).headers[
+        'x-switchyard-cache'
+      ],
+    ).toBe('MISS');
     expect((await h.post({ model: SMALL, input: 'directive' })).headers['x-switchyard-cache']).toBe('HIT');
     expect(openaiInputs(h)).toHaveLength(4);
     const bad = await h.post({ model: SMALL, input: 'directive', cache: 'no' });
@@ -219,18 +304,27 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
 
   test("an entry is used only when the request's provider preferences allow the provider that produced it", async () => {
     const bge = 'baai/bge-m3';
-    const first = await h.post({ model: bge, input: 'routed', provider: { order: ['nebius'], allow_fallbacks: false } });
+    const first = await h.post({
+      model: bge,
+      input: 'routed',
+      provider: { order: ['nebius'], allow_fallbacks: false },
+    });
     expect([first.body.provider, first.headers['x-switchyard-cache']]).toEqual(['Nebius AI Studio', 'MISS']);
     const ignored = await h.post({ model: bge, input: 'routed', provider: { ignore: ['nebius'] } });
     expect([ignored.body.provider, ignored.headers['x-switchyard-cache']]).toEqual(['DeepInfra', 'MISS']);
     // The entry is now DeepInfra's: any request that allows DeepInfra uses it.
     const hit = await h.post({ model: bge, input: 'routed' });
     expect([hit.body.provider, hit.headers['x-switchyard-cache']]).toEqual(['DeepInfra', 'HIT']);
-    expect((await h.post({ model: bge, input: 'routed', provider: { only: ['nebius'] } })).headers['x-switchyard-cache']).toBe('MISS');
+    expect(
+      (await h.post({ model: bge, input: 'routed', provider: { only: ['nebius'] } })).headers['x-switchyard-cache'],
+    ).toBe('MISS');
   });
 
   test('a corrupt entry is a miss and is replaced', async () => {
-    const [key] = inputKeys({ tenant: `o:${h.gw.orgId}`, model: SMALL, dimensions: undefined, inputType: undefined }, { kind: 'text', texts: ['corrupt'] });
+    const [key] = inputKeys(
+      { tenant: `o:${h.gw.orgId}`, model: SMALL, dimensions: undefined, inputType: undefined },
+      { kind: 'text', texts: ['corrupt'] },
+    );
     await h.post({ model: SMALL, input: 'corrupt' }).expect(200);
     // Each answer's write has ended before the test puts its own bytes in the store.
     const written = () => h.gw.deps.embeddingsCache.settled();
@@ -244,18 +338,28 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       damaged.writeUInt8((damaged.readUInt8(damaged.length - 10) ^ 0xff) & 0xff, damaged.length - 10);
       await store.set(key as string, damaged, WEEK);
       const res = await h.post({ model: SMALL, input: 'corrupt' });
-      expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
+      expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([
+        200,
+        'MISS',
+        fakeVector(7),
+      ]);
       await written();
     }
     await store.set(key as string, (good as Buffer).subarray(0, 40), WEEK);
     const cut = await h.post({ model: SMALL, input: 'corrupt' });
-    expect([cut.status, cut.headers['x-switchyard-cache'], cut.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
+    expect([cut.status, cut.headers['x-switchyard-cache'], cut.body.data[0].embedding]).toEqual([
+      200,
+      'MISS',
+      fakeVector(7),
+    ]);
     await written();
     await store.set(key as string, Buffer.from('not an entry'), WEEK);
     expect((await h.post({ model: SMALL, input: 'corrupt' })).headers['x-switchyard-cache']).toBe('MISS');
     await written();
     expect((await h.post({ model: SMALL, input: 'corrupt' })).headers['x-switchyard-cache']).toBe('HIT');
-    expect(await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_corrupt_total')).toMatch(/ [1-9]\d*$/m);
+    expect(
+      await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_corrupt_total'),
+    ).toMatch(/ [1-9]\d*$/m);
   });
 
   test('budgets reserve only for the misses, and nothing for a fully cached request', async () => {
@@ -274,10 +378,16 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     try {
       await h.post({ model: SMALL, input: ['budget-a', 'budget-c', 'budget-b'] }).expect(200);
       // The estimate bounds "budget-c" alone: 8 UTF-8 bytes + 4 marker tokens.
-      expect(calls).toEqual([['reserve', usd(12)], ['settle', usd(8)]]);
+      expect(calls).toEqual([
+        ['reserve', usd(12)],
+        ['settle', usd(8)],
+      ]);
       calls.length = 0;
       await h.post({ model: SMALL, input: ['budget-c', 'budget-b'] }).expect(200);
-      expect(calls).toEqual([['reserve', 0], ['settle', 0]]);
+      expect(calls).toEqual([
+        ['reserve', 0],
+        ['settle', 0],
+      ]);
     } finally {
       spend.use(undefined);
     }
@@ -292,11 +402,26 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       [15, 7, usd(8), usd(8), 'OpenAI'],
       [15, 15, 0, 0, 'OpenAI'],
     ]);
-    expect(h.events[2]).toMatchObject({ id: full.body.id, attempts: 0, generationTimeMs: 0, upstreamId: null, status: 'ok' });
+    expect(h.events[2]).toMatchObject({
+      id: full.body.id,
+      attempts: 0,
+      generationTimeMs: 0,
+      upstreamId: null,
+      status: 'ok',
+    });
     await h.gw.deps.recorder.flush();
-    const gen = await request(h.gw.app).get(`/api/v1/generation?id=${full.body.id}`).set('Authorization', bearer(h.key));
+    const gen = await request(h.gw.app)
+      .get(`/api/v1/generation?id=${full.body.id}`)
+      .set('Authorization', bearer(h.key));
     expect(gen.status).toBe(200);
-    expect(gen.body.data).toMatchObject({ id: full.body.id, tokens_prompt: 15, total_cost: 0, usage: 0, provider_name: 'OpenAI', native_tokens_cached: 15 });
+    expect(gen.body.data).toMatchObject({
+      id: full.body.id,
+      tokens_prompt: 15,
+      total_cost: 0,
+      usage: 0,
+      provider_name: 'OpenAI',
+      native_tokens_cached: 15,
+    });
     expect(gen.body.data.cache_discount).toBeCloseTo(usd(15), 15);
     // Analytics has a source for what the cache did: responses answered whole, and the money saved.
     const at = Date.parse(gen.body.data.created_at as string);
@@ -304,7 +429,11 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     const analytics = await request(h.gw.app)
       .post('/api/v1/analytics/query')
       .set('Authorization', bearer(h.gw.mgmtKey))
-      .send({ metrics: ['response_cached_count', 'usage_cache', 'cached_tokens'], time_range: { start: iso(at - 3_600_000), end: iso(at + 3_600_000) }, filters: [{ field: 'generation_id', operator: 'in', value: [partial.body.id, full.body.id] }] });
+      .send({
+        metrics: ['response_cached_count', 'usage_cache', 'cached_tokens'],
+        time_range: { start: iso(at - 3_600_000), end: iso(at + 3_600_000) },
+        filters: [{ field: 'generation_id', operator: 'in', value: [partial.body.id, full.body.id] }],
+      });
     expect(analytics.status).toBe(200);
     const [row] = analytics.body.data.data as Array<Record<string, number>>;
     expect(row).toMatchObject({ response_cached_count: 1, cached_tokens: 22 });
@@ -313,7 +442,10 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
       'SELECT id, cached_tokens::float8 AS cached_tokens, cost_usd FROM generations WHERE id = ANY($1::text[]) ORDER BY cached_tokens',
       [[partial.body.id, full.body.id]],
     );
-    expect(rows.map((r) => [r.id, r.cached_tokens, Number(r.cost_usd)])).toEqual([[partial.body.id, 7, usd(8)], [full.body.id, 15, 0]]);
+    expect(rows.map((r) => [r.id, r.cached_tokens, Number(r.cost_usd)])).toEqual([
+      [partial.body.id, 7, usd(8)],
+      [full.body.id, 15, 0],
+    ]);
   });
 
   test('Prometheus counts hits, misses, writes and bytes', async () => {
@@ -327,7 +459,9 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     if (kvKind.name === 'memory') expect(text).toMatch(/switchyard_embeddings_cache_bytes [1-9]/);
     // m-1 (3 tokens) was answered from the cache at $0.02/M.
     expect(text).toMatch(new RegExp(`switchyard_embeddings_cache_saved_tokens_total\\{model="${SMALL}"\\} [1-9]`));
-    const saved = new RegExp(`switchyard_embeddings_cache_saved_usd_total\\{model="${SMALL}"\\} (\\S+)`).exec(text)?.[1];
+    const saved = new RegExp(`switchyard_embeddings_cache_saved_usd_total\\{model="${SMALL}"\\} (\\S+)`).exec(
+      text,
+    )?.[1];
     expect(Number(saved)).toBeGreaterThanOrEqual(usd(3));
   });
 
@@ -339,9 +473,15 @@ describe.each(KVS)('embeddings cache on the $name store', (kvKind) => {
     try {
       await h.post({ model: SMALL, input: 'stalled' }).expect(200);
       const res = await h.post({ model: SMALL, input: 'stalled' });
-      expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(7)]);
+      expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([
+        200,
+        'MISS',
+        fakeVector(7),
+      ]);
       expect(openaiInputs(h)).toHaveLength(2);
-      expect(await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_lookups_total')).toMatch(/result="skipped"\} [1-9]/);
+      expect(
+        await h.gw.deps.metrics.registry.getSingleMetricAsString('switchyard_embeddings_cache_lookups_total'),
+      ).toMatch(/result="skipped"\} [1-9]/);
       // A store that could not answer is not handed the answers' writes either.
       expect(set).not.toHaveBeenCalled();
     } finally {
@@ -355,7 +495,11 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
     const target = new URL(REDIS_URL as string);
     const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.open();
-    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 1000 });
+    const kv = await RedisKv.connect({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      prefix: `t:${uniqueId()}:`,
+      commandTimeoutMs: 1000,
+    });
     const h = await startGatewayHarness({ kv });
     try {
       await enableCache(h);
@@ -364,7 +508,11 @@ describeIf(REDIS_URL)('embeddings cache while Redis goes down mid-run', () => {
       await proxy.close();
       for (const input of ['before', 'during']) {
         const res = await h.post({ model: SMALL, input });
-        expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([200, 'MISS', fakeVector(input.length)]);
+        expect([res.status, res.headers['x-switchyard-cache'], res.body.data[0].embedding]).toEqual([
+          200,
+          'MISS',
+          fakeVector(input.length),
+        ]);
       }
       expect(openaiInputs(h)).toHaveLength(3);
       await proxy.open();
@@ -387,7 +535,10 @@ describe('embeddings cache with the gateway default on (embeddingsCache.enabled)
       const off = await h.post({ model: SMALL, input: 'config default' });
       expect([off.status, off.headers['x-switchyard-cache']]).toEqual([200, undefined]);
       expect(openaiInputs(h)).toHaveLength(2);
-      const bad = await request(h.gw.app).patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: 'yes' });
+      const bad = await request(h.gw.app)
+        .patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`)
+        .set('Authorization', bearer(h.gw.mgmtKey))
+        .send({ is_embeddings_cache_enabled: 'yes' });
       expect([bad.status, bad.body.error.message]).toEqual([400, 'Invalid request parameters']);
     } finally {
       await h.close();

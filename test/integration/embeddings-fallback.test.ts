@@ -31,8 +31,11 @@ describe('fallback and final statuses', () => {
   const post = (body: Record<string, unknown> = {}) => h.post({ model: BGE, input: 'hello', ...body });
   const everywhere = (fault: Fault) => ALL.forEach((s) => h.fleet.fakes[s]!.setSticky(fault));
   const upstreamCount = async (provider: string, outcome: string) =>
-    (await h.gw.deps.metrics.upstreamRequests.get()).values.find((v) => v.labels.provider === provider && v.labels.model === BGE && v.labels.outcome === outcome)?.value ?? 0;
-  const attemptsOf = (res: { body: { error: { metadata: { attempts: unknown[] } } } }) => res.body.error.metadata.attempts;
+    (await h.gw.deps.metrics.upstreamRequests.get()).values.find(
+      (v) => v.labels.provider === provider && v.labels.model === BGE && v.labels.outcome === outcome,
+    )?.value ?? 0;
+  const attemptsOf = (res: { body: { error: { metadata: { attempts: unknown[] } } } }) =>
+    res.body.error.metadata.attempts;
 
   test.each<[string, Fault, string]>([
     ['500', { status: 500 }, 'server'],
@@ -100,7 +103,11 @@ describe('fallback and final statuses', () => {
     everywhere({ status: 529 });
     const res = await post();
     expect(res.status).toBe(529);
-    expect(res.body.error).toEqual({ code: 529, message: 'Provider returned error', metadata: expect.objectContaining({ attempts: expect.any(Array) }) });
+    expect(res.body.error).toEqual({
+      code: 529,
+      message: 'Provider returned error',
+      metadata: expect.objectContaining({ attempts: expect.any(Array) }),
+    });
     everywhere({ status: 503, body: { error: { message: 'Model is overloaded, try later' } } });
     const overloaded = await post();
     expect(overloaded.status).toBe(529);
@@ -135,7 +142,10 @@ describe('fallback and final statuses', () => {
     const upstream = { ...FAST_UPSTREAM, attemptTimeoutMs: 400, deadlineMs: 600 };
     const tight = await gatewayApp(h.db, h.kv, { providers: h.fleet.overrides.providers, upstream }, () => h.clock.now);
     try {
-      const res = await request(tight.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${h.key}`).send({ model: BGE, input: 'x' });
+      const res = await request(tight.app)
+        .post('/api/v1/embeddings')
+        .set('Authorization', `Bearer ${h.key}`)
+        .send({ model: BGE, input: 'x' });
       expect(res.status).toBe(524);
       expect(attemptsOf(res).map((a) => (a as { provider: string }).provider)).toEqual(['deepinfra', 'nebius']);
       expect(h.fleet.fakes.together!.calls).toHaveLength(0);
@@ -163,10 +173,16 @@ describe('fallback and final statuses', () => {
     h.fleet.fakes.deepinfra!.queue({ status: 500 });
     await post();
     const text = await h.gw.deps.metrics.registry.metrics();
-    expect(text).toMatch(/switchyard_upstream_requests_total\{provider="deepinfra",model="baai\/bge-m3",outcome="server"\} [1-9]/);
-    expect(text).toMatch(/switchyard_upstream_requests_total\{provider="nebius",model="baai\/bge-m3",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(
+      /switchyard_upstream_requests_total\{provider="deepinfra",model="baai\/bge-m3",outcome="server"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /switchyard_upstream_requests_total\{provider="nebius",model="baai\/bge-m3",outcome="ok"\} [1-9]/,
+    );
     expect(text).toMatch(/switchyard_upstream_fallbacks_total\{provider="deepinfra",model="baai\/bge-m3"\} [1-9]/);
-    expect(text).toMatch(/switchyard_upstream_request_duration_seconds_count\{provider="nebius",model="baai\/bge-m3"\} [1-9]/);
+    expect(text).toMatch(
+      /switchyard_upstream_request_duration_seconds_count\{provider="nebius",model="baai\/bge-m3"\} [1-9]/,
+    );
     expect(text).toMatch(/switchyard_gateway_overhead_seconds_count\{route="\/api\/v1\/embeddings"\} [1-9]/);
     expect(text).toMatch(/switchyard_embeddings_tokens_total\{provider="nebius",model="baai\/bge-m3"\} [1-9]/);
     expect(text).toMatch(/switchyard_embeddings_cost_usd_total\{provider="nebius",model="baai\/bge-m3"\} \d/);
@@ -176,7 +192,10 @@ describe('fallback and final statuses', () => {
 describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
   let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startGatewayHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
+    h = await startGatewayHarness({
+      kv: await kvKind.open(),
+      overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -192,7 +211,9 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
     // open: skipped without a call
     expect((await post()).body.provider).toBe('Nebius AI Studio');
     expect(deepinfra.calls).toHaveLength(2);
-    expect(await h.gw.deps.metrics.registry.metrics()).toMatch(/switchyard_circuit_state\{provider="deepinfra",model="baai\/bge-m3"\} 2/);
+    expect(await h.gw.deps.metrics.registry.metrics()).toMatch(
+      /switchyard_circuit_state\{provider="deepinfra",model="baai\/bge-m3"\} 2/,
+    );
     // half-open after the cooldown: one probe, which fails → open again
     h.clock.now += 10_001;
     expect((await post()).body.provider).toBe('Nebius AI Studio');
@@ -205,7 +226,9 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
     expect((await post()).body.provider).toBe('DeepInfra');
     expect((await post()).body.provider).toBe('DeepInfra');
     expect(deepinfra.calls).toHaveLength(5);
-    expect(await h.gw.deps.metrics.registry.metrics()).toMatch(/switchyard_circuit_state\{provider="deepinfra",model="baai\/bge-m3"\} 0/);
+    expect(await h.gw.deps.metrics.registry.metrics()).toMatch(
+      /switchyard_circuit_state\{provider="deepinfra",model="baai\/bge-m3"\} 0/,
+    );
   });
 
   test('every circuit open → 503 without calling anyone', async () => {
@@ -219,8 +242,16 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
   });
 
   test('a second replica on the same Kv sees the same circuits', async () => {
-    const second = await gatewayApp(h.db, h.kv, { providers: h.fleet.overrides.providers, breaker: { failureThreshold: 2, cooldownMs: 10_000 } }, () => h.clock.now);
-    const res = await request(second.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${h.key}`).send({ model: BGE, input: 'x' });
+    const second = await gatewayApp(
+      h.db,
+      h.kv,
+      { providers: h.fleet.overrides.providers, breaker: { failureThreshold: 2, cooldownMs: 10_000 } },
+      () => h.clock.now,
+    );
+    const res = await request(second.app)
+      .post('/api/v1/embeddings')
+      .set('Authorization', `Bearer ${h.key}`)
+      .send({ model: BGE, input: 'x' });
     expect(res.status).toBe(503);
     await second.deps.routing.close();
   });
@@ -229,7 +260,10 @@ describe.each(KVS)('circuit breaker through HTTP on $name', (kvKind) => {
 describe.each(KVS)('circuits and tenants through HTTP on $name', (kvKind) => {
   let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startGatewayHarness({ kv: await kvKind.open(), overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } } });
+    h = await startGatewayHarness({
+      kv: await kvKind.open(),
+      overrides: { breaker: { failureThreshold: 2, cooldownMs: 10_000 } },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -242,7 +276,10 @@ describe.each(KVS)('circuits and tenants through HTTP on $name', (kvKind) => {
     return (await createInferenceKey({ app: h.gw.app, mgmtKey: org.secret })).secret;
   }
   const postAs = (secret: string, model: string) =>
-    request(h.gw.app).post('/api/v1/embeddings').set('Authorization', `Bearer ${secret}`).send({ model, input: 'hello' });
+    request(h.gw.app)
+      .post('/api/v1/embeddings')
+      .set('Authorization', `Bearer ${secret}`)
+      .send({ model, input: 'hello' });
   const MODEL = 'openai/text-embedding-3-small';
 
   test("one organization's failures open its own circuit, never another organization's", async () => {

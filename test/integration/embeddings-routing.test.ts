@@ -94,7 +94,11 @@ test('require_parameters: endpoints that cannot honour a parameter are excluded 
   const qwen = await route({ model: QWEN, dimensions: 4, provider: { require_parameters: true } });
   expect(qwen.status).toBe(200);
   expect(qwen.body.data[0].embedding).toHaveLength(4);
-  const inputType = await route({ model: 'openai/text-embedding-3-small', input_type: 'search_query', provider: { require_parameters: true } });
+  const inputType = await route({
+    model: 'openai/text-embedding-3-small',
+    input_type: 'search_query',
+    provider: { require_parameters: true },
+  });
   expect(inputType.status).toBe(404);
   expect((await route({ model: 'openai/text-embedding-3-small', input_type: 'search_query' })).status).toBe(200);
 });
@@ -102,7 +106,9 @@ test('require_parameters: endpoints that cannot honour a parameter are excluded 
 test('data_collection deny → only endpoints that keep no data', async () => {
   expect((await route({ provider: { order: ['together'], data_collection: 'deny' } })).body.provider).toBe('DeepInfra');
   expect((await route({ provider: { order: ['together'], data_collection: 'allow' } })).body.provider).toBe('Together');
-  expect((await route({ model: 'openai/text-embedding-3-small', provider: { data_collection: 'deny' } })).status).toBe(404);
+  expect((await route({ model: 'openai/text-embedding-3-small', provider: { data_collection: 'deny' } })).status).toBe(
+    404,
+  );
 });
 
 test('zdr → only zero-data-retention endpoints', async () => {
@@ -128,17 +134,27 @@ test('sort: price, throughput, latency, and the object form', async () => {
   fail('deepinfra');
   expect((await route({ provider: { sort: 'price' } })).body.provider).toBe('Nebius AI Studio');
   h.fleet.resetAll();
-  expect((await route({ provider: { sort: { by: 'throughput' }, ignore: ['deepinfra'] } })).body.provider).toBe('Together');
+  expect((await route({ provider: { sort: { by: 'throughput' }, ignore: ['deepinfra'] } })).body.provider).toBe(
+    'Together',
+  );
   expect((await route({ provider: { sort: 'exacto' } })).status).toBe(200);
 });
 
 test('max_price in USD per 1M tokens, numbers or strings', async () => {
-  expect((await route({ provider: { order: ['together'], max_price: { prompt: 0.012 } } })).body.provider).toBe('DeepInfra');
-  expect((await route({ provider: { order: ['together'], max_price: { prompt: '0.016' } } })).body.provider).toBe('Together');
+  expect((await route({ provider: { order: ['together'], max_price: { prompt: 0.012 } } })).body.provider).toBe(
+    'DeepInfra',
+  );
+  expect((await route({ provider: { order: ['together'], max_price: { prompt: '0.016' } } })).body.provider).toBe(
+    'Together',
+  );
   expect((await route({ provider: { max_price: { prompt: '0.005' } } })).status).toBe(404);
-  expect((await route({ provider: { max_price: { prompt: 1, completion: 2, request: 0, image: 0 } } })).status).toBe(200);
+  expect((await route({ provider: { max_price: { prompt: 1, completion: 2, request: 0, image: 0 } } })).status).toBe(
+    200,
+  );
   // exponent strings are numbers too
-  expect((await route({ provider: { order: ['together'], max_price: { prompt: '1.6e-2' } } })).body.provider).toBe('Together');
+  expect((await route({ provider: { order: ['together'], max_price: { prompt: '1.6e-2' } } })).body.provider).toBe(
+    'Together',
+  );
   expect((await route({ provider: { max_price: { prompt: '5E-3' } } })).status).toBe(404);
   expect((await route({ model: 'cohere/embed-v4.0', provider: { max_price: { image: '0.0001' } } })).status).toBe(404);
 });
@@ -153,14 +169,27 @@ test('preferred_min_throughput / preferred_max_latency reorder softly and never 
   const res = await route({ provider: { ...base, preferred_min_throughput: { p50: 6000, p90: 1000 } } });
   expect(res.status).toBe(200);
   expect(res.body.provider).toBe('Nebius AI Studio');
-  expect((await route({ provider: { ...base, preferred_min_throughput: 1e9, preferred_max_latency: 0.001 } })).status).toBe(200);
+  expect(
+    (await route({ provider: { ...base, preferred_min_throughput: 1e9, preferred_max_latency: 0.001 } })).status,
+  ).toBe(200);
 });
 
 test('null fields are ignored', async () => {
   const res = await route({
     provider: {
-      order: null, allow_fallbacks: null, require_parameters: null, data_collection: null, zdr: null, enforce_distillable_text: null,
-      only: null, ignore: null, quantizations: null, sort: null, max_price: null, preferred_min_throughput: null, preferred_max_latency: null,
+      order: null,
+      allow_fallbacks: null,
+      require_parameters: null,
+      data_collection: null,
+      zdr: null,
+      enforce_distillable_text: null,
+      only: null,
+      ignore: null,
+      quantizations: null,
+      sort: null,
+      max_price: null,
+      preferred_min_throughput: null,
+      preferred_max_latency: null,
     },
   });
   expect(res.status).toBe(200);

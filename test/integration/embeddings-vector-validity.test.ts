@@ -35,13 +35,23 @@ function providersWithBase64DeepInfra(): string {
 const bytesOf = (values: number[]) => float32Base64(values);
 
 const lengths = (res: request.Response) =>
-  (res.body.data as Array<{ embedding: number[] | string }>).map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding).length);
+  (res.body.data as Array<{ embedding: number[] | string }>).map(
+    (d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding).length,
+  );
 
 describe('vectors from the upstream are validated', () => {
   let h: GatewayHarness;
   beforeAll(async () => {
-    h = await startGatewayHarness({ overrides: { catalog: { modelsFile: 'config/models.yaml', providersFile: providersWithBase64DeepInfra() }, breaker: { failureThreshold: 1000, cooldownMs: 1000 } } });
-    const res = await request(h.gw.app).patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`).set('Authorization', bearer(h.gw.mgmtKey)).send({ is_embeddings_cache_enabled: true });
+    h = await startGatewayHarness({
+      overrides: {
+        catalog: { modelsFile: 'config/models.yaml', providersFile: providersWithBase64DeepInfra() },
+        breaker: { failureThreshold: 1000, cooldownMs: 1000 },
+      },
+    });
+    const res = await request(h.gw.app)
+      .patch(`/api/v1/workspaces/${h.gw.defaultWorkspaceId}`)
+      .set('Authorization', bearer(h.gw.mgmtKey))
+      .send({ is_embeddings_cache_enabled: true });
     expect(res.status).toBe(200);
   });
   afterAll(() => h.close());
@@ -62,24 +72,47 @@ describe('vectors from the upstream are validated', () => {
     expect([res.status, res.body.provider]).toEqual([200, 'Nebius AI Studio']);
     expect(deepinfra().calls[0]!.body.encoding_format).toBe('base64');
     expect(fromBase64Float32(res.body.data[0].embedding)).toEqual(fakeVector(6));
-    const alone = await h.post({ model: BGE, input: 'poison 2', encoding_format: 'base64', provider: { only: ['deepinfra'] } });
+    const alone = await h.post({
+      model: BGE,
+      input: 'poison 2',
+      encoding_format: 'base64',
+      provider: { only: ['deepinfra'] },
+    });
     expect([alone.status, alone.body.error?.message]).toEqual([502, 'Provider returned error']);
   });
 
   test('base64 that is not whole float32 values, or not canonical, is invalid too', async () => {
     for (const bad of ['AAAA', 'AAAAAA==', 'AAAAAA']) {
       deepinfra().queue(openaiEmbeddings(() => bad));
-      const res = await h.post({ model: BGE, input: `odd ${bad}`, encoding_format: 'base64', provider: { only: ['deepinfra'] } });
+      const res = await h.post({
+        model: BGE,
+        input: `odd ${bad}`,
+        encoding_format: 'base64',
+        provider: { only: ['deepinfra'] },
+      });
       expect([bad, res.status]).toEqual([bad, bad === 'AAAAAA==' ? 200 : 502]);
     }
   });
 
   test('a finite float outside float32 (1e39) is invalid for float and base64 requests alike', async () => {
     for (const encoding of ['float', 'base64'] as const) {
-      h.fleet.fakes.nebius!.queue(openaiEmbeddings(() => [0.5, 1e39]), openaiEmbeddings(() => [-3.5e38, 0.5]));
-      const only = await h.post({ model: BGE, input: `huge ${encoding}`, encoding_format: encoding, provider: { only: ['nebius'] } });
+      h.fleet.fakes.nebius!.queue(
+        openaiEmbeddings(() => [0.5, 1e39]),
+        openaiEmbeddings(() => [-3.5e38, 0.5]),
+      );
+      const only = await h.post({
+        model: BGE,
+        input: `huge ${encoding}`,
+        encoding_format: encoding,
+        provider: { only: ['nebius'] },
+      });
       expect([encoding, only.status]).toEqual([encoding, 502]);
-      const fallback = await h.post({ model: BGE, input: `huge ${encoding}`, encoding_format: encoding, provider: { order: ['nebius', 'together'] } });
+      const fallback = await h.post({
+        model: BGE,
+        input: `huge ${encoding}`,
+        encoding_format: encoding,
+        provider: { order: ['nebius', 'together'] },
+      });
       expect([encoding, fallback.status, fallback.body.provider]).toEqual([encoding, 200, 'Together']);
       expect(fallback.text).not.toMatch(/Infinity|null|e\+?3[89]/i);
     }
@@ -109,7 +142,12 @@ describe('vectors from the upstream are validated', () => {
   test('the cache never stores nor serves a poisoned vector', async () => {
     // Only one provider allowed: before validation, the NaN answer was a 200 and its entry a base64 HIT.
     deepinfra().queue(openaiEmbeddings(() => bytesOf([NaN, 0.5])));
-    const poisoned = await h.post({ model: BGE, input: 'cached poison', encoding_format: 'base64', provider: { only: ['deepinfra'] } });
+    const poisoned = await h.post({
+      model: BGE,
+      input: 'cached poison',
+      encoding_format: 'base64',
+      provider: { only: ['deepinfra'] },
+    });
     expect(poisoned.status).toBe(502);
     h.fleet.fakes.nebius!.queue(openaiEmbeddings(() => [1e39, 0.5]));
     expect((await h.post({ model: BGE, input: 'cached huge', provider: { only: ['nebius'] } })).status).toBe(502);

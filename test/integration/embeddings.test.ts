@@ -18,9 +18,23 @@ import { switchable } from '../helpers/switchable';
 
 const SMALL = 'openai/text-embedding-3-small';
 const MODEL_FIELDS = [
-  'id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing',
-  'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'knowledge_cutoff',
-  'expiration_date', 'links',
+  'id',
+  'canonical_slug',
+  'hugging_face_id',
+  'name',
+  'created',
+  'description',
+  'context_length',
+  'architecture',
+  'pricing',
+  'top_provider',
+  'per_request_limits',
+  'supported_parameters',
+  'default_parameters',
+  'supported_voices',
+  'knowledge_cutoff',
+  'expiration_date',
+  'links',
 ];
 
 let h: GatewayHarness;
@@ -29,7 +43,10 @@ const spend = switchable<SpendGuard>();
 const records = switchable<UsageRecorder>();
 const logs = switchable<Logger>();
 beforeAll(async () => {
-  h = await startGatewayHarness({ logger: logs.wrap(createLogger('silent')), wrap: { spend: spend.wrap, recorder: records.wrap } });
+  h = await startGatewayHarness({
+    logger: logs.wrap(createLogger('silent')),
+    wrap: { spend: spend.wrap, recorder: records.wrap },
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -62,11 +79,18 @@ describe('POST /embeddings', () => {
   test('the path variants Express also matches answer as the hot route does', async () => {
     // POST /api/v1/embeddings runs outside Express's router (hot-route.ts); these go through it.
     for (const path of ['/api/v1/embeddings', '/api/v1/embeddings/', '/API/v1/Embeddings', '/api/v1/embeddings?x=1']) {
-      const ok = await request(h.gw.app).post(path).set('Authorization', bearer(h.key)).send({ model: SMALL, input: 'hello world' });
+      const ok = await request(h.gw.app)
+        .post(path)
+        .set('Authorization', bearer(h.key))
+        .send({ model: SMALL, input: 'hello world' });
       expect([path, ok.status, ok.body.data?.[0]?.embedding]).toEqual([path, 200, fakeVector(11)]);
       expect(ok.headers['x-request-id']).toBeDefined();
       const anonymous = await request(h.gw.app).post(path).send({ model: SMALL, input: 'x' });
-      expect([path, anonymous.status, anonymous.body]).toEqual([path, 401, { error: { code: 401, message: 'Missing Authentication header' } }]);
+      expect([path, anonymous.status, anonymous.body]).toEqual([
+        path,
+        401,
+        { error: { code: 401, message: 'Missing Authentication header' } },
+      ]);
       const invalid = await request(h.gw.app).post(path).set('Authorization', bearer(h.key)).send({ model: SMALL });
       expect([path, invalid.status, invalid.body.error.code]).toEqual([path, 400, 400]);
     }
@@ -75,7 +99,11 @@ describe('POST /embeddings', () => {
   test('string[] input → one embedding per item, in order', async () => {
     const res = await h.post({ model: SMALL, input: ['a', 'bbb', 'cc'] });
     expect(res.status).toBe(200);
-    expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding[0]])).toEqual([[0, 1 / 8], [1, 3 / 8], [2, 2 / 8]]);
+    expect(res.body.data.map((d: { index: number; embedding: number[] }) => [d.index, d.embedding[0]])).toEqual([
+      [0, 1 / 8],
+      [1, 3 / 8],
+      [2, 2 / 8],
+    ]);
     expect(res.body.usage.prompt_tokens).toBe(6);
   });
 
@@ -84,7 +112,13 @@ describe('POST /embeddings', () => {
     expect(one.status).toBe(200);
     expect(one.body.data).toHaveLength(1);
     expect(h.fleet.fakes.openai!.calls[0]!.body.input).toEqual([[1, 2, 3, 4]]);
-    const many = await h.post({ model: SMALL, input: [[1, 2], [3, 4, 5]] });
+    const many = await h.post({
+      model: SMALL,
+      input: [
+        [1, 2],
+        [3, 4, 5],
+      ],
+    });
     expect(many.status).toBe(200);
     expect(many.body.data.map((d: { embedding: number[] }) => d.embedding[0])).toEqual([2 / 8, 3 / 8]);
     // bge-m3: only deepinfra accepts token ids, although nebius is listed first for text
@@ -97,16 +131,31 @@ describe('POST /embeddings', () => {
   test('token ids on a model without token-capable endpoints → 404 no_endpoints (can never succeed)', async () => {
     const res = await h.post({ model: 'voyage/voyage-3.5', input: [1, 2, 3] });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', availability: { code: 'no_endpoints', retryable: false } });
+    expect(res.body.error).toMatchObject({
+      code: 404,
+      message: 'Resource not found',
+      availability: { code: 'no_endpoints', retryable: false },
+    });
   });
 
   test('multimodal input is routed only to endpoints that accept its modalities', async () => {
-    const input = [{ content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }];
+    const input = [
+      {
+        content: [
+          { type: 'text', text: 'a cat' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
+    ];
     const res = await h.post({ model: 'cohere/embed-v4.0', input });
     expect(res.status).toBe(200);
     expectSchema(res.body, 'embeddings.create.response');
     expect(res.body.provider).toBe('Cohere');
-    expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({ model: 'embed-v4.0', inputs: [{ content: input[0]!.content }], embedding_types: ['float'] });
+    expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({
+      model: 'embed-v4.0',
+      inputs: [{ content: input[0]!.content }],
+      embedding_types: ['float'],
+    });
     // 5 text tokens at $0.12/M + 1 image at $0.00047
     expect(res.body.usage.cost).toBeCloseTo(5 * 0.00000012 + 0.00047, 12);
     expect(h.events[0]!.inputModality).toBe('text+image');
@@ -115,7 +164,10 @@ describe('POST /embeddings', () => {
     expect(refused.status).toBe(404);
     expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
     // text-only multimodal items are fine on a text model
-    const textOnly = await h.post({ model: 'voyage/voyage-3.5', input: [{ content: [{ type: 'text', text: 'abc' }] }] });
+    const textOnly = await h.post({
+      model: 'voyage/voyage-3.5',
+      input: [{ content: [{ type: 'text', text: 'abc' }] }],
+    });
     expect(textOnly.status).toBe(200);
     expect(h.fleet.fakes.voyage!.calls[0]!.body.input).toEqual(['abc']);
   });
@@ -140,16 +192,32 @@ describe('POST /embeddings', () => {
   });
 
   test('dimensions, input_type and user reach the upstream in its own terms', async () => {
-    expect((await h.post({ model: SMALL, input: 'x', dimensions: 4, user: 'u-1' })).body.data[0].embedding).toHaveLength(4);
+    expect(
+      (await h.post({ model: SMALL, input: 'x', dimensions: 4, user: 'u-1' })).body.data[0].embedding,
+    ).toHaveLength(4);
     expect(h.fleet.fakes.openai!.calls[0]!.body).toMatchObject({ dimensions: 4, user: 'u-1' });
     await h.post({ model: 'google/gemini-embedding-001', input: ['q'], dimensions: 3, input_type: 'search_query' });
     expect(h.fleet.fakes['google-ai-studio']!.calls[0]!).toMatchObject({
       path: '/v1beta/models/gemini-embedding-001:batchEmbedContents',
-      body: { requests: [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'q' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 3 }] },
+      body: {
+        requests: [
+          {
+            model: 'models/gemini-embedding-001',
+            content: { parts: [{ text: 'q' }] },
+            taskType: 'RETRIEVAL_QUERY',
+            outputDimensionality: 3,
+          },
+        ],
+      },
     });
     expect(h.fleet.fakes['google-ai-studio']!.calls[0]!.headers['x-goog-api-key']).toBe('test-key-google-ai-studio');
     await h.post({ model: 'voyage/voyage-3.5', input: 'd', input_type: 'search_document', dimensions: 2 });
-    expect(h.fleet.fakes.voyage!.calls[0]!.body).toEqual({ model: 'voyage-3.5', input: ['d'], input_type: 'document', output_dimension: 2 });
+    expect(h.fleet.fakes.voyage!.calls[0]!.body).toEqual({
+      model: 'voyage-3.5',
+      input: ['d'],
+      input_type: 'document',
+      output_dimension: 2,
+    });
     await h.post({ model: 'cohere/embed-v4.0', input: 'd', input_type: 'search_query' });
     expect(h.fleet.fakes.cohere!.calls[0]!.body).toMatchObject({ texts: ['d'], input_type: 'search_query' });
   });
@@ -166,7 +234,10 @@ describe('POST /embeddings', () => {
   });
 
   test('a usage event is recorded with the call facts; session_id in the body wins over x-session-id', async () => {
-    await h.post({ model: SMALL, input: 'abc', user: 'end-user-7', session_id: 'body-session' }, { 'x-session-id': 'header-session', 'User-Agent': 'ua/1' });
+    await h.post(
+      { model: SMALL, input: 'abc', user: 'end-user-7', session_id: 'body-session' },
+      { 'x-session-id': 'header-session', 'User-Agent': 'ua/1' },
+    );
     await h.post({ model: SMALL, input: 'abc' }, { 'x-session-id': 'header-session' });
     expect(h.events).toHaveLength(2);
     expect(h.events[0]).toMatchObject({
@@ -199,7 +270,12 @@ describe('POST /embeddings', () => {
     try {
       for (const [fail, message] of [
         [async () => Promise.reject(new Error('outbox down')), 'outbox down'],
-        [() => { throw new Error('recorder broken'); }, 'recorder broken'],
+        [
+          () => {
+            throw new Error('recorder broken');
+          },
+          'recorder broken',
+        ],
       ] as const) {
         written = '';
         records.use({ ...recorder, record: fail });
@@ -209,7 +285,13 @@ describe('POST /embeddings', () => {
         await h.gw.deps.embeddings.drain();
         await new Promise((resolve) => setImmediate(resolve));
         const line = JSON.parse(written.trim()) as Record<string, unknown>;
-        expect(line).toMatchObject({ level: 'error', message: 'usage record failed', request_id: 'req-record-fails', generation_id: res.body.id, err: { name: 'Error', message } });
+        expect(line).toMatchObject({
+          level: 'error',
+          message: 'usage record failed',
+          request_id: 'req-record-fails',
+          generation_id: res.body.id,
+          err: { name: 'Error', message },
+        });
         expect((line.err as { stack: string }).stack).toContain(`Error: ${message}\n    at `);
       }
     } finally {
@@ -282,7 +364,11 @@ describe('POST /embeddings', () => {
   test('unknown model → 404; a known non-embeddings model → 400', async () => {
     const unknown = await h.post({ model: 'nobody/nothing', input: 'x' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model: 'nobody/nothing', models_list: '/api/v1/embeddings/models' } });
+    expect(unknown.body.error).toMatchObject({
+      code: 404,
+      message: 'Resource not found',
+      metadata: { model: 'nobody/nothing', models_list: '/api/v1/embeddings/models' },
+    });
     const chat = await h.post({ model: 'openai/gpt-4o', input: 'x' });
     expect(chat.status).toBe(400);
     expect(chat.body.error.code).toBe(400);
@@ -325,10 +411,14 @@ describe('POST /embeddings', () => {
     const texts = Array.from({ length: 2 * max + 7 }, (_, i) => 'x'.repeat((i % 13) + 1));
     const res = await h.post({ model, input: texts });
     expect(res.status).toBe(200);
-    const sizes = h.fleet.fakes[slug]!.calls.map((c) => ((c.body.texts ?? c.body.inputs ?? c.body.requests) as unknown[]).length);
+    const sizes = h.fleet.fakes[slug]!.calls.map(
+      (c) => ((c.body.texts ?? c.body.inputs ?? c.body.requests) as unknown[]).length,
+    );
     expect(sizes.sort((a, b) => b - a)).toEqual([max, max, 7]);
     expect(res.body.data.map((d: { index: number }) => d.index)).toEqual(texts.map((_, i) => i));
-    expect(res.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(texts.map((t) => fakeVector(t.length)));
+    expect(res.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(
+      texts.map((t) => fakeVector(t.length)),
+    );
     // one failed chunk fails the attempt: no partial answer
     h.fleet.resetAll();
     h.fleet.fakes[slug]!.queue({ status: 200 }, { status: 500 });
@@ -348,7 +438,18 @@ describe('POST /embeddings', () => {
   });
 
   test('text-only multimodal input reaches an OpenAI-wire upstream as plain strings', async () => {
-    const res = await h.post({ model: SMALL, input: [{ content: [{ type: 'text', text: 'ab' }, { type: 'text', text: 'cd' }] }, { content: [{ type: 'text', text: 'e' }] }] });
+    const res = await h.post({
+      model: SMALL,
+      input: [
+        {
+          content: [
+            { type: 'text', text: 'ab' },
+            { type: 'text', text: 'cd' },
+          ],
+        },
+        { content: [{ type: 'text', text: 'e' }] },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(h.fleet.fakes.openai!.calls[0]!.body.input).toEqual(['ab\ncd', 'e']);
   });
@@ -356,7 +457,12 @@ describe('POST /embeddings', () => {
   test('an upstream reporting 0 tokens for a non-empty input is recounted: never a silent 0 cost', async () => {
     h.fleet.fakes.openai!.queue({
       status: 200,
-      body: { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], usage: { prompt_tokens: 0, total_tokens: 0 } },
+      body: {
+        object: 'list',
+        model: 'text-embedding-3-small',
+        data: [{ object: 'embedding', index: 0, embedding: [0.5] }],
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      },
     });
     const res = await h.post({ model: SMALL, input: 'hello world' });
     expect(res.status).toBe(200);
@@ -364,23 +470,38 @@ describe('POST /embeddings', () => {
     expect(res.body.usage.cost).toBeGreaterThan(0);
   });
 
-  test.each([-5, 2.5, 1e300])('an upstream reporting %s tokens is recounted, and the record says it was estimated', async (reported) => {
-    h.events.length = 0;
-    h.fleet.fakes.openai!.queue({
-      status: 200,
-      body: { object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], usage: { prompt_tokens: reported, total_tokens: reported } },
-    });
-    const res = await h.post({ model: SMALL, input: 'hello world' });
-    expect(res.status).toBe(200);
-    expect(res.body.usage).toMatchObject({ prompt_tokens: 2, cost: 2 * 0.00000002 });
-    expect(h.events).toHaveLength(1);
-    expect(h.events[0]).toMatchObject({ tokensPrompt: 2, costUsd: res.body.usage.cost, usageEstimated: true });
-  });
+  test.each([-5, 2.5, 1e300])(
+    'an upstream reporting %s tokens is recounted, and the record says it was estimated',
+    async (reported) => {
+      h.events.length = 0;
+      h.fleet.fakes.openai!.queue({
+        status: 200,
+        body: {
+          object: 'list',
+          model: 'text-embedding-3-small',
+          data: [{ object: 'embedding', index: 0, embedding: [0.5] }],
+          usage: { prompt_tokens: reported, total_tokens: reported },
+        },
+      });
+      const res = await h.post({ model: SMALL, input: 'hello world' });
+      expect(res.status).toBe(200);
+      expect(res.body.usage).toMatchObject({ prompt_tokens: 2, cost: 2 * 0.00000002 });
+      expect(h.events).toHaveLength(1);
+      expect(h.events[0]).toMatchObject({ tokensPrompt: 2, costUsd: res.body.usage.cost, usageEstimated: true });
+    },
+  );
 
   test('a numeric "embedding" cannot pose as a lifted vector: duplicated vectors → 502', async () => {
     h.fleet.fakes.openai!.queue({
       status: 200,
-      body: { object: 'list', data: [{ embedding: [1, 2], index: 0 }, { embedding: 0, index: 1 }], usage: { prompt_tokens: 2, total_tokens: 2 } },
+      body: {
+        object: 'list',
+        data: [
+          { embedding: [1, 2], index: 0 },
+          { embedding: 0, index: 1 },
+        ],
+        usage: { prompt_tokens: 2, total_tokens: 2 },
+      },
     });
     const res = await h.post({ model: SMALL, input: ['a', 'b'], provider: { allow_fallbacks: false } });
     expect(res.status).toBe(502);
@@ -389,22 +510,29 @@ describe('POST /embeddings', () => {
   test.each([
     ['objects', `{"model":"${SMALL}","input":"a","trace":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`],
     ['arrays', `{"model":"${SMALL}","input":"a","trace":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`],
-  ])('a body nested thousands of levels deep (%s) → 400, never 500 (a recursive walk would overflow the stack)', async (_kind, json) => {
-    const res = await h.post(undefined).set('Content-Type', 'application/json').send(json);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters' });
-    expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
-  });
+  ])(
+    'a body nested thousands of levels deep (%s) → 400, never 500 (a recursive walk would overflow the stack)',
+    async (_kind, json) => {
+      const res = await h.post(undefined).set('Content-Type', 'application/json').send(json);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters' });
+      expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
+    },
+  );
 
   test('auth: no key → 401, management key → 403', async () => {
     expect((await request(h.gw.app).post('/api/v1/embeddings').send({ model: SMALL, input: 'x' })).status).toBe(401);
-    const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(h.gw.mgmtKey)).send({ model: SMALL, input: 'x' });
+    const res = await request(h.gw.app)
+      .post('/api/v1/embeddings')
+      .set('Authorization', bearer(h.gw.mgmtKey))
+      .send({ model: SMALL, input: 'x' });
     expect(res.status).toBe(403);
   });
 });
 
 describe('GET /embeddings/models', () => {
-  const get = (q = '', key = h.key) => request(h.gw.app).get(`/api/v1/embeddings/models${q}`).set('Authorization', bearer(key));
+  const get = (q = '', key = h.key) =>
+    request(h.gw.app).get(`/api/v1/embeddings/models${q}`).set('Authorization', bearer(key));
 
   test('full list with every field, per-token decimal prices and links', async () => {
     const res = await get();
@@ -413,8 +541,14 @@ describe('GET /embeddings/models', () => {
     expect(res.body.total_count).toBe(8);
     expect(res.body.links).toEqual({ next: null });
     expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([
-      'openai/text-embedding-3-small', 'openai/text-embedding-3-large', 'mistralai/mistral-embed', 'google/gemini-embedding-001',
-      'cohere/embed-v4.0', 'voyage/voyage-3.5', 'qwen/qwen3-embedding-8b', 'baai/bge-m3',
+      'openai/text-embedding-3-small',
+      'openai/text-embedding-3-large',
+      'mistralai/mistral-embed',
+      'google/gemini-embedding-001',
+      'cohere/embed-v4.0',
+      'voyage/voyage-3.5',
+      'qwen/qwen3-embedding-8b',
+      'baai/bge-m3',
     ]);
     for (const m of res.body.data) {
       expect(Object.keys(m).sort()).toEqual([...MODEL_FIELDS].sort());

@@ -11,7 +11,9 @@ const bytesOf = async (stream) => Buffer.from(await new Response(stream).arrayBu
 
 try {
   const text = 'id,name\n1,alice\n2,bob\n';
-  const uploaded = await or.files.upload({ requestBody: { file: new File([text], 'people.csv', { type: 'text/plain' }) } });
+  const uploaded = await or.files.upload({
+    requestBody: { file: new File([text], 'people.csv', { type: 'text/plain' }) },
+  });
   out.uploaded = uploaded;
   const second = await or.files.upload({ requestBody: { file: new File(['%PDF-1.4\n%...\n'], 'b.pdf') } });
   const first = await or.files.list({ limit: 1 });
@@ -35,6 +37,6 @@ try {
     out.empty = errorOf(e);
   }
 } catch (e) {
-  out.fatal = { ...errorOf(e), raw: String(e?.rawValue ? JSON.stringify(e.rawValue).slice(0, 500) : e?.cause ?? '') };
+  out.fatal = { ...errorOf(e), raw: String(e?.rawValue ? JSON.stringify(e.rawValue).slice(0, 500) : (e?.cause ?? '')) };
 }
 process.stdout.write(JSON.stringify(out));

@@ -17,12 +17,23 @@ beforeAll(async () => {
 afterAll(() => gw.server.shutdown('test'));
 
 test('files upload, list, retrieve, download, delete through the SDK', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'files-sdk.mjs'), gw.baseUrl, gw.mgmtKey], {
-    timeout: 30000,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(__dirname, 'files-sdk.mjs'), gw.baseUrl, gw.mgmtKey],
+    {
+      timeout: 30000,
+    },
+  );
   const r = JSON.parse(stdout) as Record<string, { id?: string } | undefined>;
   expect(r.fatal).toBeUndefined();
-  expect(r.uploaded).toMatchObject({ shape: 'openrouter', type: 'file', filename: 'people.csv', mimeType: 'text/csv', sizeBytes: 22, downloadable: true });
+  expect(r.uploaded).toMatchObject({
+    shape: 'openrouter',
+    type: 'file',
+    filename: 'people.csv',
+    mimeType: 'text/csv',
+    sizeBytes: 22,
+    downloadable: true,
+  });
   expect(r.firstPage).toEqual({ ids: [r.uploaded?.id], hasMore: true, shape: 'openrouter' });
   expect(r.secondPage).toEqual({ ids: [r.secondId], hasMore: false });
   expect(r.retrieved).toEqual(r.uploaded);

@@ -29,7 +29,11 @@ function openUpload(port: number, secret: string) {
     port,
     method: 'POST',
     path: '/api/v1/files',
-    headers: { authorization: bearer(secret), 'content-type': 'multipart/form-data; boundary=b0undary', 'content-length': 100_000 },
+    headers: {
+      authorization: bearer(secret),
+      'content-type': 'multipart/form-data; boundary=b0undary',
+      'content-length': 100_000,
+    },
   });
   const answer = new Promise<Answer>((resolve) => {
     req.on('response', (res) => {
@@ -57,7 +61,12 @@ describe.each(DATABASES)('slow uploads on $name', (dbKind) => {
     db = await dbKind.open();
     kv = await KVS[0]!.open();
     gw = await createTestGateway(db, kv, {
-      files: { maxConcurrentUploads: 3, maxConcurrentUploadsPerOrg: 2, uploadIdleTimeoutMs: 400, uploadDeadlineMs: 2500 },
+      files: {
+        maxConcurrentUploads: 3,
+        maxConcurrentUploadsPerOrg: 2,
+        uploadIdleTimeoutMs: 400,
+        uploadDeadlineMs: 2500,
+      },
     });
     otherSecret = (await db.transaction((tx) => provisionOrg(tx, 'Other Org'))).secret;
     server = http.createServer(gw.app);
@@ -71,10 +80,14 @@ describe.each(DATABASES)('slow uploads on $name', (dbKind) => {
     await db.close();
   });
 
-  const receiving = async () => (await gw.deps.metrics.fileUploadsInProgress.get()).values.find((v) => v.labels.stage === 'receiving')?.value;
+  const receiving = async () =>
+    (await gw.deps.metrics.fileUploadsInProgress.get()).values.find((v) => v.labels.stage === 'receiving')?.value;
   const files = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]!.n;
   const quickUpload = (secret: string) =>
-    request(server).post('/api/v1/files').set('Authorization', bearer(secret)).attach('file', Buffer.from('quick file\n'), 'quick.txt');
+    request(server)
+      .post('/api/v1/files')
+      .set('Authorization', bearer(secret))
+      .attach('file', Buffer.from('quick file\n'), 'quick.txt');
 
   test('dribbling uploads of one organization: two slots at most, 429 beyond; another organization uploads; 408 at the deadline', async () => {
     const before = await files();
@@ -88,7 +101,10 @@ describe.each(DATABASES)('slow uploads on $name', (dbKind) => {
       const refused = await third.answer;
       third.req.destroy();
       expect(refused.status).toBe(429);
-      expect(refused.body.error).toMatchObject({ code: 429, metadata: { reason: 'too many uploads in progress for this organization' } });
+      expect(refused.body.error).toMatchObject({
+        code: 429,
+        metadata: { reason: 'too many uploads in progress for this organization' },
+      });
 
       const other = await quickUpload(otherSecret);
       expect(other.status).toBe(200);

@@ -46,7 +46,8 @@ describe.each(DATABASES)('files tenancy on $name', (dbKind) => {
       .attach('file', Buffer.from(`tenant data ${randomUUID()}\n`), 'secret.txt');
 
   const call = (method: 'get' | 'delete', path: string, secret: string, workspaceId?: string) =>
-    request(gw.app)[method](`/api/v1/files${path}`)
+    request(gw.app)
+      [method](`/api/v1/files${path}`)
       .query(workspaceId ? { workspace_id: workspaceId } : {})
       .set('Authorization', bearer(secret));
 
@@ -64,7 +65,11 @@ describe.each(DATABASES)('files tenancy on $name', (dbKind) => {
   test('a key of another workspace of the same organization cannot see, download or delete the file', async () => {
     const id = (await upload(keyDefault)).body.id;
     for (const ws of [undefined, gw.defaultWorkspaceId]) {
-      for (const [method, path] of [['get', `/${id}`], ['get', `/${id}/content`], ['delete', `/${id}`]] as const) {
+      for (const [method, path] of [
+        ['get', `/${id}`],
+        ['get', `/${id}/content`],
+        ['delete', `/${id}`],
+      ] as const) {
         const res = await call(method, path, keyWs2, ws);
         expect(res.status).toBe(404);
         expect(res.body).toEqual(NOT_FOUND);
@@ -129,12 +134,17 @@ describe.each(DATABASES)('files tenancy on $name', (dbKind) => {
   });
 
   test('deleting a workspace deletes its files, metadata and content; other workspaces keep theirs', async () => {
-    const mgmt = (method: 'post' | 'delete', path: string) => request(gw.app)[method](`/api/v1${path}`).set('Authorization', bearer(gw.mgmtKey));
-    const doomed = (await mgmt('post', '/workspaces').send({ name: 'Doomed', slug: 'doomed' }).expect(201)).body.data.id as string;
+    const mgmt = (method: 'post' | 'delete', path: string) =>
+      request(gw.app)[method](`/api/v1${path}`).set('Authorization', bearer(gw.mgmtKey));
+    const doomed = (await mgmt('post', '/workspaces').send({ name: 'Doomed', slug: 'doomed' }).expect(201)).body.data
+      .id as string;
     const big = Buffer.alloc(3 * 1024 * 1024 + 5, 'a'); // several content chunks
     const ids: string[] = [];
     for (const bytes of [Buffer.from('first\n'), big]) {
-      const res = await mgmt('post', '/files').query({ workspace_id: doomed }).attach('file', bytes, 'doomed.txt').expect(200);
+      const res = await mgmt('post', '/files')
+        .query({ workspace_id: doomed })
+        .attach('file', bytes, 'doomed.txt')
+        .expect(200);
       ids.push(res.body.id);
     }
     const elsewhere = (await upload(gw.mgmtKey, ws2)).body.id;

@@ -67,7 +67,13 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
     kv = await KVS[0]!.open();
     spoolDir = tempDir('sy-spool-');
     gw = await listenGateway(db, kv, {
-      files: { maxConcurrentUploads: 3, maxConcurrentUploadsPerOrg: 2, uploadIdleTimeoutMs: 2000, uploadDeadlineMs: 8000, spoolDir },
+      files: {
+        maxConcurrentUploads: 3,
+        maxConcurrentUploadsPerOrg: 2,
+        uploadIdleTimeoutMs: 2000,
+        uploadDeadlineMs: 8000,
+        spoolDir,
+      },
     });
     port = gw.server.apiPort;
     otherSecret = (await db.transaction((tx) => provisionOrg(tx, 'Other Org'))).secret;
@@ -78,12 +84,18 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
   });
 
   const upload = (secret: string) =>
-    request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(secret)).attach('file', Buffer.from('quick file\n'), 'quick.txt');
+    request(`http://127.0.0.1:${port}`)
+      .post('/api/v1/files')
+      .set('Authorization', bearer(secret))
+      .attach('file', Buffer.from('quick file\n'), 'quick.txt');
 
   const metrics = async () => (await request(`http://127.0.0.1:${gw.server.metricsPort}`).get('/metrics')).text;
   /** Uploads in progress by stage reach `expected` (within 5 s; after that the assertion fails with what they are). */
   const inProgressReach = (expected: Record<string, number>) =>
-    eventually(async () => expect(gaugeValues(await metrics(), 'switchyard_file_uploads_in_progress')).toEqual(expected), { everyMs: 20 });
+    eventually(
+      async () => expect(gaugeValues(await metrics(), 'switchyard_file_uploads_in_progress')).toEqual(expected),
+      { everyMs: 20 },
+    );
   const AT_REST = { '{stage="receiving"}': 0, '{stage="storing"}': 0 };
   const spooled = () => readdir(spoolDir);
   /**
@@ -91,7 +103,8 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
    * in-progress gauge alone is no such event: an upload still authenticating, or between its slot
    * and its first stage, is in neither stage.)
    */
-  const ended = async () => Object.values(gaugeValues(await metrics(), 'switchyard_file_uploads_total')).reduce((n, v) => n + v, 0);
+  const ended = async () =>
+    Object.values(gaugeValues(await metrics(), 'switchyard_file_uploads_total')).reduce((n, v) => n + v, 0);
 
   const expectUploadsStillWork = async (endedBefore: number, cut: number) => {
     // Every cut upload has ended (not only given its slot back), and left no spool file.
@@ -126,12 +139,21 @@ describe.each(DATABASES)('upload slots on $name', (dbKind) => {
   });
 
   test('uploads refused after their file was spooled (a second file part, an unsupported type) leave no spool file', async () => {
-    const post = () => request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(otherSecret));
+    const post = () =>
+      request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(otherSecret));
     const endedBefore = await ended();
-    const twoFiles = await post().attach('file', Buffer.from('one\n'), 'a.txt').attach('file', Buffer.from('two\n'), 'b.txt');
+    const twoFiles = await post()
+      .attach('file', Buffer.from('one\n'), 'a.txt')
+      .attach('file', Buffer.from('two\n'), 'b.txt');
     const binary = await post().attach('file', Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0]), 'a.bin');
-    expect([twoFiles.status, twoFiles.body.error.metadata.errors[0].message]).toEqual([400, 'exactly one file may be sent per upload']);
-    expect([binary.status, binary.body.error.metadata.errors[0].message]).toEqual([400, expect.stringMatching(/^unsupported file type/)]);
+    expect([twoFiles.status, twoFiles.body.error.metadata.errors[0].message]).toEqual([
+      400,
+      'exactly one file may be sent per upload',
+    ]);
+    expect([binary.status, binary.body.error.metadata.errors[0].message]).toEqual([
+      400,
+      expect.stringMatching(/^unsupported file type/),
+    ]);
     await expectUploadsStillWork(endedBefore, 2);
   });
 
@@ -203,21 +225,34 @@ describe('an upload cut short frees everything with its 400', () => {
   test.each([
     ['inside the file content', `${FORM.slice(0, 75)}${'x'.repeat(200_000)}`],
     ['inside the part headers', FORM.slice(0, 40)],
-  ])('cut %s: the 400, then at once the slot, the spool file and the receiving stage are given back', async (_where, sent) => {
-    const rejected = async () => gaugeValues(await metrics(), 'switchyard_file_uploads_total')['{outcome="rejected"}'] ?? 0;
-    const before = await rejected();
-    const answer = await cutShort(Buffer.byteLength(sent) + 10_000, sent);
-    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(answer).toContain('"message":"Invalid request parameters"');
-    // The upload has ended (it is counted as it gives its slot back) and holds nothing.
-    await eventually(async () => {
-      const page = await metrics();
-      expect(gaugeValues(page, 'switchyard_file_uploads_in_progress')).toEqual({ '{stage="receiving"}': 0, '{stage="storing"}': 0 });
-      expect(gaugeValues(page, 'switchyard_file_uploads_total')['{outcome="rejected"}']).toBe(before + 1);
-      expect(await readdir(spoolDir)).toEqual([]);
-    }, { everyMs: 20 });
-    // The organization's one slot is free: its next upload is stored, not refused with 429.
-    const next = await request(`http://127.0.0.1:${port}`).post('/api/v1/files').set('Authorization', bearer(gw.mgmtKey)).attach('file', Buffer.from('next\n'), 'next.txt');
-    expect([next.status, next.body.error]).toEqual([200, undefined]);
-  });
+  ])(
+    'cut %s: the 400, then at once the slot, the spool file and the receiving stage are given back',
+    async (_where, sent) => {
+      const rejected = async () =>
+        gaugeValues(await metrics(), 'switchyard_file_uploads_total')['{outcome="rejected"}'] ?? 0;
+      const before = await rejected();
+      const answer = await cutShort(Buffer.byteLength(sent) + 10_000, sent);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toContain('"message":"Invalid request parameters"');
+      // The upload has ended (it is counted as it gives its slot back) and holds nothing.
+      await eventually(
+        async () => {
+          const page = await metrics();
+          expect(gaugeValues(page, 'switchyard_file_uploads_in_progress')).toEqual({
+            '{stage="receiving"}': 0,
+            '{stage="storing"}': 0,
+          });
+          expect(gaugeValues(page, 'switchyard_file_uploads_total')['{outcome="rejected"}']).toBe(before + 1);
+          expect(await readdir(spoolDir)).toEqual([]);
+        },
+        { everyMs: 20 },
+      );
+      // The organization's one slot is free: its next upload is stored, not refused with 429.
+      const next = await request(`http://127.0.0.1:${port}`)
+        .post('/api/v1/files')
+        .set('Authorization', bearer(gw.mgmtKey))
+        .attach('file', Buffer.from('next\n'), 'next.txt');
+      expect([next.status, next.body.error]).toEqual([200, undefined]);
+    },
+  );
 });

@@ -39,27 +39,78 @@ function zipEntry(name: string): Buffer {
 /** Sample files built here: [label, bytes, client file name, expected sniffed type]. */
 const SAMPLES: Array<[string, Buffer, string, string]> = [
   ['PDF', ascii('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n'), 'doc.pdf', 'application/pdf'],
-  ['PNG', Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(64)]), 'a.png', 'image/png'],
-  ['JPEG', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), ascii('JFIF\0'), randomBytes(32)]), 'a.jpg', 'image/jpeg'],
+  [
+    'PNG',
+    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(64)]),
+    'a.png',
+    'image/png',
+  ],
+  [
+    'JPEG',
+    Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), ascii('JFIF\0'), randomBytes(32)]),
+    'a.jpg',
+    'image/jpeg',
+  ],
   ['GIF', Buffer.concat([ascii('GIF89a'), randomBytes(16)]), 'a.gif', 'image/gif'],
-  ['WebP', Buffer.concat([ascii('RIFF'), Buffer.from([40, 0, 0, 0]), ascii('WEBPVP8 '), randomBytes(32)]), 'a.webp', 'image/webp'],
-  ['WAV', Buffer.concat([ascii('RIFF'), Buffer.from([40, 0, 0, 0]), ascii('WAVEfmt '), randomBytes(32)]), 'a.wav', 'audio/wav'],
+  [
+    'WebP',
+    Buffer.concat([ascii('RIFF'), Buffer.from([40, 0, 0, 0]), ascii('WEBPVP8 '), randomBytes(32)]),
+    'a.webp',
+    'image/webp',
+  ],
+  [
+    'WAV',
+    Buffer.concat([ascii('RIFF'), Buffer.from([40, 0, 0, 0]), ascii('WAVEfmt '), randomBytes(32)]),
+    'a.wav',
+    'audio/wav',
+  ],
   ['MP3', Buffer.concat([ascii('ID3'), Buffer.from([4, 0, 0, 0, 0, 0, 0]), randomBytes(32)]), 'a.mp3', 'audio/mpeg'],
   ['FLAC', Buffer.concat([ascii('fLaC'), randomBytes(32)]), 'a.flac', 'audio/flac'],
   ['OGG', Buffer.concat([ascii('OggS'), randomBytes(32)]), 'a.ogg', 'audio/ogg'],
-  ['DOCX', Buffer.concat([zipEntry('[Content_Types].xml'), zipEntry('_rels/.rels'), zipEntry('word/document.xml')]), 'a.docx',
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
-  ['XLSX', Buffer.concat([zipEntry('[Content_Types].xml'), zipEntry('xl/workbook.xml')]), 'a.xlsx',
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  [
+    'DOCX',
+    Buffer.concat([zipEntry('[Content_Types].xml'), zipEntry('_rels/.rels'), zipEntry('word/document.xml')]),
+    'a.docx',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  ],
+  [
+    'XLSX',
+    Buffer.concat([zipEntry('[Content_Types].xml'), zipEntry('xl/workbook.xml')]),
+    'a.xlsx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ],
   ['JSON', ascii('{\n  "name": "switchyard",\n  "tags": ["a", "b"]\n}\n'), 'data.json', 'application/json'],
-  ['NDJSON', ascii('{"id":1,"text":"a"}\n{"id":2,"text":"b"}\n{"id":3,"text":"c"}\n'), 'rows.jsonl', 'application/x-ndjson'],
+  [
+    'NDJSON',
+    ascii('{"id":1,"text":"a"}\n{"id":2,"text":"b"}\n{"id":3,"text":"c"}\n'),
+    'rows.jsonl',
+    'application/x-ndjson',
+  ],
   ['CSV', ascii('id,name,score\n1,alice,9.5\n2,"bob, jr",7\n'), 'table.csv', 'text/csv'],
-  ['Markdown', Buffer.from('# Title\n\nSome **bold** text and a [link](https://example.com).\n\n- one\n- two\n'), 'notes.md', 'text/markdown'],
-  ['Markdown opening with a link', Buffer.from('[![build](https://ci.example/badge.svg)](https://ci.example)\n\n# Project\n\nSome text.\n'), 'README',
-    'text/markdown'],
-  ['JSON too long for the sniff window', Buffer.from(`[${Array.from({ length: 20_000 }, (_, i) => `{"n": ${i}}`).join(',\n')}]`), 'big.json',
-    'application/json'],
-  ['plain text', Buffer.from('Just a few words of plain text.\nNothing more — ünïcode is fine.\n'), 'notes.txt', 'text/plain'],
+  [
+    'Markdown',
+    Buffer.from('# Title\n\nSome **bold** text and a [link](https://example.com).\n\n- one\n- two\n'),
+    'notes.md',
+    'text/markdown',
+  ],
+  [
+    'Markdown opening with a link',
+    Buffer.from('[![build](https://ci.example/badge.svg)](https://ci.example)\n\n# Project\n\nSome text.\n'),
+    'README',
+    'text/markdown',
+  ],
+  [
+    'JSON too long for the sniff window',
+    Buffer.from(`[${Array.from({ length: 20_000 }, (_, i) => `{"n": ${i}}`).join(',\n')}]`),
+    'big.json',
+    'application/json',
+  ],
+  [
+    'plain text',
+    Buffer.from('Just a few words of plain text.\nNothing more — ünïcode is fine.\n'),
+    'notes.txt',
+    'text/plain',
+  ],
 ];
 
 describe.each(DATABASES)('files on $name', (dbKind) => {
@@ -82,8 +133,17 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     await db.close();
   });
 
-  const upload = (g: TestGateway, bytes: Buffer, filename = 'f.bin', secret = g.mgmtKey, contentType = 'application/octet-stream') =>
-    request(g.app).post('/api/v1/files').set('Authorization', bearer(secret)).attach('file', bytes, { filename, contentType });
+  const upload = (
+    g: TestGateway,
+    bytes: Buffer,
+    filename = 'f.bin',
+    secret = g.mgmtKey,
+    contentType = 'application/octet-stream',
+  ) =>
+    request(g.app)
+      .post('/api/v1/files')
+      .set('Authorization', bearer(secret))
+      .attach('file', bytes, { filename, contentType });
 
   const count = async (table: 'files' | 'file_chunks') =>
     (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
@@ -104,7 +164,10 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect(res.body.id).toMatch(/^file-[0-9A-Za-z]{24}$/);
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
 
-    const got = await request(gw.app).get(`/api/v1/files/${res.body.id}`).set('Authorization', bearer(inference)).expect(200);
+    const got = await request(gw.app)
+      .get(`/api/v1/files/${res.body.id}`)
+      .set('Authorization', bearer(inference))
+      .expect(200);
     expect(got.body).toEqual(res.body);
   });
 
@@ -116,7 +179,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
   });
 
   test('content decides over the file name: PDF bytes named .txt are a PDF, JSON text named .md is JSON', async () => {
-    expect((await upload(gw, SAMPLES[0]![1], 'innocent.txt', gw.mgmtKey, 'text/plain')).body.mime_type).toBe('application/pdf');
+    expect((await upload(gw, SAMPLES[0]![1], 'innocent.txt', gw.mgmtKey, 'text/plain')).body.mime_type).toBe(
+      'application/pdf',
+    );
     expect((await upload(gw, ascii('[1, 2, 3]'), 'list.md')).body.mime_type).toBe('application/json');
     expect((await upload(gw, ascii('a plain sentence\n'), 'readme.md')).body.mime_type).toBe('text/markdown');
   });
@@ -135,7 +200,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const up = await upload(big, bytes, 'big.png');
     expect(up.status).toBe(200);
     expect(up.body.size_bytes).toBe(bytes.length);
-    const chunks = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM file_chunks WHERE file_id = $1', [up.body.id]);
+    const chunks = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM file_chunks WHERE file_id = $1', [
+      up.body.id,
+    ]);
     expect(chunks[0]!.n).toBe(Math.ceil(bytes.length / (64 * 1024)));
 
     const down = await request(big.app)
@@ -152,7 +219,11 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
 
   test('text downloads carry their charset', async () => {
     const up = await upload(gw, SAMPLES[13]![1], 'table.csv');
-    const down = await request(gw.app).get(`/api/v1/files/${up.body.id}/content`).set('Authorization', bearer(gw.mgmtKey)).buffer(true).parse(binary);
+    const down = await request(gw.app)
+      .get(`/api/v1/files/${up.body.id}/content`)
+      .set('Authorization', bearer(gw.mgmtKey))
+      .buffer(true)
+      .parse(binary);
     expect(down.status).toBe(200);
     expect(down.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect((down.body as Buffer).toString()).toBe(SAMPLES[13]![1].toString());
@@ -163,7 +234,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const over = Buffer.concat([SAMPLES[1]![1], randomBytes(4096)]); // 4096 + 16 bytes > 4096
     const res = await upload(small, over, 'over.png');
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: { code: 413, message: 'Request payload too large', metadata: { limit_bytes: 4096 } } });
+    expect(res.body).toEqual({
+      error: { code: 413, message: 'Request payload too large', metadata: { limit_bytes: 4096 } },
+    });
     // Far beyond the limit (refused from Content-Length before reading), the client still gets the envelope.
     const huge = await upload(small, Buffer.concat([SAMPLES[1]![1], randomBytes(3 * 1024 * 1024)]), 'huge.png');
     expect(huge.status).toBe(413);
@@ -196,7 +269,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const req = await openMultipartUpload(server, '/api/v1/files', 10_000_000, { authorization: bearer(big.mgmtKey) });
     try {
       // Several chunks' worth, so the server is storing when the client goes away.
-      await new Promise<void>((resolve) => req.write(filePartHead('cut.txt') + 'partial line of text\n'.repeat(15_000), () => resolve()));
+      await new Promise<void>((resolve) =>
+        req.write(filePartHead('cut.txt') + 'partial line of text\n'.repeat(15_000), () => resolve()),
+      );
       req.destroy();
       await eventually(async () => expect(await outcomes()).toBe(seen + 1), { timeoutMs: 10_000 });
     } finally {
@@ -207,9 +282,13 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
   });
 
   test('a stalled upload holds no replica-wide slot: with files.maxConcurrentUploads 1, other uploads go through meanwhile', async () => {
-    const capped = await createTestGateway(db, kv, { files: { maxConcurrentUploads: 1, maxConcurrentUploadsPerOrg: 2 } });
+    const capped = await createTestGateway(db, kv, {
+      files: { maxConcurrentUploads: 1, maxConcurrentUploadsPerOrg: 2 },
+    });
     const server = http.createServer(capped.app);
-    const stalled = await openMultipartUpload(server, '/api/v1/files', 1_000_000, { authorization: bearer(capped.mgmtKey) });
+    const stalled = await openMultipartUpload(server, '/api/v1/files', 1_000_000, {
+      authorization: bearer(capped.mgmtKey),
+    });
     try {
       stalled.write(filePartHead('slow.txt') + 'the first line\n');
       const other = await upload(capped, ascii('not waiting\n'), 'w.txt');
@@ -225,7 +304,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const tight = await createTestGateway(db, kv, { files: { maxBytes: 40_000, spoolMaxBytes: 50_000 } });
     const server = http.createServer(tight.app);
     const spooledBytes = async () => (await tight.deps.metrics.fileSpoolBytes.get()).values[0]?.value ?? 0;
-    const stalled = await openMultipartUpload(server, '/api/v1/files', 45_000, { authorization: bearer(tight.mgmtKey) });
+    const stalled = await openMultipartUpload(server, '/api/v1/files', 45_000, {
+      authorization: bearer(tight.mgmtKey),
+    });
     try {
       // About 30 000 bytes of the file reach the spool (busboy holds back a boundary's length), then it stalls.
       stalled.write(filePartHead('held.txt') + 'x'.repeat(30_000));
@@ -233,7 +314,11 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
       const busy = await upload(tight, ascii('y'.repeat(30_000)), 'w.txt');
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
-      expect(busy.body.error).toMatchObject({ code: 503, message: 'Service temporarily unavailable', metadata: { reason: 'the upload spool of this replica is full' } });
+      expect(busy.body.error).toMatchObject({
+        code: 503,
+        message: 'Service temporarily unavailable',
+        metadata: { reason: 'the upload spool of this replica is full' },
+      });
       stalled.destroy();
       await eventually(async () => expect(await spooledBytes()).toBe(0), { timeoutMs: 10_000 });
       expect((await upload(tight, ascii('y'.repeat(30_000)), 'w.txt')).status).toBe(200);
@@ -255,7 +340,9 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
       await post().field('purpose', 'assistants'),
       await post().attach('file', ascii('one'), 'a.txt').attach('file', ascii('two'), 'b.txt'),
       await post().attach('document', ascii('hello'), 'a.txt'),
-      await post().set('Content-Type', 'multipart/form-data; boundary=xyz').send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated'),
+      await post()
+        .set('Content-Type', 'multipart/form-data; boundary=xyz')
+        .send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated'),
       await post().query({ workspace_id: 'not-a-uuid' }).attach('file', ascii('hello'), 'a.txt'),
     ];
     for (const res of cases) {
@@ -278,8 +365,18 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
 
   test('GET /files pages with a cursor: every file once, in upload order', async () => {
     const tenant = await createTestGateway(db, kv);
-    const empty = await request(tenant.app).get('/api/v1/files').set('Authorization', bearer(tenant.mgmtKey)).expect(200);
-    expect(empty.body).toEqual({ _shape: 'openrouter', data: [], cursor: null, first_id: null, last_id: null, has_more: false });
+    const empty = await request(tenant.app)
+      .get('/api/v1/files')
+      .set('Authorization', bearer(tenant.mgmtKey))
+      .expect(200);
+    expect(empty.body).toEqual({
+      _shape: 'openrouter',
+      data: [],
+      cursor: null,
+      first_id: null,
+      last_id: null,
+      has_more: false,
+    });
 
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push((await upload(tenant, ascii(`file number ${i}\n`), `f${i}.txt`)).body.id);
@@ -309,7 +406,10 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect(pages).toBe(3);
     expect(seen).toEqual(ids);
 
-    const all = await request(tenant.app).get('/api/v1/files?limit=1000').set('Authorization', bearer(tenant.mgmtKey)).expect(200);
+    const all = await request(tenant.app)
+      .get('/api/v1/files?limit=1000')
+      .set('Authorization', bearer(tenant.mgmtKey))
+      .expect(200);
     expect(all.body.data.map((f: { id: string }) => f.id)).toEqual(ids);
     expect(all.body.has_more).toBe(false);
   });
@@ -319,7 +419,13 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await upload(tenant, ascii(`cursor file ${i}\n`), `c${i}.txt`)).body.id);
     const list = async (query: Record<string, string | number>) =>
-      (await request(tenant.app).get('/api/v1/files').query(query).set('Authorization', bearer(tenant.mgmtKey)).expect(200)).body;
+      (
+        await request(tenant.app)
+          .get('/api/v1/files')
+          .query(query)
+          .set('Authorization', bearer(tenant.mgmtKey))
+          .expect(200)
+      ).body;
     const idsOf = (page: { data: Array<{ id: string }> }) => page.data.map((f) => f.id);
 
     expect(idsOf(await list({ order: 'asc' }))).toEqual(ids);
@@ -355,7 +461,10 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
       request(gw.app).delete(`/api/v1/files/${id}?provider=openai`).set('Authorization', auth),
       request(gw.app).get(`/api/v1/files/${id}?provider=anthropic`).set('Authorization', auth),
       request(gw.app).get(`/api/v1/files/${id}/content?provider=openai`).set('Authorization', auth),
-      request(gw.app).post('/api/v1/files?provider=openai').set('Authorization', auth).attach('file', ascii('x\n'), 'x.txt'),
+      request(gw.app)
+        .post('/api/v1/files?provider=openai')
+        .set('Authorization', auth)
+        .attach('file', ascii('x\n'), 'x.txt'),
     ];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(400);
@@ -366,14 +475,19 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     await request(gw.app).get(`/api/v1/files/${id}`).set('Authorization', auth).expect(200);
   });
 
-  test.each([['limit=0'], ['limit=1001'], ['limit=abc'], ['cursor=bm9wZQ'], ['cursor=%21%21'], ['order=desc'], ['workspace_id=ws-slug']])(
-    'GET /files?%s → 400',
-    async (qs) => {
-      const res = await request(gw.app).get(`/api/v1/files?${qs}`).set('Authorization', bearer(gw.mgmtKey));
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe(400);
-    },
-  );
+  test.each([
+    ['limit=0'],
+    ['limit=1001'],
+    ['limit=abc'],
+    ['cursor=bm9wZQ'],
+    ['cursor=%21%21'],
+    ['order=desc'],
+    ['workspace_id=ws-slug'],
+  ])('GET /files?%s → 400', async (qs) => {
+    const res = await request(gw.app).get(`/api/v1/files?${qs}`).set('Authorization', bearer(gw.mgmtKey));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(400);
+  });
 
   test('DELETE /files/{id} → 200 confirmation; metadata and content gone; again → 404', async () => {
     const up = await upload(big, Buffer.concat([SAMPLES[1]![1], randomBytes(200_000)]), 'del.png');
@@ -383,11 +497,15 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     expect(await db.query('SELECT 1 FROM file_chunks WHERE file_id = $1', [up.body.id])).toHaveLength(0);
     expect(await db.query('SELECT 1 FROM files WHERE id = $1', [up.body.id])).toHaveLength(0);
     for (const path of ['', '/content']) {
-      const gone = await request(big.app).get(`/api/v1/files/${up.body.id}${path}`).set('Authorization', bearer(big.mgmtKey));
+      const gone = await request(big.app)
+        .get(`/api/v1/files/${up.body.id}${path}`)
+        .set('Authorization', bearer(big.mgmtKey));
       expect(gone.status).toBe(404);
       expect(gone.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
     }
-    const again = await request(big.app).delete(`/api/v1/files/${up.body.id}`).set('Authorization', bearer(big.mgmtKey));
+    const again = await request(big.app)
+      .delete(`/api/v1/files/${up.body.id}`)
+      .set('Authorization', bearer(big.mgmtKey));
     expect(again.status).toBe(404);
   });
 
@@ -395,10 +513,22 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     const auth = bearer(gw.mgmtKey);
     const kept = (await upload(gw, ascii('still here\n'), 'kept.txt')).body.id;
     const before = [await count('files'), await count('file_chunks')];
-    const ids = ['file-doesnotexist', 'or_file_011CNha8iCJcU1wXNR6q4V8w', 'file-..bad', 'bad%20id!', 'x'.repeat(200), 'nul%00byte', `${kept}x`,
-      kept.toUpperCase()];
+    const ids = [
+      'file-doesnotexist',
+      'or_file_011CNha8iCJcU1wXNR6q4V8w',
+      'file-..bad',
+      'bad%20id!',
+      'x'.repeat(200),
+      'nul%00byte',
+      `${kept}x`,
+      kept.toUpperCase(),
+    ];
     for (const id of ids) {
-      for (const [method, path] of [['get', ''], ['get', '/content'], ['delete', '']] as const) {
+      for (const [method, path] of [
+        ['get', ''],
+        ['get', '/content'],
+        ['delete', ''],
+      ] as const) {
         const res = await request(gw.app)[method](`/api/v1/files/${id}${path}`).set('Authorization', auth);
         expect([id, path, method, res.status]).toEqual([id, path, method, 404]);
         expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
@@ -406,15 +536,19 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
     }
     expect([await count('files'), await count('file_chunks')]).toEqual(before);
     // A workspace_id that is not a UUID is still a 400 (the spec types it as a UUID).
-    expect((await request(gw.app).delete(`/api/v1/files/${kept}?workspace_id=nope`).set('Authorization', auth)).status).toBe(400);
-    expect((await request(gw.app).delete('/api/v1/files/file-..bad?workspace_id=nope').set('Authorization', auth)).status).toBe(400);
+    expect(
+      (await request(gw.app).delete(`/api/v1/files/${kept}?workspace_id=nope`).set('Authorization', auth)).status,
+    ).toBe(400);
+    expect(
+      (await request(gw.app).delete('/api/v1/files/file-..bad?workspace_id=nope').set('Authorization', auth)).status,
+    ).toBe(400);
     await request(gw.app).get(`/api/v1/files/${kept}`).set('Authorization', auth).expect(200);
     const unauth = await request(gw.app).get('/api/v1/files');
     expect(unauth.status).toBe(401);
     expect(unauth.body.error.code).toBe(401);
   });
 
-  test('a non-ASCII file name sent by Node\'s FormData is kept exactly (UTF-8, not latin1)', async () => {
+  test("a non-ASCII file name sent by Node's FormData is kept exactly (UTF-8, not latin1)", async () => {
     const name = 'résumé 日本.txt';
     const server = http.createServer(gw.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -429,9 +563,15 @@ describe.each(DATABASES)('files on $name', (dbKind) => {
       expect(res.status).toBe(200);
       const file = (await res.json()) as { id: string; filename: string };
       expect(file.filename).toBe(name);
-      const got = await request(gw.app).get(`/api/v1/files/${file.id}`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+      const got = await request(gw.app)
+        .get(`/api/v1/files/${file.id}`)
+        .set('Authorization', bearer(gw.mgmtKey))
+        .expect(200);
       expect(got.body.filename).toBe(name);
-      const down = await request(gw.app).get(`/api/v1/files/${file.id}/content`).set('Authorization', bearer(gw.mgmtKey)).expect(200);
+      const down = await request(gw.app)
+        .get(`/api/v1/files/${file.id}/content`)
+        .set('Authorization', bearer(gw.mgmtKey))
+        .expect(200);
       expect(down.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent(name)}`);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -87,19 +87,34 @@ const MAX_SUCCESS_BYTES = 512 * 1024;
 /** Multipart bodies: well-formed uploads with odd names and contents, and broken forms. */
 function multipartBodies(): fc.Arbitrary<{ type: string; body: Buffer | string }> {
   const name = fc.constantFrom('file', 'file', 'other', '', '__proto__', 'fi\u0000le');
-  const filename = fc.constantFrom('a.txt', '', '../../etc/passwd', '😀.json', 'x'.repeat(2000), 'nul\u0000.txt', '\u202etxt.exe');
+  const filename = fc.constantFrom(
+    'a.txt',
+    '',
+    '../../etc/passwd',
+    '😀.json',
+    'x'.repeat(2000),
+    'nul\u0000.txt',
+    '\u202etxt.exe',
+  );
   const content = fc.oneof(
     fc.constantFrom('hello\n', '', '{"a":1}\n', '%PDF-1.7\n', '\u0000\u0001\u0002', 'id,name\n1,a\n'),
     fc.string({ maxLength: 200 }),
   );
   const wellFormed = fc.tuple(name, filename, content).map(([n, f, c]) => ({
     type: 'multipart/form-data; boundary=fzb',
-    body: Buffer.from(`--fzb\r\nContent-Disposition: form-data; name="${n}"; filename="${f}"\r\nContent-Type: text/plain\r\n\r\n${c}\r\n--fzb--\r\n`),
+    body: Buffer.from(
+      `--fzb\r\nContent-Disposition: form-data; name="${n}"; filename="${f}"\r\nContent-Type: text/plain\r\n\r\n${c}\r\n--fzb--\r\n`,
+    ),
   }));
   const broken = fc.constantFrom(
     { type: 'multipart/form-data; boundary=fzb', body: Buffer.from('--fzb\r\nno headers\r\n') },
     { type: 'multipart/form-data', body: Buffer.from('--x\r\n\r\n') },
-    { type: 'multipart/form-data; boundary=fzb', body: Buffer.from(`--fzb\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nA\r\n--fzb\r\nContent-Disposition: form-data; name="file"; filename="b"\r\n\r\nB\r\n--fzb--\r\n`) },
+    {
+      type: 'multipart/form-data; boundary=fzb',
+      body: Buffer.from(
+        `--fzb\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nA\r\n--fzb\r\nContent-Disposition: form-data; name="file"; filename="b"\r\n\r\nB\r\n--fzb--\r\n`,
+      ),
+    },
     { type: 'application/json', body: Buffer.from('{"file":"x"}') },
     { type: 'text/plain', body: Buffer.from('just text') },
   );
@@ -122,8 +137,14 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
     gw = await createTestGateway(db, kv, { providers: fleet.overrides.providers, upstream: FAST_UPSTREAM });
     apiKey = (await createInferenceKey(gw)).secret;
     const throwaway = await createInferenceKey(gw, { name: 'fuzz throwaway' });
-    const ws = await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: 'Fuzz', slug: 'fuzz-ws' });
-    const file = await request(gw.app).post('/api/v1/files').set('Authorization', bearer(apiKey)).attach('file', Buffer.from('fuzz file\n'), 'fuzz.txt');
+    const ws = await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ name: 'Fuzz', slug: 'fuzz-ws' });
+    const file = await request(gw.app)
+      .post('/api/v1/files')
+      .set('Authorization', bearer(apiKey))
+      .attach('file', Buffer.from('fuzz file\n'), 'fuzz.txt');
     real.hash = [throwaway.hash];
     real.id = ['default', 'fuzz-ws', ws.body.data.id, gw.defaultWorkspaceId];
     real.interval = ['daily', 'weekly', 'monthly', 'lifetime'];
@@ -163,50 +184,56 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
     expect(Object.keys(FUZZ_ROUTES).sort()).toEqual(registered);
   });
 
-  test.each(Object.entries(FUZZ_ROUTES))('%s: never a 5xx, always the envelope, a bounded answer', async (route, fuzz) => {
-    const [method, template] = route.split(' ') as [Method, string];
-    const names = [...template.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] as string);
-    const params = fc.tuple(...names.map(paramArbitraries));
-    const query = fuzz.query ? queryTexts(arbitraryForId(fuzz.query)) : fc.constant('');
-    const body =
-      fuzz.body === 'multipart'
-        ? multipartBodies()
-        : fuzz.body
-          ? bodyTexts(arbitraryForId(fuzz.body)).map((text) => ({ type: 'application/json', body: text }))
-          : fc.constant(null);
-    const secret = fuzz.key === 'mgmt' ? gw.mgmtKey : apiKey;
-    casesRun[route] = 0;
+  test.each(Object.entries(FUZZ_ROUTES))(
+    '%s: never a 5xx, always the envelope, a bounded answer',
+    async (route, fuzz) => {
+      const [method, template] = route.split(' ') as [Method, string];
+      const names = [...template.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] as string);
+      const params = fc.tuple(...names.map(paramArbitraries));
+      const query = fuzz.query ? queryTexts(arbitraryForId(fuzz.query)) : fc.constant('');
+      const body =
+        fuzz.body === 'multipart'
+          ? multipartBodies()
+          : fuzz.body
+            ? bodyTexts(arbitraryForId(fuzz.body)).map((text) => ({ type: 'application/json', body: text }))
+            : fc.constant(null);
+      const secret = fuzz.key === 'mgmt' ? gw.mgmtKey : apiKey;
+      casesRun[route] = 0;
 
-    await fc.assert(
-      fc.asyncProperty(params, query, body, async (values, qs, payload) => {
-        casesRun[route] = (casesRun[route] ?? 0) + 1;
-        let i = 0;
-        const path = template.replace(/:([A-Za-z_]+)/g, () => values[i++] as string) + (qs ? `?${qs}` : '');
-        let req = request(gw.app)[method](path).set('Authorization', bearer(secret));
-        // JSON as a string: superagent would serialise a Buffer as `{"type":"Buffer",…}`.
-        if (payload) req = req.set('Content-Type', payload.type).send(payload.body);
-        const res = await req.buffer(true).parse((r, cb) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => cb(null, Buffer.concat(chunks)));
-        });
-        const raw = res.body as Buffer;
-        const where = `${method.toUpperCase()} ${path.slice(0, 200)} body=${payload?.body.toString().slice(0, 200) ?? ''}`;
-        const answer = `${res.status} ${raw.toString('utf8').slice(0, 300)}`;
-        if (res.status >= 500) throw new Error(`5xx: ${where} → ${answer}`);
-        if (raw.length > (res.status >= 400 ? MAX_ERROR_BYTES : MAX_SUCCESS_BYTES)) throw new Error(`answer of ${raw.length} bytes: ${where} → ${answer}`);
-        const isDownload = res.status === 200 && template.endsWith('/content');
-        if (!isDownload && !/^application\/json/.test(String(res.headers['content-type']))) throw new Error(`not JSON: ${where} → ${answer}`);
-        if (res.status >= 400) {
-          const error = (JSON.parse(raw.toString('utf8')) as { error?: { code?: unknown; message?: unknown } }).error;
-          if (error?.code !== res.status || typeof error.message !== 'string' || error.message === '') throw new Error(`no envelope: ${where} → ${answer}`);
-        }
-      }),
-      { numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
-    );
-    expect(casesRun[route]).toBeGreaterThan(0);
-    await request(gw.app).get('/readyz').expect(200);
-  });
+      await fc.assert(
+        fc.asyncProperty(params, query, body, async (values, qs, payload) => {
+          casesRun[route] = (casesRun[route] ?? 0) + 1;
+          let i = 0;
+          const path = template.replace(/:([A-Za-z_]+)/g, () => values[i++] as string) + (qs ? `?${qs}` : '');
+          let req = request(gw.app)[method](path).set('Authorization', bearer(secret));
+          // JSON as a string: superagent would serialise a Buffer as `{"type":"Buffer",…}`.
+          if (payload) req = req.set('Content-Type', payload.type).send(payload.body);
+          const res = await req.buffer(true).parse((r, cb) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('end', () => cb(null, Buffer.concat(chunks)));
+          });
+          const raw = res.body as Buffer;
+          const where = `${method.toUpperCase()} ${path.slice(0, 200)} body=${payload?.body.toString().slice(0, 200) ?? ''}`;
+          const answer = `${res.status} ${raw.toString('utf8').slice(0, 300)}`;
+          if (res.status >= 500) throw new Error(`5xx: ${where} → ${answer}`);
+          if (raw.length > (res.status >= 400 ? MAX_ERROR_BYTES : MAX_SUCCESS_BYTES))
+            throw new Error(`answer of ${raw.length} bytes: ${where} → ${answer}`);
+          const isDownload = res.status === 200 && template.endsWith('/content');
+          if (!isDownload && !/^application\/json/.test(String(res.headers['content-type'])))
+            throw new Error(`not JSON: ${where} → ${answer}`);
+          if (res.status >= 400) {
+            const error = (JSON.parse(raw.toString('utf8')) as { error?: { code?: unknown; message?: unknown } }).error;
+            if (error?.code !== res.status || typeof error.message !== 'string' || error.message === '')
+              throw new Error(`no envelope: ${where} → ${answer}`);
+          }
+        }),
+        { numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+      );
+      expect(casesRun[route]).toBeGreaterThan(0);
+      await request(gw.app).get('/readyz').expect(200);
+    },
+  );
 
   test('the gateway is alive and ready after the fuzzing', async () => {
     await request(gw.app).get('/healthz').expect(200);

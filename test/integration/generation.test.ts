@@ -20,13 +20,51 @@ import type { CallerContext } from '../../src/inference/caller';
 
 /** Every field of the reference notes' Generation object (§9). */
 const GENERATION_FIELDS = [
-  'id', 'created_at', 'model', 'origin', 'api_type', 'app_id', 'cache_discount', 'cancelled', 'data_region',
-  'external_user', 'finish_reason', 'native_finish_reason', 'generation_time', 'latency', 'moderation_latency',
-  'http_referer', 'is_byok', 'native_tokens_prompt', 'native_tokens_completion', 'native_tokens_completion_images',
-  'native_tokens_reasoning', 'native_tokens_cached', 'num_fetches', 'num_input_audio_prompt', 'num_media_prompt',
-  'num_media_completion', 'num_search_results', 'preset_id', 'provider_name', 'provider_responses', 'request_id',
-  'response_cache_source_id', 'router', 'service_tier', 'session_id', 'streamed', 'tokens_prompt', 'tokens_completion',
-  'total_cost', 'usage', 'upstream_id', 'upstream_inference_cost', 'user_agent', 'web_search_engine', 'workspace_id',
+  'id',
+  'created_at',
+  'model',
+  'origin',
+  'api_type',
+  'app_id',
+  'cache_discount',
+  'cancelled',
+  'data_region',
+  'external_user',
+  'finish_reason',
+  'native_finish_reason',
+  'generation_time',
+  'latency',
+  'moderation_latency',
+  'http_referer',
+  'is_byok',
+  'native_tokens_prompt',
+  'native_tokens_completion',
+  'native_tokens_completion_images',
+  'native_tokens_reasoning',
+  'native_tokens_cached',
+  'num_fetches',
+  'num_input_audio_prompt',
+  'num_media_prompt',
+  'num_media_completion',
+  'num_search_results',
+  'preset_id',
+  'provider_name',
+  'provider_responses',
+  'request_id',
+  'response_cache_source_id',
+  'router',
+  'service_tier',
+  'session_id',
+  'streamed',
+  'tokens_prompt',
+  'tokens_completion',
+  'total_cost',
+  'usage',
+  'upstream_id',
+  'upstream_inference_cost',
+  'user_agent',
+  'web_search_engine',
+  'workspace_id',
 ];
 
 describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
@@ -54,13 +92,36 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
 
     const usageEvent = (t: TestGateway, over: Partial<UsageEvent> = {}): UsageEvent => ({
       id: `gen-emb-1790000000-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-      createdAt: new Date('2026-11-22T08:30:00.000Z'), orgId: t.orgId, workspaceId: t.defaultWorkspaceId,
-      keyHash: 'a'.repeat(64), endUser: 'end-user-7', sessionId: 'sess-1', apiType: 'embeddings',
-      model: 'openai/text-embedding-3-small', provider: 'openai', upstreamId: 'up-123', tokensPrompt: 42,
-      tokensCompletion: 0, costUsd: 8.4e-7, latencyMs: 57, generationTimeMs: 50, attempts: 2, status: 'ok',
-      inputModality: 'text', userAgent: 'openai-node/6', httpReferer: 'https://app.example', appTitle: 'Example',
-      origin: null, finishReason: null, variant: null, outputModality: 'embeddings', toolCalls: 0, isByok: false,
-      upstreamCostUsd: 8.4e-7, cachedTokens: 0, ...over,
+      createdAt: new Date('2026-11-22T08:30:00.000Z'),
+      orgId: t.orgId,
+      workspaceId: t.defaultWorkspaceId,
+      keyHash: 'a'.repeat(64),
+      endUser: 'end-user-7',
+      sessionId: 'sess-1',
+      apiType: 'embeddings',
+      model: 'openai/text-embedding-3-small',
+      provider: 'openai',
+      upstreamId: 'up-123',
+      tokensPrompt: 42,
+      tokensCompletion: 0,
+      costUsd: 8.4e-7,
+      latencyMs: 57,
+      generationTimeMs: 50,
+      attempts: 2,
+      status: 'ok',
+      inputModality: 'text',
+      userAgent: 'openai-node/6',
+      httpReferer: 'https://app.example',
+      appTitle: 'Example',
+      origin: null,
+      finishReason: null,
+      variant: null,
+      outputModality: 'embeddings',
+      toolCalls: 0,
+      isByok: false,
+      upstreamCostUsd: 8.4e-7,
+      cachedTokens: 0,
+      ...over,
     });
 
     test('returns every Generation field with the recorded figures', async () => {
@@ -101,20 +162,47 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
 
     const chatEvent = (t: TestGateway, over: Partial<UsageEvent> = {}): UsageEvent =>
       usageEvent(t, {
-        id: `gen-1790000123-${randomUUID().replace(/-/g, '').slice(0, 20)}`, createdAt: new Date('2026-11-22T08:31:02.345Z'),
-        apiType: 'chat', model: 'anthropic/claude-sonnet-4', provider: 'anthropic', tokensPrompt: 1200, tokensCompletion: 340,
-        costUsd: 0.00876, latencyMs: 2300, generationTimeMs: 2050, inputModality: 'image', finishReason: 'tool_calls',
-        outputModality: 'text', toolCalls: 2, cachedTokens: 800, cacheSavedUsd: 0.0021, streamed: true, timeToFirstTokenMs: 250,
-        nativeFinishReason: 'tool_use', usageEstimated: true, cacheWriteTokens: 300, reasoningTokens: 64, ...over,
+        id: `gen-1790000123-${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+        createdAt: new Date('2026-11-22T08:31:02.345Z'),
+        apiType: 'chat',
+        model: 'anthropic/claude-sonnet-4',
+        provider: 'anthropic',
+        tokensPrompt: 1200,
+        tokensCompletion: 340,
+        costUsd: 0.00876,
+        latencyMs: 2300,
+        generationTimeMs: 2050,
+        inputModality: 'image',
+        finishReason: 'tool_calls',
+        outputModality: 'text',
+        toolCalls: 2,
+        cachedTokens: 800,
+        cacheSavedUsd: 0.0021,
+        streamed: true,
+        timeToFirstTokenMs: 250,
+        nativeFinishReason: 'tool_use',
+        usageEstimated: true,
+        cacheWriteTokens: 300,
+        reasoningTokens: 64,
+        ...over,
       });
 
     /** The stored row of `id` as a usage event (every column the recorder writes, by its field name). */
     const storedEvent = async (id: string): Promise<Record<string, unknown>> => {
-      const [row] = await db.query<Record<string, unknown>>(`SELECT ${USAGE_COLUMNS.map(([c]) => c).join(', ')} FROM generations WHERE id = $1`, [id]);
+      const [row] = await db.query<Record<string, unknown>>(
+        `SELECT ${USAGE_COLUMNS.map(([c]) => c).join(', ')} FROM generations WHERE id = $1`,
+        [id],
+      );
       expect(row).toBeDefined();
       const out: Record<string, unknown> = {};
       // bigint columns: node-postgres reads them as strings, PGlite as numbers.
-      for (const [column, field, type] of USAGE_COLUMNS) out[field] = column === 'created_at' ? new Date(row![column] as string) : type === 'int8' ? Number(row![column]) : row![column];
+      for (const [column, field, type] of USAGE_COLUMNS)
+        out[field] =
+          column === 'created_at'
+            ? new Date(row![column] as string)
+            : type === 'int8'
+              ? Number(row![column])
+              : row![column];
       return out;
     };
 
@@ -127,22 +215,46 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
 
     test('a record of 3e9 tokens (past 2^31) is written and read back, as numbers', async () => {
       const big = 3_000_000_000;
-      const e = chatEvent(gw, { tokensPrompt: big, tokensCompletion: big, cachedTokens: big - 1, cacheWriteTokens: 1, reasoningTokens: big });
+      const e = chatEvent(gw, {
+        tokensPrompt: big,
+        tokensCompletion: big,
+        cachedTokens: big - 1,
+        cacheWriteTokens: 1,
+        reasoningTokens: big,
+      });
       await gw.deps.recorder.record(e);
       await gw.deps.recorder.flush();
       expect(await storedEvent(e.id)).toEqual(e);
       const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ tokens_prompt: big, tokens_completion: big, native_tokens_prompt: big, native_tokens_reasoning: big, native_tokens_cached: big - 1 });
+      expect(res.body.data).toMatchObject({
+        tokens_prompt: big,
+        tokens_completion: big,
+        native_tokens_prompt: big,
+        native_tokens_reasoning: big,
+        native_tokens_cached: big - 1,
+      });
     });
 
     test('figures no column can hold are stored bounded: the record is written, never refused', async () => {
-      const e = chatEvent(gw, { tokensPrompt: 1e300, tokensCompletion: -4, cachedTokens: 2.5, reasoningTokens: NaN, costUsd: Infinity, latencyMs: 1e12 });
+      const e = chatEvent(gw, {
+        tokensPrompt: 1e300,
+        tokensCompletion: -4,
+        cachedTokens: 2.5,
+        reasoningTokens: NaN,
+        costUsd: Infinity,
+        latencyMs: 1e12,
+      });
       const ctx = { requestId: 'req-bounded', trace: undefined } as unknown as CallerContext;
       await writeUsage(gw.deps, ctx, e);
       await gw.deps.recorder.flush();
       expect(await storedEvent(e.id)).toMatchObject({
-        tokensPrompt: Number.MAX_SAFE_INTEGER, tokensCompletion: 0, cachedTokens: 3, reasoningTokens: 0, costUsd: 0, latencyMs: 2_147_483_647,
+        tokensPrompt: Number.MAX_SAFE_INTEGER,
+        tokensCompletion: 0,
+        cachedTokens: 3,
+        reasoningTokens: 0,
+        costUsd: 0,
+        latencyMs: 2_147_483_647,
       });
     });
 
@@ -151,8 +263,14 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await gw.deps.recorder.record(e);
       await gw.deps.recorder.flush();
       expect(await storedEvent(e.id)).toEqual({
-        ...e, cacheSavedUsd: null, streamed: false, timeToFirstTokenMs: null, nativeFinishReason: null, usageEstimated: false,
-        cacheWriteTokens: 0, reasoningTokens: 0,
+        ...e,
+        cacheSavedUsd: null,
+        streamed: false,
+        timeToFirstTokenMs: null,
+        nativeFinishReason: null,
+        usageEstimated: false,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
       });
     });
 
@@ -186,12 +304,26 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
     });
 
     test('a chat generation that was not streamed and had no reasoning or cache reads says so with false and zeros', async () => {
-      const e = chatEvent(gw, { streamed: false, cachedTokens: 0, reasoningTokens: 0, timeToFirstTokenMs: 1900, finishReason: 'stop', nativeFinishReason: 'end_turn' });
+      const e = chatEvent(gw, {
+        streamed: false,
+        cachedTokens: 0,
+        reasoningTokens: 0,
+        timeToFirstTokenMs: 1900,
+        finishReason: 'stop',
+        nativeFinishReason: 'end_turn',
+      });
       await gw.deps.recorder.record(e);
       await gw.deps.recorder.flush();
       const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ streamed: false, native_tokens_reasoning: 0, native_tokens_cached: 0, latency: 1900, finish_reason: 'stop', native_finish_reason: 'end_turn' });
+      expect(res.body.data).toMatchObject({
+        streamed: false,
+        native_tokens_reasoning: 0,
+        native_tokens_cached: 0,
+        latency: 1900,
+        finish_reason: 'stop',
+        native_finish_reason: 'end_turn',
+      });
     });
 
     test('an embeddings generation keeps its answer: no finish reasons, latency is the whole call, no reasoning figure', async () => {
@@ -199,7 +331,15 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await gw.deps.recorder.record(e);
       await gw.deps.recorder.flush();
       const res = await request(gw.app).get(`/api/v1/generation?id=${e.id}`).set('Authorization', bearer(key));
-      expect(res.body.data).toMatchObject({ api_type: 'embeddings', streamed: false, finish_reason: null, native_finish_reason: null, latency: 57, native_tokens_reasoning: null, native_tokens_cached: null });
+      expect(res.body.data).toMatchObject({
+        api_type: 'embeddings',
+        streamed: false,
+        finish_reason: null,
+        native_finish_reason: null,
+        latency: 57,
+        native_tokens_reasoning: null,
+        native_tokens_cached: null,
+      });
     });
 
     test('any key of the organization may read it, the management key included', async () => {
@@ -217,11 +357,17 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
       await other.deps.recorder.record(theirs);
       await other.deps.recorder.flush();
       const otherKey = (await createInferenceKey(other)).secret;
-      await request(other.app).get(`/api/v1/generation?id=${theirs.id}`).set('Authorization', bearer(otherKey)).expect(200);
+      await request(other.app)
+        .get(`/api/v1/generation?id=${theirs.id}`)
+        .set('Authorization', bearer(otherKey))
+        .expect(200);
       const res = await request(gw.app).get(`/api/v1/generation?id=${theirs.id}`).set('Authorization', bearer(key));
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
-      await request(gw.app).get('/api/v1/generation?id=gen-emb-0-doesnotexist').set('Authorization', bearer(key)).expect(404);
+      await request(gw.app)
+        .get('/api/v1/generation?id=gen-emb-0-doesnotexist')
+        .set('Authorization', bearer(key))
+        .expect(404);
     });
 
     test('a recorded generation the outbox has not written yet is 404, then 200 once flushed', async () => {

@@ -49,7 +49,16 @@ const ROUTES: RouteCase[] = [
     key: 'mgmt',
     body: {
       base: { name: 'hostile' },
-      fields: ['name', 'limit', 'limit_reset', 'include_byok_in_limit', 'expires_at', 'workspace_id', 'creator_user_id', 'external'],
+      fields: [
+        'name',
+        'limit',
+        'limit_reset',
+        'include_byok_in_limit',
+        'expires_at',
+        'workspace_id',
+        'creator_user_id',
+        'external',
+      ],
       extra: [
         ['expires_at', '"2099-12-31T23:59:60Z"'],
         ['expires_at', '"yesterday"'],
@@ -57,7 +66,12 @@ const ROUTES: RouteCase[] = [
       ],
     },
   },
-  { method: 'get', template: '/api/v1/keys', key: 'mgmt', query: { include_disabled: 'bool', offset: 'int', limit: 'int', workspace_id: 'ref' } },
+  {
+    method: 'get',
+    template: '/api/v1/keys',
+    key: 'mgmt',
+    query: { include_disabled: 'bool', offset: 'int', limit: 'int', workspace_id: 'ref' },
+  },
   { method: 'get', template: '/api/v1/keys/:hash', key: 'mgmt' },
   {
     method: 'patch',
@@ -92,7 +106,12 @@ const ROUTES: RouteCase[] = [
       ],
     },
   },
-  { method: 'get', template: '/api/v1/workspaces', key: 'mgmt', query: { offset: 'int', limit: 'int', include: 'string' } },
+  {
+    method: 'get',
+    template: '/api/v1/workspaces',
+    key: 'mgmt',
+    query: { offset: 'int', limit: 'int', include: 'string' },
+  },
   { method: 'get', template: '/api/v1/workspaces/:id', key: 'mgmt' },
   {
     method: 'patch',
@@ -100,10 +119,23 @@ const ROUTES: RouteCase[] = [
     key: 'mgmt',
     body: {
       base: { name: 'Renamed', io_logging_api_key_ids: [1], disabled_server_tools: ['web_search'] },
-      fields: ['name', 'slug', 'description', 'default_provider_sort', 'io_logging_api_key_ids.0', 'io_logging_sampling_rate', 'disabled_server_tools.0'],
+      fields: [
+        'name',
+        'slug',
+        'description',
+        'default_provider_sort',
+        'io_logging_api_key_ids.0',
+        'io_logging_sampling_rate',
+        'disabled_server_tools.0',
+      ],
     },
   },
-  { method: 'delete', template: '/api/v1/workspaces/:id', key: 'mgmt', query: { confirm_default_workspace_deletion: 'bool' } },
+  {
+    method: 'delete',
+    template: '/api/v1/workspaces/:id',
+    key: 'mgmt',
+    query: { confirm_default_workspace_deletion: 'bool' },
+  },
   {
     method: 'post',
     template: '/api/v1/workspaces/:id/members/add',
@@ -133,8 +165,25 @@ const ROUTES: RouteCase[] = [
     template: '/api/v1/embeddings',
     key: 'api',
     body: {
-      base: { model: 'switchyard-test/no-such-model', input: ['hello'], provider: { allow_fallbacks: true, order: ['nowhere'] } },
-      fields: ['model', 'input', 'input.0', 'dimensions', 'encoding_format', 'input_type', 'user', 'session_id', 'provider', 'provider.allow_fallbacks', 'provider.order', 'provider.order.0'],
+      base: {
+        model: 'switchyard-test/no-such-model',
+        input: ['hello'],
+        provider: { allow_fallbacks: true, order: ['nowhere'] },
+      },
+      fields: [
+        'model',
+        'input',
+        'input.0',
+        'dimensions',
+        'encoding_format',
+        'input_type',
+        'user',
+        'session_id',
+        'provider',
+        'provider.allow_fallbacks',
+        'provider.order',
+        'provider.order.0',
+      ],
       extra: [
         ['dimensions', '0'],
         ['dimensions', '1.5'],
@@ -147,8 +196,28 @@ const ROUTES: RouteCase[] = [
     template: '/api/v1/chat/completions',
     key: 'api',
     body: {
-      base: { model: 'switchyard-test/no-such-model', messages: [{ role: 'user', content: 'hello' }], provider: { order: ['nowhere'] } },
-      fields: ['model', 'models', 'messages', 'messages.0', 'messages.0.content', 'messages.0.role', 'stream', 'max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'stop', 'provider', 'provider.order'],
+      base: {
+        model: 'switchyard-test/no-such-model',
+        messages: [{ role: 'user', content: 'hello' }],
+        provider: { order: ['nowhere'] },
+      },
+      fields: [
+        'model',
+        'models',
+        'messages',
+        'messages.0',
+        'messages.0.content',
+        'messages.0.role',
+        'stream',
+        'max_tokens',
+        'temperature',
+        'tools',
+        'tool_choice',
+        'response_format',
+        'stop',
+        'provider',
+        'provider.order',
+      ],
       extra: [
         ['max_tokens', '0'],
         ['temperature', '3'],
@@ -171,8 +240,22 @@ const ROUTES: RouteCase[] = [
     template: '/api/v1/models',
     key: 'api',
     query: {
-      offset: 'int', limit: 'int', context: 'int', min_price: 'string', max_output_price: 'string', output_modalities: 'enum', input_modalities: 'enum',
-      supported_parameters: 'string', q: 'string', providers: 'string', model_authors: 'string', arch: 'string', sort: 'enum', distillable: 'enum', zdr: 'enum', category: 'enum',
+      offset: 'int',
+      limit: 'int',
+      context: 'int',
+      min_price: 'string',
+      max_output_price: 'string',
+      output_modalities: 'enum',
+      input_modalities: 'enum',
+      supported_parameters: 'string',
+      q: 'string',
+      providers: 'string',
+      model_authors: 'string',
+      arch: 'string',
+      sort: 'enum',
+      distillable: 'enum',
+      zdr: 'enum',
+      category: 'enum',
     },
   },
   { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
@@ -181,7 +264,15 @@ const ROUTES: RouteCase[] = [
     method: 'get',
     template: '/api/v1/datasets/rankings-daily',
     key: 'api',
-    query: { start_date: 'string', end_date: 'string', period: 'enum', modality: 'enum', context_bucket: 'enum', category: 'enum', language_type: 'enum' },
+    query: {
+      start_date: 'string',
+      end_date: 'string',
+      period: 'enum',
+      modality: 'enum',
+      context_bucket: 'enum',
+      category: 'enum',
+      language_type: 'enum',
+    },
   },
   { method: 'get', template: '/api/v1/analytics/meta', key: 'mgmt' },
   {
@@ -197,7 +288,25 @@ const ROUTES: RouteCase[] = [
         order_by: { field: 'request_count', direction: 'desc' },
       },
       // Not filters.0.value.0: any finite number is a valid filter value.
-      fields: ['metrics', 'metrics.0', 'dimensions', 'dimensions.0', 'filters', 'filters.0.field', 'filters.0.operator', 'filters.0.include_unset', 'granularity', 'time_range.start', 'time_range.end', 'limit', 'group_limit', 'order_by.field', 'order_by.direction', 'classifier_dimensions.classifier_id', 'classifier_filters'],
+      fields: [
+        'metrics',
+        'metrics.0',
+        'dimensions',
+        'dimensions.0',
+        'filters',
+        'filters.0.field',
+        'filters.0.operator',
+        'filters.0.include_unset',
+        'granularity',
+        'time_range.start',
+        'time_range.end',
+        'limit',
+        'group_limit',
+        'order_by.field',
+        'order_by.direction',
+        'classifier_dimensions.classifier_id',
+        'classifier_filters',
+      ],
       extra: [
         ['time_range.start', '"2026-11-01T00:00Z"'],
         ['limit', '0'],
@@ -210,14 +319,36 @@ const ROUTES: RouteCase[] = [
     template: '/api/v1/workspaces/:id/classifiers',
     key: 'mgmt',
     body: {
-      base: { name: 'hostile', dimensions: [{ name: 'topic', rules: [{ value: 'v', keywords: ['k'], patterns: ['a+b'] }] }] },
-      fields: ['name', 'active', 'sample_rate', 'dimensions', 'dimensions.0.name', 'dimensions.0.rules', 'dimensions.0.rules.0.value', 'dimensions.0.rules.0.keywords.0', 'dimensions.0.rules.0.patterns.0'],
+      base: {
+        name: 'hostile',
+        dimensions: [{ name: 'topic', rules: [{ value: 'v', keywords: ['k'], patterns: ['a+b'] }] }],
+      },
+      fields: [
+        'name',
+        'active',
+        'sample_rate',
+        'dimensions',
+        'dimensions.0.name',
+        'dimensions.0.rules',
+        'dimensions.0.rules.0.value',
+        'dimensions.0.rules.0.keywords.0',
+        'dimensions.0.rules.0.patterns.0',
+      ],
       // Patterns RE2 cannot run (a backreference, a lookbehind); `(a+)+$` is linear-time there, so accepted.
-      extra: [['dimensions.0.rules.0.patterns.0', '"(a)\\\\1"'], ['dimensions.0.rules.0.patterns.0', '"(?<!a)b"'], ['sample_rate', '1.5']],
+      extra: [
+        ['dimensions.0.rules.0.patterns.0', '"(a)\\\\1"'],
+        ['dimensions.0.rules.0.patterns.0', '"(?<!a)b"'],
+        ['sample_rate', '1.5'],
+      ],
     },
   },
   { method: 'get', template: '/api/v1/workspaces/:id/classifiers', key: 'mgmt' },
-  { method: 'get', template: '/api/v1/workspaces/:id/classifiers/:classifier_id', key: 'mgmt', params: { classifier_id: '00000000-0000-4000-8000-000000000000' } },
+  {
+    method: 'get',
+    template: '/api/v1/workspaces/:id/classifiers/:classifier_id',
+    key: 'mgmt',
+    params: { classifier_id: '00000000-0000-4000-8000-000000000000' },
+  },
   {
     method: 'patch',
     template: '/api/v1/workspaces/:id/classifiers/:classifier_id',
@@ -225,20 +356,48 @@ const ROUTES: RouteCase[] = [
     params: { classifier_id: '00000000-0000-4000-8000-000000000000' },
     body: { base: { active: false }, fields: ['name', 'active', 'sample_rate', 'dimensions'] },
   },
-  { method: 'delete', template: '/api/v1/workspaces/:id/classifiers/:classifier_id', key: 'mgmt', params: { classifier_id: '00000000-0000-4000-8000-000000000000' } },
+  {
+    method: 'delete',
+    template: '/api/v1/workspaces/:id/classifiers/:classifier_id',
+    key: 'mgmt',
+    params: { classifier_id: '00000000-0000-4000-8000-000000000000' },
+  },
 ];
 
 /** Raw JSON texts no field of any route accepts. */
-const HOSTILE_VALUES = ['{"$gt":""}', '"\\u0000"', '"nul\\u0000inside"', '"\\ud800"', '"a\\udfffb"', '1e400', '-1e308', '[[[[]]]]'];
+const HOSTILE_VALUES = [
+  '{"$gt":""}',
+  '"\\u0000"',
+  '"nul\\u0000inside"',
+  '"\\ud800"',
+  '"a\\udfffb"',
+  '1e400',
+  '-1e308',
+  '[[[[]]]]',
+];
 
 /** Whole bodies of the wrong shape for a JSON-object body. */
-const WRONG_BODIES = ['null', '0', '-1e400', '"string"', 'true', '[]', '[{}]', `${'['.repeat(4000)}${']'.repeat(4000)}`];
+const WRONG_BODIES = [
+  'null',
+  '0',
+  '-1e400',
+  '"string"',
+  'true',
+  '[]',
+  '[{}]',
+  `${'['.repeat(4000)}${']'.repeat(4000)}`,
+];
 
 /** Raw query values per kind; `X` is replaced by the parameter name (for repeated keys). */
 const HOSTILE_QUERY: Record<QueryKind, string[]> = {
   int: ['abc', '-1', '1.5', '1e400', 'Infinity', '99999999999999999999999', '%00', '1&X=2', '%ED%A0%80'],
   bool: ['maybe', '2', '%00', 'true&X=false'],
-  uuid: ['not-a-uuid', '%00', 'x'.repeat(3000), '00000000-0000-0000-0000-000000000000&X=00000000-0000-0000-0000-000000000001'],
+  uuid: [
+    'not-a-uuid',
+    '%00',
+    'x'.repeat(3000),
+    '00000000-0000-0000-0000-000000000000&X=00000000-0000-0000-0000-000000000001',
+  ],
   ref: ['x'.repeat(101), '%00', 'a&X=b'],
   string: ['%00', 'x'.repeat(300), 'a&X=b'],
   enum: ['desc', '%00', 'asc&X=asc'],
@@ -297,18 +456,26 @@ function attempts(route: RouteCase): Attempt[] {
     { label: 'oversized body', path, body: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT + 1) }) },
   ];
   for (const name of route.template.match(/:([A-Za-z_]+)/g) ?? []) {
-    for (const value of ABSURD_PARAMS) out.push({ label: `path ${name}=${value.slice(0, 24)}`, path: pathOf(route, [name.slice(1), value]) });
+    for (const value of ABSURD_PARAMS)
+      out.push({ label: `path ${name}=${value.slice(0, 24)}`, path: pathOf(route, [name.slice(1), value]) });
   }
   for (const [name, kind] of Object.entries(route.query ?? {})) {
     for (const value of HOSTILE_QUERY[kind]) {
-      out.push({ label: `query ${name}=${value.slice(0, 24)}`, path: `${path}?${name}=${value.replaceAll('X=', `${name}=`)}` });
+      out.push({
+        label: `query ${name}=${value.slice(0, 24)}`,
+        path: `${path}?${name}=${value.replaceAll('X=', `${name}=`)}`,
+      });
     }
   }
   if (route.body) {
     const { base, fields, extra = [] } = route.body;
     for (const body of WRONG_BODIES) out.push({ label: `body ${body.slice(0, 24)}`, path, body });
-    const cases: Array<[string, string]> = [...fields.flatMap((f) => HOSTILE_VALUES.map((v): [string, string] => [f, v])), ...extra];
-    for (const [field, raw] of cases) out.push({ label: `body.${field}=${raw}`, path, body: bodyWith(base, field, raw) });
+    const cases: Array<[string, string]> = [
+      ...fields.flatMap((f) => HOSTILE_VALUES.map((v): [string, string] => [f, v])),
+      ...extra,
+    ];
+    for (const [field, raw] of cases)
+      out.push({ label: `body.${field}=${raw}`, path, body: bodyWith(base, field, raw) });
   }
   return out;
 }
@@ -321,7 +488,10 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
 
   beforeAll(async () => {
     // The rankings route's own limits (30/min per key) would answer most of its sweep with 429s.
-    ({ db, kv, gw } = await openTestGateway(dbKind, { server: { bodyLimitBytes: BODY_LIMIT }, rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 } }));
+    ({ db, kv, gw } = await openTestGateway(dbKind, {
+      server: { bodyLimitBytes: BODY_LIMIT },
+      rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 },
+    }));
     apiKey = (await createInferenceKey(gw)).secret;
   });
   afterAll(async () => {
@@ -335,29 +505,36 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
     expect(swept).toEqual(registered);
   });
 
-  test.each(ROUTES.map((r) => [`${r.method.toUpperCase()} ${r.template}`, r] as const))('%s: every hostile input → 4xx envelope', async (_name, route) => {
-    const secret = route.key === 'mgmt' ? gw.mgmtKey : apiKey;
-    const failures: string[] = [];
-    for (const attempt of attempts(route)) {
-      let req = request(gw.app)[route.method](attempt.path).set('Authorization', bearer(secret));
-      if (attempt.body !== undefined) req = req.set('Content-Type', 'application/json').send(attempt.body);
-      const res = await req;
-      const error = (res.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      const ok =
-        res.status >= 400 &&
-        res.status < 500 &&
-        /^application\/json/.test(String(res.headers['content-type'])) &&
-        error?.code === res.status &&
-        typeof error.message === 'string' &&
-        error.message !== '';
-      if (!ok) failures.push(`${attempt.label} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-    }
-    expect(failures).toEqual([]);
-  });
+  test.each(ROUTES.map((r) => [`${r.method.toUpperCase()} ${r.template}`, r] as const))(
+    '%s: every hostile input → 4xx envelope',
+    async (_name, route) => {
+      const secret = route.key === 'mgmt' ? gw.mgmtKey : apiKey;
+      const failures: string[] = [];
+      for (const attempt of attempts(route)) {
+        let req = request(gw.app)[route.method](attempt.path).set('Authorization', bearer(secret));
+        if (attempt.body !== undefined) req = req.set('Content-Type', 'application/json').send(attempt.body);
+        const res = await req;
+        const error = (res.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+        const ok =
+          res.status >= 400 &&
+          res.status < 500 &&
+          /^application\/json/.test(String(res.headers['content-type'])) &&
+          error?.code === res.status &&
+          typeof error.message === 'string' &&
+          error.message !== '';
+        if (!ok) failures.push(`${attempt.label} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+      expect(failures).toEqual([]);
+    },
+  );
 
   test('nothing was created by the hostile traffic', async () => {
-    const keys = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE name IN ('hostile', 'renamed')");
-    const workspaces = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM workspaces WHERE slug = 'hostile-ws'");
+    const keys = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM api_keys WHERE name IN ('hostile', 'renamed')",
+    );
+    const workspaces = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM workspaces WHERE slug = 'hostile-ws'",
+    );
     expect(keys[0]!.n).toBe(0);
     expect(workspaces[0]!.n).toBe(0);
   });

@@ -36,9 +36,17 @@ function exchange(port: number, data: string, waitMs = 8000): Promise<string> {
 }
 
 /** Status and parsed JSON body of a raw HTTP/1.1 response. */
-function parse(raw: string): { status: number; headers: string; body: { error?: { code: number; message: string; metadata?: Record<string, unknown> } } } {
+function parse(raw: string): {
+  status: number;
+  headers: string;
+  body: { error?: { code: number; message: string; metadata?: Record<string, unknown> } };
+} {
   const [head = '', ...rest] = raw.split('\r\n\r\n');
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head, body: JSON.parse(rest.join('\r\n\r\n') || 'null') };
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+    headers: head,
+    body: JSON.parse(rest.join('\r\n\r\n') || 'null'),
+  };
 }
 
 describe('HTTP-level errors on a listening gateway', () => {
@@ -50,7 +58,14 @@ describe('HTTP-level errors on a listening gateway', () => {
   beforeAll(async () => {
     db = await openTestPglite();
     const config = testConfig({
-      server: { port: 0, metricsPort: 0, host: '127.0.0.1', headersTimeoutMs: 1000, requestTimeoutMs: 5000, bodyLimitBytes: 16384 },
+      server: {
+        port: 0,
+        metricsPort: 0,
+        host: '127.0.0.1',
+        headersTimeoutMs: 1000,
+        requestTimeoutMs: 5000,
+        bodyLimitBytes: 16384,
+      },
       files: { maxBytes: 1024 * 1024, uploadDeadlineMs: 4000 },
     });
     deps = await assembleDeps(config, db, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
@@ -62,7 +77,9 @@ describe('HTTP-level errors on a listening gateway', () => {
   });
 
   test('headers too large → 431 envelope', async () => {
-    const res = parse(await exchange(server.apiPort, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const res = parse(
+      await exchange(server.apiPort, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     expect(res.status).toBe(431);
     expect(res.body.error).toEqual({ code: 431, message: 'Request header fields too large' });
   });
@@ -70,7 +87,10 @@ describe('HTTP-level errors on a listening gateway', () => {
   test.each([
     ['a garbage request line', 'GARBAGE\r\n\r\n'],
     ['a header without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
-    ['two Content-Lengths that disagree', 'POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'],
+    [
+      'two Content-Lengths that disagree',
+      'POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+    ],
   ])('%s → 400 envelope', async (_label, data) => {
     const res = parse(await exchange(server.apiPort, data));
     expect(res.status).toBe(400);
@@ -89,7 +109,11 @@ describe('HTTP-level errors on a listening gateway', () => {
     ])('%s → 400 envelope, then the connection closes', async (_label, data, detail) => {
       const res = parse(await exchange(server.apiPort, data()));
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringMatching(detail) } });
+      expect(res.body.error).toMatchObject({
+        code: 400,
+        message: 'Invalid request parameters',
+        metadata: { detail: expect.stringMatching(detail) },
+      });
       expect(res.headers).toMatch(/Connection: close/i);
     });
 
@@ -99,24 +123,47 @@ describe('HTTP-level errors on a listening gateway', () => {
     ])('%s → 415 envelope naming the supported coding', async (_label, data) => {
       const res = parse(await exchange(server.apiPort, data()));
       expect(res.status).toBe(415);
-      expect(res.body.error).toMatchObject({ code: 415, message: 'Unsupported media type', metadata: { detail: expect.stringMatching(/chunked/) } });
+      expect(res.body.error).toMatchObject({
+        code: 415,
+        message: 'Unsupported media type',
+        metadata: { detail: expect.stringMatching(/chunked/) },
+      });
     });
 
     test('Expect: something other than 100-continue → 417 envelope', async () => {
       const res = parse(await exchange(server.apiPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'));
       expect(res.status).toBe(417);
-      expect(res.body.error).toMatchObject({ code: 417, message: 'Expectation Failed', metadata: { detail: expect.stringMatching(/100-continue/) } });
+      expect(res.body.error).toMatchObject({
+        code: 417,
+        message: 'Expectation Failed',
+        metadata: { detail: expect.stringMatching(/100-continue/) },
+      });
     });
 
     test('Content-Encoding: gzip with a body that is not gzip → 400 envelope', async () => {
-      const res = parse(await exchange(server.apiPort, post('Content-Encoding: gzip\r\nContent-Length: 13\r\nConnection: close\r\n', '{"name":"x"}\n')()));
+      const res = parse(
+        await exchange(
+          server.apiPort,
+          post('Content-Encoding: gzip\r\nContent-Length: 13\r\nConnection: close\r\n', '{"name":"x"}\n')(),
+        ),
+      );
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { errors: [{ path: 'body', message: expect.stringMatching(/gzip/) }] } });
+      expect(res.body.error).toMatchObject({
+        code: 400,
+        message: 'Invalid request parameters',
+        metadata: { errors: [{ path: 'body', message: expect.stringMatching(/gzip/) }] },
+      });
     });
 
     test('a well-formed chunked body still works', async () => {
       const body = JSON.stringify({ name: 'chunked' });
-      const raw = await exchange(server.apiPort, post('Transfer-Encoding: chunked\r\nConnection: close\r\n', `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)());
+      const raw = await exchange(
+        server.apiPort,
+        post(
+          'Transfer-Encoding: chunked\r\nConnection: close\r\n',
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        )(),
+      );
       expect(parse(raw).status).toBe(201);
       // HTTP/1.0 has no Host requirement.
       expect(parse(await exchange(server.apiPort, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
@@ -136,7 +183,11 @@ describe('HTTP-level errors on a listening gateway', () => {
     );
     const res = parse(raw);
     expect(res.status).toBe(413);
-    expect(res.body.error).toEqual({ code: 413, message: 'Request payload too large', metadata: { limit_bytes: 16384, declared_bytes: 99999999 } });
+    expect(res.body.error).toEqual({
+      code: 413,
+      message: 'Request payload too large',
+      metadata: { limit_bytes: 16384, declared_bytes: 99999999 },
+    });
     expect(res.headers).toMatch(/Connection: close/i);
   });
 
@@ -158,6 +209,7 @@ describe('HTTP-level errors on a listening gateway', () => {
     );
     expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 100', 'HTTP/1.1 201', 'HTTP/1.1 200']);
     const metrics = await deps.metrics.registry.metrics();
-    for (const status of ['400', '408', '413', '415', '417', '431']) expect(metrics).toMatch(new RegExp(`switchyard_http_refusals_total\\{status="${status}"\\} [1-9]`));
+    for (const status of ['400', '408', '413', '415', '417', '431'])
+      expect(metrics).toMatch(new RegExp(`switchyard_http_refusals_total\\{status="${status}"\\} [1-9]`));
   });
 });

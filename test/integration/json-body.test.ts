@@ -19,7 +19,12 @@ const VALID = '{"model":"openai/text-embedding-3-small","input":"hello"}';
 /** Sends `body` byte for byte: superagent would otherwise JSON-encode a Buffer sent as JSON. */
 function send(body: Buffer, headers: Record<string, string>) {
   const asIs = (b: unknown) => b as string;
-  return request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(h.key)).set(headers).serialize(asIs).send(body);
+  return request(h.gw.app)
+    .post('/api/v1/embeddings')
+    .set('Authorization', bearer(h.key))
+    .set(headers)
+    .serialize(asIs)
+    .send(body);
 }
 
 /** The parts of an answer that do not change per request (ids and timings do). */
@@ -36,7 +41,14 @@ test.each([
   ['a JSON string', Buffer.from('"hello"')],
   ['an array', Buffer.from('[1,2]')],
   ['truncated JSON', Buffer.from('{"model": "openai/')],
-  ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"model":"openai/text-embedding-3-small","input":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')])],
+  [
+    'invalid UTF-8 inside a string',
+    Buffer.concat([
+      Buffer.from('{"model":"openai/text-embedding-3-small","input":"a'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('b"}'),
+    ]),
+  ],
 ])('%s: the same answer from the reader and from body-parser', async (_name, body) => {
   const plain = await send(body, { 'Content-Type': 'application/json' });
   const inflated = await send(gzipSync(body), { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
@@ -57,7 +69,10 @@ test('what only body-parser serves keeps its answers: another charset 415, an un
   const unknown = await send(Buffer.from(VALID), { 'Content-Type': 'application/json', 'Content-Encoding': 'snappy' });
   expect(unknown.status).toBe(415);
   const limit = h.gw.deps.config.server.bodyLimitBytes;
-  const big = await send(Buffer.from(JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'x'.repeat(limit) })), { 'Content-Type': 'application/json' });
+  const big = await send(
+    Buffer.from(JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'x'.repeat(limit) })),
+    { 'Content-Type': 'application/json' },
+  );
   expect(big.status).toBe(413);
   expect(big.body.error.code).toBe(413);
 });

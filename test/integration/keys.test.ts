@@ -11,9 +11,28 @@ import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 
 const KEY_FIELDS = [
-  'hash', 'name', 'label', 'disabled', 'limit', 'limit_remaining', 'limit_reset', 'include_byok_in_limit',
-  'usage', 'usage_daily', 'usage_weekly', 'usage_monthly', 'byok_usage', 'byok_usage_daily', 'byok_usage_weekly',
-  'byok_usage_monthly', 'created_at', 'updated_at', 'expires_at', 'creator_user_id', 'external_user', 'workspace_id',
+  'hash',
+  'name',
+  'label',
+  'disabled',
+  'limit',
+  'limit_remaining',
+  'limit_reset',
+  'include_byok_in_limit',
+  'usage',
+  'usage_daily',
+  'usage_weekly',
+  'usage_monthly',
+  'byok_usage',
+  'byok_usage_daily',
+  'byok_usage_weekly',
+  'byok_usage_monthly',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'creator_user_id',
+  'external_user',
+  'workspace_id',
 ];
 
 describe.each(DATABASES)('API keys on $name', (dbKind) => {
@@ -34,10 +53,13 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
   const mgmt = () => bearer(gw.mgmtKey);
 
   test('POST /keys → 201 with every Key field and a one-time secret', async () => {
-    const res = await request(gw.app)
-      .post('/api/v1/keys')
-      .set('Authorization', mgmt())
-      .send({ name: 'Pipeline', limit: 12.5, limit_reset: 'monthly', expires_at: '2099-01-01T00:00:00.000Z', creator_user_id: 'user_1' });
+    const res = await request(gw.app).post('/api/v1/keys').set('Authorization', mgmt()).send({
+      name: 'Pipeline',
+      limit: 12.5,
+      limit_reset: 'monthly',
+      expires_at: '2099-01-01T00:00:00.000Z',
+      creator_user_id: 'user_1',
+    });
     expect(res.status).toBe(201);
     expectSchema(res.body, 'keys.create.response');
     expect(res.body.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
@@ -70,16 +92,26 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
   test('GET /keys lists the default workspace, most recent first; disabled only on request', async () => {
     const a = await createInferenceKey(gw, { name: 'list-a' });
     const b = await createInferenceKey(gw, { name: 'list-b' });
-    await request(gw.app).patch(`/api/v1/keys/${a.hash}`).set('Authorization', mgmt()).send({ disabled: true }).expect(200);
+    await request(gw.app)
+      .patch(`/api/v1/keys/${a.hash}`)
+      .set('Authorization', mgmt())
+      .send({ disabled: true })
+      .expect(200);
     const res = await request(gw.app).get('/api/v1/keys').set('Authorization', mgmt()).expect(200);
     expectSchema(res.body, 'keys.list.response');
     const hashes = res.body.data.map((k: { hash: string }) => k.hash);
     expect(hashes).toContain(b.hash);
     expect(hashes).not.toContain(a.hash);
     expect(hashes.indexOf(b.hash)).toBe(0);
-    const all = await request(gw.app).get('/api/v1/keys?include_disabled=true').set('Authorization', mgmt()).expect(200);
+    const all = await request(gw.app)
+      .get('/api/v1/keys?include_disabled=true')
+      .set('Authorization', mgmt())
+      .expect(200);
     expect(all.body.data.map((k: { hash: string }) => k.hash)).toContain(a.hash);
-    const paged = await request(gw.app).get('/api/v1/keys?include_disabled=true&offset=1').set('Authorization', mgmt()).expect(200);
+    const paged = await request(gw.app)
+      .get('/api/v1/keys?include_disabled=true&offset=1')
+      .set('Authorization', mgmt())
+      .expect(200);
     expect(paged.body.data.length).toBe(all.body.data.length - 1);
     expect(paged.body.data[0].hash).toBe(all.body.data[1].hash);
   });
@@ -95,9 +127,17 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
       .send({ name: 'renamed', limit: 3, limit_reset: 'daily', include_byok_in_limit: true });
     expect(patched.status).toBe(200);
     expectSchema(patched.body, 'keys.get.response');
-    expect(patched.body.data).toMatchObject({ name: 'renamed', limit: 3, limit_reset: 'daily', include_byok_in_limit: true });
+    expect(patched.body.data).toMatchObject({
+      name: 'renamed',
+      limit: 3,
+      limit_reset: 'daily',
+      include_byok_in_limit: true,
+    });
     expect(typeof patched.body.data.updated_at).toBe('string');
-    const cleared = await request(gw.app).patch(`/api/v1/keys/${hash}`).set('Authorization', mgmt()).send({ limit: null });
+    const cleared = await request(gw.app)
+      .patch(`/api/v1/keys/${hash}`)
+      .set('Authorization', mgmt())
+      .send({ limit: null });
     expect(cleared.body.data).toMatchObject({ limit: null, limit_remaining: null, name: 'renamed' });
     const del = await request(gw.app).delete(`/api/v1/keys/${hash}`).set('Authorization', mgmt());
     expect(del.status).toBe(200);
@@ -112,7 +152,10 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
   test('unknown hash → 404 on get, patch and delete', async () => {
     const unknown = 'a'.repeat(64);
     for (const method of ['get', 'patch', 'delete'] as const) {
-      const res = await request(gw.app)[method](`/api/v1/keys/${unknown}`).set('Authorization', mgmt()).send({ name: 'x' });
+      const res = await request(gw.app)
+        [method](`/api/v1/keys/${unknown}`)
+        .set('Authorization', mgmt())
+        .send({ name: 'x' });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
     }
@@ -122,12 +165,26 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
     const { hash, secret } = await createInferenceKey(gw, { name: 'private' });
     const foreign = bearer(other.mgmtKey);
     await request(other.app).get(`/api/v1/keys/${hash}`).set('Authorization', foreign).expect(404);
-    await request(other.app).patch(`/api/v1/keys/${hash}`).set('Authorization', foreign).send({ disabled: true }).expect(404);
+    await request(other.app)
+      .patch(`/api/v1/keys/${hash}`)
+      .set('Authorization', foreign)
+      .send({ disabled: true })
+      .expect(404);
     await request(other.app).delete(`/api/v1/keys/${hash}`).set('Authorization', foreign).expect(404);
-    const list = await request(other.app).get('/api/v1/keys?include_disabled=true').set('Authorization', foreign).expect(200);
+    const list = await request(other.app)
+      .get('/api/v1/keys?include_disabled=true')
+      .set('Authorization', foreign)
+      .expect(200);
     expect(list.body.data.map((k: { hash: string }) => k.hash)).not.toContain(hash);
-    await request(other.app).get(`/api/v1/keys?workspace_id=${gw.defaultWorkspaceId}`).set('Authorization', foreign).expect(404);
-    await request(other.app).post('/api/v1/keys').set('Authorization', foreign).send({ name: 'x', workspace_id: gw.defaultWorkspaceId }).expect(404);
+    await request(other.app)
+      .get(`/api/v1/keys?workspace_id=${gw.defaultWorkspaceId}`)
+      .set('Authorization', foreign)
+      .expect(404);
+    await request(other.app)
+      .post('/api/v1/keys')
+      .set('Authorization', foreign)
+      .send({ name: 'x', workspace_id: gw.defaultWorkspaceId })
+      .expect(404);
     // the key still works and is unchanged
     const mine = await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
     expect(mine.body.data.workspace_id).toBe(gw.defaultWorkspaceId);
@@ -153,7 +210,11 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
 
   test('management routes refuse inference keys with the spec message', async () => {
     const { secret, hash } = await createInferenceKey(gw);
-    for (const [method, path] of [['get', '/api/v1/keys'], ['post', '/api/v1/keys'], ['delete', `/api/v1/keys/${hash}`]] as const) {
+    for (const [method, path] of [
+      ['get', '/api/v1/keys'],
+      ['post', '/api/v1/keys'],
+      ['delete', `/api/v1/keys/${hash}`],
+    ] as const) {
       const res = await request(gw.app)[method](path).set('Authorization', bearer(secret)).send({ name: 'x' });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: { code: 403, message: 'Only management keys can perform this operation' } });
@@ -174,7 +235,10 @@ describe.each(DATABASES)('API keys on $name', (dbKind) => {
     ['string body', 'hello'],
   ])('POST /keys rejects %s with a 400 envelope and creates nothing', async (_label, body) => {
     const before = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
-    const res = await request(gw.app).post('/api/v1/keys').set('Authorization', mgmt()).send(body as object);
+    const res = await request(gw.app)
+      .post('/api/v1/keys')
+      .set('Authorization', mgmt())
+      .send(body as object);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(400);
     expect(res.body.error.message).toBe('Invalid request parameters');

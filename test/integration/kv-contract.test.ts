@@ -173,7 +173,9 @@ describeIf(REDIS_URL)('RedisKv specifics', () => {
     const before = timers();
     const kv = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
     // Unconfirmed (Redis is unreachable): rejected after the bounded wait, its timer cleared.
-    await expect(kv.subscribe('channel', () => undefined)).rejects.toThrow('has not confirmed the subscription to channel within 1200 ms');
+    await expect(kv.subscribe('channel', () => undefined)).rejects.toThrow(
+      'has not confirmed the subscription to channel within 1200 ms',
+    );
     await expect(kv.ping()).rejects.toThrow();
     // Connections between retries: their sockets have closed, so ending them never completes. The
     // command connection's state is public: wait for it. The subscriber (private) had its first

@@ -41,21 +41,30 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
   /** Sign in to the dashboard with `secret`; the session cookie to send back. */
   const signInCookie = async (t: TestGateway, secret: string) => {
     const res = await request(t.app).post('/dashboard/api/session').send({ key: secret }).expect(200);
-    return ([] as string[]).concat(res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+    return ([] as string[])
+      .concat(res.headers['set-cookie'] ?? [])
+      .map((c) => c.split(';')[0])
+      .join('; ');
   };
 
   const as = (t: TestGateway, secret: string) => ({
     get: (path: string) => request(t.app).get(`/api/v1${path}`).set('Authorization', bearer(secret)),
-    patch: (path: string, body: object) => request(t.app).patch(`/api/v1${path}`).set('Authorization', bearer(secret)).send(body),
+    patch: (path: string, body: object) =>
+      request(t.app).patch(`/api/v1${path}`).set('Authorization', bearer(secret)).send(body),
     delete: (path: string) => request(t.app).delete(`/api/v1${path}`).set('Authorization', bearer(secret)),
-    post: (path: string, body?: object) => request(t.app).post(`/api/v1${path}`).set('Authorization', bearer(secret)).send(body),
+    post: (path: string, body?: object) =>
+      request(t.app).post(`/api/v1${path}`).set('Authorization', bearer(secret)).send(body),
   });
 
   test('a management key renames, disables, re-enables and deletes another management key of its organization', async () => {
     const t = await freshOrg();
     const second = await addManagementKey(t);
     const admin = as(t, t.mgmtKey);
-    expect((await admin.get(`/keys/${second.hash}`).expect(200)).body.data).toMatchObject({ hash: second.hash, name: 'ops 2', disabled: false });
+    expect((await admin.get(`/keys/${second.hash}`).expect(200)).body.data).toMatchObject({
+      hash: second.hash,
+      name: 'ops 2',
+      disabled: false,
+    });
     expect((await admin.patch(`/keys/${second.hash}`, { name: 'ops two' }).expect(200)).body.data.name).toBe('ops two');
 
     expect((await admin.patch(`/keys/${second.hash}`, { disabled: true }).expect(200)).body.data.disabled).toBe(true);
@@ -100,7 +109,10 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     const t = await freshOrg();
     const second = await addManagementKey(t);
     const first = hashSecret(t.mgmtKey);
-    const results = await Promise.all([as(t, t.mgmtKey).delete(`/keys/${second.hash}`), as(t, second.secret).patch(`/keys/${first}`, { disabled: true })]);
+    const results = await Promise.all([
+      as(t, t.mgmtKey).delete(`/keys/${second.hash}`),
+      as(t, second.secret).patch(`/keys/${first}`, { disabled: true }),
+    ]);
     // The loser is refused by the check (409), or, where the database runs one statement at a time
     // (PGlite), already at authentication because its key is gone (401).
     const [won, lost] = results.map((r) => r.status).sort();
@@ -119,7 +131,11 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     const res = await as(t, t.mgmtKey).post(`/keys/${old}/rotate`);
     expect(res.status).toBe(201);
     expect(res.body.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
-    expect(res.body.data).toMatchObject({ hash: hashSecret(res.body.key), disabled: false, workspace_id: t.defaultWorkspaceId });
+    expect(res.body.data).toMatchObject({
+      hash: hashSecret(res.body.key),
+      disabled: false,
+      workspace_id: t.defaultWorkspaceId,
+    });
     expect(res.body.revoked).toBe(old);
     expect((await as(t, t.mgmtKey).get('/keys')).body.error).toEqual({ code: 401, message: 'Invalid API key' });
     const fresh = as(t, res.body.key as string);
@@ -135,15 +151,27 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     const { hash, secret } = await createInferenceKey(t);
     const res = await as(t, t.mgmtKey).post(`/keys/${hash}/rotate`);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringMatching(/management keys/) } });
+    expect(res.body.error).toMatchObject({
+      code: 400,
+      message: 'Invalid request parameters',
+      metadata: { detail: expect.stringMatching(/management keys/) },
+    });
     await as(t, secret).get('/key').expect(200);
-    expect((await as(t, t.mgmtKey).post(`/keys/${'d'.repeat(64)}/rotate`)).body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    expect((await as(t, t.mgmtKey).post(`/keys/${'d'.repeat(64)}/rotate`)).body).toEqual({
+      error: { code: 404, message: 'Resource not found' },
+    });
     // A disabled management key stays out of service: no new secret is minted for it.
     const spare = await addManagementKey(t);
     await as(t, t.mgmtKey).patch(`/keys/${spare.hash}`, { disabled: true }).expect(200);
     const disabled = await as(t, t.mgmtKey).post(`/keys/${spare.hash}/rotate`);
-    expect([disabled.status, disabled.body.error.message]).toEqual([409, expect.stringMatching(/disabled: enable it first/)]);
-    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND is_management AND deleted_at IS NULL', [t.orgId]);
+    expect([disabled.status, disabled.body.error.message]).toEqual([
+      409,
+      expect.stringMatching(/disabled: enable it first/),
+    ]);
+    const count = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND is_management AND deleted_at IS NULL',
+      [t.orgId],
+    );
     expect(count[0]!.n).toBe(2);
     expect((await as(t, secret).post(`/keys/${hash}/rotate`)).status).toBe(403);
   });
@@ -181,10 +209,12 @@ describe.each(DATABASES)('management keys on $name', (dbKind) => {
     await signInCookie(t, second.secret);
   });
 
-  test('rotating a management key ends the old key\'s dashboard sessions', async () => {
+  test("rotating a management key ends the old key's dashboard sessions", async () => {
     const t = await freshOrg();
     const cookie = await signInCookie(t, t.mgmtKey);
-    await as(t, t.mgmtKey).post(`/keys/${hashSecret(t.mgmtKey)}/rotate`).expect(201);
+    await as(t, t.mgmtKey)
+      .post(`/keys/${hashSecret(t.mgmtKey)}/rotate`)
+      .expect(201);
     expect((await request(t.app).get('/api/v1/keys').set('Cookie', cookie)).status).toBe(401);
     expect((await request(t.app).get('/dashboard/api/session').set('Cookie', cookie)).status).toBe(401);
   });

@@ -43,7 +43,9 @@ describe.each(DATABASES)('membership identity on $name', (dbKind) => {
   test('adding members of the default workspace counts 0 and returns the listed memberships unchanged', async () => {
     const listed = byUser((await call('get', '/workspaces/default/members').expect(200)).body.data);
     const rowsBefore = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspace_members');
-    const res = await call('post', '/workspaces/default/members/add', { user_ids: ['user_two', 'user_three'] }).expect(200);
+    const res = await call('post', '/workspaces/default/members/add', { user_ids: ['user_two', 'user_three'] }).expect(
+      200,
+    );
     expect(res.body.added_count).toBe(0);
     expect(res.body.data).toHaveLength(2);
     for (const m of res.body.data) expect(m).toEqual(listed[m.user_id]);
@@ -54,10 +56,14 @@ describe.each(DATABASES)('membership identity on $name', (dbKind) => {
 
   test('in another workspace: ids are RFC 9562 UUIDs, a repeated add counts 0 with the same id and created_at', async () => {
     await call('post', '/workspaces', { name: 'Team', slug: 'team' }).expect(201);
-    const first = await call('post', '/workspaces/team/members/add', { user_ids: ['user_four', 'user_five'] }).expect(200);
+    const first = await call('post', '/workspaces/team/members/add', { user_ids: ['user_four', 'user_five'] }).expect(
+      200,
+    );
     expect(first.body.added_count).toBe(2);
     for (const m of first.body.data) expect(m.id).toMatch(RFC_9562);
-    const again = await call('post', '/workspaces/team/members/add', { user_ids: ['user_five', 'user_four'] }).expect(200);
+    const again = await call('post', '/workspaces/team/members/add', { user_ids: ['user_five', 'user_four'] }).expect(
+      200,
+    );
     expect(again.body.added_count).toBe(0);
     expect(byUser(again.body.data)).toEqual(byUser(first.body.data));
   });

@@ -36,9 +36,13 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
   });
 
   function post(path: string, body: unknown, g: TestGateway = gw) {
-    return request(g.app).post(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey)).send(body as object);
+    return request(g.app)
+      .post(`/api/v1${path}`)
+      .set('Authorization', bearer(g.mgmtKey))
+      .send(body as object);
   }
-  const get = (path: string, g: TestGateway = gw) => request(g.app).get(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey));
+  const get = (path: string, g: TestGateway = gw) =>
+    request(g.app).get(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey));
 
   test('add → 200 with added_count and member objects carrying the organization role', async () => {
     const res = await post('/workspaces/team/members/add', { user_ids: ['user_admin', 'user_a'] });
@@ -86,7 +90,10 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     const listed = await get(`/workspaces/${ws.id}/members`, t).expect(200);
     expect(roleIn(listed.body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
     expect(listed.body.total_count).toBe(2);
-    expect(roleIn((await get('/workspaces/default/members', t).expect(200)).body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
+    expect(roleIn((await get('/workspaces/default/members', t).expect(200)).body)).toEqual({
+      user_demoted: 'member',
+      user_promoted: 'admin',
+    });
     // Adding again reports the same current roles on the same memberships.
     const again = await post('/workspaces/roles/members/add', users, t).expect(200);
     expect(roleIn(again.body)).toEqual({ user_demoted: 'member', user_promoted: 'admin' });
@@ -126,7 +133,10 @@ describe.each(DATABASES)('workspace members on $name', (dbKind) => {
     await post('/workspaces/nope/members/remove', { user_ids: ['user_a'] }).expect(404);
     await get('/workspaces/nope/members').expect(404);
     const key = await createInferenceKey(gw);
-    const res = await request(gw.app).post('/api/v1/workspaces/team/members/add').set('Authorization', bearer(key.secret)).send({ user_ids: ['user_a'] });
+    const res = await request(gw.app)
+      .post('/api/v1/workspaces/team/members/add')
+      .set('Authorization', bearer(key.secret))
+      .send({ user_ids: ['user_a'] });
     expect(res.status).toBe(403);
   });
 

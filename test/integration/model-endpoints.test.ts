@@ -19,15 +19,23 @@ afterAll(async () => {
   await noKeys.close();
 });
 
-const get = (x: GatewayHarness, path: string, secret = x.key) => request(x.gw.app).get(path).set('Authorization', bearer(secret));
+const get = (x: GatewayHarness, path: string, secret = x.key) =>
+  request(x.gw.app).get(path).set('Authorization', bearer(secret));
 
 test("every model's links.details answers 200 with its endpoints", async () => {
-  const models = (await get(h, '/api/v1/embeddings/models').expect(200)).body.data as Array<{ id: string; links: { details: string } }>;
+  const models = (await get(h, '/api/v1/embeddings/models').expect(200)).body.data as Array<{
+    id: string;
+    links: { details: string };
+  }>;
   expect(models.length).toBeGreaterThan(3);
   for (const m of models) {
     const res = await get(h, m.links.details);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: m.id, name: expect.any(String), architecture: { output_modalities: ['embeddings'] } });
+    expect(res.body.data).toMatchObject({
+      id: m.id,
+      name: expect.any(String),
+      architecture: { output_modalities: ['embeddings'] },
+    });
     expect(res.body.data.endpoints.length).toBeGreaterThan(0);
     for (const e of res.body.data.endpoints) {
       expect(e).toMatchObject({
@@ -50,7 +58,10 @@ test('bge-m3 lists its three providers with their own prices; a failed provider 
   h.fleet.fakes.deepinfra!.queue({ status: 500 });
   expect((await h.post({ model: 'baai/bge-m3', input: 'x' })).status).toBe(200); // fell back
   const after = (await get(h, '/api/v1/models/baai/bge-m3/endpoints').expect(200)).body.data.endpoints;
-  expect(after.find((e: { tag: string }) => e.tag === 'deepinfra')).toMatchObject({ status: -1, circuit: { state: 'open', consecutive_failures: 1 } });
+  expect(after.find((e: { tag: string }) => e.tag === 'deepinfra')).toMatchObject({
+    status: -1,
+    circuit: { state: 'open', consecutive_failures: 1 },
+  });
   h.clock.now += 11_000;
   const cooled = (await get(h, '/api/v1/models/baai/bge-m3/endpoints').expect(200)).body.data.endpoints;
   expect(cooled.find((e: { tag: string }) => e.tag === 'deepinfra').circuit.state).toBe('half_open');
@@ -64,7 +75,11 @@ test('an endpoint whose provider has no key is listed as not usable here', async
 });
 
 test('GET /providers lists every catalog provider with the models it serves and each circuit now', async () => {
-  const before = (await get(h, '/api/v1/providers').expect(200)).body.data as Array<{ slug: string; configured: boolean; endpoints: Array<{ model: string; circuit: { state: string } }> }>;
+  const before = (await get(h, '/api/v1/providers').expect(200)).body.data as Array<{
+    slug: string;
+    configured: boolean;
+    endpoints: Array<{ model: string; circuit: { state: string } }>;
+  }>;
   const models = (await get(h, '/api/v1/models?output_modalities=all').expect(200)).body.data as Array<{ id: string }>;
   const served = new Set(before.flatMap((p) => p.endpoints.map((e) => e.model)));
   expect([...served].sort()).toEqual(models.map((m) => m.id).sort());
@@ -95,7 +110,11 @@ test.each([
 ])('%s → 404 naming the model and the list', async (path, model) => {
   const res = await get(h, path);
   expect(res.status).toBe(404);
-  expect(res.body.error).toMatchObject({ code: 404, message: 'Resource not found', metadata: { model, models_list: '/api/v1/models' } });
+  expect(res.body.error).toMatchObject({
+    code: 404,
+    message: 'Resource not found',
+    metadata: { model, models_list: '/api/v1/models' },
+  });
 });
 
 test('POST /embeddings with an unknown model → 404 naming it and where the list is', async () => {
@@ -104,6 +123,10 @@ test('POST /embeddings with an unknown model → 404 naming it and where the lis
   expect(res.body.error).toEqual({
     code: 404,
     message: 'Resource not found',
-    metadata: { model: 'nobody/no-such-model', reason: expect.stringContaining('/api/v1/embeddings/models'), models_list: '/api/v1/embeddings/models' },
+    metadata: {
+      model: 'nobody/no-such-model',
+      reason: expect.stringContaining('/api/v1/embeddings/models'),
+      models_list: '/api/v1/embeddings/models',
+    },
   });
 });

@@ -17,14 +17,26 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const get = (path: string, key = h.key) => request(h.gw.app).get(path).set('Authorization', bearer(key));
-type Wire = { id: string; architecture: { modality: string; output_modalities: string[] }; pricing: Record<string, string>; [k: string]: unknown };
+type Wire = {
+  id: string;
+  architecture: { modality: string; output_modalities: string[] };
+  pricing: Record<string, string>;
+  [k: string]: unknown;
+};
 const ids = (body: { data: Wire[] }) => body.data.map((m) => m.id);
 
 test('by default the chat models, each in the hosted list object shape', async () => {
   const res = await get('/api/v1/models').expect(200);
   expect(res.body.total_count).toBe(res.body.data.length);
   expect(res.body.links).toEqual({ next: null });
-  expect(ids(res.body)).toEqual(expect.arrayContaining(['openai/gpt-4o', 'anthropic/claude-sonnet-4', 'mistralai/mistral-large', 'meta-llama/llama-3.3-70b-instruct']));
+  expect(ids(res.body)).toEqual(
+    expect.arrayContaining([
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet-4',
+      'mistralai/mistral-large',
+      'meta-llama/llama-3.3-70b-instruct',
+    ]),
+  );
   expect(ids(res.body)).not.toContain('openai/text-embedding-3-small');
 
   const sonnet = res.body.data.find((m: Wire) => m.id === 'anthropic/claude-sonnet-4');
@@ -36,8 +48,21 @@ test('by default the chat models, each in the hosted list object shape', async (
     created: 1747872000,
     description: expect.any(String),
     context_length: 200000,
-    architecture: { modality: 'text+image+file->text', input_modalities: ['text', 'image', 'file'], output_modalities: ['text'], tokenizer: 'Claude', instruct_type: null },
-    pricing: { prompt: '0.000003', completion: '0.000015', request: '0', image: '0', input_cache_read: '0.0000003', input_cache_write: '0.00000375' },
+    architecture: {
+      modality: 'text+image+file->text',
+      input_modalities: ['text', 'image', 'file'],
+      output_modalities: ['text'],
+      tokenizer: 'Claude',
+      instruct_type: null,
+    },
+    pricing: {
+      prompt: '0.000003',
+      completion: '0.000015',
+      request: '0',
+      image: '0',
+      input_cache_read: '0.0000003',
+      input_cache_write: '0.00000375',
+    },
     top_provider: { context_length: 200000, max_completion_tokens: 64000, is_moderated: false },
     per_request_limits: null,
     supported_parameters: ['max_tokens', 'reasoning', 'stop', 'temperature', 'tool_choice', 'tools', 'top_k', 'top_p'],
@@ -49,10 +74,19 @@ test('by default the chat models, each in the hosted list object shape', async (
   });
   // No cache-write price at OpenAI: the key is left out, not "0".
   const mini = res.body.data.find((m: Wire) => m.id === 'openai/gpt-4o-mini');
-  expect(mini.pricing).toEqual({ prompt: '0.00000015', completion: '0.0000006', request: '0', image: '0', input_cache_read: '0.000000075' });
+  expect(mini.pricing).toEqual({
+    prompt: '0.00000015',
+    completion: '0.0000006',
+    request: '0',
+    image: '0',
+    input_cache_read: '0.000000075',
+  });
   // Several providers: the list shows the cheapest endpoint's prices and limits.
   const llama = res.body.data.find((m: Wire) => m.id === 'meta-llama/llama-3.1-8b-instruct');
-  expect(llama).toMatchObject({ pricing: { prompt: '0.00000002', completion: '0.00000003' }, top_provider: { max_completion_tokens: null } });
+  expect(llama).toMatchObject({
+    pricing: { prompt: '0.00000002', completion: '0.00000003' },
+    top_provider: { max_completion_tokens: null },
+  });
 });
 
 test('output_modalities=all lists both kinds; embeddings lists only the embeddings models', async () => {
@@ -76,13 +110,22 @@ test('filters: supported_parameters, input_modalities, providers, model_authors,
   expect(structured).toEqual(expect.arrayContaining(['openai/gpt-4o', 'meta-llama/llama-3.3-70b-instruct']));
   expect(structured.some((id) => id.startsWith('anthropic/'))).toBe(false);
   expect(await list('input_modalities=text,image')).not.toContain('mistralai/mistral-large');
-  expect((await list('providers=groq')).sort()).toEqual(['meta-llama/llama-3.1-8b-instruct', 'meta-llama/llama-3.3-70b-instruct']);
+  expect((await list('providers=groq')).sort()).toEqual([
+    'meta-llama/llama-3.1-8b-instruct',
+    'meta-llama/llama-3.3-70b-instruct',
+  ]);
   expect(await list('providers=Anthropic')).toEqual(['anthropic/claude-sonnet-4', 'anthropic/claude-3.5-haiku']);
-  expect(await list('model_authors=mistralai')).toEqual(['mistralai/mistral-large', 'mistralai/mistral-small-3.1-24b-instruct']);
+  expect(await list('model_authors=mistralai')).toEqual([
+    'mistralai/mistral-large',
+    'mistralai/mistral-small-3.1-24b-instruct',
+  ]);
   expect(await list('q=haiku')).toEqual(['anthropic/claude-3.5-haiku']);
   expect(await list('context=1000000')).toEqual(['openai/gpt-4.1', 'openai/gpt-4.1-mini']);
   // USD per 1M tokens of the cheapest endpoint.
-  expect(await list('max_price=0.1')).toEqual(['mistralai/mistral-small-3.1-24b-instruct', 'meta-llama/llama-3.1-8b-instruct']);
+  expect(await list('max_price=0.1')).toEqual([
+    'mistralai/mistral-small-3.1-24b-instruct',
+    'meta-llama/llama-3.1-8b-instruct',
+  ]);
   expect(await list('min_output_price=15')).toEqual(['anthropic/claude-sonnet-4']);
   expect(await list('zdr=true')).toEqual([]);
 });
@@ -98,7 +141,9 @@ test('sort and paging: links.next carries the filters', async () => {
   expect(first.data).toHaveLength(3);
   expect(first.links.next).toBe('/api/v1/models?output_modalities=all&sort=newest&offset=3&limit=3');
   const second = (await get(first.links.next).expect(200)).body;
-  expect(ids(second)).toEqual(ids((await get('/api/v1/models?output_modalities=all&sort=newest').expect(200)).body).slice(3, 6));
+  expect(ids(second)).toEqual(
+    ids((await get('/api/v1/models?output_modalities=all&sort=newest').expect(200)).body).slice(3, 6),
+  );
 });
 
 test.each([
@@ -137,7 +182,14 @@ test("a chat model's endpoints page: completion and cache prices, completion lim
   expect(groq.supported_parameters).not.toContain('logprobs');
 
   const sonnet = (await get('/api/v1/models/anthropic/claude-sonnet-4/endpoints').expect(200)).body.data.endpoints[0];
-  expect(sonnet.pricing).toEqual({ prompt: '0.000003', completion: '0.000015', request: '0', image: '0', input_cache_read: '0.0000003', input_cache_write: '0.00000375' });
+  expect(sonnet.pricing).toEqual({
+    prompt: '0.000003',
+    completion: '0.000015',
+    request: '0',
+    image: '0',
+    input_cache_read: '0.0000003',
+    input_cache_write: '0.00000375',
+  });
   expect(sonnet.supports_implicit_caching).toBe(false); // explicit cache_control, priced writes
   const gpt = (await get('/api/v1/models/openai/gpt-4o/endpoints').expect(200)).body.data.endpoints[0];
   expect(gpt.supports_implicit_caching).toBe(true);
@@ -147,9 +199,16 @@ test('POST /embeddings with a chat model → 400 naming the embeddings list; GET
   const res = await h.post({ model: 'anthropic/claude-sonnet-4', input: 'x' });
   expect(res.status).toBe(400);
   expect(res.body.error.metadata.errors).toEqual([
-    { path: 'body.model', message: 'anthropic/claude-sonnet-4 is not an embeddings model; use an embeddings model from GET /embeddings/models' },
+    {
+      path: 'body.model',
+      message:
+        'anthropic/claude-sonnet-4 is not an embeddings model; use an embeddings model from GET /embeddings/models',
+    },
   ]);
-  const providers = (await get('/api/v1/providers').expect(200)).body.data as Array<{ slug: string; endpoints: Array<{ model: string }> }>;
+  const providers = (await get('/api/v1/providers').expect(200)).body.data as Array<{
+    slug: string;
+    endpoints: Array<{ model: string }>;
+  }>;
   const served = Object.fromEntries(providers.map((p) => [p.slug, p.endpoints.map((e) => e.model)]));
   expect(served.anthropic).toEqual(['anthropic/claude-sonnet-4', 'anthropic/claude-3.5-haiku']);
   expect(served.fireworks).toEqual(['meta-llama/llama-3.3-70b-instruct']);

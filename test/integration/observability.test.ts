@@ -24,7 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`), overrides: ConfigOverrides = {}, database: Database = db) {
+async function gatewayWithLogCapture(
+  kv = new MemoryKv(`t:${uniqueId()}:`),
+  overrides: ConfigOverrides = {},
+  database: Database = db,
+) {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   let raw = '';
@@ -32,7 +36,9 @@ async function gatewayWithLogCapture(kv = new MemoryKv(`t:${uniqueId()}:`), over
     raw += chunk.toString();
     for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
   });
-  const deps = await assembleDeps(testConfig({ ...overrides, log: { level: 'info' } }), database, kv, { logger: createLogger('info', stream) });
+  const deps = await assembleDeps(testConfig({ ...overrides, log: { level: 'info' } }), database, kv, {
+    logger: createLogger('info', stream),
+  });
   const org = await database.transaction((tx) => provisionOrg(tx, 'Obs Org'));
   return { deps, app: createApp(deps), lines, raw: () => raw, mgmtKey: org.secret, keyHash: org.keyHash };
 }
@@ -43,12 +49,23 @@ test('one JSON access line per request, with request id and route template, neve
   const gw = await gatewayWithLogCapture();
   const { secret, hash } = await createInferenceKey({ app: gw.app, mgmtKey: gw.mgmtKey });
   gw.lines.length = 0;
-  await request(gw.app).get(`/api/v1/keys/${hash}`).set('Authorization', bearer(gw.mgmtKey)).set('X-Request-Id', 'req-42').expect(200);
+  await request(gw.app)
+    .get(`/api/v1/keys/${hash}`)
+    .set('Authorization', bearer(gw.mgmtKey))
+    .set('X-Request-Id', 'req-42')
+    .expect(200);
   await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret)).expect(200);
   await flush();
   const access = gw.lines.filter((l) => l.message === 'request');
   expect(access).toHaveLength(2);
-  expect(access[0]).toMatchObject({ request_id: 'req-42', method: 'GET', route: '/api/v1/keys/:hash', path: `/api/v1/keys/${hash}`, status: 200, level: 'info' });
+  expect(access[0]).toMatchObject({
+    request_id: 'req-42',
+    method: 'GET',
+    route: '/api/v1/keys/:hash',
+    path: `/api/v1/keys/${hash}`,
+    status: 200,
+    level: 'info',
+  });
   expect(typeof access[0]!.duration_ms).toBe('number');
   expect(gw.raw()).not.toContain(secret);
   expect(gw.raw()).not.toContain(gw.mgmtKey);
@@ -62,7 +79,9 @@ test('below info (LOG_LEVEL=warn) no access line is built, and the request is st
   const logger = createLogger('warn', stream);
   // winston would format the line and drop it in its transport: the level is checked before that.
   const info = jest.spyOn(logger, 'info');
-  const deps = await assembleDeps(testConfig({ log: { level: 'warn' } }), db, new MemoryKv(`t:${uniqueId()}:`), { logger });
+  const deps = await assembleDeps(testConfig({ log: { level: 'warn' } }), db, new MemoryKv(`t:${uniqueId()}:`), {
+    logger,
+  });
   const org = await db.transaction((tx) => provisionOrg(tx, 'Quiet Org'));
   await flush();
   written = ''; // start-up warnings (no provider keys here) are not the request's
@@ -82,7 +101,9 @@ test('metrics use route templates and status classes, never key hashes', async (
   await request(gw.app).get('/api/v1/key').expect(401);
   const res = await request(createMetricsApp(gw.deps)).get('/metrics').expect(200);
   expect(res.headers['content-type']).toMatch(/text\/plain/);
-  expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/keys/:hash",method="GET",status_class="2xx"} 1');
+  expect(res.text).toContain(
+    'switchyard_http_requests_total{route="/api/v1/keys/:hash",method="GET",status_class="2xx"} 1',
+  );
   expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 1');
   expect(res.text).toContain('switchyard_http_requests_total{route="/api/v1/key",method="GET",status_class="4xx"} 1');
   expect(res.text).toContain('switchyard_http_request_duration_seconds_bucket');
@@ -110,7 +131,9 @@ test('401s and 429s answered before the route runs are counted and logged under 
   expect(res.text).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status_class="4xx"} 1');
   expect(res.text).not.toContain(hash);
   await flush();
-  const statuses = gw.lines.filter((l) => l.message === 'request' && l.route === '/api/v1/keys/:hash').map((l) => l.status);
+  const statuses = gw.lines
+    .filter((l) => l.message === 'request' && l.route === '/api/v1/keys/:hash')
+    .map((l) => l.status);
   expect(statuses).toEqual([401, 401, 200, 429, 429]);
 });
 
@@ -128,7 +151,10 @@ test('an unexpected error is logged with its message and stack, and answered as 
     const gw = await gatewayWithLogCapture(undefined, {}, flaky);
     await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).expect(200); // key now cached
     failing = true;
-    const res = await request(gw.app).get('/api/v1/keys').set('Authorization', bearer(gw.mgmtKey)).set('X-Request-Id', 'req-500');
+    const res = await request(gw.app)
+      .get('/api/v1/keys')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .set('X-Request-Id', 'req-500');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: 500, message: 'Internal Server Error' } });
     await flush();
@@ -148,7 +174,10 @@ test('/healthz and /readyz answer without credentials', async () => {
   const gw = await gatewayWithLogCapture();
   expect((await request(gw.app).get('/healthz')).body).toEqual({ status: 'ok' });
   const ready = await request(gw.app).get('/readyz').expect(200);
-  expect(ready.body).toMatchObject({ status: 'ready', checks: { database: { status: 'ok', kind: 'pglite' }, redis: { status: 'ok', kind: 'memory' } } });
+  expect(ready.body).toMatchObject({
+    status: 'ready',
+    checks: { database: { status: 'ok', kind: 'pglite' }, redis: { status: 'ok', kind: 'memory' } },
+  });
 });
 
 test('/readyz is 503 while draining', async () => {
@@ -162,7 +191,9 @@ test('/readyz is 503 while draining', async () => {
 test('Redis unreachable: /readyz degraded (200) when the limiter fails open, 503 when it fails closed', async () => {
   const dead = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 });
   try {
-    const closed = await assembleDeps(testConfig({ rateLimit: { failMode: 'closed' } }), db, dead, { logger: createLogger('silent') });
+    const closed = await assembleDeps(testConfig({ rateLimit: { failMode: 'closed' } }), db, dead, {
+      logger: createLogger('silent'),
+    });
     const refused = await request(createApp(closed)).get('/readyz').expect(503);
     expect(refused.body).toMatchObject({ status: 'not_ready', checks: { redis: { status: 'down' } } });
     const gw = await gatewayWithLogCapture(dead as never);
@@ -185,11 +216,16 @@ test('a database outage answers 503 with Retry-After, never a 500', async () => 
   const switchable = {
     ...own,
     query: ((sql: string, params?: readonly unknown[]) => {
-      if (down) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      if (down)
+        return Promise.reject(
+          Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        );
       return own.query(sql, params);
     }) as typeof own.query,
   };
-  const deps = await assembleDeps(testConfig(), switchable, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
+  const deps = await assembleDeps(testConfig(), switchable, new MemoryKv(`t:${uniqueId()}:`), {
+    logger: createLogger('silent'),
+  });
   const org = await own.transaction((tx) => provisionOrg(tx, 'Outage Org'));
   const app = createApp(deps);
   await request(app).get('/api/v1/keys').set('Authorization', bearer(org.secret)).expect(200);

@@ -72,7 +72,9 @@ describe('passthrough', () => {
     db = await DATABASES[0]!.open();
     kv = await KVS[0]!.open();
     await upstream.start();
-    gw = await createTestGateway(db, kv, { passthrough: { baseUrl: `http://127.0.0.1:${upstream.port}/v1`, apiKey: UPSTREAM_KEY } });
+    gw = await createTestGateway(db, kv, {
+      passthrough: { baseUrl: `http://127.0.0.1:${upstream.port}/v1`, apiKey: UPSTREAM_KEY },
+    });
     key = (await createInferenceKey(gw)).secret;
   });
   afterAll(async () => {
@@ -89,7 +91,13 @@ describe('passthrough', () => {
       const res = await request(off.app)[method](path).set('Authorization', bearer(offKey)).send({ model: 'x' });
       expect(res.status).toBe(404);
       // The 404 says the route needs the passthrough (issue 61 item 8), instead of a bare "Resource not found".
-      expect(res.body.error).toMatchObject({ code: 404, message: expect.stringMatching(/^Resource not found: no route for POST \/api\/v1\/completions; .*set PASSTHROUGH_BASE_URL/), metadata: { set: 'PASSTHROUGH_BASE_URL' } });
+      expect(res.body.error).toMatchObject({
+        code: 404,
+        message: expect.stringMatching(
+          /^Resource not found: no route for POST \/api\/v1\/completions; .*set PASSTHROUGH_BASE_URL/,
+        ),
+        metadata: { set: 'PASSTHROUGH_BASE_URL' },
+      });
     }
     expect(upstream.seen.length).toBe(before);
   });
@@ -128,7 +136,10 @@ describe('passthrough', () => {
 
   test('POST /audio/* and /images/* are forwarded too (the gateway models neither)', async () => {
     for (const path of ['/audio/speech', '/images/generations']) {
-      const res = await request(gw.app).post(`/api/v1${path}`).set('Authorization', bearer(key)).send({ model: 'm', input: 'x' });
+      const res = await request(gw.app)
+        .post(`/api/v1${path}`)
+        .set('Authorization', bearer(key))
+        .send({ model: 'm', input: 'x' });
       expect(res.status).toBe(200);
       expect(upstream.seen.at(-1)!.url).toBe(`/v1${path}`);
     }
@@ -149,19 +160,25 @@ describe('passthrough', () => {
     try {
       const received: string[] = [];
       const firstChunk = new Promise<string>((resolveFirst, reject) => {
-        const req = http.request({
-          host: '127.0.0.1', port, method: 'POST', path: '/api/v1/completions',
-          headers: { authorization: bearer(key), 'content-type': 'application/json' },
-        }, (res) => {
-          expect(res.statusCode).toBe(200);
-          expect(res.headers['content-type']).toContain('text/event-stream');
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            received.push(chunk);
-            if (received.length === 1) resolveFirst(chunk);
-          });
-          res.on('end', () => streamDone());
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/v1/completions',
+            headers: { authorization: bearer(key), 'content-type': 'application/json' },
+          },
+          (res) => {
+            expect(res.statusCode).toBe(200);
+            expect(res.headers['content-type']).toContain('text/event-stream');
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              received.push(chunk);
+              if (received.length === 1) resolveFirst(chunk);
+            });
+            res.on('end', () => streamDone());
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify({ model: 'gpt-test', stream: true, messages: [] }));
       });
@@ -183,7 +200,10 @@ describe('passthrough', () => {
 
   test('a management key is refused (403) and nothing reaches the upstream', async () => {
     const before = upstream.seen.length;
-    const res = await request(gw.app).post('/api/v1/completions').set('Authorization', bearer(gw.mgmtKey)).send({ model: 'x' });
+    const res = await request(gw.app)
+      .post('/api/v1/completions')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ model: 'x' });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe(403);
     expect(upstream.seen.length).toBe(before);
@@ -195,7 +215,9 @@ describe('passthrough', () => {
     expect(res.status).toBe(401);
     expect(upstream.seen.length).toBe(before);
     const metrics = await gw.deps.metrics.registry.metrics();
-    expect(metrics).toMatch(/switchyard_http_requests_total\{route="\/api\/v1\/completions",method="POST",status_class="4xx"\} [1-9]/);
+    expect(metrics).toMatch(
+      /switchyard_http_requests_total\{route="\/api\/v1\/completions",method="POST",status_class="4xx"\} [1-9]/,
+    );
     expect(metrics).not.toMatch(/switchyard_http_requests_total\{route="unmatched",method="POST"/);
   });
 
@@ -207,7 +229,11 @@ describe('passthrough', () => {
     const k = (await createInferenceKey(limited)).secret;
     const before = upstream.seen.length;
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await request(limited.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x' })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (await request(limited.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x' }))
+          .status,
+      );
     expect(statuses).toEqual([200, 200, 429]);
     expect(upstream.seen.length).toBe(before + 2);
   });
@@ -217,7 +243,10 @@ describe('passthrough', () => {
       passthrough: { baseUrl: `http://127.0.0.1:${upstream.port}/v1`, apiKey: UPSTREAM_KEY, timeoutMs: 200 },
     });
     const k = (await createInferenceKey(slow)).secret;
-    const res = await request(slow.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x', hang: true });
+    const res = await request(slow.app)
+      .post('/api/v1/completions')
+      .set('Authorization', bearer(k))
+      .send({ model: 'x', hang: true });
     expect(res.status).toBe(524);
     expect(res.body.error.code).toBe(524);
   });
@@ -225,7 +254,10 @@ describe('passthrough', () => {
   test('an unreachable upstream → 502 envelope', async () => {
     const dead = await createTestGateway(db, kv, { passthrough: { baseUrl: DEAD_UPSTREAM, apiKey: UPSTREAM_KEY } });
     const k = (await createInferenceKey(dead)).secret;
-    const res = await request(dead.app).post('/api/v1/completions').set('Authorization', bearer(k)).send({ model: 'x', messages: [] });
+    const res = await request(dead.app)
+      .post('/api/v1/completions')
+      .set('Authorization', bearer(k))
+      .send({ model: 'x', messages: [] });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 502, message: 'Provider returned error' });
     expect(JSON.stringify(res.body)).not.toContain(UPSTREAM_KEY);

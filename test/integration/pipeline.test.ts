@@ -28,7 +28,11 @@ test('a middleware added to the list runs on embeddings, management and file rou
   };
   const app = createApp(h.gw.deps, { use: [audit] });
 
-  await request(app).post('/api/v1/embeddings').set('Authorization', bearer(h.key)).send({ model: 'openai/text-embedding-3-small', input: 'hi' }).expect(200);
+  await request(app)
+    .post('/api/v1/embeddings')
+    .set('Authorization', bearer(h.key))
+    .send({ model: 'openai/text-embedding-3-small', input: 'hi' })
+    .expect(200);
   await request(app).get('/api/v1/keys').set('Authorization', bearer(h.gw.mgmtKey)).expect(200);
   await request(app).get('/api/v1/files').set('Authorization', bearer(h.gw.mgmtKey)).expect(200);
   // Refused by auth: the added middleware never sees an unauthenticated request.
@@ -44,7 +48,10 @@ test('a middleware that answers stops the request before any route, embeddings i
   };
   const app = createApp(h.gw.deps, { use: [deny] });
   const before = h.events.length;
-  const res = await request(app).post('/api/v1/embeddings').set('Authorization', bearer(h.key)).send({ model: 'openai/text-embedding-3-small', input: 'hi' });
+  const res = await request(app)
+    .post('/api/v1/embeddings')
+    .set('Authorization', bearer(h.key))
+    .send({ model: 'openai/text-embedding-3-small', input: 'hi' });
   expect(res.status).toBe(403);
   expect(h.events.length).toBe(before);
 });
@@ -66,7 +73,10 @@ test('the budget step refuses before the upstream is called, and the refusal is 
 test('the app is a plain Express application: it mounts inside another one unchanged', async () => {
   const outer = express();
   outer.use(createApp(h.gw.deps));
-  const res = await request(outer).post('/api/v1/embeddings').set('Authorization', bearer(h.key)).send({ model: 'openai/text-embedding-3-small', input: 'hi' });
+  const res = await request(outer)
+    .post('/api/v1/embeddings')
+    .set('Authorization', bearer(h.key))
+    .send({ model: 'openai/text-embedding-3-small', input: 'hi' });
   expect(res.status).toBe(200);
   expect(res.body.object).toBe('list');
 });

@@ -54,7 +54,9 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   /** Whether the statement tagged `AS marker` is running on the server (seen past the proxy). */
   async function statementRunning(marker: string): Promise<boolean> {
     const [row] = await observer.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT pg_sleep(2) AS ${marker}%`]);
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`,
+      [`SELECT pg_sleep(2) AS ${marker}%`],
+    );
     return row!.n > 0;
   }
 
@@ -64,7 +66,10 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
    * slow machine), and then `ready` (if given) resolves. `work` gets the cut as a promise, to go
    * on once its connection is gone. Its outcome, then the pool again.
    */
-  async function cutDuring(work: (holding: () => void, cut: Cut) => Promise<unknown>, ready?: () => Promise<unknown>): Promise<void> {
+  async function cutDuring(
+    work: (holding: () => void, cut: Cut) => Promise<unknown>,
+    ready?: () => Promise<unknown>,
+  ): Promise<void> {
     let holding!: () => void;
     const held = new Promise<void>((resolve) => {
       holding = resolve;
@@ -130,11 +135,15 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
   test('statements in flight outside a transaction (large multi-row inserts, a sleep) fail whole, and later ones land', async () => {
     const insert = (json: string) =>
       db.query('INSERT INTO loss_probe (id) SELECT id FROM json_to_recordset($1::json) AS r(id integer)', [json]);
-    const batch = (k: number) => JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: (k + 1) * 1_000_000 + i })));
+    const batch = (k: number) =>
+      JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ id: (k + 1) * 1_000_000 + i })));
     const marker = `${schema}_sleep`;
     let sleeping = false;
     await cutDuring(async (holding) => {
-      const running = Promise.all([...[0, 1, 2].map((k) => insert(batch(k))), db.query(`SELECT pg_sleep(2) AS ${marker}`)]);
+      const running = Promise.all([
+        ...[0, 1, 2].map((k) => insert(batch(k))),
+        db.query(`SELECT pg_sleep(2) AS ${marker}`),
+      ]);
       running.catch(() => undefined); // awaited below; may fail while we wait for the sleep to start
       // Cut once the sleep is running on the server (the inserts are sent or on their way).
       sleeping = await until('the sleep to run on the server', () => statementRunning(marker));
@@ -143,7 +152,9 @@ describeIf(DATABASE_URL)('a Postgres connection lost while a client is checked o
     });
     expect(sleeping).toBe(true); // the cut came while a statement was running
     // Each insert is one statement: all of its rows or none.
-    const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM loss_probe WHERE id >= 1000000')) as [{ n: number }];
+    const [{ n }] = (await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM loss_probe WHERE id >= 1000000',
+    )) as [{ n: number }];
     expect(n % 100_000).toBe(0);
     await insert(JSON.stringify([{ id: 7 }]));
     expect(await db.query('SELECT id FROM loss_probe WHERE id = 7')).toEqual([{ id: 7 }]);

@@ -40,7 +40,10 @@ describe('installation-wide rankings resist differencing and collusion (PGlite, 
   /** `n` embeddings requests of 38 tokens each to `model` as `who`, at the clock's time. */
   async function send(who: keyof typeof keys, model: string, n: number): Promise<void> {
     for (let i = 0; i < n; i++) {
-      const res = await request(h.gw.app).post('/api/v1/embeddings').set('Authorization', bearer(keys[who])).send({ model, input: TEXT });
+      const res = await request(h.gw.app)
+        .post('/api/v1/embeddings')
+        .set('Authorization', bearer(keys[who]))
+        .send({ model, input: TEXT });
       expect(res.status).toBe(200);
     }
   }
@@ -70,9 +73,10 @@ describe('installation-wide rankings resist differencing and collusion (PGlite, 
     return read('C1', `2026-11-${String(date).padStart(2, '0')}`);
   }
 
-  const tokensOf = (rows: RankingRow[], slug: string): number => Number(rows.find((r) => r.model_permaslug === slug)?.total_tokens ?? 0);
+  const tokensOf = (rows: RankingRow[], slug: string): number =>
+    Number(rows.find((r) => r.model_permaslug === slug)?.total_tokens ?? 0);
 
-  test('differencing today: another organization\'s requests move nothing the attacker can read (today is not published)', async () => {
+  test("differencing today: another organization's requests move nothing the attacker can read (today is not published)", async () => {
     h.clock.now = Date.UTC(2026, 10, 3, 10); // 2026-11-03
     await send('A', SHARED, 1);
     await send('D', SHARED, 1);
@@ -115,7 +119,7 @@ describe('installation-wide rankings resist differencing and collusion (PGlite, 
     expect(mine.body.data).toEqual([{ date: '2026-11-05', model_permaslug: VICTIMS, total_tokens: String(12 * 38) }]);
   });
 
-  test('collusion with one request each: the victim\'s model is hidden (it dominates), and nothing subtracts to its count', async () => {
+  test("collusion with one request each: the victim's model is hidden (it dominates), and nothing subtracts to its count", async () => {
     const rows = await collude(9, 1);
     // Three organizations, but the victim sent 266 of 342 tokens: never named.
     expect(rows.some((r) => r.model_permaslug === VICTIMS)).toBe(false);
@@ -123,7 +127,7 @@ describe('installation-wide rankings resist differencing and collusion (PGlite, 
     expect(tokensOf(rows, 'other') - 38 - 38).not.toBe(266);
   });
 
-  test('collusion that avoids dominance: the model is named, but its published tokens less the colluders\' are not the victim\'s', async () => {
+  test("collusion that avoids dominance: the model is named, but its published tokens less the colluders' are not the victim's", async () => {
     const rows = await collude(11, 7);
     const named = rows.find((r) => r.model_permaslug === VICTIMS);
     // Shown or not (a negative noisy total is not shown), it does not give the victim's 266.

@@ -24,8 +24,12 @@ const M = 'openai/text-embedding-3-large';
 /** Every rollup table's content, in a fixed order, for equality checks. */
 async function snapshot(db: Database) {
   return {
-    daily: await db.query(`SELECT to_char(day, 'YYYY-MM-DD') AS day, org_id, model, image_input, audio_input, output_modality, tool_calling, context_bucket, tokens::text, requests::text FROM rankings_daily ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
-    totals: await db.query(`SELECT to_char(day, 'YYYY-MM-DD') AS day, org_id, model, tokens::text FROM rankings_daily_totals ORDER BY 1, 2, 3`),
+    daily: await db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, org_id, model, image_input, audio_input, output_modality, tool_calling, context_bucket, tokens::text, requests::text FROM rankings_daily ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`,
+    ),
+    totals: await db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, org_id, model, tokens::text FROM rankings_daily_totals ORDER BY 1, 2, 3`,
+    ),
   };
 }
 
@@ -43,13 +47,23 @@ describe.each(DATABASES)('rankings rollup on $name', (dbKind) => {
   });
 
   const tokensOn = async (date: string) =>
-    (await getRankings(gw.app, gw.mgmtKey, { start_date: date, end_date: date })).body.data.map((r: { model_permaslug: string; total_tokens: string }) => [r.model_permaslug, r.total_tokens]);
+    (await getRankings(gw.app, gw.mgmtKey, { start_date: date, end_date: date })).body.data.map(
+      (r: { model_permaslug: string; total_tokens: string }) => [r.model_permaslug, r.total_tokens],
+    );
 
   test('running twice changes nothing; the answer equals the records', async () => {
     await insertUses(db, [
       { org: gw.orgId, model: M, at: '2026-05-10T01:00:00Z', prompt: 100, completion: 5 },
       { org: gw.orgId, model: M, at: '2026-05-10T02:00:00Z', prompt: 2000 },
-      { org: gw.orgId, model: 'x/chat', at: '2026-05-11T02:00:00Z', prompt: 7, apiType: 'chat', outputModality: 'text', toolCalls: 1 },
+      {
+        org: gw.orgId,
+        model: 'x/chat',
+        at: '2026-05-11T02:00:00Z',
+        prompt: 7,
+        apiType: 'chat',
+        outputModality: 'text',
+        toolCalls: 1,
+      },
     ]);
     const first = await gw.deps.rankings.rollup.run();
     expect(first.days).toEqual(expect.arrayContaining(['2026-05-10', '2026-05-11', '2026-05-12']));
@@ -79,7 +93,15 @@ describe.each(DATABASES)('rankings rollup on $name', (dbKind) => {
   });
 
   test('two runners at once (two replicas) take turns: no error, no double count', async () => {
-    await insertUses(db, Array.from({ length: 200 }, (_, i) => ({ org: gw.orgId, model: `bulk/m${i % 7}`, at: `2026-05-09T${String(i % 24).padStart(2, '0')}:00:00Z`, prompt: 10 })));
+    await insertUses(
+      db,
+      Array.from({ length: 200 }, (_, i) => ({
+        org: gw.orgId,
+        model: `bulk/m${i % 7}`,
+        at: `2026-05-09T${String(i % 24).padStart(2, '0')}:00:00Z`,
+        prompt: 10,
+      })),
+    );
     const second = await gatewayApp(db, new MemoryKv(), {}, () => now);
     const closers: Array<() => Promise<void>> = [];
     try {
@@ -87,8 +109,15 @@ describe.each(DATABASES)('rankings rollup on $name', (dbKind) => {
       const where = postgresLocation(db);
       const own = where ? await openPostgres({ url: where.url, schema: where.schema, poolSize: 2 }) : db;
       closers.push(() => (own === db ? Promise.resolve() : own.close()));
-      const runners = [gw.deps.rankings.rollup, second.deps.rankings.rollup, new RankingsRollup(own, { lookbackDays: 3, clock: () => now })];
-      const results = await Promise.all([...runners.map((r) => r.run()), ...runners.map((r) => r.rollRange(20582, 20582))]);
+      const runners = [
+        gw.deps.rankings.rollup,
+        second.deps.rankings.rollup,
+        new RankingsRollup(own, { lookbackDays: 3, clock: () => now }),
+      ];
+      const results = await Promise.all([
+        ...runners.map((r) => r.run()),
+        ...runners.map((r) => r.rollRange(20582, 20582)),
+      ]);
       expect(results.every((r) => r.days.includes('2026-05-09'))).toBe(true);
       const rows = await tokensOn('2026-05-09');
       expect(rows.reduce((sum: number, [, t]: [string, string]) => sum + Number(t), 0)).toBe(2000);
@@ -133,9 +162,15 @@ describe('rollup CLI command on an embedded data dir', () => {
     expect(lines.join('\n')).toMatch(/; published [23] day\(s\) and [01] week\(s\)$/m);
     db = await openPglite({ dataDir: dir });
     try {
-      const rows = await db.query<{ tokens: string }>(`SELECT tokens::text FROM rankings_daily_totals WHERE day = $1::date`, [today]);
+      const rows = await db.query<{ tokens: string }>(
+        `SELECT tokens::text FROM rankings_daily_totals WHERE day = $1::date`,
+        [today],
+      );
       expect(rows).toEqual([{ tokens: '9' }]);
-      const published = await db.query(`SELECT 1 FROM rankings_published_units WHERE kind = 'day' AND unit = $1::date`, [earlier.slice(0, 10)]);
+      const published = await db.query(
+        `SELECT 1 FROM rankings_published_units WHERE kind = 'day' AND unit = $1::date`,
+        [earlier.slice(0, 10)],
+      );
       expect(published).toHaveLength(1);
     } finally {
       await db.close();
@@ -208,7 +243,7 @@ describe('RollupScheduler', () => {
     expect(t.pending.filter((p) => !p.cancelled)).toHaveLength(0); // nothing after stop
   });
 
-  test('interval 0 never schedules; the default timer is unref\'d and cancellable', () => {
+  test("interval 0 never schedules; the default timer is unref'd and cancellable", () => {
     const t = manualTimer();
     new RollupScheduler(() => Promise.resolve(), 0, new Metrics(), logger, t.timer).start();
     expect(t.pending).toHaveLength(0);

@@ -43,12 +43,17 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
     h.clock.now = Date.UTC(2026, 10, 3, 12); // Tuesday 2026-11-03, week of Monday 2026-11-02
     const code = 'def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n';
     const prose = 'What are the early symptoms of type 2 diabetes and when should I see a doctor?';
-    for (const input of [code, prose, [prose, prose]]) expect((await h.post({ model: SMALL.toUpperCase(), input })).status).toBe(200);
+    for (const input of [code, prose, [prose, prose]])
+      expect((await h.post({ model: SMALL.toUpperCase(), input })).status).toBe(200);
     expect((await h.post({ model: SMALL, input: [1, 2, 3] })).status).toBe(200); // token ids: no text, skipped
     await h.gw.deps.rankings.sampler.flush();
-    const samples = await h.db.query<{ model: string; weight: number; language_type: string; category: string | null; tokens: number }>(
-      'SELECT model, weight, language_type, category, tokens FROM rankings_samples ORDER BY id',
-    );
+    const samples = await h.db.query<{
+      model: string;
+      weight: number;
+      language_type: string;
+      category: string | null;
+      tokens: number;
+    }>('SELECT model, weight, language_type, category, tokens FROM rankings_samples ORDER BY id');
     expect(samples.map((s) => [s.model, s.weight, s.language_type, s.category])).toEqual([
       [SMALL, 4, 'programming', 'programming'],
       [SMALL, 4, 'natural', 'health'],
@@ -62,18 +67,40 @@ describe('sampling embeddings traffic (PGlite, real classifier thread)', () => {
 
     await h.gw.deps.recorder.flush();
     await h.gw.deps.rankings.rollup.run();
-    const health = await getRankings(h.gw.app, h.key, { category: 'health', start_date: '2026-11-02', end_date: '2026-11-03' });
+    const health = await getRankings(h.gw.app, h.key, {
+      category: 'health',
+      start_date: '2026-11-02',
+      end_date: '2026-11-03',
+    });
     expect(health.status).toBe(200);
     const tokens = samples.filter((s) => s.category === 'health').reduce((n, s) => n + s.tokens * 4, 0);
     expect(health.body.data).toEqual([{ date: '2026-11-02', model_permaslug: SMALL, total_tokens: String(tokens) }]);
-    const programming = await getRankings(h.gw.app, h.key, { language_type: 'programming', start_date: '2026-11-02', end_date: '2026-11-03' });
-    expect(programming.body.data).toEqual([{ date: '2026-11-02', model_permaslug: SMALL, total_tokens: String((samples[0] as { tokens: number }).tokens * 4) }]);
+    const programming = await getRankings(h.gw.app, h.key, {
+      language_type: 'programming',
+      start_date: '2026-11-02',
+      end_date: '2026-11-03',
+    });
+    expect(programming.body.data).toEqual([
+      {
+        date: '2026-11-02',
+        model_permaslug: SMALL,
+        total_tokens: String((samples[0] as { tokens: number }).tokens * 4),
+      },
+    ]);
   });
 
   test('a stuck classifier never delays an answer; the queue bound drops and counts the rest', async () => {
     const metrics = new Metrics();
     const stuck: Classify = () => new Promise(() => undefined);
-    samplers.use(new RankingsSampler(h.db, stuck, { rate: 1, maxPerSecond: 1000, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m }, metrics, createLogger('silent')));
+    samplers.use(
+      new RankingsSampler(
+        h.db,
+        stuck,
+        { rate: 1, maxPerSecond: 1000, queueMax: 2, random: () => 0, clock: () => h.clock.now, modelId: (m) => m },
+        metrics,
+        createLogger('silent'),
+      ),
+    );
     try {
       for (let i = 0; i < 5; i++) {
         const res = await h.post({ model: SMALL, input: `request number ${i} about the quarterly budget` });
@@ -92,10 +119,21 @@ describe('sampler failures', () => {
   test('a failing classifier or store is counted and logged; later samples still go through', async () => {
     const metrics = new Metrics();
     let calls = 0;
-    const flaky: Classify = () => (++calls === 1 ? Promise.reject(new Error('model failed')) : Promise.resolve({ languageType: 'natural', category: null }));
+    const flaky: Classify = () =>
+      ++calls === 1
+        ? Promise.reject(new Error('model failed'))
+        : Promise.resolve({ languageType: 'natural', category: null });
     const stored: unknown[][] = [];
-    const db = { query: (_sql: string, params: unknown[]) => Promise.resolve(void stored.push(params)) } as unknown as Database;
-    const sampler = new RankingsSampler(db, flaky, { rate: 0.5, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent'));
+    const db = {
+      query: (_sql: string, params: unknown[]) => Promise.resolve(void stored.push(params)),
+    } as unknown as Database;
+    const sampler = new RankingsSampler(
+      db,
+      flaky,
+      { rate: 0.5, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m },
+      metrics,
+      createLogger('silent'),
+    );
     const res = () => new EventEmitter() as unknown as ServerResponse;
     const a = res();
     const b = res();
@@ -115,7 +153,13 @@ describe('sampler failures', () => {
     expect(text).toMatch(/outcome="stored"\} 1/);
     // A draw at or above the rate is not sampled.
     const c = res();
-    new RankingsSampler(db, flaky, { rate: 0.3, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m }, metrics, createLogger('silent')).offer(c, { orgId: 'o', model: 'm', input: 'x', tokens: 1 });
+    new RankingsSampler(
+      db,
+      flaky,
+      { rate: 0.3, maxPerSecond: 1000, queueMax: 10, random: () => 0.4, clock: () => 0, modelId: (m) => m },
+      metrics,
+      createLogger('silent'),
+    ).offer(c, { orgId: 'o', model: 'm', input: 'x', tokens: 1 });
     expect(c.listenerCount('finish')).toBe(0);
   });
 });
@@ -127,10 +171,18 @@ describe.each(DATABASES)('sampled datasets on $name', (dbKind) => {
   beforeAll(async () => {
     db = await dbKind.open();
     gw = await createTestGateway(db, new MemoryKv(), {}, () => Date.UTC(2026, 4, 12, 2));
-    const sample = (at: string, model: string, tokens: number, weight: number, languageType: string, category: string | null) =>
-      db.query('INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        at, gw.orgId, model, tokens, weight, languageType, category,
-      ]);
+    const sample = (
+      at: string,
+      model: string,
+      tokens: number,
+      weight: number,
+      languageType: string,
+      category: string | null,
+    ) =>
+      db.query(
+        'INSERT INTO rankings_samples (sampled_at, org_id, model, tokens, weight, language_type, category) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [at, gw.orgId, model, tokens, weight, languageType, category],
+      );
     // Week of 2026-04-27 (Mon): Thursday 2026-04-30 and Friday 2026-05-01 (May, but the week starts in April).
     await sample('2026-04-30T10:00:00Z', 'v/a', 100, 20, 'natural', 'legal');
     await sample('2026-05-01T10:00:00Z', 'v/b', 10, 20, 'programming', 'programming');
@@ -145,7 +197,11 @@ describe.each(DATABASES)('sampled datasets on $name', (dbKind) => {
   });
 
   test('weekly, upsampled by the weight; the trailing week includes traffic past end_date; period defaults to week', async () => {
-    const res = await getRankings(gw.app, gw.mgmtKey, { category: 'legal', start_date: '2026-04-27', end_date: '2026-05-05' });
+    const res = await getRankings(gw.app, gw.mgmtKey, {
+      category: 'legal',
+      start_date: '2026-04-27',
+      end_date: '2026-05-05',
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
       { date: '2026-04-27', model_permaslug: 'v/a', total_tokens: '2000' },
@@ -155,24 +211,42 @@ describe.each(DATABASES)('sampled datasets on $name', (dbKind) => {
   });
 
   test('a week starting before start_date is left out', async () => {
-    const res = await getRankings(gw.app, gw.mgmtKey, { category: 'legal', start_date: '2026-04-28', end_date: '2026-05-05' });
+    const res = await getRankings(gw.app, gw.mgmtKey, {
+      category: 'legal',
+      start_date: '2026-04-28',
+      end_date: '2026-05-05',
+    });
     expect(res.body.data).toEqual([{ date: '2026-05-04', model_permaslug: 'v/a', total_tokens: '100' }]);
   });
 
   test('period=month: each week in the month of its week start', async () => {
-    const res = await getRankings(gw.app, gw.mgmtKey, { language_type: 'natural', start_date: '2026-04-27', end_date: '2026-05-31', period: 'month' });
+    const res = await getRankings(gw.app, gw.mgmtKey, {
+      language_type: 'natural',
+      start_date: '2026-04-27',
+      end_date: '2026-05-31',
+      period: 'month',
+    });
     expect(res.body.data).toEqual([
       { date: '2026-04-01', model_permaslug: 'v/a', total_tokens: '2000' },
       { date: '2026-05-01', model_permaslug: 'v/a', total_tokens: '100' },
       { date: '2026-05-01', model_permaslug: 'v/b', total_tokens: '10' },
     ]);
-    const programming = await getRankings(gw.app, gw.mgmtKey, { category: 'programming', start_date: '2026-04-27', end_date: '2026-05-31', period: 'month' });
+    const programming = await getRankings(gw.app, gw.mgmtKey, {
+      category: 'programming',
+      start_date: '2026-04-27',
+      end_date: '2026-05-31',
+      period: 'month',
+    });
     // Friday 2026-05-01 belongs to the week of 2026-04-27, so to April.
     expect(programming.body.data).toEqual([{ date: '2026-04-01', model_permaslug: 'v/b', total_tokens: '200' }]);
   });
 
   test('a category nobody used answers 200 with no rows', async () => {
-    const res = await getRankings(gw.app, gw.mgmtKey, { category: 'trivia', start_date: '2026-04-27', end_date: '2026-05-31' });
+    const res = await getRankings(gw.app, gw.mgmtKey, {
+      category: 'trivia',
+      start_date: '2026-04-27',
+      end_date: '2026-05-31',
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
   });

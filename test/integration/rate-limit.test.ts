@@ -7,8 +7,22 @@
  */
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
-import { REDIS_URL, deleteRedisPrefix, describeIf, openTestPglite, openTestRedisKv, uniqueId } from '../helpers/services';
-import { bearer, createInferenceKey, createTestGateway, gatewayApp, testConfig, type TestGateway } from '../helpers/gateway';
+import {
+  REDIS_URL,
+  deleteRedisPrefix,
+  describeIf,
+  openTestPglite,
+  openTestRedisKv,
+  uniqueId,
+} from '../helpers/services';
+import {
+  bearer,
+  createInferenceKey,
+  createTestGateway,
+  gatewayApp,
+  testConfig,
+  type TestGateway,
+} from '../helpers/gateway';
 import type { ConfigOverrides } from '../../src/config';
 import { tcpProxy } from '../../testkit/tcp-proxy';
 import type { Database } from '../../src/store/db';
@@ -28,7 +42,9 @@ afterAll(() => db.close());
 
 describe('embedded (memory store)', () => {
   test('the (limit+1)th request in a window is refused with the 429 envelope', async () => {
-    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), { rateLimit: { limit: 3, windowMs: 60000 } });
+    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), {
+      rateLimit: { limit: 3, windowMs: 60000 },
+    });
     for (let i = 0; i < 3; i++) {
       const ok = await request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
       expect(ok.status).toBe(200);
@@ -56,7 +72,9 @@ describe('embedded (memory store)', () => {
   });
 
   test('limits are per key', async () => {
-    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), { rateLimit: { limit: 2, windowMs: 60000 } });
+    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), {
+      rateLimit: { limit: 2, windowMs: 60000 },
+    });
     const other = await createInferenceKey(gw); // 1 request of the management key
     await request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey)).expect(200);
     await request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey)).expect(429);
@@ -64,7 +82,9 @@ describe('embedded (memory store)', () => {
   });
 
   test('health probes are outside the limiter', async () => {
-    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), { rateLimit: { limit: 1, windowMs: 60000 } });
+    const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), {
+      rateLimit: { limit: 1, windowMs: 60000 },
+    });
     for (let i = 0; i < 5; i++) await request(gw.app).get('/healthz').expect(200);
   });
 });
@@ -93,7 +113,9 @@ describeIf(REDIS_URL)('shared Redis store', () => {
     const limit = 10;
     await withTwoReplicas({ limit, windowMs: 60000 }, async ({ a, b, secret }) => {
       const calls = Array.from({ length: 3 * limit }, (_, i) =>
-        request(i % 2 === 0 ? a.app : b.app).get('/api/v1/key').set('Authorization', bearer(secret)),
+        request(i % 2 === 0 ? a.app : b.app)
+          .get('/api/v1/key')
+          .set('Authorization', bearer(secret)),
       );
       const statuses = (await Promise.all(calls)).map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
@@ -112,7 +134,8 @@ describe('when the rate-limit store is unreachable', () => {
   test('fail open (default): requests pass and the failure is counted', async () => {
     const { app, deps } = await gatewayApp(db, dead, { rateLimit: { limit: 1, failMode: 'open' } });
     const gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`));
-    for (let i = 0; i < 3; i++) await request(app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey)).expect(200);
+    for (let i = 0; i < 3; i++)
+      await request(app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey)).expect(200);
     const metric = await deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limit_store_errors_total');
     expect(metric).toContain('switchyard_rate_limit_store_errors_total{limiter="api",action="fail_open"} 3');
   });
@@ -134,14 +157,20 @@ test('fail open logs through the gateway logger as JSON, never to the console, w
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   const consoleWarn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   try {
-    const deps = await assembleDeps(testConfig({ log: { level: 'warn' }, rateLimit: { limit: 5, failMode: 'open' } }), db, dead, {
-      logger: createLogger('warn', stream),
-    });
+    const deps = await assembleDeps(
+      testConfig({ log: { level: 'warn' }, rateLimit: { limit: 5, failMode: 'open' } }),
+      db,
+      dead,
+      {
+        logger: createLogger('warn', stream),
+      },
+    );
     const org = await db.transaction((tx) => provisionOrg(tx, 'Log Org'));
     const app = createApp(deps);
     for (let i = 0; i < 3; i++) {
@@ -155,7 +184,12 @@ test('fail open logs through the gateway logger as JSON, never to the console, w
     // The outage is logged once (not per request), with the policy applied.
     const outage = lines.filter((l) => l.message === 'rate limit store unavailable');
     expect(outage).toHaveLength(1);
-    expect(outage[0]).toMatchObject({ level: 'warn', limiter: 'api', fail_mode: 'open', error: { message: expect.any(String) } });
+    expect(outage[0]).toMatchObject({
+      level: 'warn',
+      limiter: 'api',
+      fail_mode: 'open',
+      error: { message: expect.any(String) },
+    });
   } finally {
     consoleError.mockRestore();
     consoleWarn.mockRestore();
@@ -164,29 +198,32 @@ test('fail open logs through the gateway logger as JSON, never to the console, w
 });
 
 describeIf(REDIS_URL)('Redis unreachable when the gateway starts, reachable later', () => {
-  test.each(['open', 'closed'] as const)('fail %s: once Redis is up the limit is enforced: exactly N pass, then 429', async (failMode) => {
-    const target = new URL(REDIS_URL as string);
-    const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
-    const prefix = `t:${uniqueId()}:`;
-    // Nothing listens on the proxy's port yet: the limiter's store initialises against a dead Redis.
-    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 500 });
-    try {
-      const limit = 3;
-      const gw = await createTestGateway(db, kv, { rateLimit: { limit, windowMs: 60000, failMode } });
-      const call = () => request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
-      expect((await call()).status).toBe(failMode === 'open' ? 200 : 503);
+  test.each(['open', 'closed'] as const)(
+    'fail %s: once Redis is up the limit is enforced: exactly N pass, then 429',
+    async (failMode) => {
+      const target = new URL(REDIS_URL as string);
+      const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
+      const prefix = `t:${uniqueId()}:`;
+      // Nothing listens on the proxy's port yet: the limiter's store initialises against a dead Redis.
+      const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 500 });
+      try {
+        const limit = 3;
+        const gw = await createTestGateway(db, kv, { rateLimit: { limit, windowMs: 60000, failMode } });
+        const call = () => request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
+        expect((await call()).status).toBe(failMode === 'open' ? 200 : 503);
 
-      await proxy.open();
-      await eventually(() => kv.ping(), { timeoutMs: 10_000 });
-      const statuses: number[] = [];
-      for (let i = 0; i < limit + 2; i++) statuses.push((await call()).status);
-      expect(statuses).toEqual([200, 200, 200, 429, 429]);
-      const metric = await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limited_total');
-      expect(metric).toContain('switchyard_rate_limited_total{limiter="api"} 2');
-    } finally {
-      await kv.close();
-      await proxy.close();
-      await deleteRedisPrefix(prefix);
-    }
-  });
+        await proxy.open();
+        await eventually(() => kv.ping(), { timeoutMs: 10_000 });
+        const statuses: number[] = [];
+        for (let i = 0; i < limit + 2; i++) statuses.push((await call()).status);
+        expect(statuses).toEqual([200, 200, 200, 429, 429]);
+        const metric = await gw.deps.metrics.registry.getSingleMetricAsString('switchyard_rate_limited_total');
+        expect(metric).toContain('switchyard_rate_limited_total{limiter="api"} 2');
+      } finally {
+        await kv.close();
+        await proxy.close();
+        await deleteRedisPrefix(prefix);
+      }
+    },
+  );
 });

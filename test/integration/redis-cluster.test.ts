@@ -48,7 +48,8 @@ const runnable = requireClusterBinaries();
     db = await openTestPglite();
     fleet = await startFakeFleet();
     const prefix = `t:${uniqueId()}:`;
-    for (let i = 0; i < 2; i++) kvs.push(await RedisKv.connect({ cluster: { nodes: cluster.nodes }, prefix, commandTimeoutMs: 5000 }));
+    for (let i = 0; i < 2; i++)
+      kvs.push(await RedisKv.connect({ cluster: { nodes: cluster.nodes }, prefix, commandTimeoutMs: 5000 }));
     const overrides = {
       ...fleet.overrides,
       upstream: { ...FAST_UPSTREAM, attemptTimeoutMs: 15_000, deadlineMs: 20_000 },
@@ -81,7 +82,11 @@ const runnable = requireClusterBinaries();
   const mgmt = () => bearer(gw.mgmtKey);
 
   /** Fire `count` embeddings requests at once, alternating instances and `secrets`. */
-  async function burst(secrets: string[], count: number, input: unknown = 'hello'): Promise<Array<{ status: number; id?: string }>> {
+  async function burst(
+    secrets: string[],
+    count: number,
+    input: unknown = 'hello',
+  ): Promise<Array<{ status: number; id?: string }>> {
     return Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const res = await fetch(`${urls[i % 2]}/embeddings`, {
@@ -94,9 +99,10 @@ const runnable = requireClusterBinaries();
       }),
     );
   }
-  const count = (answers: Array<{ status: number }>, status: number) => answers.filter((a) => a.status === status).length;
+  const count = (answers: Array<{ status: number }>, status: number) =>
+    answers.filter((a) => a.status === status).length;
 
-  test('subscribe resolves on the Cluster subscriber\'s confirmation: one publish right after it is heard', async () => {
+  test("subscribe resolves on the Cluster subscriber's confirmation: one publish right after it is heard", async () => {
     let heard!: (m: string) => void;
     const got = new Promise<string>((resolve) => (heard = resolve));
     await kvs[1]!.subscribe('cluster-at-once', (m) => heard(m));
@@ -123,10 +129,20 @@ const runnable = requireClusterBinaries();
 
   test(`a budget worth ${N} requests: ${20 * N} concurrent → exactly ${N} succeed, each with one usage row`, async () => {
     const slug = `ws-${uniqueId()}`;
-    const ws = await request(gw.app).post('/api/v1/workspaces').set('Authorization', mgmt()).send({ name: slug, slug }).expect(201);
-    await request(gw.app).put(`/api/v1/workspaces/${slug}/budgets/daily`).set('Authorization', mgmt()).send({ limit_usd: N * COST }).expect(200);
+    const ws = await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', mgmt())
+      .send({ name: slug, slug })
+      .expect(201);
+    await request(gw.app)
+      .put(`/api/v1/workspaces/${slug}/budgets/daily`)
+      .set('Authorization', mgmt())
+      .send({ limit_usd: N * COST })
+      .expect(200);
     // Four keys, so no key reaches the rate limit.
-    const keys = await Promise.all([1, 2, 3, 4].map((i) => createInferenceKey(gw, { name: `b${i}`, workspace_id: ws.body.data.id })));
+    const keys = await Promise.all(
+      [1, 2, 3, 4].map((i) => createInferenceKey(gw, { name: `b${i}`, workspace_id: ws.body.data.id })),
+    );
     const answers = await burst(
       keys.map((k) => k.secret),
       20 * N,
@@ -138,7 +154,9 @@ const runnable = requireClusterBinaries();
     // The usage stream (on the Cluster) delivers each answered request's row once.
     await Promise.all(deps.map((d) => d.recorder.flush()));
     const ids = answers.flatMap((a) => (a.id ? [a.id] : []));
-    const rows = await db.query<{ id: string }>('SELECT id FROM generations WHERE workspace_id = $1', [ws.body.data.id]);
+    const rows = await db.query<{ id: string }>('SELECT id FROM generations WHERE workspace_id = $1', [
+      ws.body.data.id,
+    ]);
     expect(rows.map((r) => r.id).sort()).toEqual(ids.sort());
     const stream = await (kvs[0]!.connection as Cluster).xlen(kvs[0]!.prefix + USAGE_STREAM_KEY);
     expect(stream).toBe(0); // written and deleted
@@ -146,7 +164,10 @@ const runnable = requireClusterBinaries();
 
   test('a key revoked on one instance is refused by the other (invalidation over cluster pub/sub)', async () => {
     const key = await createInferenceKey(gw, { name: 'to revoke' });
-    const viaSecond = () => fetch(`${urls[1]}/key`, { headers: { authorization: bearer(key.secret) } }).then(async (r) => (await r.arrayBuffer(), r.status));
+    const viaSecond = () =>
+      fetch(`${urls[1]}/key`, { headers: { authorization: bearer(key.secret) } }).then(
+        async (r) => (await r.arrayBuffer(), r.status),
+      );
     expect(await viaSecond()).toBe(200); // now cached on the second instance
     await request(gw.app).delete(`/api/v1/keys/${key.hash}`).set('Authorization', mgmt()).expect(200);
     await eventually(async () => expect(await viaSecond()).toBe(401), { everyMs: 25 });
@@ -157,7 +178,10 @@ const runnable = requireClusterBinaries();
     const openai = fleet.fakes.openai!;
     openai.setSticky({ status: 500, body: { error: { message: 'down' } } });
     for (let i = 0; i < 3; i++) {
-      const res = await request(gw.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).send({ model: MODEL, input: 'x' });
+      const res = await request(gw.app)
+        .post('/api/v1/embeddings')
+        .set('Authorization', bearer(secret))
+        .send({ model: MODEL, input: 'x' });
       expect(res.status).toBeGreaterThanOrEqual(500);
     }
     const calls = openai.calls.length;
@@ -177,14 +201,21 @@ const runnable = requireClusterBinaries();
   // The usage outbox's stream, consumer group and dead letters on a Cluster, drained into Postgres.
   (DATABASE_URL ? test : test.skip)('the usage stream on the Cluster is drained into Postgres', async () => {
     const pgDb = await openTestPostgres();
-    const kv = await RedisKv.connect({ cluster: { nodes: cluster.nodes }, prefix: `t:${uniqueId()}:`, commandTimeoutMs: 5000 });
+    const kv = await RedisKv.connect({
+      cluster: { nodes: cluster.nodes },
+      prefix: `t:${uniqueId()}:`,
+      commandTimeoutMs: 5000,
+    });
     const gateway = await createTestGateway(pgDb, kv, { ...fleet.overrides, upstream: FAST_UPSTREAM });
     try {
       fleet.resetAll();
       const { secret } = await createInferenceKey(gateway);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const res = await request(gateway.app).post('/api/v1/embeddings').set('Authorization', bearer(secret)).send({ model: MODEL, input: `t${i}` });
+        const res = await request(gateway.app)
+          .post('/api/v1/embeddings')
+          .set('Authorization', bearer(secret))
+          .send({ model: MODEL, input: `t${i}` });
         expect(res.status).toBe(200);
         ids.push(res.body.id);
       }

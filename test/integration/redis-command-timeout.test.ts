@@ -23,7 +23,11 @@ const echo: KvScript<string> = {
   parse: (reply) => String(reply),
 };
 
-const settled = (p: Promise<unknown>) => p.then((v) => ({ ok: true as const, v }), (err: Error) => ({ ok: false as const, err: err.message }));
+const settled = (p: Promise<unknown>) =>
+  p.then(
+    (v) => ({ ok: true as const, v }),
+    (err: Error) => ({ ok: false as const, err: err.message }),
+  );
 
 describeIf(REDIS_URL)('Redis that stops answering', () => {
   let proxy: TcpProxy;
@@ -71,32 +75,38 @@ describeIf(REDIS_URL)('the gateway while Redis stops answering', () => {
   test.each([
     ['open', 200, 'degraded'],
     ['closed', 503, 'not_ready'],
-  ] as const)('rate limit fail %s: /readyz answers %i (%s) while Redis is stalled, ready once it answers again', async (failMode, stalledStatus, stalledState) => {
-    const target = new URL(REDIS_URL as string);
-    const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.open();
-    const prefix = `t:${uniqueId()}:`;
-    const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 1000 });
-    try {
-      const gw = await createTestGateway(db, kv, { rateLimit: { failMode } });
-      const ready = () => request(gw.app).get('/readyz');
-      const key = () => request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
-      expect((await ready()).body.status).toBe('ready');
-      proxy.pause();
-      const stalled = await ready();
-      expect(stalled.status).toBe(stalledStatus);
-      expect(stalled.body).toMatchObject({ status: stalledState, checks: { redis: { status: expect.not.stringMatching(/^ok$/) } } });
-      // Requests that need only the database are still served.
-      if (failMode === 'open') expect((await key()).status).toBe(200);
-      proxy.resume();
-      await kv.ping();
-      expect((await ready()).body.status).toBe('ready');
-      expect((await key()).status).toBe(200);
-    } finally {
-      proxy.resume();
-      await kv.close();
-      await proxy.close();
-      await deleteRedisPrefix(prefix);
-    }
-  });
+  ] as const)(
+    'rate limit fail %s: /readyz answers %i (%s) while Redis is stalled, ready once it answers again',
+    async (failMode, stalledStatus, stalledState) => {
+      const target = new URL(REDIS_URL as string);
+      const proxy = await tcpProxy(target.hostname, Number(target.port || 6379));
+      await proxy.open();
+      const prefix = `t:${uniqueId()}:`;
+      const kv = await RedisKv.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 1000 });
+      try {
+        const gw = await createTestGateway(db, kv, { rateLimit: { failMode } });
+        const ready = () => request(gw.app).get('/readyz');
+        const key = () => request(gw.app).get('/api/v1/key').set('Authorization', bearer(gw.mgmtKey));
+        expect((await ready()).body.status).toBe('ready');
+        proxy.pause();
+        const stalled = await ready();
+        expect(stalled.status).toBe(stalledStatus);
+        expect(stalled.body).toMatchObject({
+          status: stalledState,
+          checks: { redis: { status: expect.not.stringMatching(/^ok$/) } },
+        });
+        // Requests that need only the database are still served.
+        if (failMode === 'open') expect((await key()).status).toBe(200);
+        proxy.resume();
+        await kv.ping();
+        expect((await ready()).body.status).toBe('ready');
+        expect((await key()).status).toBe(200);
+      } finally {
+        proxy.resume();
+        await kv.close();
+        await proxy.close();
+        await deleteRedisPrefix(prefix);
+      }
+    },
+  );
 });

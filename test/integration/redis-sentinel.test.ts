@@ -23,7 +23,14 @@ const runnable = requireClusterBinaries();
   beforeAll(async () => {
     rig = await startLocalSentinel();
     db = await openTestPglite();
-    for (let i = 0; i < 2; i++) kvs.push(await RedisKv.connect({ sentinel: { sentinels: [rig.sentinel], name: rig.name }, prefix, commandTimeoutMs: 5000 }));
+    for (let i = 0; i < 2; i++)
+      kvs.push(
+        await RedisKv.connect({
+          sentinel: { sentinels: [rig.sentinel], name: rig.name },
+          prefix,
+          commandTimeoutMs: 5000,
+        }),
+      );
   }, 30_000);
   afterAll(async () => {
     await Promise.all(kvs.map((kv) => kv.close()));
@@ -55,7 +62,8 @@ const runnable = requireClusterBinaries();
     try {
       const { secret } = await createInferenceKey(gw);
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret))).status);
+      for (let i = 0; i < 5; i++)
+        statuses.push((await request(gw.app).get('/api/v1/key').set('Authorization', bearer(secret))).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
     } finally {
       await gw.deps.recorder.close().catch(() => undefined);

@@ -105,7 +105,12 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
   }, 30_000);
 
   /** Call the management API on replica `i`; throws on a non-2xx answer. */
-  async function api(i: number, method: string, route: string, body?: unknown): Promise<{ data: Record<string, unknown>; key?: string }> {
+  async function api(
+    i: number,
+    method: string,
+    route: string,
+    body?: unknown,
+  ): Promise<{ data: Record<string, unknown>; key?: string }> {
     const res = await fetch(`${replicas[i]!.origin}/api/v1${route}`, {
       method,
       headers: { authorization: `Bearer ${bootstrapKey}`, 'content-type': 'application/json' },
@@ -117,7 +122,10 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
   }
 
   /** A new workspace (with a daily budget, if given) and `keys` inference keys in it. */
-  async function workspace(budgetUsd: number | null, keys: number): Promise<{ id: string; secrets: string[]; hashes: string[] }> {
+  async function workspace(
+    budgetUsd: number | null,
+    keys: number,
+  ): Promise<{ id: string; secrets: string[]; hashes: string[] }> {
     const slug = `w${uniqueId()}`;
     const ws = await api(0, 'POST', '/workspaces', { name: slug, slug });
     if (budgetUsd !== null) await api(1, 'PUT', `/workspaces/${slug}/budgets/daily`, { limit_usd: budgetUsd });
@@ -148,7 +156,9 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
 
   /** `count` requests all at once, spread round-robin over the replicas and `secrets`. */
   function burst(secrets: string[], count: number): Promise<Answer[]> {
-    return Promise.all(Array.from({ length: count }, (_, n) => embed(n % REPLICAS, secrets[n % secrets.length] as string)));
+    return Promise.all(
+      Array.from({ length: count }, (_, n) => embed(n % REPLICAS, secrets[n % secrets.length] as string)),
+    );
   }
 
   /**
@@ -156,7 +166,12 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
    * `done(answers)` says so (or `max` were sent); `done` runs after each answer, so it can also
    * inject a fault mid-load.
    */
-  async function load(secrets: string[], workers: number, done: (answers: Answer[]) => boolean, max = 1000): Promise<Answer[]> {
+  async function load(
+    secrets: string[],
+    workers: number,
+    done: (answers: Answer[]) => boolean,
+    max = 1000,
+  ): Promise<Answer[]> {
     const answers: Answer[] = [];
     let next = 0;
     let stop = false;
@@ -174,14 +189,19 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
 
   const tally = (answers: Answer[]) => {
     const byStatus: Record<string, number> = {};
-    for (const a of answers) byStatus[a.error ? 'no_answer' : String(a.status)] = (byStatus[a.error ? 'no_answer' : String(a.status)] ?? 0) + 1;
+    for (const a of answers)
+      byStatus[a.error ? 'no_answer' : String(a.status)] =
+        (byStatus[a.error ? 'no_answer' : String(a.status)] ?? 0) + 1;
     return byStatus;
   };
 
   /** Wait (bounded) until every id has its usage row; then how many rows each has (as they are at the deadline, if some never came). */
   async function usageRows(ids: string[], waitMs = 20_000): Promise<{ found: number; duplicated: number }> {
     const count = async () => {
-      const { rows } = await pg.query<{ id: string; n: number }>('SELECT id, COUNT(*)::int AS n FROM generations WHERE id = ANY($1) GROUP BY id', [ids]);
+      const { rows } = await pg.query<{ id: string; n: number }>(
+        'SELECT id, COUNT(*)::int AS n FROM generations WHERE id = ANY($1) GROUP BY id',
+        [ids],
+      );
       return { found: rows.length, duplicated: rows.filter((r) => r.n > 1).length };
     };
     const complete = async () => {
@@ -215,9 +235,17 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     expect(tally(answers)).toEqual({ 200: RATE_LIMIT, 429: 25 });
   }
 
-  test(`(a) a budget worth ${N} requests: ${20 * N} concurrent over three replicas → exactly ${N} succeed`, () => budgetHolds('a_budget'), 60_000);
+  test(
+    `(a) a budget worth ${N} requests: ${20 * N} concurrent over three replicas → exactly ${N} succeed`,
+    () => budgetHolds('a_budget'),
+    60_000,
+  );
 
-  test(`(b) a per-key rate limit of ${RATE_LIMIT}: ${RATE_LIMIT + 25} concurrent over three replicas → exactly ${RATE_LIMIT} admitted`, () => rateLimitHolds('b_rate_limit'), 60_000);
+  test(
+    `(b) a per-key rate limit of ${RATE_LIMIT}: ${RATE_LIMIT + 25} concurrent over three replicas → exactly ${RATE_LIMIT} admitted`,
+    () => rateLimitHolds('b_rate_limit'),
+    60_000,
+  );
 
   test('(e) a key revoked on one replica is refused by the other two within a second', async () => {
     const { secrets, hashes } = await workspace(null, 1);
@@ -234,7 +262,10 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     const refusedAfter: number[] = [];
     for (const i of [1, 2]) {
       // Asked again and again until a second after the revocation; the last answer is asserted.
-      await eventually(async () => expect((await keyOn(i)).status).toBe(401), { timeoutMs: Math.max(0, revokedAt + 1000 - Date.now()), everyMs: 20 });
+      await eventually(async () => expect((await keyOn(i)).status).toBe(401), {
+        timeoutMs: Math.max(0, revokedAt + 1000 - Date.now()),
+        everyMs: 20,
+      });
       refusedAfter.push(Date.now() - revokedAt);
     }
     figures.e_revoked_refused_after_ms = refusedAfter;
@@ -248,24 +279,36 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
     // The outage lasts until the load has met it: every replica's readiness reports Redis away,
     // and the load has had the budget's fail-closed 503 at least once per replica since the cut.
     const outageSeen = async (sofar: Answer[]) =>
-      sofar.slice(cutAt).filter((a) => a.status === 503).length >= REPLICAS && (await Promise.all(replicas.map(redisStatusOn))).every((s) => s !== 'ok');
+      sofar.slice(cutAt).filter((a) => a.status === 503).length >= REPLICAS &&
+      (await Promise.all(replicas.map(redisStatusOn))).every((s) => s !== 'ok');
     // Load before, during and after the outage: 30 answers, Redis cut until the load has met the
     // outage, then on until 30 more requests have been served after Redis came back.
-    const answers = await load(ws.secrets, 6, (sofar) => {
-      if (sofar.length === 30 && !restored) {
-        restored = proxy
-          .close()
-          .then(() => {
-            cutAt = sofar.length;
-            return until('the replicas and the load to meet the Redis outage', () => outageSeen(sofar), { timeoutMs: 20_000, everyMs: 50 });
-          })
-          .finally(() => proxy.open())
-          .then(() => void (restoredAt = sofar.length));
-      }
-      return sofar.slice(restoredAt).filter((a) => a.status === 200).length >= 30;
-    }, 600);
+    const answers = await load(
+      ws.secrets,
+      6,
+      (sofar) => {
+        if (sofar.length === 30 && !restored) {
+          restored = proxy
+            .close()
+            .then(() => {
+              cutAt = sofar.length;
+              return until('the replicas and the load to meet the Redis outage', () => outageSeen(sofar), {
+                timeoutMs: 20_000,
+                everyMs: 50,
+              });
+            })
+            .finally(() => proxy.open())
+            .then(() => void (restoredAt = sofar.length));
+        }
+        return sofar.slice(restoredAt).filter((a) => a.status === 200).length >= 30;
+      },
+      600,
+    );
     await restored;
-    figures.d_load_through_outage = { ...tally(answers), served_after_restore: answers.slice(restoredAt).filter((a) => a.status === 200).length };
+    figures.d_load_through_outage = {
+      ...tally(answers),
+      served_after_restore: answers.slice(restoredAt).filter((a) => a.status === 200).length,
+    };
     expect(replicas.every((r) => r.alive())).toBe(true);
     // Only answers the policies allow: served, or the budget's fail-closed 503 while Redis is away.
     expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
@@ -285,10 +328,15 @@ describeIf(REDIS_URL && DATABASE_URL)('three replicas on one Redis and one Postg
   test('(c) one replica SIGKILLed mid-load: every 200 the client received has exactly one usage row', async () => {
     const { secrets } = await workspace(null, 6);
     let killed: Promise<void> | undefined;
-    const answers = await load(secrets, 9, (sofar) => {
-      if (sofar.length === 40 && !killed) killed = replicas[2]!.kill();
-      return sofar.length >= 150;
-    }, 150);
+    const answers = await load(
+      secrets,
+      9,
+      (sofar) => {
+        if (sofar.length === 40 && !killed) killed = replicas[2]!.kill();
+        return sofar.length >= 150;
+      },
+      150,
+    );
     await killed;
     expect(replicas[2]!.alive()).toBe(false);
     expect(replicas.slice(0, 2).every((r) => r.alive())).toBe(true);

@@ -59,7 +59,9 @@ test('SIGTERM-style shutdown drains the in-flight request, then refuses new conn
 
   await expect(
     new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: server.apiPort, path: '/healthz', agent: false }, resolve).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port: server.apiPort, path: '/healthz', agent: false }, resolve)
+        .on('error', reject);
     }),
   ).rejects.toThrow(/ECONNREFUSED/);
   await expect(db.query('SELECT 1')).rejects.toThrow();

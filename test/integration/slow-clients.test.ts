@@ -41,10 +41,20 @@ function dribbler(port: number, head: string, rest: string, everyMs: number): { 
 /** One request of the well-behaved client: status, or an error if not answered in time. */
 function wellBehaved(agent: http.Agent, port: number, path: string, secret: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${secret}` }, timeout: ANSWERED_WITHIN_MS }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.get(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        agent,
+        headers: { authorization: `Bearer ${secret}` },
+        timeout: ANSWERED_WITHIN_MS,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${path} not answered within ${ANSWERED_WITHIN_MS} ms`)));
     req.on('error', reject);
   });
@@ -59,7 +69,14 @@ describe.each(DATABASES)('slow clients on $name', (dbKind) => {
   beforeAll(async () => {
     db = await dbKind.open();
     const config = testConfig({
-      server: { port: 0, metricsPort: 0, host: '127.0.0.1', headersTimeoutMs: 2000, requestTimeoutMs: 4000, shutdownTimeoutMs: 2000 },
+      server: {
+        port: 0,
+        metricsPort: 0,
+        host: '127.0.0.1',
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+        shutdownTimeoutMs: 2000,
+      },
       files: { uploadIdleTimeoutMs: 1000, uploadDeadlineMs: 3000 },
     });
     const deps = await assembleDeps(config, db, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('silent') });
@@ -74,9 +91,16 @@ describe.each(DATABASES)('slow clients on $name', (dbKind) => {
   test('dribbling heads, bodies and uploads plus idle keep-alive sockets do not starve a well-behaved client', async () => {
     const port = server.apiPort;
     const dribblers = [
-      ...Array.from({ length: HEAD_DRIBBLERS }, () => dribbler(port, 'GET /api/v1/key HTTP/1.1\r\n', `Host: x\r\nX-Pad: ${'p'.repeat(200)}\r\n\r\n`, 150)),
+      ...Array.from({ length: HEAD_DRIBBLERS }, () =>
+        dribbler(port, 'GET /api/v1/key HTTP/1.1\r\n', `Host: x\r\nX-Pad: ${'p'.repeat(200)}\r\n\r\n`, 150),
+      ),
       ...Array.from({ length: BODY_DRIBBLERS }, () =>
-        dribbler(port, `POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`, `{"name":"${'n'.repeat(480)}"}`, 150),
+        dribbler(
+          port,
+          `POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`,
+          `{"name":"${'n'.repeat(480)}"}`,
+          150,
+        ),
       ),
     ];
     // Slow uploads hold a database transaction while they last: on PGlite that is its only connection.

@@ -21,7 +21,11 @@ describe.each(DATABASES)('spec messages on $name', (dbKind) => {
     ({ db, kv, gw } = await openTestGateway(dbKind));
     apiKey = (await createInferenceKey(gw)).secret;
     await upsertOrgMember(db, gw.orgId, 'user_a', 'member');
-    await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(gw.mgmtKey)).send({ name: 'T', slug: 'team' }).expect(201);
+    await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', bearer(gw.mgmtKey))
+      .send({ name: 'T', slug: 'team' })
+      .expect(201);
   });
   afterAll(async () => {
     await kv.close();
@@ -32,8 +36,16 @@ describe.each(DATABASES)('spec messages on $name', (dbKind) => {
     request(gw.app)[method](`/api/v1${path}`).set('Authorization', bearer(gw.mgmtKey));
 
   test.each([
-    ['members/add of a stranger', () => mgmt('post', '/workspaces/team/members/add').send({ user_ids: ['user_stranger'] }), /user_stranger/],
-    ['members/remove from the default workspace', () => mgmt('post', '/workspaces/default/members/remove').send({ user_ids: ['user_a'] }), /default workspace/],
+    [
+      'members/add of a stranger',
+      () => mgmt('post', '/workspaces/team/members/add').send({ user_ids: ['user_stranger'] }),
+      /user_stranger/,
+    ],
+    [
+      'members/remove from the default workspace',
+      () => mgmt('post', '/workspaces/default/members/remove').send({ user_ids: ['user_a'] }),
+      /default workspace/,
+    ],
     [
       'a budget breaking the ordering rule',
       async () => {
@@ -42,8 +54,16 @@ describe.each(DATABASES)('spec messages on $name', (dbKind) => {
       },
       /daily budget .* must be lower than the weekly budget/,
     ],
-    ['GET /files?before_id', () => request(gw.app).get('/api/v1/files?before_id=x').set('Authorization', bearer(apiKey)), /forward only/],
-    ['a provider file operation', () => request(gw.app).get('/api/v1/files?provider=openai').set('Authorization', bearer(apiKey)), /provider/],
+    [
+      'GET /files?before_id',
+      () => request(gw.app).get('/api/v1/files?before_id=x').set('Authorization', bearer(apiKey)),
+      /forward only/,
+    ],
+    [
+      'a provider file operation',
+      () => request(gw.app).get('/api/v1/files?provider=openai').set('Authorization', bearer(apiKey)),
+      /provider/,
+    ],
   ])('%s → 400 "Invalid request parameters", details in metadata', async (_label, call, detail) => {
     const res = await call();
     expect(res.status).toBe(400);
@@ -63,12 +83,13 @@ describe.each(DATABASES)('spec messages on $name', (dbKind) => {
     expect(res.body.error).toEqual({ code: 404, message: 'Resource not found' });
   });
 
-  test.each(['file-x', 'not%20a%20file', '..%2F..', 'x'.repeat(3000), '%00', '%E0%A4%A', 'file-000000000000000000000000'].map((id) => [id.slice(0, 30), id]))(
-    'DELETE /files/%s → 404',
-    async (_label, id) => {
-      const res = await request(gw.app).delete(`/api/v1/files/${id}`).set('Authorization', bearer(apiKey));
-      expect(res.status).toBe(404);
-      expect(res.body.error).toEqual({ code: 404, message: 'Resource not found' });
-    },
-  );
+  test.each(
+    ['file-x', 'not%20a%20file', '..%2F..', 'x'.repeat(3000), '%00', '%E0%A4%A', 'file-000000000000000000000000'].map(
+      (id) => [id.slice(0, 30), id],
+    ),
+  )('DELETE /files/%s → 404', async (_label, id) => {
+    const res = await request(gw.app).delete(`/api/v1/files/${id}`).set('Authorization', bearer(apiKey));
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({ code: 404, message: 'Resource not found' });
+  });
 });

@@ -11,7 +11,19 @@ import { MemoryKv } from '../../src/kv/memory';
 import type { ConfigOverrides } from '../../src/config';
 import type { Database } from '../../src/store/db';
 
-const SLUGS = ['OPENAI', 'MISTRAL', 'GOOGLE_AI_STUDIO', 'COHERE', 'VOYAGE', 'DEEPINFRA', 'NEBIUS', 'TOGETHER', 'ANTHROPIC', 'GROQ', 'FIREWORKS'];
+const SLUGS = [
+  'OPENAI',
+  'MISTRAL',
+  'GOOGLE_AI_STUDIO',
+  'COHERE',
+  'VOYAGE',
+  'DEEPINFRA',
+  'NEBIUS',
+  'TOGETHER',
+  'ANTHROPIC',
+  'GROQ',
+  'FIREWORKS',
+];
 
 let db: Database;
 beforeAll(async () => {
@@ -27,7 +39,9 @@ async function startupLines(providers: ConfigOverrides['providers']): Promise<Ar
   let text = '';
   stream.on('data', (c: Buffer) => (text += c.toString()));
   const config = testConfig({ log: { level: 'info' }, providers });
-  const deps = await assembleDeps(config, db, new MemoryKv(`t:${uniqueId()}:`), { logger: createLogger('info', stream) });
+  const deps = await assembleDeps(config, db, new MemoryKv(`t:${uniqueId()}:`), {
+    logger: createLogger('info', stream),
+  });
   await closeDependencies(deps);
   await new Promise((r) => setImmediate(r));
   return text
@@ -41,13 +55,17 @@ test('no provider key configured → one warning naming the models and the varia
   const warnings = lines.filter((l) => l.level === 'warn' && /no usable endpoint/.test(String(l.message)));
   expect(warnings).toHaveLength(1);
   const [warning] = warnings;
-  expect(warning!.models).toEqual(expect.arrayContaining(['openai/text-embedding-3-small', 'baai/bge-m3', 'cohere/embed-v4.0']));
+  expect(warning!.models).toEqual(
+    expect.arrayContaining(['openai/text-embedding-3-small', 'baai/bge-m3', 'cohere/embed-v4.0']),
+  );
   expect(String(warning!.message)).toContain('openai/text-embedding-3-small');
   expect(warning!.set_one_of).toEqual(expect.arrayContaining(['OPENAI_API_KEY', 'DEEPINFRA_API_KEY']));
 });
 
 test('only OpenAI configured → its models are not named; the others are', async () => {
-  const [warning] = (await startupLines({ OPENAI: { apiKey: 'sk-test' } })).filter((l) => /no usable endpoint/.test(String(l.message)));
+  const [warning] = (await startupLines({ OPENAI: { apiKey: 'sk-test' } })).filter((l) =>
+    /no usable endpoint/.test(String(l.message)),
+  );
   expect(warning!.models).not.toContain('openai/text-embedding-3-small');
   expect(warning!.models).toContain('baai/bge-m3');
   expect(warning!.set_one_of).not.toContain('OPENAI_API_KEY');

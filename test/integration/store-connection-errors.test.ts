@@ -20,7 +20,10 @@ const until = (fn: () => boolean) => pollUntil('the condition', fn, { timeoutMs:
 
 test('Redis: connection errors of the client and of the subscriber are reported', async () => {
   const errors: Error[] = [];
-  const kv = await RedisKv.connect({ url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 }, { onConnectionError: (err) => errors.push(err) });
+  const kv = await RedisKv.connect(
+    { url: 'redis://127.0.0.1:1', prefix: 't:', commandTimeoutMs: 200 },
+    { onConnectionError: (err) => errors.push(err) },
+  );
   // Not confirmed while Redis is unreachable: only the subscriber's connection matters here.
   const subscribing = kv.subscribe('channel', () => undefined).catch(() => undefined);
   try {
@@ -45,7 +48,10 @@ describeIf(DATABASE_URL)('Postgres', () => {
     url.port = String(proxy.port);
     const errors: Error[] = [];
     const schema = `t_${uniqueId()}`;
-    const db = await openPostgres({ url: url.toString(), schema, poolSize: 2 }, { onConnectionError: (err) => errors.push(err) });
+    const db = await openPostgres(
+      { url: url.toString(), schema, poolSize: 2 },
+      { onConnectionError: (err) => errors.push(err) },
+    );
     try {
       await Promise.all([db.ping(), db.ping()]); // two connections, now idle in the pool
       await proxy.close();
@@ -68,13 +74,25 @@ test('openDependencies wires Redis connection errors to a warning and the metric
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
   const metrics = new Metrics();
   // A migrated data dir from the suite's archive: initdb and every migration took most of the 30 s on a busy machine.
-  const config = testConfig({ redis: { url: 'redis://127.0.0.1:1' }, database: { dataDir: await seededDataDir('sy-connerr-') } });
+  const config = testConfig({
+    redis: { url: 'redis://127.0.0.1:1' },
+    database: { dataDir: await seededDataDir('sy-connerr-') },
+  });
   const deps = await openDependencies(config, { logger: createLogger('warn', stream), metrics });
   try {
     await until(() => written.includes('redis connection error'));
-    const line = JSON.parse(written.split('\n').find((l) => l.includes('redis connection error')) as string) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 'warn', store: 'redis', err: { code: 'ECONNREFUSED', message: expect.stringContaining('ECONNREFUSED') } });
-    expect(await metrics.registry.getSingleMetricAsString('switchyard_store_connection_errors_total')).toMatch(/switchyard_store_connection_errors_total\{store="redis"\} [1-9]/);
+    const line = JSON.parse(written.split('\n').find((l) => l.includes('redis connection error')) as string) as Record<
+      string,
+      unknown
+    >;
+    expect(line).toMatchObject({
+      level: 'warn',
+      store: 'redis',
+      err: { code: 'ECONNREFUSED', message: expect.stringContaining('ECONNREFUSED') },
+    });
+    expect(await metrics.registry.getSingleMetricAsString('switchyard_store_connection_errors_total')).toMatch(
+      /switchyard_store_connection_errors_total\{store="redis"\} [1-9]/,
+    );
     // Booted all the same: the caches' invalidation subscriptions wait for Redis, and say so (the
     // line leaves with the others of its event-loop turn).
     await until(() => written.includes('cache invalidations are not subscribed yet'));

@@ -39,13 +39,22 @@ beforeAll(async () => {
   fleet = await startFakeFleet();
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   // OTEL_SDK_DISABLED wins over an endpoint, as the specification says.
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' };
   expect(loadConfig(env).tracing.endpoint).toBeNull();
-  const config = testConfig({ ...fleet.overrides, upstream: FAST_UPSTREAM, log: { level: 'info' }, tracing: { endpoint: loadConfig(env).tracing.endpoint } });
-  deps = await assembleDeps(config, await openTestPglite(), new MemoryKv('t:tracing-off:'), { logger: createLogger('info', stream), random: () => 0 });
+  const config = testConfig({
+    ...fleet.overrides,
+    upstream: FAST_UPSTREAM,
+    log: { level: 'info' },
+    tracing: { endpoint: loadConfig(env).tracing.endpoint },
+  });
+  deps = await assembleDeps(config, await openTestPglite(), new MemoryKv('t:tracing-off:'), {
+    logger: createLogger('info', stream),
+    random: () => 0,
+  });
 });
 
 afterAll(async () => {
@@ -72,5 +81,18 @@ test('a request with a traceparent is served untraced: nothing sent upstream, no
   }
   await new Promise((resolve) => setImmediate(resolve));
   const line = lines.find((l) => l.request_id === 'req-untraced');
-  expect(Object.keys(line ?? {}).sort()).toEqual(['aborted', 'duration_ms', 'level', 'message', 'method', 'path', 'request_id', 'route', 'service', 'status', 'timestamp', 'workspace_id']);
+  expect(Object.keys(line ?? {}).sort()).toEqual([
+    'aborted',
+    'duration_ms',
+    'level',
+    'message',
+    'method',
+    'path',
+    'request_id',
+    'route',
+    'service',
+    'status',
+    'timestamp',
+    'workspace_id',
+  ]);
 });

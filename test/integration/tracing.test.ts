@@ -22,7 +22,8 @@ import type { Express } from 'express';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
-const OPENMETRICS = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+const OPENMETRICS =
+  'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 
 let receiver: OtlpReceiver;
 let fleet: FakeFleet;
@@ -37,7 +38,8 @@ beforeAll(async () => {
   fleet = await startFakeFleet();
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      lines.push(JSON.parse(line) as Record<string, unknown>);
     lineArrived();
   });
   const config = testConfig({
@@ -49,7 +51,10 @@ beforeAll(async () => {
     passthrough: { baseUrl: `${fleet.fakes.openai!.origin}/v1` },
   });
   const db = await openTestPglite();
-  deps = await assembleDeps(config, db, new MemoryKv('t:tracing:'), { logger: createLogger('info', stream), random: () => 0 });
+  deps = await assembleDeps(config, db, new MemoryKv('t:tracing:'), {
+    logger: createLogger('info', stream),
+    random: () => 0,
+  });
   app = createApp(deps);
   const org = await db.transaction((tx) => provisionOrg(tx, 'Tracing Org'));
   key = (await createInferenceKey({ app, mgmtKey: org.secret })).secret;
@@ -96,7 +101,7 @@ describe('a traced embeddings request with a fallback', () => {
     attempts = spans.filter((s) => s.kind === OTLP.CLIENT);
   });
 
-  test('the server span continues the caller\'s trace, named by method and route template', () => {
+  test("the server span continues the caller's trace, named by method and route template", () => {
     expect(server).toMatchObject({
       traceId: TRACE_ID,
       parentSpanId: CALLER_SPAN,
@@ -116,49 +121,79 @@ describe('a traced embeddings request with a fallback', () => {
   });
 
   test('auth, rate limit, budget and usage write are child spans of the server span', () => {
-    const children = spans.filter((s) => s.parentSpanId === server.spanId && s.kind === OTLP.INTERNAL).map((s) => s.name);
+    const children = spans
+      .filter((s) => s.parentSpanId === server.spanId && s.kind === OTLP.INTERNAL)
+      .map((s) => s.name);
     expect(children.sort()).toEqual(['auth', 'budget.reserve', 'rate_limit', 'usage.record']);
     for (const s of spans.filter((x) => x.kind === OTLP.INTERNAL)) expect(s.statusCode).toBe(OTLP.STATUS_UNSET);
   });
 
   test('the fallback shows as two upstream attempts: the failed one, then the one that answered, with why it fell back', () => {
     expect(attempts).toHaveLength(2);
-    const [failed, answered] = ['deepinfra', 'nebius'].map((p) => attempts.find((a) => a.attributes['gen_ai.provider.name'] === p) as ReceivedSpan);
+    const [failed, answered] = ['deepinfra', 'nebius'].map(
+      (p) => attempts.find((a) => a.attributes['gen_ai.provider.name'] === p) as ReceivedSpan,
+    );
     for (const a of [failed!, answered!]) {
       expect(a).toMatchObject({ parentSpanId: server.spanId, name: 'embeddings BAAI/bge-m3' });
-      expect(a.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'BAAI/bge-m3', 'switchyard.model': 'baai/bge-m3', 'server.address': '127.0.0.1' });
+      expect(a.attributes).toMatchObject({
+        'gen_ai.operation.name': 'embeddings',
+        'gen_ai.request.model': 'BAAI/bge-m3',
+        'switchyard.model': 'baai/bge-m3',
+        'server.address': '127.0.0.1',
+      });
     }
     expect(failed!.statusCode).toBe(OTLP.STATUS_ERROR);
-    expect(failed!.attributes).toMatchObject({ 'http.response.status_code': 500, 'error.type': 'server', 'switchyard.upstream.outcome': 'server' });
+    expect(failed!.attributes).toMatchObject({
+      'http.response.status_code': 500,
+      'error.type': 'server',
+      'switchyard.upstream.outcome': 'server',
+    });
     expect(failed!.attributes['switchyard.fallback.reason']).toBeUndefined();
     expect(answered!.statusCode).toBe(OTLP.STATUS_UNSET);
-    expect(answered!.attributes).toMatchObject({ 'http.response.status_code': 200, 'switchyard.upstream.outcome': 'ok', 'switchyard.fallback.reason': 'server', 'gen_ai.usage.input_tokens': expect.any(Number) });
+    expect(answered!.attributes).toMatchObject({
+      'http.response.status_code': 200,
+      'switchyard.upstream.outcome': 'ok',
+      'switchyard.fallback.reason': 'server',
+      'gen_ai.usage.input_tokens': expect.any(Number),
+    });
     expect(answered!.attributes['error.type']).toBeUndefined();
   });
 
   test('each upstream received a traceparent of the same trace, naming its attempt span as parent', () => {
     const sent = (provider: string) => fleet.fakes[provider]!.calls.at(-1)?.headers.traceparent;
-    const spanOf = (provider: string) => attempts.find((a) => a.attributes['gen_ai.provider.name'] === provider)!.spanId;
+    const spanOf = (provider: string) =>
+      attempts.find((a) => a.attributes['gen_ai.provider.name'] === provider)!.spanId;
     expect(sent('deepinfra')).toBe(`00-${TRACE_ID}-${spanOf('deepinfra')}-01`);
     expect(sent('nebius')).toBe(`00-${TRACE_ID}-${spanOf('nebius')}-01`);
   });
 
   test('the access log line carries the trace id and the server span id', async () => {
-    expect(await accessLine('req-traced')).toMatchObject({ trace_id: TRACE_ID, span_id: server.spanId, route: '/api/v1/embeddings', status: 200 });
+    expect(await accessLine('req-traced')).toMatchObject({
+      trace_id: TRACE_ID,
+      span_id: server.spanId,
+      route: '/api/v1/embeddings',
+      status: 200,
+    });
   });
 
   test('the upstream latency histogram carries the trace id as an OpenMetrics exemplar; the Prometheus format is unchanged', async () => {
     const metricsApp = createMetricsApp(deps);
     const om = await request(metricsApp).get('/metrics').set('Accept', OPENMETRICS).expect(200);
     expect(om.headers['content-type']).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
-    expect(om.text).toMatch(new RegExp(`switchyard_upstream_request_duration_seconds_bucket\\{le="[^"]+",provider="nebius",model="baai/bge-m3"\\} 1 # \\{trace_id="${TRACE_ID}"\\} [0-9.e-]+ [0-9.]+`));
+    expect(om.text).toMatch(
+      new RegExp(
+        `switchyard_upstream_request_duration_seconds_bucket\\{le="[^"]+",provider="nebius",model="baai/bge-m3"\\} 1 # \\{trace_id="${TRACE_ID}"\\} [0-9.e-]+ [0-9.]+`,
+      ),
+    );
     expect(om.text).toMatch(/switchyard_http_requests_total\{/);
     expect(om.text.endsWith('# EOF\n')).toBe(true);
     // The OpenMetrics render must not leave prom-client's counters renamed for the next plain scrape.
     const plain = await request(metricsApp).get('/metrics').expect(200);
     expect(plain.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(plain.text).toContain('# TYPE switchyard_http_requests_total counter');
-    expect(plain.text).toMatch(/switchyard_upstream_requests_total\{provider="nebius",model="baai\/bge-m3",outcome="ok"\} 1/);
+    expect(plain.text).toMatch(
+      /switchyard_upstream_requests_total\{provider="nebius",model="baai\/bge-m3",outcome="ok"\} 1/,
+    );
     expect(plain.text).not.toContain('trace_id');
   });
 });
@@ -166,23 +201,50 @@ describe('a traced embeddings request with a fallback', () => {
 test('a request failing with 502 ends its server span as an error; a 401 is no server error but its auth span is', async () => {
   const traceId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2';
   for (const slug of ['deepinfra', 'nebius', 'together']) fleet.fakes[slug]!.setSticky({ status: 500 });
-  await request(app).post('/api/v1/embeddings').set('Authorization', bearer(key)).set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`).send({ model: 'baai/bge-m3', input: 'x' }).expect(502);
+  await request(app)
+    .post('/api/v1/embeddings')
+    .set('Authorization', bearer(key))
+    .set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`)
+    .send({ model: 'baai/bge-m3', input: 'x' })
+    .expect(502);
   const failed = await exported(traceId);
-  expect(failed.find((s) => s.kind === OTLP.SERVER)).toMatchObject({ statusCode: OTLP.STATUS_ERROR, attributes: expect.objectContaining({ 'http.response.status_code': 502, 'error.type': '502' }) });
-  expect(failed.filter((s) => s.kind === OTLP.CLIENT).map((s) => s.attributes['switchyard.fallback.reason'])).toEqual([undefined, 'server', 'server']);
+  expect(failed.find((s) => s.kind === OTLP.SERVER)).toMatchObject({
+    statusCode: OTLP.STATUS_ERROR,
+    attributes: expect.objectContaining({ 'http.response.status_code': 502, 'error.type': '502' }),
+  });
+  expect(failed.filter((s) => s.kind === OTLP.CLIENT).map((s) => s.attributes['switchyard.fallback.reason'])).toEqual([
+    undefined,
+    'server',
+    'server',
+  ]);
 
   const refusedId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa3';
-  await request(app).post('/api/v1/embeddings').set('Authorization', 'Bearer sk-sy-v1-nobody').set('traceparent', `00-${refusedId}-${CALLER_SPAN}-01`).send({}).expect(401);
+  await request(app)
+    .post('/api/v1/embeddings')
+    .set('Authorization', 'Bearer sk-sy-v1-nobody')
+    .set('traceparent', `00-${refusedId}-${CALLER_SPAN}-01`)
+    .send({})
+    .expect(401);
   const refused = await exported(refusedId);
-  expect(refused.find((s) => s.kind === OTLP.SERVER)).toMatchObject({ statusCode: OTLP.STATUS_UNSET, attributes: expect.objectContaining({ 'http.response.status_code': 401 }) });
-  expect(refused.find((s) => s.name === 'auth')).toMatchObject({ statusCode: OTLP.STATUS_ERROR, attributes: expect.objectContaining({ 'error.type': 'AuthenticationError' }) });
+  expect(refused.find((s) => s.kind === OTLP.SERVER)).toMatchObject({
+    statusCode: OTLP.STATUS_UNSET,
+    attributes: expect.objectContaining({ 'http.response.status_code': 401 }),
+  });
+  expect(refused.find((s) => s.name === 'auth')).toMatchObject({
+    statusCode: OTLP.STATUS_ERROR,
+    attributes: expect.objectContaining({ 'error.type': 'AuthenticationError' }),
+  });
 });
 
 test('without a traceparent the request starts a new trace, and health checks make none', async () => {
   fleet.resetAll();
   const before = receiver.spans.length;
   await request(app).get('/healthz').expect(200);
-  const res = await request(app).get('/api/v1/embeddings/models').set('Authorization', bearer(key)).set('X-Request-Id', 'req-fresh').expect(200);
+  const res = await request(app)
+    .get('/api/v1/embeddings/models')
+    .set('Authorization', bearer(key))
+    .set('X-Request-Id', 'req-fresh')
+    .expect(200);
   expect(res.status).toBe(200);
   await deps.tracing?.forceFlush();
   const fresh = receiver.spans.slice(before);
@@ -193,11 +255,16 @@ test('without a traceparent the request starts a new trace, and health checks ma
   expect(await accessLine('req-fresh')).toMatchObject({ trace_id: server[0]!.traceId });
 });
 
-test('a passthrough call carries the request\'s trace to its upstream, in place of the client\'s own traceparent', async () => {
+test("a passthrough call carries the request's trace to its upstream, in place of the client's own traceparent", async () => {
   const traceId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa4';
   fleet.resetAll();
   fleet.fakes.openai!.queue({ status: 200, body: { id: 'chatcmpl-1', choices: [] } });
-  await request(app).post('/api/v1/completions').set('Authorization', bearer(key)).set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`).send({ model: 'm', messages: [] }).expect(200);
+  await request(app)
+    .post('/api/v1/completions')
+    .set('Authorization', bearer(key))
+    .set('traceparent', `00-${traceId}-${CALLER_SPAN}-01`)
+    .send({ model: 'm', messages: [] })
+    .expect(200);
   const server = (await exported(traceId)).find((s) => s.kind === OTLP.SERVER);
   expect(server).toMatchObject({ name: 'POST /api/v1/completions', parentSpanId: CALLER_SPAN });
   expect(fleet.fakes.openai!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${server!.spanId}-01`);
@@ -217,12 +284,23 @@ test('a traced chat request: a CLIENT span per upstream attempt, streamed or not
     const spans = await exported(traceId);
     const server = spans.find((s) => s.kind === OTLP.SERVER)!;
     const attempts = spans.filter((s) => s.kind === OTLP.CLIENT);
-    expect(attempts.map((a) => [a.attributes['gen_ai.provider.name'], a.attributes['switchyard.upstream.outcome']])).toEqual([
+    expect(
+      attempts.map((a) => [a.attributes['gen_ai.provider.name'], a.attributes['switchyard.upstream.outcome']]),
+    ).toEqual([
       ['deepinfra', 'server'],
       ['groq', 'ok'],
     ]);
-    for (const a of attempts) expect(a).toMatchObject({ parentSpanId: server.spanId, attributes: { 'gen_ai.operation.name': 'chat', 'switchyard.model': 'meta-llama/llama-3.3-70b-instruct' } });
-    expect(spans.filter((s) => s.parentSpanId === server.spanId && s.kind === OTLP.INTERNAL).map((s) => s.name).sort()).toEqual(['auth', 'budget.reserve', 'rate_limit', 'usage.record']);
+    for (const a of attempts)
+      expect(a).toMatchObject({
+        parentSpanId: server.spanId,
+        attributes: { 'gen_ai.operation.name': 'chat', 'switchyard.model': 'meta-llama/llama-3.3-70b-instruct' },
+      });
+    expect(
+      spans
+        .filter((s) => s.parentSpanId === server.spanId && s.kind === OTLP.INTERNAL)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['auth', 'budget.reserve', 'rate_limit', 'usage.record']);
     const answered = attempts[1]!;
     expect(answered.attributes['switchyard.fallback.reason']).toBe('server');
     expect(fleet.fakes.groq!.calls.at(-1)?.headers.traceparent).toBe(`00-${traceId}-${answered.spanId}-01`);
@@ -235,8 +313,15 @@ describe('sampling (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SA
   let sampledKey: string;
   beforeAll(async () => {
     const db = await openTestPglite();
-    const config = testConfig({ ...fleet.overrides, upstream: FAST_UPSTREAM, tracing: { endpoint: receiver.url, sampler: 'parentbased_traceidratio', samplerArg: 0 } });
-    sampled = await assembleDeps(config, db, new MemoryKv('t:tracing-sampled:'), { logger: createLogger('silent'), random: () => 0 });
+    const config = testConfig({
+      ...fleet.overrides,
+      upstream: FAST_UPSTREAM,
+      tracing: { endpoint: receiver.url, sampler: 'parentbased_traceidratio', samplerArg: 0 },
+    });
+    sampled = await assembleDeps(config, db, new MemoryKv('t:tracing-sampled:'), {
+      logger: createLogger('silent'),
+      random: () => 0,
+    });
     sampledApp = createApp(sampled);
     const org = await db.transaction((tx) => provisionOrg(tx, 'Sampled Org'));
     sampledKey = (await createInferenceKey({ app: sampledApp, mgmtKey: org.secret })).secret;
@@ -245,15 +330,23 @@ describe('sampling (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SA
     if (sampled) await closeDependencies(sampled);
   });
 
-  test('a sampled caller\'s trace is recorded; a trace the gateway starts (ratio 0) is not, yet the upstream still gets its context, unsampled', async () => {
+  test("a sampled caller's trace is recorded; a trace the gateway starts (ratio 0) is not, yet the upstream still gets its context, unsampled", async () => {
     fleet.resetAll();
     const followed = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa5';
-    const post = (headers: Record<string, string>) => request(sampledApp).post('/api/v1/embeddings').set('Authorization', bearer(sampledKey)).set(headers).send({ model: 'baai/bge-m3', input: 'x' }).expect(200);
+    const post = (headers: Record<string, string>) =>
+      request(sampledApp)
+        .post('/api/v1/embeddings')
+        .set('Authorization', bearer(sampledKey))
+        .set(headers)
+        .send({ model: 'baai/bge-m3', input: 'x' })
+        .expect(200);
     await post({ traceparent: `00-${followed}-${CALLER_SPAN}-01` });
     const before = receiver.spans.length;
     await post({});
     await sampled.tracing?.forceFlush();
-    expect(receiver.spans.filter((s) => s.traceId === followed).map((s) => s.name)).toContain('POST /api/v1/embeddings');
+    expect(receiver.spans.filter((s) => s.traceId === followed).map((s) => s.name)).toContain(
+      'POST /api/v1/embeddings',
+    );
     expect(receiver.spans.slice(before).filter((s) => s.traceId !== followed)).toEqual([]);
     const sent = fleet.fakes.deepinfra!.calls.map((c) => c.headers.traceparent);
     expect(sent[0]).toMatch(new RegExp(`^00-${followed}-[0-9a-f]{16}-01$`));
@@ -281,8 +374,15 @@ test('exports the receiver refuses are counted and logged once, and the recovery
   expect(await exportFailures()).toBe(before + 2);
   await traced();
   await deps.tracing?.forceFlush();
-  expect(await lineWhere((l) => l.message === 'trace export recovered')).toMatchObject({ level: 'info', failed_batches: 2 });
+  expect(await lineWhere((l) => l.message === 'trace export recovered')).toMatchObject({
+    level: 'info',
+    failed_batches: 2,
+  });
   const warnings = lines.filter((l) => String(l.message).startsWith('trace export failed'));
   expect(warnings).toHaveLength(1);
-  expect(warnings[0]).toMatchObject({ level: 'warn', spans: expect.any(Number), err: expect.objectContaining({ message: expect.any(String) }) });
+  expect(warnings[0]).toMatchObject({
+    level: 'warn',
+    spans: expect.any(Number),
+    err: expect.objectContaining({ message: expect.any(String) }),
+  });
 });

@@ -18,7 +18,11 @@ import { createLogger } from '../../src/observability/logger';
 import { createUsageRecorder, PGLITE_MAX_BATCH } from '../../src/usage/recorder';
 import { MemoryOutbox } from '../../src/usage/memory-outbox';
 import {
-  StreamOutbox, USAGE_CONSUMER_GROUP, USAGE_DEAD_LETTER_KEY, USAGE_STREAM_KEY, type StreamOutboxOptions,
+  StreamOutbox,
+  USAGE_CONSUMER_GROUP,
+  USAGE_DEAD_LETTER_KEY,
+  USAGE_STREAM_KEY,
+  type StreamOutboxOptions,
 } from '../../src/usage/stream-outbox';
 import type { OutboxOptions, OutboxRecorder } from '../../src/usage/outbox';
 import type { UsageEvent, UsageRecorder } from '../../src/usage/types';
@@ -60,7 +64,6 @@ const logger = createLogger('silent');
  */
 const SETTLE_MS = 10_000;
 
-
 describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
   let db: Database;
   beforeAll(async () => {
@@ -81,7 +84,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       endUser: 'he said "hi", then {left}\\ \\"x',
       sessionId: 'NULL',
       upstreamId: null,
-      userAgent: 'ünïcødé 🐑 , ; \' tab\there',
+      userAgent: "ünïcødé 🐑 , ; ' tab\there",
       httpReferer: '',
       appTitle: '{"a":[1,2]}',
       costUsd: 1.5e-300,
@@ -97,8 +100,16 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     const row = rows.find((r) => r.id === tricky.id)!;
     expect(new Date(row.created_at as string).toISOString()).toBe('2026-11-22T08:00:07.123Z');
     expect({ ...row, created_at: undefined }).toEqual({
-      id: tricky.id, created_at: undefined, end_user: tricky.endUser, session_id: 'NULL', upstream_id: null, user_agent: tricky.userAgent,
-      http_referer: '', app_title: tricky.appTitle, cost_usd: 1.5e-300, tokens_prompt: 2147483647,
+      id: tricky.id,
+      created_at: undefined,
+      end_user: tricky.endUser,
+      session_id: 'NULL',
+      upstream_id: null,
+      user_agent: tricky.userAgent,
+      http_referer: '',
+      app_title: tricky.appTitle,
+      cost_usd: 1.5e-300,
+      tokens_prompt: 2147483647,
     });
   });
 
@@ -109,7 +120,12 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     const again = { ...first, tokensPrompt: 999 };
     await insertUsageEvents(db, [usageEvent(orgId, 10), again, usageEvent(orgId, 11)]);
     expect(await rowsOf(orgId)).toBe(3);
-    const row = (await db.query<{ tokens_prompt: number }>('SELECT tokens_prompt::float8 AS tokens_prompt FROM generations WHERE id = $1', [first.id]))[0]!;
+    const row = (
+      await db.query<{ tokens_prompt: number }>(
+        'SELECT tokens_prompt::float8 AS tokens_prompt FROM generations WHERE id = $1',
+        [first.id],
+      )
+    )[0]!;
     expect(row.tokens_prompt).toBe(first.tokensPrompt);
   });
 
@@ -130,13 +146,27 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
     });
 
     /** An outbox of this kind; with Redis, over `redis` (default: the Kv's own client). */
-    function outbox(q: UsageDb, opts: Partial<StreamOutboxOptions> = {}, metrics = new Metrics(), redis?: Redis): OutboxRecorder {
+    function outbox(
+      q: UsageDb,
+      opts: Partial<StreamOutboxOptions> = {},
+      metrics = new Metrics(),
+      redis?: Redis,
+    ): OutboxRecorder {
       const options: OutboxOptions = {
-        batchSize: 5, flushIntervalMs: 60_000, maxQueued: 1000, claimIdleMs: 60_000, retryMaxMs: 50, retryInitialMs: 5,
-        flushTimeoutMs: 5000, ...opts,
+        batchSize: 5,
+        flushIntervalMs: 60_000,
+        maxQueued: 1000,
+        claimIdleMs: 60_000,
+        retryMaxMs: 50,
+        retryInitialMs: 5,
+        flushTimeoutMs: 5000,
+        ...opts,
       };
       const deps = { db: q, metrics, logger };
-      const r = kv.kind === 'redis' ? new StreamOutbox(redis ?? (kv as RedisKv).connection, kv.prefix, deps, options) : new MemoryOutbox(deps, options);
+      const r =
+        kv.kind === 'redis'
+          ? new StreamOutbox(redis ?? (kv as RedisKv).connection, kv.prefix, deps, options)
+          : new MemoryOutbox(deps, options);
       recorders.push(r);
       return r;
     }
@@ -211,8 +241,12 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       const text = await metrics.registry.metrics();
       expect(text).toMatch(new RegExp(`switchyard_usage_events_recorded_total\\{outbox="${kv.kind}"\\} 12`));
       expect(text).toMatch(/switchyard_usage_queue_depth 0/);
-      const row = (await db.query<{ tokens_prompt: number; cost_usd: number; created_at: Date }>(
-        'SELECT tokens_prompt::float8 AS tokens_prompt, cost_usd, created_at FROM generations WHERE id = $1', [events[3]!.id]))[0]!;
+      const row = (
+        await db.query<{ tokens_prompt: number; cost_usd: number; created_at: Date }>(
+          'SELECT tokens_prompt::float8 AS tokens_prompt, cost_usd, created_at FROM generations WHERE id = $1',
+          [events[3]!.id],
+        )
+      )[0]!;
       expect(row.tokens_prompt).toBe(13);
       expect(row.cost_usd).toBeCloseTo(13 * 2e-8, 15);
       expect(new Date(row.created_at).toISOString()).toBe(events[3]!.createdAt.toISOString());
@@ -253,7 +287,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       expect(await r.depth()).toBe(0);
       expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 1/);
       if (kv.kind === 'redis') {
-        const dead = (await (kv as RedisKv).connection.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
+        const dead = (await (kv as RedisKv).connection.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<
+          [string, string[]]
+        >;
         expect(dead.some(([, fields]) => fields[1]!.includes(bad.id))).toBe(true);
       }
     });
@@ -267,7 +303,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
           ...usageEvent(orgId, 1),
           createdAt: new Date(Date.UTC(2026, 10, 24, 8, 0, 7, 123)),
           endUser: 'he said "hi", then {left}\\ \\"x',
-          userAgent: 'ünïcødé 🐑 , ; \' tab\there',
+          userAgent: "ünïcødé 🐑 , ; ' tab\there",
         };
         await r.record(usageEvent(orgId, 0));
         await r.record(tricky);
@@ -284,14 +320,23 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         await r.flush();
         expect(await rowsOf(orgId)).toBe(6);
         expect(await r.depth()).toBe(0);
-        const row = (await db.query<{ end_user: string; user_agent: string; created_at: Date }>(
-          'SELECT end_user, user_agent, created_at FROM generations WHERE id = $1', [tricky.id]))[0]!;
+        const row = (
+          await db.query<{ end_user: string; user_agent: string; created_at: Date }>(
+            'SELECT end_user, user_agent, created_at FROM generations WHERE id = $1',
+            [tricky.id],
+          )
+        )[0]!;
         expect(row.end_user).toBe(tricky.endUser);
         expect(row.user_agent).toBe(tricky.userAgent);
         expect(new Date(row.created_at).toISOString()).toBe('2026-11-24T08:00:07.123Z');
         const dead = (await client.xrange(kv.prefix + USAGE_DEAD_LETTER_KEY, '-', '+')) as Array<[string, string[]]>;
-        const setAside = dead.map(([, fields]) => fields).filter((f) => f[3] === 'not a usage event').map((f) => f[1]);
-        expect(setAside).toEqual(expect.arrayContaining([...foreign, '{"r":"an entry of another format","n":"1"}', '{"hello":2}', '7']));
+        const setAside = dead
+          .map(([, fields]) => fields)
+          .filter((f) => f[3] === 'not a usage event')
+          .map((f) => f[1]);
+        expect(setAside).toEqual(
+          expect.arrayContaining([...foreign, '{"r":"an entry of another format","n":"1"}', '{"hello":2}', '7']),
+        );
         expect(await metrics.registry.metrics()).toMatch(/switchyard_usage_write_failures_total\{stage="rejected"\} 8/);
       });
     }
@@ -339,7 +384,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
           },
         });
       /** Add an entry as a replica that then died would have left it. */
-      const addEntry = (events: UsageEvent[]) => client().xadd(streamKey(), '*', 'e', JSON.stringify(events), 'n', String(events.length));
+      const addEntry = (events: UsageEvent[]) =>
+        client().xadd(streamKey(), '*', 'e', JSON.stringify(events), 'n', String(events.length));
       const pendingCount = async () => {
         const info = (await client().xpending(streamKey(), USAGE_CONSUMER_GROUP)) as [number, ...unknown[]];
         return Number(info[0]);
@@ -366,7 +412,9 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await client().xlen(streamKey())).toBe(0);
         expect(await rowsOf(orgId)).toBe(6);
         expect(watched.inserts.reduce((a, n) => a + n, 0)).toBeGreaterThanOrEqual(6);
-        expect(await metrics.registry.metrics()).not.toMatch(/switchyard_usage_write_failures_total\{stage="insert"\} [1-9]/);
+        expect(await metrics.registry.metrics()).not.toMatch(
+          /switchyard_usage_write_failures_total\{stage="insert"\} [1-9]/,
+        );
       });
 
       test('a sweeper that dies after the insert but before XACK: another reclaims once idle, nothing is double counted', async () => {
@@ -457,10 +505,12 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
       /** The Kv's client passing each call of the `names` commands to `seen` (name and arguments) first. */
       const watching = (names: string[], seen: (name: string, args: unknown[]) => void): Redis => {
         const real = client();
-        const watch = (name: string) => (...args: unknown[]) => {
-          seen(name, args);
-          return (real[name as keyof Redis] as (...a: unknown[]) => unknown).apply(real, args);
-        };
+        const watch =
+          (name: string) =>
+          (...args: unknown[]) => {
+            seen(name, args);
+            return (real[name as keyof Redis] as (...a: unknown[]) => unknown).apply(real, args);
+          };
         return clientWith(Object.fromEntries(names.map((name) => [name, watch(name)])));
       };
       /** The Kv's client counting the commands that add usage entries. */
@@ -523,7 +573,8 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(calls).toEqual(['xreadgroup 0', 'xautoclaim', 'xreadgroup >']);
         calls.length = 0;
         // Full batches (5) are written as they fill, by the drain they kick, not by a flush.
-        for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
+        for (let round = 0; round < 3; round++)
+          await Promise.all(Array.from({ length: 5 }, (_, i) => r.record(usageEvent(orgId, round * 5 + i))));
         await eventually(async () => expect(await rowsOf(orgId)).toBe(15), { timeoutMs: SETTLE_MS });
         expect(calls).toEqual([]);
         // Deleted once written.
@@ -546,7 +597,7 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         expect(await client().xlen(streamKey())).toBe(0);
       });
 
-      test('a replica busy with its own entries still sweeps: a dead replica\'s entry lands without a flush', async () => {
+      test("a replica busy with its own entries still sweeps: a dead replica's entry lands without a flush", async () => {
         await outbox(db).flush();
         const orgId = randomUUID();
         const orphan = usageEvent(orgId, 999);
@@ -565,7 +616,11 @@ describe.each(DATABASES)('usage outbox on $name', (dbKind) => {
         const orgId = randomUUID();
         const { counted, client: counting } = countingAdds();
         const r = outbox(db, { consumer: 'replica-n', batchSize: 50, addLingerMs: 0 }, new Metrics(), counting);
-        await Promise.all([r.record(usageEvent(orgId, 1)), r.record(usageEvent(orgId, 2)), r.record(usageEvent(orgId, 3))]);
+        await Promise.all([
+          r.record(usageEvent(orgId, 1)),
+          r.record(usageEvent(orgId, 2)),
+          r.record(usageEvent(orgId, 3)),
+        ]);
         expect(counted.adds).toBe(1);
         await r.record(usageEvent(orgId, 4));
         expect(counted.adds).toBe(2);

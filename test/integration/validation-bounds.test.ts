@@ -38,11 +38,36 @@ describe.each(DATABASES)('validation bounds on $name', (dbKind) => {
   }
 
   test.each([
-    ['POST /embeddings, 40,000 empty objects', '/api/v1/embeddings', 'api', `{"model":"openai/text-embedding-3-small","input":[${Array(40000).fill('{}').join(',')}]}`],
-    ['POST /embeddings, 60 KB of wrong items', '/api/v1/embeddings', 'api', `{"model":"m","input":[${Array(20000).fill('true').join(',')}]}`],
-    ['members/add, 130,000 numbers', '/api/v1/workspaces/default/members/add', 'mgmt', `{"user_ids":[${Array(130000).fill('0').join(',')}]}`],
-    ['members/add, 100,000 NUL strings', '/api/v1/workspaces/default/members/add', 'mgmt', `{"user_ids":[${Array(100000).fill('"\\u0000"').join(',')}]}`],
-    ['POST /keys, 30,000 unknown properties', '/api/v1/keys', 'mgmt', `{"name":"x",${Array.from({ length: 30000 }, (_, i) => `"p${i}":1`).join(',')}}`],
+    [
+      'POST /embeddings, 40,000 empty objects',
+      '/api/v1/embeddings',
+      'api',
+      `{"model":"openai/text-embedding-3-small","input":[${Array(40000).fill('{}').join(',')}]}`,
+    ],
+    [
+      'POST /embeddings, 60 KB of wrong items',
+      '/api/v1/embeddings',
+      'api',
+      `{"model":"m","input":[${Array(20000).fill('true').join(',')}]}`,
+    ],
+    [
+      'members/add, 130,000 numbers',
+      '/api/v1/workspaces/default/members/add',
+      'mgmt',
+      `{"user_ids":[${Array(130000).fill('0').join(',')}]}`,
+    ],
+    [
+      'members/add, 100,000 NUL strings',
+      '/api/v1/workspaces/default/members/add',
+      'mgmt',
+      `{"user_ids":[${Array(100000).fill('"\\u0000"').join(',')}]}`,
+    ],
+    [
+      'POST /keys, 30,000 unknown properties',
+      '/api/v1/keys',
+      'mgmt',
+      `{"name":"x",${Array.from({ length: 30000 }, (_, i) => `"p${i}":1`).join(',')}}`,
+    ],
     ['POST /keys, one 500 KB property name', '/api/v1/keys', 'mgmt', `{"name":"x","${'k'.repeat(500_000)}":1}`],
   ])('%s → small 400', async (_label, path, who, body) => {
     const res = await send(path, who === 'api' ? apiKey : gw.mgmtKey, body);
@@ -59,7 +84,11 @@ describe.each(DATABASES)('validation bounds on $name', (dbKind) => {
   });
 
   test('a large body reports its first problem and says validation stopped there', async () => {
-    const res = await send('/api/v1/workspaces/default/members/add', gw.mgmtKey, `{"user_ids":[${Array(130000).fill('0').join(',')}]}`);
+    const res = await send(
+      '/api/v1/workspaces/default/members/add',
+      gw.mgmtKey,
+      `{"user_ids":[${Array(130000).fill('0').join(',')}]}`,
+    );
     expectSmall400(res);
     expect(res.body.error.metadata.stopped_early).toBe(true);
     expect(res.body.error.metadata.errors[0].path).toBe('body.user_ids');

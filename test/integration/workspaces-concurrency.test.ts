@@ -22,7 +22,9 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
 
   beforeAll(async () => {
     // Every racer holds an upload slot at once: the per-organization cap must not be what refuses them.
-    ({ db, kv, gw } = await openTestGateway(dbKind, { files: { maxConcurrentUploads: 16, maxConcurrentUploadsPerOrg: 12 } }));
+    ({ db, kv, gw } = await openTestGateway(dbKind, {
+      files: { maxConcurrentUploads: 16, maxConcurrentUploadsPerOrg: 12 },
+    }));
   });
   afterAll(async () => {
     await kv.close();
@@ -31,8 +33,15 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
 
   const auth = () => bearer(gw.mgmtKey);
   const newWorkspace = async (slug: string): Promise<string> =>
-    (await request(gw.app).post('/api/v1/workspaces').set('Authorization', auth()).send({ name: slug, slug }).expect(201)).body.data.id;
-  const deleteWorkspace = (id: string) => request(gw.app).delete(`/api/v1/workspaces/${id}`).set('Authorization', auth());
+    (
+      await request(gw.app)
+        .post('/api/v1/workspaces')
+        .set('Authorization', auth())
+        .send({ name: slug, slug })
+        .expect(201)
+    ).body.data.id;
+  const deleteWorkspace = (id: string) =>
+    request(gw.app).delete(`/api/v1/workspaces/${id}`).set('Authorization', auth());
 
   test('POST /keys vs DELETE /workspaces/{id}: the key lands and the delete is refused (409), or the delete wins and the key is 404', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -42,7 +51,10 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
         deleteWorkspace(id),
         // By UUID and by slug: both lookups must take the lock.
         ...Array.from({ length: RACERS }, (_, i) =>
-          request(gw.app).post('/api/v1/keys').set('Authorization', auth()).send({ name: `k${i}`, workspace_id: i % 2 === 0 ? id : slug }),
+          request(gw.app)
+            .post('/api/v1/keys')
+            .set('Authorization', auth())
+            .send({ name: `k${i}`, workspace_id: i % 2 === 0 ? id : slug }),
         ),
       ]);
       const statuses = created.map((r) => r.status);
@@ -86,7 +98,9 @@ describe.each(DATABASES)('workspace delete racing creations on $name', (dbKind) 
       'SELECT f.id FROM files f JOIN workspaces w ON w.id = f.workspace_id WHERE w.deleted_at IS NOT NULL',
     );
     expect(orphanFiles).toEqual([]);
-    const orphanChunks = await db.query('SELECT c.file_id FROM file_chunks c LEFT JOIN files f ON f.id = c.file_id WHERE f.id IS NULL');
+    const orphanChunks = await db.query(
+      'SELECT c.file_id FROM file_chunks c LEFT JOIN files f ON f.id = c.file_id WHERE f.id IS NULL',
+    );
     expect(orphanChunks).toEqual([]);
   });
 });

@@ -22,10 +22,18 @@ afterAll(() => gw.server.shutdown('test'));
 
 test('workspaces, members and budgets through the SDK', async () => {
   const script = path.join(__dirname, 'workspaces-sdk.mjs');
-  const { stdout } = await promisify(execFile)(process.execPath, [script, gw.baseUrl, gw.mgmtKey, 'user_sdk'], { timeout: 30000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [script, gw.baseUrl, gw.mgmtKey, 'user_sdk'], {
+    timeout: 30000,
+  });
   const r = JSON.parse(stdout) as Record<string, unknown>;
   expect(r.fatal).toBeUndefined();
-  expect(r.created).toMatchObject({ name: 'SDK Team', slug: 'sdk-team', description: 'via sdk', defaultGuardrailId: expect.any(String), ioLoggingSamplingRate: 1 });
+  expect(r.created).toMatchObject({
+    name: 'SDK Team',
+    slug: 'sdk-team',
+    description: 'via sdk',
+    defaultGuardrailId: expect.any(String),
+    ioLoggingSamplingRate: 1,
+  });
   expect(r.listed).toEqual({ slugs: ['default', 'sdk-team'], total: 2 });
   expect(r.got).toBe((r.created as { id: string }).id);
   expect(r.updated).toBe('Renamed');

@@ -11,10 +11,25 @@ import { expectSchema } from '../helpers/expect-schema';
 import type { Kv } from '../../src/kv/kv';
 
 const WORKSPACE_FIELDS = [
-  'id', 'name', 'slug', 'description', 'default_text_model', 'default_image_model', 'default_provider_sort',
-  'default_guardrail_id', 'is_observability_io_logging_enabled', 'is_observability_broadcast_enabled',
-  'is_data_discount_logging_enabled', 'io_logging_sampling_rate', 'io_logging_api_key_ids', 'created_at',
-  'updated_at', 'created_by', 'include_byok_in_budgets', 'disabled_server_tools', 'is_embeddings_cache_enabled',
+  'id',
+  'name',
+  'slug',
+  'description',
+  'default_text_model',
+  'default_image_model',
+  'default_provider_sort',
+  'default_guardrail_id',
+  'is_observability_io_logging_enabled',
+  'is_observability_broadcast_enabled',
+  'is_data_discount_logging_enabled',
+  'io_logging_sampling_rate',
+  'io_logging_api_key_ids',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'include_byok_in_budgets',
+  'disabled_server_tools',
+  'is_embeddings_cache_enabled',
 ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -35,8 +50,16 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
 
   const api = (g: TestGateway = gw) => ({
     get: (path: string) => request(g.app).get(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey)),
-    post: (path: string, body: unknown) => request(g.app).post(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey)).send(body as object),
-    patch: (path: string, body: unknown) => request(g.app).patch(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey)).send(body as object),
+    post: (path: string, body: unknown) =>
+      request(g.app)
+        .post(`/api/v1${path}`)
+        .set('Authorization', bearer(g.mgmtKey))
+        .send(body as object),
+    patch: (path: string, body: unknown) =>
+      request(g.app)
+        .patch(`/api/v1${path}`)
+        .set('Authorization', bearer(g.mgmtKey))
+        .send(body as object),
     del: (path: string) => request(g.app).delete(`/api/v1${path}`).set('Authorization', bearer(g.mgmtKey)),
   });
 
@@ -108,7 +131,9 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(400);
     }
-    await api().post('/workspaces', { name: 'x', slug: 'a'.repeat(50) }).expect(201);
+    await api()
+      .post('/workspaces', { name: 'x', slug: 'a'.repeat(50) })
+      .expect(201);
     await api().post('/workspaces', { name: 'Dup', slug: 'dup' }).expect(201);
     const dup = await api().post('/workspaces', { name: 'Dup 2', slug: 'dup' });
     expect(dup.status).toBe(409);
@@ -120,8 +145,14 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const uuidSlug = '11111111-2222-3333-4444-555555555555';
     const created = await api().post('/workspaces', { name: 'Looks like an id', slug: uuidSlug });
     expect(created.status).toBe(400);
-    expect(created.body.error).toMatchObject({ code: 400, message: 'Invalid request parameters', metadata: { detail: expect.stringContaining('slug') } });
-    expect(created.body.error.metadata.errors).toEqual([{ path: 'body.slug', message: expect.stringContaining('UUID') }]);
+    expect(created.body.error).toMatchObject({
+      code: 400,
+      message: 'Invalid request parameters',
+      metadata: { detail: expect.stringContaining('slug') },
+    });
+    expect(created.body.error.metadata.errors).toEqual([
+      { path: 'body.slug', message: expect.stringContaining('UUID') },
+    ]);
     const list = await api().get('/workspaces?limit=100').expect(200);
     expect(list.body.data.map((w: { slug: string }) => w.slug)).not.toContain(uuidSlug);
 
@@ -145,17 +176,27 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     }
     await api().get('/workspaces/io-ids').expect(404);
     const max = Number.MAX_SAFE_INTEGER;
-    const ws = (await api().post('/workspaces', { name: 'ids', slug: 'io-ids', io_logging_api_key_ids: [1, max] }).expect(201)).body.data;
+    const ws = (
+      await api()
+        .post('/workspaces', { name: 'ids', slug: 'io-ids', io_logging_api_key_ids: [1, max] })
+        .expect(201)
+    ).body.data;
     expect(ws.io_logging_api_key_ids).toEqual([1, max]);
-    await api().patch('/workspaces/io-ids', { io_logging_api_key_ids: [max + 1] }).expect(400);
+    await api()
+      .patch('/workspaces/io-ids', { io_logging_api_key_ids: [max + 1] })
+      .expect(400);
     expect((await api().get('/workspaces/io-ids').expect(200)).body.data.io_logging_api_key_ids).toEqual([1, max]);
   });
 
   test('body validation: missing name/slug, name too long, unknown field, bad sampling rate → 400', async () => {
     await api().post('/workspaces', { slug: 'no-name' }).expect(400);
     await api().post('/workspaces', { name: 'No slug' }).expect(400);
-    await api().post('/workspaces', { name: 'n'.repeat(101), slug: 'long' }).expect(400);
-    await api().post('/workspaces', { name: 'x', slug: 'x1', description: 'd'.repeat(501) }).expect(400);
+    await api()
+      .post('/workspaces', { name: 'n'.repeat(101), slug: 'long' })
+      .expect(400);
+    await api()
+      .post('/workspaces', { name: 'x', slug: 'x1', description: 'd'.repeat(501) })
+      .expect(400);
     await api().post('/workspaces', { name: 'x', slug: 'x2', bogus: true }).expect(400);
     await api().post('/workspaces', { name: 'x', slug: 'x3', io_logging_sampling_rate: 0 }).expect(400);
     await api().post('/workspaces', { name: 'x', slug: 'x4', default_provider_sort: 'cheapest' }).expect(400);
@@ -163,7 +204,10 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
 
   test('GET /workspaces pages with offset/limit and total_count; default workspace first', async () => {
     const fresh = await createTestGateway(db, kv);
-    for (const i of [1, 2, 3]) await api(fresh).post('/workspaces', { name: `W${i}`, slug: `w${i}` }).expect(201);
+    for (const i of [1, 2, 3])
+      await api(fresh)
+        .post('/workspaces', { name: `W${i}`, slug: `w${i}` })
+        .expect(201);
     const all = await api(fresh).get('/workspaces').expect(200);
     expectSchema(all.body, 'workspaces.list.response');
     expect(all.body.total_count).toBe(4);
@@ -177,11 +221,21 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
   });
 
   test('PATCH changes given fields only, moves updated_at, 409 on a taken slug, addressable by new slug', async () => {
-    const created = (await api().post('/workspaces', { name: 'Patch', slug: 'patch-me', description: 'keep' }).expect(201)).body.data;
+    const created = (
+      await api().post('/workspaces', { name: 'Patch', slug: 'patch-me', description: 'keep' }).expect(201)
+    ).body.data;
     await api().post('/workspaces', { name: 'Taken', slug: 'taken' }).expect(201);
-    const res = await api().patch('/workspaces/patch-me', { name: 'Patched', slug: 'patched', default_provider_sort: 'latency' }).expect(200);
+    const res = await api()
+      .patch('/workspaces/patch-me', { name: 'Patched', slug: 'patched', default_provider_sort: 'latency' })
+      .expect(200);
     expectSchema(res.body, 'workspaces.get.response');
-    expect(res.body.data).toMatchObject({ id: created.id, name: 'Patched', slug: 'patched', description: 'keep', default_provider_sort: 'latency' });
+    expect(res.body.data).toMatchObject({
+      id: created.id,
+      name: 'Patched',
+      slug: 'patched',
+      description: 'keep',
+      default_provider_sort: 'latency',
+    });
     expect(res.body.data.updated_at).not.toBeNull();
     expect(res.body.data.created_at).toBe(created.created_at);
     await api().get('/workspaces/patch-me').expect(404);
@@ -232,14 +286,17 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
   });
 
   test("another organization's workspace is 404 by UUID and by slug, for every verb", async () => {
-    const theirs = (await api(other).post('/workspaces', { name: 'Theirs', slug: 'theirs-only' }).expect(201)).body.data;
+    const theirs = (await api(other).post('/workspaces', { name: 'Theirs', slug: 'theirs-only' }).expect(201)).body
+      .data;
     for (const ref of [theirs.id, 'theirs-only']) {
       await api().get(`/workspaces/${ref}`).expect(404);
       await api().patch(`/workspaces/${ref}`, { name: 'mine' }).expect(404);
       await api().del(`/workspaces/${ref}`).expect(404);
       await api().get(`/workspaces/${ref}/members`).expect(404);
       await api().get(`/workspaces/${ref}/budgets`).expect(404);
-      await api().post(`/workspaces/${ref}/members/add`, { user_ids: ['u'] }).expect(404);
+      await api()
+        .post(`/workspaces/${ref}/members/add`, { user_ids: ['u'] })
+        .expect(404);
     }
     await api(other).get(`/workspaces/${theirs.id}`).expect(200);
     const mine = await api().get('/workspaces?limit=100').expect(200);
@@ -251,7 +308,11 @@ describe.each(DATABASES)('workspaces on $name', (dbKind) => {
     const res = await request(gw.app).get('/api/v1/workspaces').set('Authorization', bearer(key.secret));
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: { code: 403, message: 'Only management keys can perform this operation' } });
-    await request(gw.app).post('/api/v1/workspaces').set('Authorization', bearer(key.secret)).send({ name: 'x', slug: 'x' }).expect(403);
+    await request(gw.app)
+      .post('/api/v1/workspaces')
+      .set('Authorization', bearer(key.secret))
+      .send({ name: 'x', slug: 'x' })
+      .expect(403);
     await request(gw.app).get('/api/v1/workspaces').expect(401);
   });
 });

@@ -8,14 +8,22 @@ import type { Database, Queryable } from '../../src/store/db';
 
 function stubDb(onQuery: (sql: string) => unknown[] | Promise<unknown[]>) {
   const q: Queryable = { query: async <T>(sql: string) => (await onQuery(sql)) as T[] };
-  return { ...q, withLock: (_n: string, fn: () => Promise<unknown>) => fn(), transaction: (fn: (tx: Queryable) => Promise<unknown>) => fn(q) } as unknown as Database;
+  return {
+    ...q,
+    withLock: (_n: string, fn: () => Promise<unknown>) => fn(),
+    transaction: (fn: (tx: Queryable) => Promise<unknown>) => fn(q),
+  } as unknown as Database;
 }
 
 afterEach(() => jest.useRealTimers());
 
 test('interval 0: no job', async () => {
   const seen: string[] = [];
-  const stop = startMaintenance(stubDb((sql) => (seen.push(sql), [])), createLogger('silent'), { intervalMs: 0, retentionDays: 0, clock: Date.now });
+  const stop = startMaintenance(
+    stubDb((sql) => (seen.push(sql), [])),
+    createLogger('silent'),
+    { intervalMs: 0, retentionDays: 0, clock: Date.now },
+  );
   await stop();
   expect(seen).toEqual([]);
 });
@@ -38,7 +46,11 @@ test('one pass per interval, a slow pass is not overlapped, failures are logged,
   const errors: string[] = [];
   const logger = createLogger('silent');
   logger.error = ((msg: string) => (errors.push(msg), logger)) as typeof logger.error;
-  const stop = startMaintenance(db, logger, { intervalMs: 1000, retentionDays: 0, clock: () => Date.parse('2026-11-20T00:00:00Z') });
+  const stop = startMaintenance(db, logger, {
+    intervalMs: 1000,
+    retentionDays: 0,
+    clock: () => Date.parse('2026-11-20T00:00:00Z'),
+  });
   await jest.advanceTimersByTimeAsync(1000);
   expect(refreshes).toBe(1);
   await jest.advanceTimersByTimeAsync(1000); // second pass starts and hangs

@@ -58,7 +58,10 @@ describe('LeaseBook', () => {
     await advance(20 + 40);
     expect(calls).toHaveLength(1);
     await advance((SETTLE_RETRY_MS[0] as number) + 50);
-    expect(calls).toEqual([['lease:2', ['k'], 5], ['lease:2', ['k'], 5]]);
+    expect(calls).toEqual([
+      ['lease:2', ['k'], 5],
+      ['lease:2', ['k'], 5],
+    ]);
     await advance((SETTLE_RETRY_MS[1] as number) + 50);
     expect(calls).toHaveLength(2);
   });

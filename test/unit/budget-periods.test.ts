@@ -49,7 +49,12 @@ describe('periodOf', () => {
   });
 
   test('lifetime: one period that never ends', () => {
-    expect(periodOf('lifetime', at('2026-11-22T12:00:00Z'))).toEqual({ interval: 'lifetime', id: 'all', startMs: 0, endMs: null });
+    expect(periodOf('lifetime', at('2026-11-22T12:00:00Z'))).toEqual({
+      interval: 'lifetime',
+      id: 'all',
+      startMs: 0,
+      endMs: null,
+    });
   });
 });
 
@@ -86,9 +91,22 @@ describe('nano-USD units', () => {
 
 describe('limitsFor', () => {
   const key: ApiKeyRecord = {
-    hash: 'a'.repeat(64), orgId: 'o', workspaceId: 'w1', name: 'k', label: 'l', isManagement: false, disabled: false,
-    limitUsd: 5, limitReset: null, includeByokInLimit: false, expiresAt: null, creatorUserId: null, externalUser: null,
-    createdAt: new Date(), updatedAt: null, sessionGeneration: 0,
+    hash: 'a'.repeat(64),
+    orgId: 'o',
+    workspaceId: 'w1',
+    name: 'k',
+    label: 'l',
+    isManagement: false,
+    disabled: false,
+    limitUsd: 5,
+    limitReset: null,
+    includeByokInLimit: false,
+    expiresAt: null,
+    creatorUserId: null,
+    externalUser: null,
+    createdAt: new Date(),
+    updatedAt: null,
+    sessionGeneration: 0,
   };
   test('one counter per budget plus the key limit (lifetime when limit_reset is null), all hash-tagged by workspace', () => {
     const counters = limitsFor(key, [budget('daily', 1), budget('monthly', 3)], at('2026-11-22T12:00:00Z'));

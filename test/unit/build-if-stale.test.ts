@@ -21,7 +21,17 @@ const BUILT_AT = Date.parse('2025-06-01T12:00:00Z');
 const BEFORE = new Date(BUILT_AT - 60_000);
 const AFTER = new Date(BUILT_AT + 60_000);
 
-const INPUTS = ['src/main.ts', 'src/http/app.ts', 'dashboard/src/app.tsx', 'schemas/config.json', 'config/default.yaml', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = [
+  'src/main.ts',
+  'src/http/app.ts',
+  'dashboard/src/app.tsx',
+  'schemas/config.json',
+  'config/default.yaml',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 const OUTPUTS = ['dist/src/main.js', 'dist/dashboard/index.html'];
 
 function write(root: string, file: string, text = 'x', at = BEFORE): void {
@@ -34,8 +44,10 @@ function write(root: string, file: string, text = 'x', at = BEFORE): void {
 /** Every directory below `root` (and `root`) dated `at`, deepest first. */
 function dateDirs(root: string, at: Date): void {
   const dirs = new Set<string>();
-  for (const file of [...INPUTS, ...OUTPUTS]) for (let d = path.dirname(file); d !== '.'; d = path.dirname(d)) dirs.add(d);
-  for (const d of [...dirs].sort((a, b) => b.length - a.length)) if (existsSync(path.join(root, d))) utimesSync(path.join(root, d), at, at);
+  for (const file of [...INPUTS, ...OUTPUTS])
+    for (let d = path.dirname(file); d !== '.'; d = path.dirname(d)) dirs.add(d);
+  for (const d of [...dirs].sort((a, b) => b.length - a.length))
+    if (existsSync(path.join(root, d))) utimesSync(path.join(root, d), at, at);
 }
 
 /** A project built at BUILT_AT from inputs all older than that. */
@@ -67,7 +79,7 @@ test('a new file, and a deleted one, make it stale (their directory changes)', (
   expect(stale.staleReason(removed)).toBe('dashboard changed since the last build');
 });
 
-test('files that are not inputs do not: the build\'s own output, a README, a node_modules below an input', () => {
+test("files that are not inputs do not: the build's own output, a README, a node_modules below an input", () => {
   const root = builtTree();
   write(root, 'dist/src/extra.js', 'x', AFTER);
   write(root, 'README.md', 'x', AFTER);
@@ -102,14 +114,18 @@ function unbuiltTree(script: string): string {
 }
 
 test('a stale tree is built once; the stamp then says it is current, and a failed build leaves no stamp', () => {
-  const make = "node -e \"const fs=require('fs');fs.mkdirSync('dist/src',{recursive:true});fs.mkdirSync('dist/dashboard',{recursive:true});fs.writeFileSync('dist/src/main.js','');fs.writeFileSync('dist/dashboard/index.html','')\"";
+  const make =
+    "node -e \"const fs=require('fs');fs.mkdirSync('dist/src',{recursive:true});fs.mkdirSync('dist/dashboard',{recursive:true});fs.writeFileSync('dist/src/main.js','');fs.writeFileSync('dist/dashboard/index.html','')\"";
   const root = unbuiltTree(make);
   const lines: string[] = [];
   expect(stale.buildIfStale(root, (l) => lines.push(l))).toBe(0);
   expect(existsSync(path.join(root, stale.STAMP))).toBe(true);
   expect(stale.staleReason(root)).toBeNull();
   expect(stale.buildIfStale(root, (l) => lines.push(l))).toBe(0);
-  expect(lines).toEqual([`switchyard: building (${path.join('dist', 'src', 'main.js')} is missing)`, 'switchyard: the build is current (npm run build to force one)']);
+  expect(lines).toEqual([
+    `switchyard: building (${path.join('dist', 'src', 'main.js')} is missing)`,
+    'switchyard: the build is current (npm run build to force one)',
+  ]);
 
   const failing = unbuiltTree('node -e "process.exit(3)"');
   expect(stale.buildIfStale(failing, () => undefined)).toBe(3);

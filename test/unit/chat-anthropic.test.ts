@@ -7,7 +7,8 @@ import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
 const view = chatViewOf(adapter);
 
 const endpoint = chatEndpoint({}, 'anthropic', 'https://api.anthropic.example/v1');
-const request = (body: ChatBody, stream = false, ep = endpoint) => JSON.parse(adapter.buildRequest(chatJob(body, stream), ep).body) as Record<string, unknown>;
+const request = (body: ChatBody, stream = false, ep = endpoint) =>
+  JSON.parse(adapter.buildRequest(chatJob(body, stream), ep).body) as Record<string, unknown>;
 
 describe('Anthropic chat: request', () => {
   it('POSTs <baseUrl>/messages with x-api-key and the API version', () => {
@@ -99,26 +100,63 @@ describe('Anthropic chat: request', () => {
   });
 
   it('maps tools, tool_choice and parallel_tool_calls', () => {
-    const tools: ChatBody['tools'] = [{ type: 'function', function: { name: 'weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }, { type: 'function', function: { name: 'noop' } }];
+    const tools: ChatBody['tools'] = [
+      {
+        type: 'function',
+        function: {
+          name: 'weather',
+          description: 'Weather now',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
+      { type: 'function', function: { name: 'noop' } },
+    ];
     const base = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }], tools };
     expect(request(base).tools).toEqual([
-      { name: 'weather', description: 'Weather now', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+      {
+        name: 'weather',
+        description: 'Weather now',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
       { name: 'noop', input_schema: { type: 'object', properties: {} } },
     ]);
     expect(request({ ...base, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
     expect(request({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any' });
     expect(request({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
-    expect(request({ ...base, tool_choice: { type: 'function', function: { name: 'noop' } } }).tool_choice).toEqual({ type: 'tool', name: 'noop' });
-    expect(request({ ...base, parallel_tool_calls: false }).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
-    expect(request({ ...base, tool_choice: 'required', parallel_tool_calls: false }).tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
+    expect(request({ ...base, tool_choice: { type: 'function', function: { name: 'noop' } } }).tool_choice).toEqual({
+      type: 'tool',
+      name: 'noop',
+    });
+    expect(request({ ...base, parallel_tool_calls: false }).tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
+    expect(request({ ...base, tool_choice: 'required', parallel_tool_calls: false }).tool_choice).toEqual({
+      type: 'any',
+      disable_parallel_tool_use: true,
+    });
     expect(request(base).tool_choice).toBeUndefined();
   });
 
   it('always sends max_tokens (the client’s, else the catalog’s, else 4096), and maps stop, sampling and stream', () => {
     const messages = [{ role: 'user' as const, content: 'x' }];
     expect(request({ model: 'm', messages, max_completion_tokens: 77 }).max_tokens).toBe(77);
-    expect(request({ model: 'm', messages }, false, chatEndpoint({ maxCompletionTokens: 8192 }, 'anthropic')).max_tokens).toBe(8192);
-    const body = request({ model: 'm', messages, stop: 'END', temperature: 0.5, top_p: 0.9, top_k: 40, seed: 3, provider: { order: ['anthropic'] } }, true);
+    expect(
+      request({ model: 'm', messages }, false, chatEndpoint({ maxCompletionTokens: 8192 }, 'anthropic')).max_tokens,
+    ).toBe(8192);
+    const body = request(
+      {
+        model: 'm',
+        messages,
+        stop: 'END',
+        temperature: 0.5,
+        top_p: 0.9,
+        top_k: 40,
+        seed: 3,
+        provider: { order: ['anthropic'] },
+      },
+      true,
+    );
     expect(body).toEqual({
       model: 'upstream-model',
       max_tokens: 4096,
@@ -156,7 +194,13 @@ describe('Anthropic chat: answer', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Let me check.',
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+            ],
+          },
           finish_reason: 'tool_calls',
           native_finish_reason: 'tool_use',
           logprobs: null,
@@ -191,20 +235,33 @@ describe('Anthropic chat: answer', () => {
   });
 
   it('recognises overloaded_error bodies', () => {
-    expect(adapter.isOverloaded?.(500, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toBe(true);
+    expect(
+      adapter.isOverloaded?.(500, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    ).toBe(true);
     expect(adapter.isOverloaded?.(529, '')).toBe(true);
     expect(adapter.isOverloaded?.(500, '{"type":"error","error":{"type":"api_error"}}')).toBe(false);
   });
 });
 
-const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const ev = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const toolStream = [
-  ev('message_start', { message: { id: 'msg_7', model: 'claude-x', content: [], usage: { input_tokens: 12, cache_read_input_tokens: 30, cache_creation_input_tokens: 0, output_tokens: 1 } } }),
+  ev('message_start', {
+    message: {
+      id: 'msg_7',
+      model: 'claude-x',
+      content: [],
+      usage: { input_tokens: 12, cache_read_input_tokens: 30, cache_creation_input_tokens: 0, output_tokens: 1 },
+    },
+  }),
   ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   ev('ping', {}),
   ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Sure.' } }),
   ev('content_block_stop', { index: 0 }),
-  ev('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_9', name: 'weather', input: {} } }),
+  ev('content_block_start', {
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_9', name: 'weather', input: {} },
+  }),
   ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '' } }),
   ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"ci' } }),
   ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: 'ty": "Par' } }),
@@ -214,18 +271,42 @@ const toolStream = [
   ev('message_stop', {}),
 ].join('');
 
-const chunks = (events: string[]) => events.map((e) => JSON.parse(e.slice('data: '.length)) as { id: string; object: string; created: number; model: string; choices: Array<{ index: number; delta: Record<string, unknown>; finish_reason: string | null; native_finish_reason: string | null; logprobs: null }> });
+const chunks = (events: string[]) =>
+  events.map(
+    (e) =>
+      JSON.parse(e.slice('data: '.length)) as {
+        id: string;
+        object: string;
+        created: number;
+        model: string;
+        choices: Array<{
+          index: number;
+          delta: Record<string, unknown>;
+          finish_reason: string | null;
+          native_finish_reason: string | null;
+          logprobs: null;
+        }>;
+      },
+  );
 
 describe('Anthropic chat: stream → OpenAI chunks', () => {
   it('gives the same chunks fed one byte at a time as fed whole', () => {
-    expect(feed(view.createStream(HEAD), Buffer.from(toolStream), true)).toEqual(feed(view.createStream(HEAD), Buffer.from(toolStream), false));
+    expect(feed(view.createStream(HEAD), Buffer.from(toolStream), true)).toEqual(
+      feed(view.createStream(HEAD), Buffer.from(toolStream), false),
+    );
   });
 
   it('turns text and a tool call whose arguments arrive in pieces into OpenAI chunks that reassemble', () => {
     const s = view.createStream(HEAD);
     const out = chunks(feed(s, Buffer.from(toolStream), false));
     for (const c of out) {
-      expect(c).toMatchObject({ id: HEAD.id, object: 'chat.completion.chunk', model: HEAD.model, provider: HEAD.provider, created: HEAD.created });
+      expect(c).toMatchObject({
+        id: HEAD.id,
+        object: 'chat.completion.chunk',
+        model: HEAD.model,
+        provider: HEAD.provider,
+        created: HEAD.created,
+      });
       expect(typeof c.created).toBe('number');
       expect(c.choices[0]).toMatchObject({ index: 0, logprobs: null });
     }
@@ -237,9 +318,15 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
       { tool_calls: [{ index: 0, function: { arguments: 'is"}' } }] },
       {},
     ]);
-    const args = out.flatMap((c) => (c.choices[0]!.delta.tool_calls as Array<{ function: { arguments: string } }> | undefined) ?? []).map((t) => t.function.arguments).join('');
+    const args = out
+      .flatMap((c) => (c.choices[0]!.delta.tool_calls as Array<{ function: { arguments: string } }> | undefined) ?? [])
+      .map((t) => t.function.arguments)
+      .join('');
     expect(JSON.parse(args)).toEqual({ city: 'Paris' });
-    expect(out[out.length - 1]!.choices[0]).toMatchObject({ finish_reason: 'tool_calls', native_finish_reason: 'tool_use' });
+    expect(out[out.length - 1]!.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      native_finish_reason: 'tool_use',
+    });
     expect(s.started).toBe(true);
     expect(s.done).toBe(true);
     const summary = s.summary();
@@ -259,7 +346,9 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
     expect(s.started).toBe(false);
     s.push(Buffer.from(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } })));
     expect(s.started).toBe(true);
-    expect(s.push(Buffer.from(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })))).toEqual([]);
+    expect(s.push(Buffer.from(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })))).toEqual(
+      [],
+    );
     expect(s.error).toEqual({ code: 529, message: 'Overloaded' });
     expect(s.done).toBe(false);
     const limited = view.createStream(HEAD);
@@ -272,9 +361,25 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
 
   it('keeps message_start usage when message_delta adds only output tokens, and reports none when none came', () => {
     const s = view.createStream(HEAD);
-    s.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c', usage: { input_tokens: 5, cache_creation_input_tokens: 8, output_tokens: 1 } } })));
+    s.push(
+      Buffer.from(
+        ev('message_start', {
+          message: {
+            id: 'm',
+            model: 'c',
+            usage: { input_tokens: 5, cache_creation_input_tokens: 8, output_tokens: 1 },
+          },
+        }),
+      ),
+    );
     s.push(Buffer.from(ev('message_delta', { delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } })));
-    expect(s.summary().usage).toEqual({ promptTokens: 13, completionTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 8, reasoningTokens: 0 });
+    expect(s.summary().usage).toEqual({
+      promptTokens: 13,
+      completionTokens: 9,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 8,
+      reasoningTokens: 0,
+    });
     expect(s.summary().finishReason).toBe('length');
     const bare = view.createStream(HEAD);
     bare.push(Buffer.from(ev('message_start', { message: { id: 'm', model: 'c' } }) + ev('message_stop', {})));

@@ -52,17 +52,41 @@ describe('OpenAI chat: request', () => {
   it('sends top_k, min_p and repetition_penalty only to an endpoint whose catalog entry lists them', () => {
     const body: ChatBody = { model: 'm', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 };
     const listing = chatEndpoint({ parameters: new Set(['top_k', 'min_p', 'repetition_penalty']) }, 'together');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing).body)).toEqual({ model: 'upstream-model', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 });
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing).body)).toEqual({
+      model: 'upstream-model',
+      messages,
+      top_k: 40,
+      min_p: 0.05,
+      repetition_penalty: 1.1,
+    });
     const onlyTopK = chatEndpoint({ parameters: new Set(['top_k']) }, 'groq');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK).body)).toEqual({ model: 'upstream-model', messages, top_k: 40 });
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK).body)).toEqual({
+      model: 'upstream-model',
+      messages,
+      top_k: 40,
+    });
     // OpenAI's own API refuses them; a null from the client means "unset" and is not sent either.
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint()).body)).toEqual({ model: 'upstream-model', messages });
-    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing).body)).not.toHaveProperty('top_k');
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint()).body)).toEqual({
+      model: 'upstream-model',
+      messages,
+    });
+    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing).body)).not.toHaveProperty(
+      'top_k',
+    );
   });
 
   it('asks a stream for usage in its last chunk, and keeps max_completion_tokens as the client named it', () => {
-    const req = adapter.buildRequest(chatJob({ model: 'm', messages, max_completion_tokens: 7, stream_options: { include_usage: false } }, true), chatEndpoint());
-    expect(JSON.parse(req.body)).toEqual({ model: 'upstream-model', messages, max_completion_tokens: 7, stream: true, stream_options: { include_usage: true } });
+    const req = adapter.buildRequest(
+      chatJob({ model: 'm', messages, max_completion_tokens: 7, stream_options: { include_usage: false } }, true),
+      chatEndpoint(),
+    );
+    expect(JSON.parse(req.body)).toEqual({
+      model: 'upstream-model',
+      messages,
+      max_completion_tokens: 7,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
   });
 });
 
@@ -76,12 +100,22 @@ describe('OpenAI chat: answer', () => {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+            },
             finish_reason: 'tool_calls',
             logprobs: null,
           },
         ],
-        usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35, prompt_tokens_details: { cached_tokens: 20 }, completion_tokens_details: { reasoning_tokens: 2 } },
+        usage: {
+          prompt_tokens: 30,
+          completion_tokens: 5,
+          total_tokens: 35,
+          prompt_tokens_details: { cached_tokens: 20 },
+          completion_tokens_details: { reasoning_tokens: 2 },
+        },
         ...over,
       }),
     );
@@ -92,7 +126,11 @@ describe('OpenAI chat: answer', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+          },
           finish_reason: 'tool_calls',
           native_finish_reason: 'tool_calls',
           logprobs: null,
@@ -109,7 +147,9 @@ describe('OpenAI chat: answer', () => {
   });
 
   it('normalises a compatible server’s finish reason and keeps the raw one', () => {
-    const parsed = view.parseResponse(answer({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'model_length' }] }));
+    const parsed = view.parseResponse(
+      answer({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'model_length' }] }),
+    );
     expect(parsed?.finishReason).toBe('length');
     expect(parsed?.nativeFinishReason).toBe('model_length');
   });
@@ -118,10 +158,12 @@ describe('OpenAI chat: answer', () => {
     expect(view.parseResponse(answer({ usage: undefined }))?.usage).toBeNull();
   });
 
-  it.each([['not json', Buffer.from('{"choices": [')], ['no choices', Buffer.from('{"choices": []}')], ['bad message', Buffer.from('{"choices": [{"message": {"content": 3}}]}')], ['an error', Buffer.from('{"error": {"message": "x"}}')]])(
-    'refuses %s',
-    (_name, body) => expect(view.parseResponse(body)).toBeNull(),
-  );
+  it.each([
+    ['not json', Buffer.from('{"choices": [')],
+    ['no choices', Buffer.from('{"choices": []}')],
+    ['bad message', Buffer.from('{"choices": [{"message": {"content": 3}}]}')],
+    ['an error', Buffer.from('{"error": {"message": "x"}}')],
+  ])('refuses %s', (_name, body) => expect(view.parseResponse(body)).toBeNull());
 });
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
@@ -142,23 +184,44 @@ const upstream = [
 
 /** An upstream event as the client gets it: the gateway's id, model and provider in place, no `"usage":null`. */
 const relabelled = (event: string) =>
-  event.replace('"id":"chatcmpl-9"', '"id":"gen-1-test"').replace('"model":"m"', '"model":"test/model","provider":"Test"').replace(',"usage":null', '');
+  event
+    .replace('"id":"chatcmpl-9"', '"id":"gen-1-test"')
+    .replace('"model":"m"', '"model":"test/model","provider":"Test"')
+    .replace(',"usage":null', '');
 
 describe('OpenAI chat: stream passthrough', () => {
-  it('returns the same events fed one byte at a time as fed whole: the upstream\'s, relabelled with the gateway\'s id, model and provider', () => {
+  it("returns the same events fed one byte at a time as fed whole: the upstream's, relabelled with the gateway's id, model and provider", () => {
     const whole = feed(view.createStream(HEAD), Buffer.from(upstream), false);
     expect(feed(view.createStream(HEAD), Buffer.from(upstream), true)).toEqual(whole);
-    expect(whole).toEqual([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), BROKEN, chunk({ content: ' world' }), chunk({}, 'stop')].map(relabelled));
+    expect(whole).toEqual(
+      [
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: 'Hello' }),
+        BROKEN,
+        chunk({ content: ' world' }),
+        chunk({}, 'stop'),
+      ].map(relabelled),
+    );
     for (const event of whole.filter((e) => e !== relabelled(BROKEN))) {
-      expect(JSON.parse(event.slice('data: '.length))).toMatchObject({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider });
+      expect(JSON.parse(event.slice('data: '.length))).toMatchObject({
+        id: HEAD.id,
+        model: HEAD.model,
+        provider: HEAD.provider,
+      });
       expect(event).not.toContain('"usage"');
     }
   });
 
   it('relabels chunks whose members are written with spaces, and leaves a usage object alone', () => {
-    const spaced = 'data: {"id": "chatcmpl-2", "model": "m-1", "choices": [{"index": 0, "delta": {"content": "hi"}}], "usage": null}\n\n';
+    const spaced =
+      'data: {"id": "chatcmpl-2", "model": "m-1", "choices": [{"index": 0, "delta": {"content": "hi"}}], "usage": null}\n\n';
     const [out] = feed(view.createStream(HEAD), Buffer.from(spaced), false);
-    expect(JSON.parse(out!.slice('data: '.length))).toEqual({ id: HEAD.id, model: HEAD.model, provider: HEAD.provider, choices: [{ index: 0, delta: { content: 'hi' } }] });
+    expect(JSON.parse(out!.slice('data: '.length))).toEqual({
+      id: HEAD.id,
+      model: HEAD.model,
+      provider: HEAD.provider,
+      choices: [{ index: 0, delta: { content: 'hi' } }],
+    });
   });
 
   it('passes a malformed chunk after the start through untouched (it is never parsed), swallows usage-only and [DONE], and sums up', () => {
@@ -213,10 +276,25 @@ describe('OpenAI chat: stream passthrough', () => {
 
   it('starts at a tool call and counts tool calls, names and arguments in the generated text', () => {
     const s = view.createStream(HEAD);
-    s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: '' } }] })));
+    s.push(
+      Buffer.from(
+        chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'lookup', arguments: '' } }] }),
+      ),
+    );
     expect(s.started).toBe(true);
-    s.push(Buffer.from(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }) + chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })));
-    s.push(Buffer.from(chunk({ tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'again', arguments: '{}' } }] }) + chunk({}, 'tool_calls')));
+    s.push(
+      Buffer.from(
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }) +
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
+      ),
+    );
+    s.push(
+      Buffer.from(
+        chunk({
+          tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'again', arguments: '{}' } }],
+        }) + chunk({}, 'tool_calls'),
+      ),
+    );
     s.end();
     expect(s.done).toBe(false);
     const summary = s.summary();
@@ -229,11 +307,15 @@ describe('OpenAI chat: stream passthrough', () => {
   it('turns an {"error": …} event into the stream’s error and swallows it', () => {
     const s = view.createStream(HEAD);
     s.push(Buffer.from(chunk({ content: 'partial' })));
-    expect(s.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'upstream broke', code: 503 } })}\n\n`))).toEqual([]);
+    expect(
+      s.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'upstream broke', code: 503 } })}\n\n`)),
+    ).toEqual([]);
     expect(s.error).toEqual({ code: 503, message: 'upstream broke' });
     expect(s.done).toBe(false);
     const overloaded = view.createStream(HEAD);
-    overloaded.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'busy', type: 'overloaded_error' } })}\n\n`));
+    overloaded.push(
+      Buffer.from(`data: ${JSON.stringify({ error: { message: 'busy', type: 'overloaded_error' } })}\n\n`),
+    );
     expect(overloaded.error).toEqual({ code: 529, message: 'busy' });
   });
 

@@ -20,7 +20,8 @@ test('the bounded thread labels the evaluation set, and inputs of the longest sa
   // The longest inputs the sampler sends: prose and code of SAMPLE_CHARS characters.
   const long = [TEXTS.join('\n').slice(0, SAMPLE_CHARS), TEXTS.join(' ').repeat(3).slice(0, SAMPLE_CHARS)];
   try {
-    for (const text of [...TEXTS, ...long]) expect([text.slice(0, 40), await thread.classify(text)]).toEqual([text.slice(0, 40), classifyText(text)]);
+    for (const text of [...TEXTS, ...long])
+      expect([text.slice(0, 40), await thread.classify(text)]).toEqual([text.slice(0, 40), classifyText(text)]);
   } finally {
     await thread.close();
   }

@@ -48,7 +48,11 @@ describe('loadConfig', () => {
   test('YAML-only settings from the SWITCHYARD_CONFIG file are coerced and validated like the rest', () => {
     const file = path.join(tempDir('sy-cfg-'), 'site.yaml');
     writeFileSync(file, 'rateLimit:\n  windowMs: 5000\n  limit: 42\n  failMode: closed\n');
-    expect(loadConfig({ SWITCHYARD_CONFIG: file }).rateLimit).toEqual({ windowMs: 5000, limit: 42, failMode: 'closed' });
+    expect(loadConfig({ SWITCHYARD_CONFIG: file }).rateLimit).toEqual({
+      windowMs: 5000,
+      limit: 42,
+      failMode: 'closed',
+    });
   });
 
   describe('a variable earlier releases read is refused, naming the YAML setting that replaced it', () => {
@@ -77,14 +81,17 @@ describe('loadConfig', () => {
       const problems = (error as ConfigError).problems.join('\n');
       expect((error as ConfigError).problems).toHaveLength(3);
       expect(problems).toContain('RATE_LIMIT_MAX is no longer read from the environment: set rateLimit.limit');
-      expect(problems).toContain('USAGE_ANSWER_AFTER_RECORD is no longer read from the environment: set usage.answerAfterRecord');
+      expect(problems).toContain(
+        'USAGE_ANSWER_AFTER_RECORD is no longer read from the environment: set usage.answerAfterRecord',
+      );
       expect(problems).toContain('(PORT)');
       expect(loadConfig({ RATE_LIMIT_MAX: '' }).rateLimit.limit).toBe(600);
     });
 
     test('every retired variable names a real setting, and none is still read', () => {
       const defaults = loadConfig({}) as unknown as Record<string, Record<string, unknown>>;
-      for (const v of RETIRED_ENV_VARS) expect({ [v.name]: v.path[1] in (defaults[v.path[0]] ?? {}) }).toEqual({ [v.name]: true });
+      for (const v of RETIRED_ENV_VARS)
+        expect({ [v.name]: v.path[1] in (defaults[v.path[0]] ?? {}) }).toEqual({ [v.name]: true });
       const read = new Set(ENV_VARS.map((v) => v.name));
       expect(RETIRED_ENV_VARS.filter((v) => read.has(v.name))).toEqual([]);
     });
@@ -156,7 +163,10 @@ describe('loadConfig', () => {
     });
 
     test('overrides merge the same way, below the leaf they set', () => {
-      const c = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, { analytics: { rateLimit: { limit: 3 } }, providers: { OPENAI: { apiKey: 'k' } } });
+      const c = loadConfig(
+        { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+        { analytics: { rateLimit: { limit: 3 } }, providers: { OPENAI: { apiKey: 'k' } } },
+      );
       expect(c.analytics.rateLimit).toEqual({ windowMs: 60000, limit: 3 });
       expect(c.providers.OPENAI).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' });
     });
@@ -174,7 +184,14 @@ describe('loadConfig', () => {
     writeFileSync(file, 'rateLimit:\n  limit: -1\n  failMode: sideways\nupstream:\n  deadlineMs: -5\n');
     let error: unknown;
     try {
-      loadConfig({ SWITCHYARD_CONFIG: file, PORT: 'eighty', RANKINGS_SCOPE: 'everyone', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', DASHBOARD_ENABLED: 'maybe' });
+      loadConfig({
+        SWITCHYARD_CONFIG: file,
+        PORT: 'eighty',
+        RANKINGS_SCOPE: 'everyone',
+        DATABASE_URL: 'mysql://x',
+        LOG_LEVEL: 'loud',
+        DASHBOARD_ENABLED: 'maybe',
+      });
     } catch (e) {
       error = e;
     }
@@ -202,7 +219,9 @@ describe('loadConfig', () => {
     const problems = (error as ConfigError).problems;
     expect(problems).toHaveLength(2);
     expect(problems.find((p) => p.startsWith('config.providers.OPENAI.baseUrl'))).toContain('(OPENAI_BASE_URL)');
-    expect(problems.find((p) => p.startsWith('config.providers.GOOGLE_AI_STUDIO.baseUrl'))).toContain('(GOOGLE_AI_STUDIO_BASE_URL)');
+    expect(problems.find((p) => p.startsWith('config.providers.GOOGLE_AI_STUDIO.baseUrl'))).toContain(
+      '(GOOGLE_AI_STUDIO_BASE_URL)',
+    );
   });
 
   test('timeouts and upload caps that contradict each other are refused, naming the settings', () => {
@@ -213,18 +232,31 @@ describe('loadConfig', () => {
     };
     let error: unknown;
     try {
-      loadConfig(withFile('server:\n  headersTimeoutMs: 30000\n  requestTimeoutMs: 20000\nfiles:\n  uploadDeadlineMs: 25000\n  maxBytes: 2000\n  spoolMaxBytes: 1000\n'));
+      loadConfig(
+        withFile(
+          'server:\n  headersTimeoutMs: 30000\n  requestTimeoutMs: 20000\nfiles:\n  uploadDeadlineMs: 25000\n  maxBytes: 2000\n  spoolMaxBytes: 1000\n',
+        ),
+      );
     } catch (e) {
       error = e;
     }
     const problems = (error as ConfigError).problems.join('\n');
     expect((error as ConfigError).problems).toHaveLength(3);
-    expect(problems).toContain('config.server.requestTimeoutMs must be at least config.server.headersTimeoutMs: 20000 < 30000');
-    expect(problems).toContain('config.files.uploadDeadlineMs must be below config.server.requestTimeoutMs: 25000 >= 20000');
+    expect(problems).toContain(
+      'config.server.requestTimeoutMs must be at least config.server.headersTimeoutMs: 20000 < 30000',
+    );
+    expect(problems).toContain(
+      'config.files.uploadDeadlineMs must be below config.server.requestTimeoutMs: 25000 >= 20000',
+    );
     expect(problems).toContain('config.files.spoolMaxBytes must be at least config.files.maxBytes: 1000 < 2000');
     // The per-organization cap no longer relates to the replica's storing slots (uploads are spooled first).
-    expect(loadConfig(withFile('files:\n  maxConcurrentUploads: 1\n  maxConcurrentUploadsPerOrg: 3\n')).files.maxConcurrentUploadsPerOrg).toBe(3);
-    expect(loadConfig(withFile('files:\n  spoolDir: /var/spool/sy\n  spoolMaxBytes: 104857600\n')).files).toMatchObject({ spoolDir: '/var/spool/sy', spoolMaxBytes: 104857600 });
+    expect(
+      loadConfig(withFile('files:\n  maxConcurrentUploads: 1\n  maxConcurrentUploadsPerOrg: 3\n')).files
+        .maxConcurrentUploadsPerOrg,
+    ).toBe(3);
+    expect(loadConfig(withFile('files:\n  spoolDir: /var/spool/sy\n  spoolMaxBytes: 104857600\n')).files).toMatchObject(
+      { spoolDir: '/var/spool/sy', spoolMaxBytes: 104857600 },
+    );
   });
 
   test('PORT equal to METRICS_PORT is a problem listed with the others', () => {
@@ -257,27 +289,52 @@ describe('loadConfig', () => {
 
   describe('OpenTelemetry tracing from the standard OTEL_* variables', () => {
     test('off by default: no endpoint', () => {
-      expect(loadConfig({}).tracing).toEqual({ endpoint: null, serviceName: 'switchyard', sampler: 'parentbased_always_on', samplerArg: 1 });
+      expect(loadConfig({}).tracing).toEqual({
+        endpoint: null,
+        serviceName: 'switchyard',
+        sampler: 'parentbased_always_on',
+        samplerArg: 1,
+      });
     });
 
     test('OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/traces appended; the traces endpoint is used as it is and wins', () => {
-      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.endpoint).toBe('http://collector:4318/v1/traces');
-      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/base' }).tracing.endpoint).toBe('http://collector:4318/base/v1/traces');
-      const both = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces' };
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.endpoint).toBe(
+        'http://collector:4318/v1/traces',
+      );
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/base' }).tracing.endpoint).toBe(
+        'http://collector:4318/base/v1/traces',
+      );
+      const both = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces',
+      };
       expect(loadConfig(both).tracing.endpoint).toBe('https://b/otlp/traces');
     });
 
     test('OTEL_SDK_DISABLED=true turns it off whatever else is set; the name and sampler are read', () => {
-      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing.endpoint).toBeNull();
-      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).tracing.endpoint).toBe('http://a:4318/v1/traces');
-      const c = loadConfig({ OTEL_SERVICE_NAME: 'gw-eu', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' });
+      expect(
+        loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing.endpoint,
+      ).toBeNull();
+      expect(
+        loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).tracing.endpoint,
+      ).toBe('http://a:4318/v1/traces');
+      const c = loadConfig({
+        OTEL_SERVICE_NAME: 'gw-eu',
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      });
       expect(c.tracing).toMatchObject({ serviceName: 'gw-eu', sampler: 'traceidratio', samplerArg: 0.25 });
     });
 
     test('a bad sampler, ratio or endpoint, or a gRPC protocol, is a problem naming the variable', () => {
       let error: unknown;
       try {
-        loadConfig({ OTEL_TRACES_SAMPLER: 'jaeger_remote', OTEL_TRACES_SAMPLER_ARG: '2', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+        loadConfig({
+          OTEL_TRACES_SAMPLER: 'jaeger_remote',
+          OTEL_TRACES_SAMPLER_ARG: '2',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        });
       } catch (e) {
         error = e;
       }

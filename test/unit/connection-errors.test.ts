@@ -11,7 +11,8 @@ function setup() {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const l of chunk.toString('utf8').split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+    for (const l of chunk.toString('utf8').split('\n'))
+      if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
   });
   const metrics = new Metrics();
   let now = 1_000_000;
@@ -30,7 +31,13 @@ test('one line per store per interval, naming how many were left out; every erro
   }
   await delivered();
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ level: 'warn', message: 'redis connection error', store: 'redis', suppressed_since_last: 0, err: { message: 'connect ECONNREFUSED 127.0.0.1:6379', code: 'ECONNREFUSED' } });
+  expect(lines[0]).toMatchObject({
+    level: 'warn',
+    message: 'redis connection error',
+    store: 'redis',
+    suppressed_since_last: 0,
+    err: { message: 'connect ECONNREFUSED 127.0.0.1:6379', code: 'ECONNREFUSED' },
+  });
   expect(String((lines[0]!.err as { stack: string }).stack)).toContain('ECONNREFUSED');
   advance(5_000);
   log.report('redis', refused());
@@ -48,5 +55,7 @@ test('each store has its own allowance', async () => {
   log.report('postgres', new Error('Connection terminated unexpectedly'));
   await delivered();
   expect(lines.map((l) => l.store)).toEqual(['redis', 'postgres']);
-  expect(await metrics.registry.getSingleMetricAsString('switchyard_store_connection_errors_total')).toContain('switchyard_store_connection_errors_total{store="postgres"} 2');
+  expect(await metrics.registry.getSingleMetricAsString('switchyard_store_connection_errors_total')).toContain(
+    'switchyard_store_connection_errors_total{store="postgres"} 2',
+  );
 });

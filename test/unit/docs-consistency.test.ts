@@ -30,7 +30,8 @@ function relativeLinks(body: string): string[] {
 
 /** Repository paths named in prose, code spans or comments (`src/x.ts`, `docs/y.md`, ...). */
 function mentionedPaths(body: string): string[] {
-  const re = /(?<![\w/.-])((?:docs|k8s|src|config|schemas|bench|test|dashboard|scripts)\/[\w./-]*\.(?:md|ts|tsx|js|mjs|ya?ml|json|sql|png))(?![\w/-])/g;
+  const re =
+    /(?<![\w/.-])((?:docs|k8s|src|config|schemas|bench|test|dashboard|scripts)\/[\w./-]*\.(?:md|ts|tsx|js|mjs|ya?ml|json|sql|png))(?![\w/-])/g;
   return [...body.matchAll(re)].map((m) => m[1]!);
 }
 
@@ -60,10 +61,17 @@ interface QuotedDefault {
 }
 
 const config = loadConfig({}) as unknown as Record<string, Record<string, unknown>>;
-const byVariable = new Map([...ENV_VARS.map((v): [string, string] => [v.name, v.path.join('.')]), ['OTEL_EXPORTER_OTLP_ENDPOINT', 'tracing.endpoint']]);
+const byVariable = new Map([
+  ...ENV_VARS.map((v): [string, string] => [v.name, v.path.join('.')]),
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'tracing.endpoint'],
+]);
 
 function cells(line: string): string[] {
-  return line.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => c.trim());
 }
 function codeSpans(cell: string): string[] {
   return [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
@@ -82,12 +90,22 @@ function quotedDefaults(file: string): QuotedDefault[] {
       const row = cells(lines[j]!);
       const names = row.slice(0, at).flatMap(codeSpans);
       const isSetting = (n: string) => /^\w+\.\w+$/.test(n) && n.split('.')[0]! in config;
-      const paths = names.flatMap((n) => (byVariable.has(n) ? [byVariable.get(n)!] : isSetting(n) ? [n] : section && /^\w+$/.test(n) ? [`${section}.${n}`] : []));
+      const paths = names.flatMap((n) =>
+        byVariable.has(n)
+          ? [byVariable.get(n)!]
+          : isSetting(n)
+            ? [n]
+            : section && /^\w+$/.test(n)
+              ? [`${section}.${n}`]
+              : [],
+      );
       // Several settings in one row quote their defaults in the same order ("`a`, `b`").
       const dedup = [...new Set(paths)];
       const quoted = row[at]!.split(/,\s*/).map((q) => q.replace(/\s*\(.*$/, '').trim());
       if (dedup.length === 0) continue;
-      dedup.forEach((p, k) => out.push({ file, path: p, quoted: quoted.length === dedup.length ? quoted[k]! : quoted[0]! }));
+      dedup.forEach((p, k) =>
+        out.push({ file, path: p, quoted: quoted.length === dedup.length ? quoted[k]! : quoted[0]! }),
+      );
     }
   }
   return out;
@@ -98,7 +116,8 @@ function meaning(quoted: string): unknown {
   const q = quoted.replace(/^`|`$/g, '');
   if (/^unset(:|$)/.test(q)) return null; // `unset`, or `unset: what that means`
   const unit = /^(\d+(?:\.\d+)?) (days?|MiB|h)$/.exec(q);
-  if (unit) return Number(unit[1]) * { day: 86_400_000, days: 86_400_000, MiB: 1_048_576, h: 3_600_000 }[unit[2] as 'day'];
+  if (unit)
+    return Number(unit[1]) * { day: 86_400_000, days: 86_400_000, MiB: 1_048_576, h: 3_600_000 }[unit[2] as 'day'];
   if (/^-?\d+(\.\d+)?$/.test(q)) return Number(q);
   if (q === 'true' || q === 'false') return q === 'true';
   return q;
@@ -110,7 +129,13 @@ function configured(dotted: string): unknown {
   return Array.isArray(value) && value.length === 0 ? null : value === '' ? null : value;
 }
 
-const QUOTED = ['README.md', 'docs/operations.md', 'docs/api.md', 'docs/rankings.md', 'docs/embeddings-cache.md'].flatMap(quotedDefaults);
+const QUOTED = [
+  'README.md',
+  'docs/operations.md',
+  'docs/api.md',
+  'docs/rankings.md',
+  'docs/embeddings-cache.md',
+].flatMap(quotedDefaults);
 
 describe('defaults quoted in the docs', () => {
   test('the tables quote some defaults (the parser still finds them)', () => {
@@ -119,18 +144,30 @@ describe('defaults quoted in the docs', () => {
 
   test.each(QUOTED.map((q) => [`${q.file}: ${q.path} = ${q.quoted}`, q] as const))('%s', (_title, q) => {
     expect(config[q.path.split('.')[0]!]).toBeDefined();
-    expect({ setting: q.path, value: configured(q.path) }).toEqual({ setting: q.path, value: meaning(q.quoted) ?? null });
+    expect({ setting: q.path, value: configured(q.path) }).toEqual({
+      setting: q.path,
+      value: meaning(q.quoted) ?? null,
+    });
   });
 });
 
 describe("README's configuration table", () => {
   const readme = text('README.md');
-  const section = readme.slice(readme.indexOf('## Configuration\n'), readme.indexOf('\n## ', readme.indexOf('## Configuration\n') + 1));
+  const section = readme.slice(
+    readme.indexOf('## Configuration\n'),
+    readme.indexOf('\n## ', readme.indexOf('## Configuration\n') + 1),
+  );
   const rows = section.split('\n').filter((line) => line.startsWith('| `'));
   const listed = new Set(rows.flatMap((row) => codeSpans(cells(row)[0]!)));
 
   test('lists every variable the gateway reads, and no other', () => {
-    const read = [...ENV_VARS.map((v) => v.name), 'OTEL_EXPORTER_OTLP_ENDPOINT', 'SWITCHYARD_CONFIG', '<SLUG>_BASE_URL', '<SLUG>_API_KEY'];
+    const read = [
+      ...ENV_VARS.map((v) => v.name),
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'SWITCHYARD_CONFIG',
+      '<SLUG>_BASE_URL',
+      '<SLUG>_API_KEY',
+    ];
     expect([...listed].sort()).toEqual([...read].sort());
   });
 

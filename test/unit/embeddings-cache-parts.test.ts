@@ -26,7 +26,8 @@ const entry = (over: Partial<CacheEntry> = {}): CacheEntry => ({
 
 describe('entry format', () => {
   test('round trip, with and without float text', () => {
-    for (const e of [entry(), entry({ text: null, images: 3 }), entry({ floats: null })]) expect(decodeEntry(encodeEntry(e))).toEqual(e);
+    for (const e of [entry(), entry({ text: null, images: 3 }), entry({ floats: null })])
+      expect(decodeEntry(encodeEntry(e))).toEqual(e);
   });
 
   test('any single damaged byte, truncation or foreign value is refused', () => {
@@ -95,7 +96,9 @@ describe('stored forms', () => {
   test('number arrays keep the JSON the client is sent and their float32 bytes', () => {
     const form = storedForm([0.5, 1 / 3])!;
     expect(form.text!.toString()).toBe(JSON.stringify([0.5, 1 / 3]));
-    expect(answerFrom(entry({ ...form }), 'base64')).toBe(Buffer.from(Float32Array.from([0.5, 1 / 3]).buffer).toString('base64'));
+    expect(answerFrom(entry({ ...form }), 'base64')).toBe(
+      Buffer.from(Float32Array.from([0.5, 1 / 3]).buffer).toString('base64'),
+    );
   });
 
   test('base64 from the upstream is kept only when it re-encodes to itself; it cannot answer float', () => {
@@ -114,10 +117,14 @@ describe('apportion', () => {
     expect(apportion(10, [1, 1, 2])).toEqual([3, 2, 5]);
     expect(apportion(7, [0, 0])).toEqual([4, 3]);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 100000 }), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 64 }), (total, weights) => {
-        const parts = apportion(total, weights);
-        return parts.reduce((a, b) => a + b, 0) === total && parts.every((p) => Number.isInteger(p) && p >= 0);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 100000 }),
+        fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 64 }),
+        (total, weights) => {
+          const parts = apportion(total, weights);
+          return parts.reduce((a, b) => a + b, 0) === total && parts.every((p) => Number.isInteger(p) && p >= 0);
+        },
+      ),
     );
   });
 });
@@ -127,7 +134,10 @@ describe('request directives', () => {
     expect(modeFor({ bodyCache: undefined, cacheControl: null })).toEqual({ read: true, write: true });
     expect(modeFor({ bodyCache: false, cacheControl: null })).toEqual({ read: false, write: true });
     expect(modeFor({ bodyCache: true, cacheControl: 'No-Cache' })).toEqual({ read: false, write: true });
-    expect(modeFor({ bodyCache: undefined, cacheControl: 'max-age=0, no-store' })).toEqual({ read: true, write: false });
+    expect(modeFor({ bodyCache: undefined, cacheControl: 'max-age=0, no-store' })).toEqual({
+      read: true,
+      write: false,
+    });
     expect(modeFor({ bodyCache: undefined, cacheControl: 'no-cache="x"' })).toEqual({ read: false, write: true });
   });
 });
@@ -142,7 +152,9 @@ describe('in-process store', () => {
     await store.set('k10', value, 60_000);
     const [k0, k1, k10] = await store.getMany(['k0', 'k1', 'k10']);
     expect([k0 === value, k1, k10 === value]).toEqual([true, null, true]);
-    expect((await metrics.embeddingsCacheEvictions.get()).values).toEqual([expect.objectContaining({ labels: { reason: 'evict' }, value: 1 })]);
+    expect((await metrics.embeddingsCacheEvictions.get()).values).toEqual([
+      expect.objectContaining({ labels: { reason: 'evict' }, value: 1 }),
+    ]);
     const bytes = (await metrics.embeddingsCacheBytes.get()).values[0]!.value;
     expect(bytes).toBeGreaterThan(9 * 100 * 1024);
     expect(bytes).toBeLessThanOrEqual(1024 * 1024);

@@ -42,9 +42,11 @@ describe('LingerBatch', () => {
     expect(batcher.length).toBe(0);
   });
 
-  test('each item settles as its batch was handled: a failed send rejects that batch\'s adders only', async () => {
+  test("each item settles as its batch was handled: a failed send rejects that batch's adders only", async () => {
     let fail = true;
-    const batcher = new LingerBatch<number>(2, 60_000, () => (fail ? Promise.reject(new Error('refused')) : Promise.resolve()));
+    const batcher = new LingerBatch<number>(2, 60_000, () =>
+      fail ? Promise.reject(new Error('refused')) : Promise.resolve(),
+    );
     const [a, b] = [batcher.add(1), batcher.add(2)];
     await expect(a).rejects.toThrow('refused');
     await expect(b).rejects.toThrow('refused');

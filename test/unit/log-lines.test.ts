@@ -56,13 +56,16 @@ test('nothing is written below the info level or when silent', async () => {
   }
 });
 
-test('no fields, and a field named like a fixed member, still give one valid line at the call\'s level', async () => {
+test("no fields, and a field named like a fixed member, still give one valid line at the call's level", async () => {
   const { writes, stream } = capture();
   const logger = createLogger('info', stream);
   logger.info('empty', {});
   logger.info('clash "quoted"', { level: 'debug', n: 1 });
   await turn();
-  const [empty, clash] = writes[0]!.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const [empty, clash] = writes[0]!
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(empty).toMatchObject({ level: 'info', message: 'empty', service: 'switchyard' });
   expect(clash).toMatchObject({ level: 'info', message: 'clash "quoted"', service: 'switchyard', n: 1 });
 });
@@ -76,7 +79,11 @@ test('access lines and every other line leave in the order they were logged, err
   logger.error('unhandled error', { error: new Error('boom') });
   logger.info('request', { request_id: 'r3' });
   await turn();
-  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = writes
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.map((l) => l.request_id ?? l.message)).toEqual(['r1', 'upstream slow', 'r2', 'unhandled error', 'r3']);
   expect(lines[3]).toMatchObject({ level: 'error', error: { name: 'Error', message: 'boom' } });
   expect(String((lines[3]!.error as { stack: string }).stack)).toContain('Error: boom\n    at ');
@@ -90,8 +97,12 @@ test('an access line keeps its place among the lines logged after it, also with 
   app.get('/x', (_req, res) => void res.json({ ok: true }));
   await request(app).get('/x').expect(200);
   logger.info('after the answer');
-  await until('the interval\'s write', () => writes.join('').includes('after the answer'));
-  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as { message: string });
+  await until("the interval's write", () => writes.join('').includes('after the answer'));
+  const lines = writes
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { message: string });
   expect(lines.map((l) => l.message)).toEqual(['request', 'after the answer']);
 });
 
@@ -107,7 +118,11 @@ test('an access line names the path beside the route, without the query string a
   const long = `/${'p'.repeat(5000)}`;
   await request(app).get(`${long}?q=1`).expect(404);
   await turn();
-  const lines = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = writes
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.map((l) => l.path)).toEqual(['/api/v1/keys/abc123', `${long.slice(0, 200)}…`]);
   expect(writes.join('')).not.toContain('sk-in-the-query');
   expect(writes.join('')).not.toContain('a%40b.c');
@@ -122,7 +137,11 @@ test('a level changed at run time applies to the next line, both ways', async ()
   logger.level = 'debug';
   logger.info('request', { request_id: 'after' });
   await turn();
-  const ids = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+  const ids = writes
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { request_id: string }).request_id);
   expect(ids).toEqual(['before', 'after']);
 });
 
@@ -138,7 +157,11 @@ test('each line carries the time it was written (timestamps shared only within a
     const t1 = Date.now();
     logger.info('request', { request_id: 'second' });
     await turn();
-    const stamps = writes.join('').trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
+    const stamps = writes
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp));
     expect(stamps[0]).toBeGreaterThanOrEqual(t0);
     expect(stamps[0]).toBeLessThan(t1);
     expect(stamps[1]).toBeGreaterThanOrEqual(t1);
@@ -164,7 +187,12 @@ describe('with a flush interval', () => {
       jest.advanceTimersByTime(1);
       await turn();
       expect(writes).toHaveLength(1);
-      expect(writes[0]!.trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id)).toEqual(['a', 'b']);
+      expect(
+        writes[0]!
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { request_id: string }).request_id),
+      ).toEqual(['a', 'b']);
       logger.info('request', { request_id: 'c' });
       await turn();
       expect(writes).toHaveLength(1);
@@ -182,7 +210,11 @@ describe('with a flush interval', () => {
     const long = 'x'.repeat(1000);
     for (let i = 0; i < 100; i++) logger.info('request', { request_id: `r${i}`, note: long });
     expect(writes.length).toBeGreaterThanOrEqual(1);
-    const written = writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { request_id: string }).request_id);
+    const written = writes
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { request_id: string }).request_id);
     expect(written).toEqual(Array.from({ length: written.length }, (_, i) => `r${i}`));
     expect(written.length).toBeGreaterThanOrEqual(50);
     expect(written.length).toBeLessThan(100);

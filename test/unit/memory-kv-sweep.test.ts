@@ -65,7 +65,11 @@ test('a week of period-keyed counters and rate-limit windows keeps the map small
         const day = new Date(now).toISOString().slice(0, 10);
         const endOfDay = Math.floor(now / DAY) * DAY + DAY;
         for (const ws of workspaces) {
-          await kv.run(spend, [`budget:{${ws}}:daily:${day}`, `budget:{${ws}}:daily:${day}:holds`], [endOfDay - now + DAY, `r${minute}`]);
+          await kv.run(
+            spend,
+            [`budget:{${ws}}:daily:${day}`, `budget:{${ws}}:daily:${day}:holds`],
+            [endOfDay - now + DAY, `r${minute}`],
+          );
         }
       }
       now += MINUTE;

@@ -60,7 +60,7 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_trace_export_failures_total', 'counter', []],
 ];
 
-test('the registry holds exactly the catalogued metrics, each prom-client\'s own kind', async () => {
+test("the registry holds exactly the catalogued metrics, each prom-client's own kind", async () => {
   const m = new Metrics();
   const json = await m.registry.getMetricsAsJSON();
   expect(json.map((j) => [j.name, String(j.type)])).toEqual(CATALOGUE.map(([name, type]) => [name, type]));
@@ -82,7 +82,9 @@ test('each metric takes exactly its catalogued labels and prints them', async ()
     if (type === 'histogram') observe(values, 0.003);
     else if (type === 'gauge') metric.set(values, 2);
     else metric.inc(values, 2);
-    expect(() => (type === 'histogram' ? observe({ ...values, undeclared: 'y' }, 1) : metric.inc({ ...values, undeclared: 'y' }))).toThrow(/undeclared/);
+    expect(() =>
+      type === 'histogram' ? observe({ ...values, undeclared: 'y' }, 1) : metric.inc({ ...values, undeclared: 'y' }),
+    ).toThrow(/undeclared/);
     const text = await m.registry.getSingleMetricAsString(name);
     const labelText = labels.map((l) => `${l}="x"`).join(',');
     if (type === 'histogram') expect(text).toContain(`${name}_count${labelText ? `{${labelText}}` : ''} 1`);
@@ -118,19 +120,29 @@ test('the usage queue depth is read from its source at scrape time', async () =>
   const m = new Metrics();
   let depth = 5;
   m.setUsageDepthSource(() => Promise.resolve(depth));
-  expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 5');
+  expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain(
+    'switchyard_usage_queue_depth 5',
+  );
   depth = 9;
-  expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain('switchyard_usage_queue_depth 9');
+  expect(await m.registry.getSingleMetricAsString('switchyard_usage_queue_depth')).toContain(
+    'switchyard_usage_queue_depth 9',
+  );
 });
 
 describe('exposition: Prometheus text by default, OpenMetrics (with exemplars) when asked', () => {
   test('an exemplar shows only in OpenMetrics, and an OpenMetrics render leaves the Prometheus one as it was', async () => {
     const m = new Metrics();
     m.httpRequests.inc({ route: '/r', method: 'GET', status_class: '2xx' });
-    m.upstreamDuration.observe({ labels: { provider: 'p', model: 'm' }, value: 0.02, exemplarLabels: { trace_id: 'abc123' } });
+    m.upstreamDuration.observe({
+      labels: { provider: 'p', model: 'm' },
+      value: 0.02,
+      exemplarLabels: { trace_id: 'abc123' },
+    });
     const om = await m.exposition(true);
     expect(om.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
-    expect(om.body).toContain('switchyard_upstream_request_duration_seconds_bucket{le="0.025",provider="p",model="m"} 1 # {trace_id="abc123"} 0.02 ');
+    expect(om.body).toContain(
+      'switchyard_upstream_request_duration_seconds_bucket{le="0.025",provider="p",model="m"} 1 # {trace_id="abc123"} 0.02 ',
+    );
     expect(om.body).toContain('switchyard_http_requests_total{route="/r",method="GET",status_class="2xx"} 1');
     const text = await m.exposition(false);
     expect(text.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');

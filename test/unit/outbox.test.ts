@@ -57,7 +57,12 @@ describe('Backoff', () => {
 
 describe('usage stream entries', () => {
   const event = SAMPLE_USAGE_EVENT;
-  const second: UsageEvent = { ...event, id: 'gen-emb-2-def', endUser: 'a, "b"], [c', createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)) };
+  const second: UsageEvent = {
+    ...event,
+    id: 'gen-emb-2-def',
+    endUser: 'a, "b"], [c',
+    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
+  };
 
   test('an entry is JSON.stringify of its events; decoding revives the dates', () => {
     expect(decodeEntry(JSON.stringify([event, second]))).toEqual({ events: [event, second], foreign: [] });
@@ -65,13 +70,26 @@ describe('usage stream entries', () => {
   });
 
   test('what is not an event is handed back as foreign: the whole entry if it is not a non-empty list, else each member', () => {
-    for (const raw of ['not json', '', '[]', '{"id":"x"}', JSON.stringify(event), '[1,2', `${JSON.stringify([event])},`]) {
+    for (const raw of [
+      'not json',
+      '',
+      '[]',
+      '{"id":"x"}',
+      JSON.stringify(event),
+      '[1,2',
+      `${JSON.stringify([event])},`,
+    ]) {
       expect(decodeEntry(raw)).toEqual({ events: [], foreign: [raw] });
     }
     const mixed = JSON.stringify([event, { hello: 1 }, 7, { ...event, createdAt: 'yesterday' }, { ...event, id: 1 }]);
     const decoded = decodeEntry(mixed);
     expect(decoded.events).toEqual([event]);
-    expect(decoded.foreign).toEqual(['{"hello":1}', '7', JSON.stringify({ ...event, createdAt: 'yesterday' }), JSON.stringify({ ...event, id: 1 })]);
+    expect(decoded.foreign).toEqual([
+      '{"hello":1}',
+      '7',
+      JSON.stringify({ ...event, createdAt: 'yesterday' }),
+      JSON.stringify({ ...event, id: 1 }),
+    ]);
     expect(decodeEntry(null)).toEqual({ events: [], foreign: [] });
   });
 

@@ -37,7 +37,9 @@ describe('rankings classifiers on the evaluation set', () => {
       else wrong.push(`${e.language_type} → ${got}: ${e.text.slice(0, 60)}`);
     }
     const accuracy = right / EXAMPLES.length;
-    process.stdout.write(`language_type accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`);
+    process.stdout.write(
+      `language_type accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`,
+    );
     expect(accuracy).toBeGreaterThanOrEqual(0.95);
   });
 
@@ -50,7 +52,9 @@ describe('rankings classifiers on the evaluation set', () => {
       else wrong.push(`${e.category} → ${category}: ${e.text.slice(0, 60)}`);
     }
     const accuracy = right / EXAMPLES.length;
-    process.stdout.write(`category accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`);
+    process.stdout.write(
+      `category accuracy ${right}/${EXAMPLES.length} = ${(accuracy * 100).toFixed(1)} %\n${wrong.join('\n')}\n`,
+    );
     expect(accuracy).toBeGreaterThanOrEqual(0.85);
   });
 
@@ -61,8 +65,14 @@ describe('rankings classifiers on the evaluation set', () => {
     ['SELECT id, name\nFROM users\nWHERE active\nORDER BY name', 'programming'],
     ['CREATE TABLE t (\n  id INTEGER NOT NULL,\n  name VARCHAR(64)\n)', 'programming'],
     ['import (\n\t"fmt"\n\t"os"\n)', 'programming'],
-    ['THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,\nEXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF\nMERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.', 'natural'],
-    ['Bugs should be reported to the tracker.\nPlease include the version you run,\nand what you expected to happen.', 'natural'],
+    [
+      'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,\nEXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF\nMERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.',
+      'natural',
+    ],
+    [
+      'Bugs should be reported to the tracker.\nPlease include the version you run,\nand what you expected to happen.',
+      'natural',
+    ],
   ])('%j is %s', (text, expected) => {
     expect(detectLanguageType(text)).toBe(expected);
   });

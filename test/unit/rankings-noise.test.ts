@@ -25,7 +25,13 @@ function seeded(seed: number): () => number {
 describe('discreteLaplace', () => {
   const N = 200_000;
   const SCALE = 10;
-  const draws = Array.from({ length: N }, ((u) => () => discreteLaplace(SCALE, u))(seeded(43)));
+  const draws = Array.from(
+    { length: N },
+    (
+      (u) => () =>
+        discreteLaplace(SCALE, u)
+    )(seeded(43)),
+  );
 
   test('integers, centred on 0, with the mean absolute value of the distribution', () => {
     expect(draws.every(Number.isInteger)).toBe(true);
@@ -45,7 +51,7 @@ describe('discreteLaplace', () => {
     }
   });
 
-  test('no noise at scale 0, and finite draws at the uniform source\'s extremes', () => {
+  test("no noise at scale 0, and finite draws at the uniform source's extremes", () => {
     expect(discreteLaplace(0, () => 0.5)).toBe(0);
     expect(discreteLaplace(5, () => 1)).toBe(0);
     expect(Number.isFinite(discreteLaplace(5, () => 0))).toBe(true);
@@ -65,8 +71,15 @@ describe('privacy settings', () => {
       writeFileSync(file, yaml);
       return { SWITCHYARD_CONFIG: file };
     };
-    expect(loadConfig({}).rankings).toMatchObject({ maxOrgShare: 0.5, clampTokens: 1_000_000, epsilon: 1, publishDelayMs: 3_600_000 });
-    expect(loadConfig(withFile('rankings:\n  epsilon: 0.25\n  clampTokens: 5000\n  maxOrgShare: 0.4\n')).rankings).toMatchObject({ epsilon: 0.25, clampTokens: 5000, maxOrgShare: 0.4 });
+    expect(loadConfig({}).rankings).toMatchObject({
+      maxOrgShare: 0.5,
+      clampTokens: 1_000_000,
+      epsilon: 1,
+      publishDelayMs: 3_600_000,
+    });
+    expect(
+      loadConfig(withFile('rankings:\n  epsilon: 0.25\n  clampTokens: 5000\n  maxOrgShare: 0.4\n')).rankings,
+    ).toMatchObject({ epsilon: 0.25, clampTokens: 5000, maxOrgShare: 0.4 });
     let message = '';
     try {
       loadConfig(withFile('rankings:\n  epsilon: 0\n  clampTokens: 0\n  maxOrgShare: 1.5\n'));

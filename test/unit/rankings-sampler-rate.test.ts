@@ -12,7 +12,9 @@ import type { Database } from '../../src/store/db';
 
 /** A database that records the weights of stored samples. */
 function recordingDb(weights: number[]): Database {
-  return { query: (_sql: string, params: unknown[]) => Promise.resolve(void weights.push(params[4] as number)) } as unknown as Database;
+  return {
+    query: (_sql: string, params: unknown[]) => Promise.resolve(void weights.push(params[4] as number)),
+  } as unknown as Database;
 }
 
 async function run(requestsPerSecond: number, seconds: number, rate: number, maxPerSecond: number) {
@@ -20,16 +22,27 @@ async function run(requestsPerSecond: number, seconds: number, rate: number, max
   const clock = { now: 1_000 };
   let draw = 0;
   // An even spread of draws in [0, 1), so the share sampled equals the rate used.
-  const random = () => ((draw++ * 0.6180339887) % 1);
+  const random = () => (draw++ * 0.6180339887) % 1;
   const classify = (): Promise<Classification> => Promise.resolve({ languageType: 'natural', category: null });
-  const sampler = new RankingsSampler(recordingDb(weights), classify, { rate, maxPerSecond, queueMax: 100_000, random, clock: () => clock.now, modelId: (m) => m }, new Metrics(), createLogger('silent'));
+  const sampler = new RankingsSampler(
+    recordingDb(weights),
+    classify,
+    { rate, maxPerSecond, queueMax: 100_000, random, clock: () => clock.now, modelId: (m) => m },
+    new Metrics(),
+    createLogger('silent'),
+  );
   const perSecond: number[] = [];
   for (let s = 0; s < seconds; s++) {
     const before = weights.length;
     for (let i = 0; i < requestsPerSecond; i++) {
       clock.now += 1000 / requestsPerSecond;
       const res = new EventEmitter();
-      sampler.offer(res as unknown as ServerResponse, { orgId: 'org', model: 'model', input: 'some text to classify', tokens: 4 });
+      sampler.offer(res as unknown as ServerResponse, {
+        orgId: 'org',
+        model: 'model',
+        input: 'some text to classify',
+        tokens: 4,
+      });
       res.emit('finish');
     }
     await sampler.flush();

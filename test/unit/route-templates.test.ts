@@ -23,10 +23,28 @@ const TEMPLATES: Array<[string, string]> = [
 ];
 
 const PATHS = [
-  '/keys', '/keys/', '/KEYS', '/Keys/', '/keys/abc', '/keys/abc/', '/keys/ABC', '/keys//', '/keys/a/b',
-  '/workspaces/w1/members', '/Workspaces/W1/Members/', '/workspaces//members', '/embeddings', '/embeddings/',
-  '/EMBEDDINGS', '/embeddings/x', '/models/openai/text-embedding-3-small/endpoints', '/models/a/endpoints',
-  '/keys%2Fabc', '/keys/a%2Fb', '/', '/nothing',
+  '/keys',
+  '/keys/',
+  '/KEYS',
+  '/Keys/',
+  '/keys/abc',
+  '/keys/abc/',
+  '/keys/ABC',
+  '/keys//',
+  '/keys/a/b',
+  '/workspaces/w1/members',
+  '/Workspaces/W1/Members/',
+  '/workspaces//members',
+  '/embeddings',
+  '/embeddings/',
+  '/EMBEDDINGS',
+  '/embeddings/x',
+  '/models/openai/text-embedding-3-small/endpoints',
+  '/models/a/endpoints',
+  '/keys%2Fabc',
+  '/keys/a%2Fb',
+  '/',
+  '/nothing',
 ];
 
 describe('RouteTemplates agrees with Express 5 routing', () => {
@@ -38,7 +56,9 @@ describe('RouteTemplates agrees with Express 5 routing', () => {
   }
   app.use((_req, res) => void res.status(404).end());
 
-  const cases = PATHS.flatMap((path) => ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'].map((method) => [method, path] as const));
+  const cases = PATHS.flatMap((path) =>
+    ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'].map((method) => [method, path] as const),
+  );
   test.each(cases)('%s %s', async (method, path) => {
     const res = await request(app)[method.toLowerCase() as 'get'](path);
     expect(templates.match(method, path) ?? null).toBe(res.headers['x-template'] ?? null);
@@ -46,7 +66,7 @@ describe('RouteTemplates agrees with Express 5 routing', () => {
 });
 
 describe('paths matched outside the router', () => {
-  test('health probes and management prefixes follow the router\'s defaults', () => {
+  test("health probes and management prefixes follow the router's defaults", () => {
     const healthz = pathMatcher('/healthz');
     expect(['/healthz', '/HEALTHZ', '/healthz/'].map(healthz)).toEqual([true, true, true]);
     expect(['/healthzz', '/healthz/x', '/'].map(healthz)).toEqual([false, false, false]);
@@ -59,7 +79,12 @@ describe('paths matched outside the router', () => {
     const config = loadConfig({ PASSTHROUGH_BASE_URL: 'http://127.0.0.1:9/v1' });
     const limitOf = declaredLimit(config);
     const req = (method: string, url: string) => ({ method, url, headers: {} }) as http.IncomingMessage;
-    for (const url of ['/api/v1/completions', '/api/v1/Completions', '/api/v1/completions/', '/api/v1/completions?x=1']) {
+    for (const url of [
+      '/api/v1/completions',
+      '/api/v1/Completions',
+      '/api/v1/completions/',
+      '/api/v1/completions?x=1',
+    ]) {
       expect({ url, limit: limitOf(req('POST', url)) }).toEqual({ url, limit: null });
     }
     expect(limitOf(req('POST', '/api/v1/embeddings'))).toBe(config.server.bodyLimitBytes);

@@ -26,7 +26,9 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
   beforeEach(async () => {
     kv = await kvKind.open();
     now = 1_000_000;
-    breakers = [0, 1].map(() => new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now));
+    breakers = [0, 1].map(
+      () => new CircuitBreaker(kv, new Metrics(), { failureThreshold: 3, cooldownMs: 5000 }, () => now),
+    );
     breaker = breakers[0]!.forOrg('org-a');
     replica = breakers[1]!.forOrg('org-a');
   });
@@ -103,11 +105,19 @@ describe.each(KVS)('circuit breaker on $name', (kvKind) => {
     const opts = { attemptTimeoutMs: 1000, deadlineMs: 1000, breaker };
     for (let i = 0; i < 3; i++) await fail();
     now += 5000;
-    await runWithFallback([endpoint], () => Promise.resolve({ outcome: 'client', status: 400, reason: 'bad input' }), opts);
+    await runWithFallback(
+      [endpoint],
+      () => Promise.resolve({ outcome: 'client', status: 400, reason: 'bad input' }),
+      opts,
+    );
     expect(await breaker.acquire(endpoint)).toEqual({ state: CircuitState.Closed, failures: 0 });
     for (let i = 0; i < 3; i++) await fail();
     now += 5000;
-    await runWithFallback([endpoint], () => Promise.resolve({ outcome: 'rate_limited', status: 429, reason: 'slow down' }), opts);
+    await runWithFallback(
+      [endpoint],
+      () => Promise.resolve({ outcome: 'rate_limited', status: 429, reason: 'slow down' }),
+      opts,
+    );
     expect((await breaker.acquire(endpoint)).state).toBe(CircuitState.Open);
   });
 
@@ -180,20 +190,32 @@ describe.each(KVS)('circuits per organization on $name', (kvKind) => {
   });
 });
 
-test('an unreachable Kv fails open: calls proceed as if closed, logged with the error\'s message and stack', async () => {
+test("an unreachable Kv fails open: calls proceed as if closed, logged with the error's message and stack", async () => {
   const broken = { run: () => Promise.reject(new Error('redis down')) } as unknown as Kv;
   const stream = new PassThrough();
   let written = '';
   stream.on('data', (chunk: Buffer) => void (written += chunk.toString('utf8')));
-  const breaker = new CircuitBreaker(broken, new Metrics(), { failureThreshold: 1, cooldownMs: 1000 }, () => 0, createLogger('warn', stream)).forOrg('org-a');
+  const breaker = new CircuitBreaker(
+    broken,
+    new Metrics(),
+    { failureThreshold: 1, cooldownMs: 1000 },
+    () => 0,
+    createLogger('warn', stream),
+  ).forOrg('org-a');
   const permit = await breaker.acquire(endpoint);
   expect(permit).toEqual({ state: CircuitState.Closed, failures: 0 });
   await expect(breaker.report(endpoint, permit, false)).resolves.toBeUndefined();
   await new Promise((resolve) => setImmediate(resolve));
-  const lines = written.trim().split('\n').map((l) => JSON.parse(l) as { message: string; err: { message: string; stack: string } });
+  const lines = written
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { message: string; err: { message: string; stack: string } });
   expect(lines.length).toBeGreaterThanOrEqual(1);
   for (const line of lines) {
-    expect(line).toMatchObject({ message: 'circuit breaker state unavailable; failing open', err: { name: 'Error', message: 'redis down' } });
+    expect(line).toMatchObject({
+      message: 'circuit breaker state unavailable; failing open',
+      err: { name: 'Error', message: 'redis down' },
+    });
     expect(line.err.stack).toContain('Error: redis down\n    at ');
   }
 });

@@ -23,20 +23,33 @@ test('slug → env name', () => {
 });
 
 test('<SLUG>_BASE_URL and <SLUG>_API_KEY override the catalog; providers without a key are not eligible', () => {
-  const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1/', OPENAI_API_KEY: 'sk-o', DEEPINFRA_API_KEY: 'di' });
+  const config = loadConfig({
+    OPENAI_BASE_URL: 'http://127.0.0.1:1/v1/',
+    OPENAI_API_KEY: 'sk-o',
+    DEEPINFRA_API_KEY: 'di',
+  });
   const catalog = loadCatalog(config, adapters);
   const openai = catalog.providers.find((p) => p.slug === 'openai')!;
   expect(openai).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-o', configured: true });
-  expect(catalog.providers.find((p) => p.slug === 'nebius')).toMatchObject({ apiKey: null, configured: false, baseUrl: 'https://api.studio.nebius.com/v1' });
+  expect(catalog.providers.find((p) => p.slug === 'nebius')).toMatchObject({
+    apiKey: null,
+    configured: false,
+    baseUrl: 'https://api.studio.nebius.com/v1',
+  });
   const bge = catalog.resolveEmbeddings('BAAI/BGE-M3');
   expect(selectCandidates(bge, TEXT, {}).map((e) => e.provider.slug)).toEqual(['deepinfra']);
   expect(selectCandidates(catalog.resolveEmbeddings('voyage/voyage-3.5'), TEXT, {})).toEqual([]);
 });
 
 test('an invalid catalog fails the boot with every problem', () => {
-  const config = loadConfig({}, { catalog: { modelsFile: 'config/providers.yaml', providersFile: 'config/models.yaml' } });
+  const config = loadConfig(
+    {},
+    { catalog: { modelsFile: 'config/providers.yaml', providersFile: 'config/models.yaml' } },
+  );
   expect(() => loadCatalog(config, adapters)).toThrow(/invalid configuration/);
-  expect(() => loadCatalog(loadConfig({}), { embeddings: new Set(['openai']), chat: new Set(['openai', 'anthropic']) })).toThrow(/unknown adapter "cohere"/);
+  expect(() =>
+    loadCatalog(loadConfig({}), { embeddings: new Set(['openai']), chat: new Set(['openai', 'anthropic']) }),
+  ).toThrow(/unknown adapter "cohere"/);
 });
 
 test('prices per 1M become exact per-token decimal strings', () => {
@@ -51,7 +64,9 @@ test('prices per 1M become exact per-token decimal strings', () => {
 });
 
 test('provider references: slug, display name, case, base slug of a variant', () => {
-  const e = { provider: { slug: 'google-vertex/us-east5', name: 'Google Vertex' } } as Parameters<typeof matchesProvider>[1];
+  const e = { provider: { slug: 'google-vertex/us-east5', name: 'Google Vertex' } } as Parameters<
+    typeof matchesProvider
+  >[1];
   expect(matchesProvider('google-vertex', e)).toBe(true);
   expect(matchesProvider('Google-Vertex/US-EAST5', e)).toBe(true);
   expect(matchesProvider('google vertex', e)).toBe(true);
@@ -70,7 +85,10 @@ test('<SLUG>_API_KEY_FILE reads the key from a file', () => {
   writeFileSync(file, 'from-file\n');
   try {
     const catalog = loadCatalog(loadConfig({ GOOGLE_AI_STUDIO_API_KEY_FILE: file }), adapters);
-    expect(catalog.providers.find((p) => p.slug === 'google-ai-studio')).toMatchObject({ apiKey: 'from-file', configured: true });
+    expect(catalog.providers.find((p) => p.slug === 'google-ai-studio')).toMatchObject({
+      apiKey: 'from-file',
+      configured: true,
+    });
   } finally {
     rmSync(file);
   }
@@ -111,7 +129,9 @@ describe('default load balancing (no sort, no order)', () => {
   });
 
   test('an explicit sort or order is followed as given, never balanced', () => {
-    expect(first(() => 0.999999, { sort: 'price' })).toBe(selectCandidates(bge(), TEXT, { sort: 'price' })[0]!.provider.slug);
+    expect(first(() => 0.999999, { sort: 'price' })).toBe(
+      selectCandidates(bge(), TEXT, { sort: 'price' })[0]!.provider.slug,
+    );
     expect(first(() => 0.999999, { order: ['nebius'] })).toBe('nebius');
   });
 });

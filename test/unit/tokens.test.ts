@@ -65,11 +65,14 @@ describe('countTokens on any input', () => {
   });
 
   test('ordinary text longer than one piece counts exactly as the encoder counts it whole', () => {
-    const line = (i: number) => `Line ${i}: the fox's ${i % 7 === 0 ? 'JSON {"a": [1, 2]}' : 'reply'}, “quoted” 日本語.\n${i % 3 === 0 ? '    indented();\n' : ''}${i % 5 === 0 ? '\n\n' : ''}`;
+    const line = (i: number) =>
+      `Line ${i}: the fox's ${i % 7 === 0 ? 'JSON {"a": [1, 2]}' : 'reply'}, “quoted” 日本語.\n${i % 3 === 0 ? '    indented();\n' : ''}${i % 5 === 0 ? '\n\n' : ''}`;
     const text = Array.from({ length: 6000 }, (_, i) => line(i)).join('');
     expect(text.length).toBeGreaterThan(100_000);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const whole = (require('gpt-tokenizer/encoding/cl100k_base') as typeof import('gpt-tokenizer/encoding/cl100k_base')).countTokens(text);
+    const whole = // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (
+        require('gpt-tokenizer/encoding/cl100k_base') as typeof import('gpt-tokenizer/encoding/cl100k_base')
+      ).countTokens(text);
     expect(countTokens([text])).toBe(whole);
   });
 });

@@ -17,7 +17,14 @@ describe('upload spool', () => {
       yield Buffer.from('abc');
       throw new Error('unsupported file type');
     };
-    const outcomes = await Promise.all(Array.from({ length: 300 }, () => spool.write(failing()).then(() => 'written', (err: Error) => err.message)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        spool.write(failing()).then(
+          () => 'written',
+          (err: Error) => err.message,
+        ),
+      ),
+    );
     expect(new Set(outcomes)).toEqual(new Set(['unsupported file type']));
     expect(await readdir(dir)).toEqual([]);
     expect(usage.at(-1)).toBe(0);

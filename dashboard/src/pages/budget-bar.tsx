@@ -7,7 +7,15 @@ function share(part: number, whole: number): string {
 }
 
 /** The bar and its figures in words (the bar itself is decoration for the same numbers). */
-export function BudgetBar({ budget, workspace, onRemove }: { budget: Budget; workspace: string; onRemove: () => void }) {
+export function BudgetBar({
+  budget,
+  workspace,
+  onRemove,
+}: {
+  budget: Budget;
+  workspace: string;
+  onRemove: () => void;
+}) {
   const spent = budget.spent_usd;
   const reserved = budget.reserved_usd ?? 0;
   const resets = budget.resets_at;
@@ -20,7 +28,12 @@ export function BudgetBar({ budget, workspace, onRemove }: { budget: Budget; wor
           {`${usd(spent)} spent${reserved > 0 ? `, ${usd(reserved)} reserved` : ''} of ${usd(budget.limit_usd)}`}
           {budget.reserved_usd === null && ' (reservations unknown: the budget store is unreachable)'}
         </span>
-        <button type="button" class="link" onClick={onRemove} aria-label={`Remove the ${budget.reset_interval} budget of ${workspace}`}>
+        <button
+          type="button"
+          class="link"
+          onClick={onRemove}
+          aria-label={`Remove the ${budget.reset_interval} budget of ${workspace}`}
+        >
           Remove
         </button>
       </div>

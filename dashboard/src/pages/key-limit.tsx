@@ -11,7 +11,15 @@ export function limitBody(limit: string, reset: string): { limit: number | null;
 }
 
 /** The limit as text, and a button that turns it into a small form. */
-export function LimitEditor({ keyObj: k, text, act }: { keyObj: Key; text: string; act: (call: () => Promise<unknown>) => Promise<void> }) {
+export function LimitEditor({
+  keyObj: k,
+  text,
+  act,
+}: {
+  keyObj: Key;
+  text: string;
+  act: (call: () => Promise<unknown>) => Promise<void>;
+}) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(k.limit === null ? '' : String(k.limit));
   const [reset, setReset] = useState(k.limit_reset ?? '');
@@ -19,7 +27,12 @@ export function LimitEditor({ keyObj: k, text, act }: { keyObj: Key; text: strin
     return (
       <span class="limit">
         {text}{' '}
-        <button type="button" class="link" onClick={() => setEditing(true)} aria-label={`Change the limit of ${k.name}`}>
+        <button
+          type="button"
+          class="link"
+          onClick={() => setEditing(true)}
+          aria-label={`Change the limit of ${k.name}`}
+        >
           Change
         </button>
       </span>
@@ -35,7 +48,15 @@ export function LimitEditor({ keyObj: k, text, act }: { keyObj: Key; text: strin
   return (
     <form class="limit-form" onSubmit={(e) => void save(e)}>
       <label for={id}>Limit in USD for {k.name} (empty: none)</label>
-      <input id={id} type="number" min="0" step="any" inputMode="decimal" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <input
+        id={id}
+        type="number"
+        min="0"
+        step="any"
+        inputMode="decimal"
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
       <SelectField id={`${id}-reset`} label="Resets" value={reset} choices={LIMIT_RESETS} onChange={setReset} />
       <button type="submit">Save</button>
       <button type="button" onClick={() => setEditing(false)}>

@@ -36,9 +36,21 @@ export function Keys() {
       ) : (
         <>
           <div class="inline">
-            <SelectField id="key-workspace" label="Workspace" value={workspace} choices={load.data.workspaces.map((w, i): Choice => [i === 0 ? '' : w.id, `${w.name} (${w.slug})`])} onChange={setWorkspace} />
+            <SelectField
+              id="key-workspace"
+              label="Workspace"
+              value={workspace}
+              choices={load.data.workspaces.map((w, i): Choice => [i === 0 ? '' : w.id, `${w.name} (${w.slug})`])}
+              onChange={setWorkspace}
+            />
           </div>
-          <CreateKey workspace={workspace} onCreated={(name, key) => { setSecret({ name, key }); reload(); }} />
+          <CreateKey
+            workspace={workspace}
+            onCreated={(name, key) => {
+              setSecret({ name, key });
+              reload();
+            }}
+          />
           <KeyList keys={load.data.keys} changed={reload} />
         </>
       )}
@@ -72,11 +84,27 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (na
       <div class="row">
         <div class="field">
           <label for="new-key-name">Name</label>
-          <input id="new-key-name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            id="new-key-name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="new-key-limit">Spending limit in USD (optional)</label>
-          <input id="new-key-limit" type="number" min="0" step="any" inputMode="decimal" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} aria-invalid={limitError ? true : undefined} aria-describedby={limitError ? 'new-key-limit-error' : undefined} />
+          <input
+            id="new-key-limit"
+            type="number"
+            min="0"
+            step="any"
+            inputMode="decimal"
+            value={limit}
+            onInput={(e) => setLimit(e.currentTarget.value)}
+            aria-invalid={limitError ? true : undefined}
+            aria-describedby={limitError ? 'new-key-limit-error' : undefined}
+          />
           <FormError id="new-key-limit-error" message={limitError} />
         </div>
         <SelectField id="new-key-reset" label="Limit resets" value={reset} choices={LIMIT_RESETS} onChange={setReset} />
@@ -134,12 +162,21 @@ function KeyActions({ k, act }: { k: Key; act: (call: () => Promise<unknown>) =>
   const path = `/api/v1/keys/${k.hash}`;
   return (
     <div class="actions">
-      <button type="button" onClick={() => void act(() => request('PATCH', path, { disabled: !k.disabled }))} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>
+      <button
+        type="button"
+        onClick={() => void act(() => request('PATCH', path, { disabled: !k.disabled }))}
+        aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}
+      >
         {k.disabled ? 'Enable' : 'Disable'}
       </button>
       {confirming ? (
         <>
-          <button type="button" class="danger" onClick={() => void act(() => request('DELETE', path))} aria-label={`Confirm: delete ${k.name}`}>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => void act(() => request('DELETE', path))}
+            aria-label={`Confirm: delete ${k.name}`}
+          >
             Confirm delete
           </button>
           <button type="button" onClick={() => setConfirming(false)}>

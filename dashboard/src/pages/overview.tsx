@@ -34,11 +34,25 @@ async function loadOverview() {
   const month = range(today - 29 * DAY_MS, now);
   const [daily, latency, topKeys, providers] = await Promise.all([
     query({ metrics: ['total_usage', 'request_count'], dimensions: ['model'], granularity: 'day', time_range: month }),
-    query({ metrics: ['request_count', 'p50_latency', 'p99_latency'], dimensions: ['provider'], time_range: range(today - 6 * DAY_MS, now), order_by: { field: 'request_count', direction: 'desc' } }),
-    query({ metrics: ['total_usage', 'request_count'], dimensions: ['api_key_id'], time_range: month, order_by: { field: 'total_usage', direction: 'desc' }, limit: 5 }),
+    query({
+      metrics: ['request_count', 'p50_latency', 'p99_latency'],
+      dimensions: ['provider'],
+      time_range: range(today - 6 * DAY_MS, now),
+      order_by: { field: 'request_count', direction: 'desc' },
+    }),
+    query({
+      metrics: ['total_usage', 'request_count'],
+      dimensions: ['api_key_id'],
+      time_range: month,
+      order_by: { field: 'total_usage', direction: 'desc' },
+      limit: 5,
+    }),
     get<{ data: Provider[] }>('/api/v1/providers'),
   ]);
-  const recent = providers.data.reduce((a, p) => ({ attempts: a.attempts + p.recent.attempts, failures: a.failures + p.recent.failures }), { attempts: 0, failures: 0 });
+  const recent = providers.data.reduce(
+    (a, p) => ({ attempts: a.attempts + p.recent.attempts, failures: a.failures + p.recent.failures }),
+    { attempts: 0, failures: 0 },
+  );
   const windowMinutes = providers.data[0]?.recent.window_minutes ?? 60;
   return { today, daily, latency, topKeys, errors: { ...recent, windowMinutes } };
 }
@@ -49,11 +63,7 @@ export function Overview() {
   return (
     <>
       <h1 tabIndex={-1}>Overview</h1>
-      {load.state !== 'ready' ? (
-        <Status load={load} />
-      ) : (
-        <OverviewBody {...load.data} />
-      )}
+      {load.state !== 'ready' ? <Status load={load} /> : <OverviewBody {...load.data} />}
     </>
   );
 }
@@ -79,7 +89,20 @@ function OverviewBody({ today, daily, latency, topKeys, errors }: Awaited<Return
       </section>
       <section aria-labelledby="daily">
         <h2 id="daily">Daily spend by model, last 30 days</h2>
-        {daily.length === 0 ? <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty> : <Chart data={pivot(daily, 'date__day', ['model'], 'total_usage', { buckets: bucketStarts(today - 29 * DAY_MS, today + DAY_MS, 'day'), step: bucketSeconds('day'), fill: 0 })} label="Spend per UTC day, one line per model" format={usd} ticks={usdTicks} />}
+        {daily.length === 0 ? (
+          <Empty>No usage in the last 30 days. Requests through the gateway appear here within a few seconds.</Empty>
+        ) : (
+          <Chart
+            data={pivot(daily, 'date__day', ['model'], 'total_usage', {
+              buckets: bucketStarts(today - 29 * DAY_MS, today + DAY_MS, 'day'),
+              step: bucketSeconds('day'),
+              fill: 0,
+            })}
+            label="Spend per UTC day, one line per model"
+            format={usd}
+            ticks={usdTicks}
+          />
+        )}
       </section>
       <section aria-labelledby="latency">
         <h2 id="latency">Latency by provider, last 7 days</h2>
@@ -99,9 +122,14 @@ function OverviewBody({ today, daily, latency, topKeys, errors }: Awaited<Return
           />
         )}
         <dl class="figures small">
-          <Figure label={`Upstream error rate, last ${errors.windowMinutes} min`} value={errorRate(errors.failures, errors.attempts)} />
+          <Figure
+            label={`Upstream error rate, last ${errors.windowMinutes} min`}
+            value={errorRate(errors.failures, errors.attempts)}
+          />
         </dl>
-        <p class="help">Failed upstream attempts over all providers; the Providers page breaks them down per endpoint.</p>
+        <p class="help">
+          Failed upstream attempts over all providers; the Providers page breaks them down per endpoint.
+        </p>
       </section>
       <section aria-labelledby="top-keys">
         <h2 id="top-keys">Top keys by spend, last 30 days</h2>

@@ -17,7 +17,11 @@ async function loadProviders() {
   const now = Date.now();
   const [providers, stats] = await Promise.all([
     get<{ data: Provider[] }>('/api/v1/providers'),
-    query({ metrics: ['request_count', 'p50_latency', 'p99_latency'], dimensions: ['provider'], time_range: range(now - DAY_MS, now) }),
+    query({
+      metrics: ['request_count', 'p50_latency', 'p99_latency'],
+      dimensions: ['provider'],
+      time_range: range(now - DAY_MS, now),
+    }),
   ]);
   return { providers: providers.data, stats };
 }
@@ -35,7 +39,9 @@ function errorShare(p: Provider): number {
 
 /** Configured before unconfigured; then open, half-open, closed circuits; then the higher recent error rate. */
 export function byAttention(a: Provider, b: Provider): number {
-  return Number(!a.configured) - Number(!b.configured) || worstCircuit(a) - worstCircuit(b) || errorShare(b) - errorShare(a);
+  return (
+    Number(!a.configured) - Number(!b.configured) || worstCircuit(a) - worstCircuit(b) || errorShare(b) - errorShare(a)
+  );
 }
 
 /**
@@ -65,7 +71,11 @@ export function Providers() {
         <Empty>No providers in the catalog.</Empty>
       ) : (
         <>
-          <p class="help">Error rates are the share of this organization's upstream attempts that failed in the last {load.data.providers[0]?.recent.window_minutes ?? 60} minutes; requests and latency percentiles cover the last 24 hours of answered requests.</p>
+          <p class="help">
+            Error rates are the share of this organization's upstream attempts that failed in the last{' '}
+            {load.data.providers[0]?.recent.window_minutes ?? 60} minutes; requests and latency percentiles cover the
+            last 24 hours of answered requests.
+          </p>
           {[...load.data.providers].sort(byAttention).map((p) => (
             <ProviderCard key={p.slug} provider={p} stats={statsOf(load.data.stats, p)} />
           ))}
@@ -78,7 +88,11 @@ export function Providers() {
 function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row | undefined }) {
   const id = `provider-${p.slug}`;
   return (
-    <section class={p.configured ? 'card provider' : 'card provider unconfigured'} aria-labelledby={id} data-slug={p.slug}>
+    <section
+      class={p.configured ? 'card provider' : 'card provider unconfigured'}
+      aria-labelledby={id}
+      data-slug={p.slug}
+    >
       <h2 id={id}>
         {p.name} <span class="muted">({p.slug})</span>
       </h2>
@@ -94,8 +108,19 @@ function ProviderCard({ provider: p, stats }: { provider: Provider; stats: Row |
         rows={p.endpoints}
         rowKey={(e) => e.model}
         columns={[
-          { label: 'Model', cell: (e) => (e.model_name && e.model_name !== e.model ? `${e.model_name} (${e.model})` : e.model) },
-          { label: 'Circuit', cell: (e) => (p.configured ? <span class={`state ${e.circuit.state}`}>{STATE_TEXT[e.circuit.state]}</span> : <span class="state unconfigured">not configured (no key)</span>) },
+          {
+            label: 'Model',
+            cell: (e) => (e.model_name && e.model_name !== e.model ? `${e.model_name} (${e.model})` : e.model),
+          },
+          {
+            label: 'Circuit',
+            cell: (e) =>
+              p.configured ? (
+                <span class={`state ${e.circuit.state}`}>{STATE_TEXT[e.circuit.state]}</span>
+              ) : (
+                <span class="state unconfigured">not configured (no key)</span>
+              ),
+          },
           { label: 'Consecutive failures', cell: (e) => num(e.circuit.consecutive_failures), numeric: true },
           { label: 'Attempts', cell: (e) => num(e.recent.attempts), numeric: true },
           { label: 'Error rate', cell: (e) => errorRate(e.recent.failures, e.recent.attempts), numeric: true },

@@ -29,7 +29,18 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
       {notice && <p class="notice">{notice}</p>}
       <form onSubmit={(e) => void submit(e)} aria-describedby="sign-in-help">
         <label for="key">Management key</label>
-        <input id="key" name="key" type="password" autocomplete="off" spellcheck={false} required value={key} onInput={(e) => setKey(e.currentTarget.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? 'sign-in-error' : undefined} />
+        <input
+          id="key"
+          name="key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? 'sign-in-error' : undefined}
+        />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

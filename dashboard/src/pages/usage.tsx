@@ -47,7 +47,14 @@ const MINUTE_MS = 60_000;
 
 function initialForm(): Form {
   const today = dayStart(Date.now());
-  return { metrics: ['total_usage', 'request_count'], dimensions: ['model', ''], granularity: 'day', start: isoDay(today - 6 * DAY_MS), end: isoDay(today), filters: [] };
+  return {
+    metrics: ['total_usage', 'request_count'],
+    dimensions: ['model', ''],
+    granularity: 'day',
+    start: isoDay(today - 6 * DAY_MS),
+    end: isoDay(today),
+    filters: [],
+  };
 }
 
 /**
@@ -125,7 +132,8 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
       setBusy(false);
     }
   };
-  const toggle = (name: string, on: boolean) => setForm({ ...form, metrics: on ? [...form.metrics, name] : form.metrics.filter((m) => m !== name) });
+  const toggle = (name: string, on: boolean) =>
+    setForm({ ...form, metrics: on ? [...form.metrics, name] : form.metrics.filter((m) => m !== name) });
   const setDim = (i: 0 | 1, value: string) => {
     const dims: [string, string] = [...form.dimensions];
     dims[i] = value;
@@ -138,16 +146,33 @@ function Explorer({ meta, first }: { meta: Meta; first: Answer }) {
           <legend>Metrics</legend>
           {meta.metrics.map((m) => (
             <label key={m.name} class="check">
-              <input type="checkbox" checked={form.metrics.includes(m.name)} onChange={(e) => toggle(m.name, e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                checked={form.metrics.includes(m.name)}
+                onChange={(e) => toggle(m.name, e.currentTarget.checked)}
+              />
               {m.display_label}
             </label>
           ))}
         </fieldset>
         <div class="row">
           {([0, 1] as const).map((i) => (
-            <SelectField key={i} id={`dim-${i}`} label={i === 0 ? 'Group by' : 'Then by'} value={form.dimensions[i]} choices={[['', '(none)'], ...dimensionChoices(meta)]} onChange={(v) => setDim(i, v)} />
+            <SelectField
+              key={i}
+              id={`dim-${i}`}
+              label={i === 0 ? 'Group by' : 'Then by'}
+              value={form.dimensions[i]}
+              choices={[['', '(none)'], ...dimensionChoices(meta)]}
+              onChange={(v) => setDim(i, v)}
+            />
           ))}
-          <SelectField id="granularity" label="Granularity" value={form.granularity} choices={[['', '(totals)'], ...meta.granularities.map((g): Choice => [g.name, g.display_label])]} onChange={(v) => setForm(withGranularity(form, v))} />
+          <SelectField
+            id="granularity"
+            label="Granularity"
+            value={form.granularity}
+            choices={[['', '(totals)'], ...meta.granularities.map((g): Choice => [g.name, g.display_label])]}
+            onChange={(v) => setForm(withGranularity(form, v))}
+          />
           <RangeFields form={form} setForm={setForm} />
         </div>
         <FilterRows meta={meta} filters={form.filters} onChange={(filters) => setForm({ ...form, filters })} />
@@ -170,11 +195,27 @@ function RangeFields({ form, setForm }: { form: Form; setForm: (f: Form) => void
     <>
       <div class="field">
         <label for="start">{minutes ? 'From (UTC time)' : 'From (UTC day)'}</label>
-        <input id="start" key={type} type={type} required value={form.start} onInput={(e) => setForm({ ...form, start: e.currentTarget.value })} />
+        <input
+          id="start"
+          key={type}
+          type={type}
+          required
+          value={form.start}
+          onInput={(e) => setForm({ ...form, start: e.currentTarget.value })}
+        />
       </div>
       <div class="field">
-        <label for="end">{minutes ? 'To (UTC time, excluded; at most 3 hours after From)' : 'To (UTC day, included)'}</label>
-        <input id="end" key={type} type={type} required value={form.end} onInput={(e) => setForm({ ...form, end: e.currentTarget.value })} />
+        <label for="end">
+          {minutes ? 'To (UTC time, excluded; at most 3 hours after From)' : 'To (UTC day, included)'}
+        </label>
+        <input
+          id="end"
+          key={type}
+          type={type}
+          required
+          value={form.end}
+          onInput={(e) => setForm({ ...form, end: e.currentTarget.value })}
+        />
       </div>
     </>
   );
@@ -182,7 +223,8 @@ function RangeFields({ form, setForm }: { form: Form; setForm: (f: Form) => void
 
 function describeQueryError(err: unknown): string {
   const issues = (err as { metadata?: { errors?: Array<{ path?: string; message?: string }> } }).metadata?.errors;
-  if (Array.isArray(issues) && issues.length > 0) return issues.map((i) => `${i.path ?? ''} ${i.message ?? ''}`.trim()).join('; ');
+  if (Array.isArray(issues) && issues.length > 0)
+    return issues.map((i) => `${i.path ?? ''} ${i.message ?? ''}`.trim()).join('; ');
   return describeError(err);
 }
 
@@ -199,9 +241,16 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
     const g = form.granularity as Granularity;
     const { start, end } = windowOf(form);
     const fill = meta.metrics.find((m) => m.name === first)?.is_rate ? null : 0;
-    return { data: pivot(rows, timeKey, dims, first, { fill, buckets: bucketStarts(start, end, g), step: bucketSeconds(g) }), format: (v: number) => byFormat(formatOf(first), v), ticks: axisLabels(formatOf(first)) };
+    return {
+      data: pivot(rows, timeKey, dims, first, { fill, buckets: bucketStarts(start, end, g), step: bucketSeconds(g) }),
+      format: (v: number) => byFormat(formatOf(first), v),
+      ticks: axisLabels(formatOf(first)),
+    };
   }, [answer]);
-  const labelOf = (name: string) => meta.metrics.find((m) => m.name === name)?.display_label ?? meta.dimensions.find((d) => d.name === name)?.display_label ?? (name === timeKey ? 'Bucket start (UTC)' : name);
+  const labelOf = (name: string) =>
+    meta.metrics.find((m) => m.name === name)?.display_label ??
+    meta.dimensions.find((d) => d.name === name)?.display_label ??
+    (name === timeKey ? 'Bucket start (UTC)' : name);
   return (
     <section aria-labelledby="result">
       <h2 id="result">Result: {rows.length} rows</h2>
@@ -209,7 +258,16 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
         <Empty>No usage matches this query.</Empty>
       ) : (
         <>
-          {chart ? <Chart data={chart.data} label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`} format={chart.format} ticks={chart.ticks} /> : <p class="help">Choose a granularity to chart the values over time.</p>}
+          {chart ? (
+            <Chart
+              data={chart.data}
+              label={`${labelOf(first)} per ${form.granularity}${dims.length ? `, one line per ${dims.map(labelOf).join(' and ')}` : ''}`}
+              format={chart.format}
+              ticks={chart.ticks}
+            />
+          ) : (
+            <p class="help">Choose a granularity to chart the values over time.</p>
+          )}
           <button type="button" onClick={() => downloadText('switchyard-usage.csv', toCsv(columns, rows))}>
             Download CSV
           </button>
@@ -220,7 +278,8 @@ function Result({ meta, answer }: { meta: Meta; answer: Answer }) {
             columns={columns.map((c) => ({
               label: labelOf(c),
               numeric: form.metrics.includes(c),
-              cell: (r: Row) => (form.metrics.includes(c) ? byFormat(formatOf(c), r[c] as number | null) : (r[c] ?? '(none)')),
+              cell: (r: Row) =>
+                form.metrics.includes(c) ? byFormat(formatOf(c), r[c] as number | null) : (r[c] ?? '(none)'),
             }))}
           />
         </>

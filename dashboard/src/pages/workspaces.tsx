@@ -23,7 +23,12 @@ interface Detail {
 async function loadWorkspaces(): Promise<Detail[]> {
   type Listed = Workspace & { budgets: Budget[]; members: { data: Member[]; total_count: number } };
   const { data } = await get<{ data: Listed[] }>('/api/v1/workspaces?limit=100&include=budgets,members');
-  return data.map(({ budgets, members, ...workspace }) => ({ workspace, budgets, members: members.data, memberCount: members.total_count }));
+  return data.map(({ budgets, members, ...workspace }) => ({
+    workspace,
+    budgets,
+    members: members.data,
+    memberCount: members.total_count,
+  }));
 }
 
 /** The Workspaces page. */
@@ -46,7 +51,9 @@ export function Workspaces() {
 function WorkspaceCard({ detail, changed }: { detail: Detail; changed: () => void }) {
   const { workspace, budgets, members, memberCount } = detail;
   const [error, setError] = useState<string | null>(null);
-  const ordered = INTERVALS.map((i) => budgets.find((b) => b.reset_interval === i)).filter((b): b is Budget => b !== undefined);
+  const ordered = INTERVALS.map((i) => budgets.find((b) => b.reset_interval === i)).filter(
+    (b): b is Budget => b !== undefined,
+  );
   // Never rejects (a failure is shown in the card), so the button does not wait for it.
   const remove = async (interval: Interval) => {
     setError(null);
@@ -71,7 +78,12 @@ function WorkspaceCard({ detail, changed }: { detail: Detail; changed: () => voi
       ) : (
         <ul class="budgets">
           {ordered.map((b) => (
-            <BudgetBar key={b.reset_interval} budget={b} workspace={workspace.name} onRemove={() => void remove(b.reset_interval)} />
+            <BudgetBar
+              key={b.reset_interval}
+              budget={b}
+              workspace={workspace.name}
+              onRemove={() => void remove(b.reset_interval)}
+            />
           ))}
         </ul>
       )}
@@ -102,7 +114,9 @@ function SetBudget({ workspace, changed }: { workspace: Workspace; changed: () =
     e.preventDefault();
     setError(null);
     try {
-      await request('PUT', `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/budgets/${interval}`, { limit_usd: Number(limit) });
+      await request('PUT', `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/budgets/${interval}`, {
+        limit_usd: Number(limit),
+      });
       setLimit('');
       changed();
     } catch (err) {
@@ -112,10 +126,27 @@ function SetBudget({ workspace, changed }: { workspace: Workspace; changed: () =
   const limitError = fieldError(error, 'limit_usd');
   return (
     <form class="set-budget" onSubmit={(e) => void submit(e)} aria-label={`Set a budget for ${workspace.name}`}>
-      <SelectField id={`${id}-interval`} label="Interval" value={interval} choices={INTERVALS.map((i): Choice => [i, i])} onChange={(v) => chooseInterval(v as Interval)} />
+      <SelectField
+        id={`${id}-interval`}
+        label="Interval"
+        value={interval}
+        choices={INTERVALS.map((i): Choice => [i, i])}
+        onChange={(v) => chooseInterval(v as Interval)}
+      />
       <div class="field">
         <label for={`${id}-limit`}>Limit in USD</label>
-        <input id={`${id}-limit`} type="number" min="0.000000001" step="any" inputMode="decimal" required value={limit} onInput={(e) => setLimit(e.currentTarget.value)} aria-invalid={limitError ? true : undefined} aria-describedby={limitError ? `${id}-limit-error` : undefined} />
+        <input
+          id={`${id}-limit`}
+          type="number"
+          min="0.000000001"
+          step="any"
+          inputMode="decimal"
+          required
+          value={limit}
+          onInput={(e) => setLimit(e.currentTarget.value)}
+          aria-invalid={limitError ? true : undefined}
+          aria-describedby={limitError ? `${id}-limit-error` : undefined}
+        />
         <FormError id={`${id}-limit-error`} message={limitError} />
       </div>
       <button type="submit">Set budget</button>

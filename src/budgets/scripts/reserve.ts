@@ -239,7 +239,8 @@ export const RESERVE: KvScript<ReserveReply> = {
     const nums = reply.map(Number);
     if (nums.some((x) => !Number.isFinite(x))) throw new Error('budget_reserve: malformed reply');
     if (nums[0] === 1) return { kind: 'reserved', roomNanos: nums[1] ?? 0 };
-    if ((nums[0] === 0 || nums[0] === 3) && nums.length === 3) return { kind: nums[0] === 0 ? 'refused' : 'leased', index: nums[1] as number, usedNanos: nums[2] as number };
+    if ((nums[0] === 0 || nums[0] === 3) && nums.length === 3)
+      return { kind: nums[0] === 0 ? 'refused' : 'leased', index: nums[1] as number, usedNanos: nums[2] as number };
     if (nums[0] === 2 && nums.length > 1) return { kind: 'missing', indexes: nums.slice(1) };
     throw new Error('budget_reserve: malformed reply');
   },

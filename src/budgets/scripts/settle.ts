@@ -71,7 +71,8 @@ return added
     const add = Number(args[1]);
     for (let i = 0; i < keys.length; i += 2) {
       const spent = data.get(keys[i] as string);
-      if (spent !== null && !(/^-?\d+$/.test(spent) && Number(spent) + add <= MAX_COUNTER)) throw new Error('budget_settle: a counter has no room for the amount');
+      if (spent !== null && !(/^-?\d+$/.test(spent) && Number(spent) + add <= MAX_COUNTER))
+        throw new Error('budget_settle: a counter has no room for the amount');
     }
     let added = 0;
     for (let i = 0; i < keys.length; i += 2) {
@@ -80,7 +81,8 @@ return added
       if (hold !== null) {
         data.hdel(holdsKey, args[0] as string);
         const total = data.hget(holdsKey, HELD_FIELD);
-        if (total !== null) data.hset(holdsKey, HELD_FIELD, String(Math.max(0, Number(total) - parseHold(hold).amount)));
+        if (total !== null)
+          data.hset(holdsKey, HELD_FIELD, String(Math.max(0, Number(total) - parseHold(hold).amount)));
       }
       if (data.get(keys[i] as string) !== null) {
         data.incrBy(keys[i] as string, add);

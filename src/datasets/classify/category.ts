@@ -16,10 +16,15 @@ function termPattern(term: string): string {
 /** Each rule compiled to one regex per weight, matched globally to find the distinct terms present. */
 const COMPILED = CATEGORY_RULES.map((rule) => ({
   category: rule.category,
-  parts: ([
-    [2, rule.strong],
-    [1, rule.weak],
-  ] as const).map(([weight, terms]) => ({ weight, terms: terms.map((t) => new RegExp(`(?<![\\w-])${termPattern(t)}(?![\\w-])`, 'i')) })),
+  parts: (
+    [
+      [2, rule.strong],
+      [1, rule.weak],
+    ] as const
+  ).map(([weight, terms]) => ({
+    weight,
+    terms: terms.map((t) => new RegExp(`(?<![\\w-])${termPattern(t)}(?![\\w-])`, 'i')),
+  })),
 }));
 
 /** Score per category of `text` (only categories with a match). */

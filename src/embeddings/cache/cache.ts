@@ -69,7 +69,11 @@ export class EmbeddingsCache {
    * producer), and can give `encoding` byte for byte. One answer never mixes vector lengths, so a
    * hit whose length differs from the first hit's is a miss (the upstream's vector replaces it).
    */
-  async lookup(keys: readonly string[], candidates: readonly Endpoint[], encoding: 'float' | 'base64'): Promise<LookupResult> {
+  async lookup(
+    keys: readonly string[],
+    candidates: readonly Endpoint[],
+    encoding: 'float' | 'base64',
+  ): Promise<LookupResult> {
     const { metrics, config, clock } = this.deps;
     const found = await this.fetch(keys, config.embeddingsCache.lookupTimeoutMs);
     const hits = new Array<CachedVector | undefined>(keys.length);
@@ -146,7 +150,13 @@ export class EmbeddingsCache {
         metrics.embeddingsCacheWrites.inc({ outcome: 'skipped' });
         continue;
       }
-      entries.push({ key: w.key, value: encodeEntry({ endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form }, !this.store.inProcess) });
+      entries.push({
+        key: w.key,
+        value: encodeEntry(
+          { endpointId: endpoint.id, expiresAt, tokens: w.tokens, images: w.images, ...form },
+          !this.store.inProcess,
+        ),
+      });
       this.pendingWrites++;
     }
     if (entries.length === 0) return;
@@ -203,6 +213,9 @@ export class EmbeddingsCache {
     const now = Date.now();
     if (now - this.lastLogged < LOG_EVERY_MS) return;
     this.lastLogged = now;
-    this.deps.logger.warn(`embeddings cache ${op} failed; requests go upstream meanwhile`, { store: this.store.kind, ...errorFields(err) });
+    this.deps.logger.warn(`embeddings cache ${op} failed; requests go upstream meanwhile`, {
+      store: this.store.kind,
+      ...errorFields(err),
+    });
   }
 }

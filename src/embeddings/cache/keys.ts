@@ -38,6 +38,11 @@ const partsPayload = (parts: ContentPart[]): string => `m${JSON.stringify(parts)
  */
 export function inputKeys(scope: KeyScope, input: EmbeddingInput): string[] {
   const header = `${JSON.stringify([scope.tenant, scope.model, scope.dimensions ?? null, scope.inputType ?? null])}\n`;
-  const payloads = input.kind === 'text' ? input.texts.map(textPayload) : input.kind === 'tokens' ? input.tokens.map(tokenPayload) : input.items.map(partsPayload);
+  const payloads =
+    input.kind === 'text'
+      ? input.texts.map(textPayload)
+      : input.kind === 'tokens'
+        ? input.tokens.map(tokenPayload)
+        : input.items.map(partsPayload);
   return payloads.map((p) => `ec:${hash('sha256', header + p, 'base64url')}`);
 }

@@ -49,7 +49,9 @@ export async function withCacheLookup(
   const tenant = scope === 'workspace' ? `w:${key.workspaceId}` : `o:${key.orgId}`;
   const full = plan.norm.input;
   const keys = inputKeys({ tenant, model: plan.model, dimensions: body.dimensions, inputType: body.input_type }, full);
-  const found = mode.read ? await cache.lookup(keys, plan.candidates, body.encoding_format ?? 'float') : { hits: new Array<undefined>(keys.length), answered: true };
+  const found = mode.read
+    ? await cache.lookup(keys, plan.candidates, body.encoding_format ?? 'float')
+    : { hits: new Array<undefined>(keys.length), answered: true };
   const { hits } = found;
   const misses: number[] = [];
   for (let i = 0; i < keys.length; i++) if (!hits[i]) misses.push(i);

@@ -60,11 +60,18 @@ export function savings(p: CachePlan): { tokens: number; usd: number } {
 function sizes(input: EmbeddingInput, indices: readonly number[]): number[] {
   if (input.kind === 'text') return indices.map((i) => Buffer.byteLength(input.texts[i] as string, 'utf8'));
   if (input.kind === 'tokens') return indices.map((i) => (input.tokens[i] as number[]).length);
-  return indices.map((i) => (input.items[i] as ContentPart[]).reduce((n, part) => n + (part.type === 'text' ? Buffer.byteLength(part.text, 'utf8') : 1), 0));
+  return indices.map((i) =>
+    (input.items[i] as ContentPart[]).reduce(
+      (n, part) => n + (part.type === 'text' ? Buffer.byteLength(part.text, 'utf8') : 1),
+      0,
+    ),
+  );
 }
 
 const imagesIn = (input: EmbeddingInput, i: number): number =>
-  input.kind === 'multimodal' ? (input.items[i] as ContentPart[]).filter((part) => part.type === 'image_url').length : 0;
+  input.kind === 'multimodal'
+    ? (input.items[i] as ContentPart[]).filter((part) => part.type === 'image_url').length
+    : 0;
 
 /**
  * `total` split into whole parts proportional to `weights` (largest remainders), summing to
@@ -91,5 +98,10 @@ export function apportion(total: number, weights: readonly number[]): number[] {
  */
 export function writesFor(p: CachePlan, upstream: readonly Vector[], billedTokens: number): CacheWrite[] {
   const tokens = apportion(billedTokens, sizes(p.full, p.misses));
-  return p.misses.map((index, k) => ({ key: p.keys[index] as string, vector: upstream[k] as Vector, tokens: tokens[k] as number, images: imagesIn(p.full, index) }));
+  return p.misses.map((index, k) => ({
+    key: p.keys[index] as string,
+    vector: upstream[k] as Vector,
+    tokens: tokens[k] as number,
+    images: imagesIn(p.full, index),
+  }));
 }

@@ -61,6 +61,8 @@ export class RedisByteBound {
     const oldest = Math.floor((now - this.o.ttlMs) / this.bucketMs);
     const keys = Array.from({ length: current - oldest + 1 }, (_, k) => `${this.prefix}ec-bytes:{ec}:${current - k}`);
     const lifetime = (current + 1) * this.bucketMs + this.o.ttlMs - now;
-    return (await evalScript(this.client, RESERVE, keys, [String(bytes), String(this.o.maxBytes), String(lifetime)])) === 1;
+    return (
+      (await evalScript(this.client, RESERVE, keys, [String(bytes), String(this.o.maxBytes), String(lifetime)])) === 1
+    );
   }
 }

@@ -22,7 +22,12 @@ export function staleHits(p: CachePlan, length: number): number[] {
  * The plan with the `stale` hits turned into misses, and the upstream vectors in the new misses'
  * order: `upstream` answered the plan's misses, `redone` the stale hits (both in ascending order).
  */
-export function withStaleAsMisses(p: CachePlan, stale: readonly number[], upstream: readonly Vector[], redone: readonly Vector[]): { plan: CachePlan; upstream: Vector[] } {
+export function withStaleAsMisses(
+  p: CachePlan,
+  stale: readonly number[],
+  upstream: readonly Vector[],
+  redone: readonly Vector[],
+): { plan: CachePlan; upstream: Vector[] } {
   const byIndex = new Map<number, Vector>();
   p.misses.forEach((index, k) => byIndex.set(index, upstream[k] as Vector));
   stale.forEach((index, k) => byIndex.set(index, redone[k] as Vector));

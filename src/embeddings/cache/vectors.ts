@@ -37,7 +37,9 @@ export function storedForm(v: Vector): { floats: Buffer | null; text: Buffer | n
   const length = vectorLength(v);
   if (typeof v === 'string') {
     const floats = Buffer.from(v, 'base64');
-    return length > 0 && floats.length === length * 4 && floats.toString('base64') === v ? { floats, text: null, length } : null;
+    return length > 0 && floats.length === length * 4 && floats.toString('base64') === v
+      ? { floats, text: null, length }
+      : null;
   }
   // A view into the upstream body, not a copy: the entry is encoded (copied) from it at once.
   if (v instanceof RawVector) return { floats: null, text: v.bytes, length };

@@ -9,7 +9,11 @@ import { AnthropicEvents } from './stream';
 export const anthropicChatAdapter: ChatAdapter = {
   name: 'anthropic',
   format: 'anthropic-messages',
-  buildRequest: (job, endpoint) => ({ url: messagesUrl(endpoint), headers: headers(endpoint), body: messagesBody(job, endpoint) }),
+  buildRequest: (job, endpoint) => ({
+    url: messagesUrl(endpoint),
+    headers: headers(endpoint),
+    body: messagesBody(job, endpoint),
+  }),
   parseAnswer: fromMessagesResponse,
   createEvents: () => new AnthropicEvents(),
   // Anthropic says "overloaded" with 529 or an `overloaded_error` body (also seen behind a 500/503).

@@ -32,5 +32,11 @@ export function usageOf(raw: unknown): ChatUsage | null {
   const cacheWrite = reportedCount(u.cache_creation_input_tokens) ?? 0;
   const parts = [input ?? 0, cacheRead, cacheWrite];
   const prompt = parts.every((n) => countOrNull(n) !== null) ? parts.reduce((a, b) => a + b, 0) : NaN;
-  return { promptTokens: prompt, completionTokens: output ?? 0, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: 0 };
+  return {
+    promptTokens: prompt,
+    completionTokens: output ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    reasoningTokens: 0,
+  };
 }

@@ -9,7 +9,14 @@ import type { Exchange, Message, Part, Tool, ToolChoice } from '../../inference/
 import type { ChatJob } from '../chat-types';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
-import type { AnthropicMessage, AnthropicRequest, AnthropicToolChoice, ImageBlock, RequestBlock, TextBlock } from './types';
+import type {
+  AnthropicMessage,
+  AnthropicRequest,
+  AnthropicToolChoice,
+  ImageBlock,
+  RequestBlock,
+  TextBlock,
+} from './types';
 
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -18,10 +25,19 @@ export const DEFAULT_MAX_TOKENS = 4096;
 function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock> {
   const blocks: Array<TextBlock | ImageBlock> = [];
   for (const part of parts) {
-    if (part.type === 'text' && part.text !== '') blocks.push(part.cacheControl ? { type: 'text', text: part.text, cache_control: part.cacheControl } : { type: 'text', text: part.text });
+    if (part.type === 'text' && part.text !== '')
+      blocks.push(
+        part.cacheControl
+          ? { type: 'text', text: part.text, cache_control: part.cacheControl }
+          : { type: 'text', text: part.text },
+      );
     else if (part.type === 'image') {
       const s = part.source;
-      blocks.push({ type: 'image', source: s.kind === 'base64' ? { type: 'base64', media_type: s.mediaType, data: s.data } : { type: 'url', url: s.url } });
+      blocks.push({
+        type: 'image',
+        source:
+          s.kind === 'base64' ? { type: 'base64', media_type: s.mediaType, data: s.data } : { type: 'url', url: s.url },
+      });
     }
   }
   return blocks;
@@ -36,12 +52,19 @@ function inputOf(args: string): Record<string, unknown> {
 function turnOf(m: Message): AnthropicMessage {
   const content: RequestBlock[] = [];
   if (m.role === 'tool') {
-    for (const p of m.parts) if (p.type === 'tool_result') content.push({ type: 'tool_result', tool_use_id: p.callId, content: typeof p.content === 'string' ? p.content : blocksOf(p.content) });
+    for (const p of m.parts)
+      if (p.type === 'tool_result')
+        content.push({
+          type: 'tool_result',
+          tool_use_id: p.callId,
+          content: typeof p.content === 'string' ? p.content : blocksOf(p.content),
+        });
     return { role: 'user', content };
   }
   content.push(...blocksOf(m.parts));
   if (m.role !== 'assistant') return { role: 'user', content };
-  for (const p of m.parts) if (p.type === 'tool_call') content.push({ type: 'tool_use', id: p.id, name: p.name, input: inputOf(p.arguments) });
+  for (const p of m.parts)
+    if (p.type === 'tool_call') content.push({ type: 'tool_use', id: p.id, name: p.name, input: inputOf(p.arguments) });
   return { role: 'assistant', content };
 }
 
@@ -74,11 +97,15 @@ function toolsOf(tools: readonly Tool[]): NonNullable<AnthropicRequest['tools']>
 /** The canonical tool choice and parallel-call switch → Anthropic's one `tool_choice`. */
 function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicToolChoice | undefined {
   const out: AnthropicToolChoice | undefined =
-    choice === undefined ? undefined
-    : choice === 'auto' ? { type: 'auto' }
-    : choice === 'required' ? { type: 'any' }
-    : choice === 'none' ? { type: 'none' }
-    : { type: 'tool', name: choice.name };
+    choice === undefined
+      ? undefined
+      : choice === 'auto'
+        ? { type: 'auto' }
+        : choice === 'required'
+          ? { type: 'any' }
+          : choice === 'none'
+            ? { type: 'none' }
+            : { type: 'tool', name: choice.name };
   if (parallel !== false || out?.type === 'none') return out;
   return { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
@@ -86,7 +113,11 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefi
 /** An exchange → the Messages body. `max_tokens` is required there: the client's, else the catalog's limit, else {@link DEFAULT_MAX_TOKENS}. */
 export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicRequest {
   const { system, turns } = splitMessages(x.messages);
-  const out: AnthropicRequest = { model: endpoint.upstreamModel, max_tokens: x.maxTokens ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS, messages: turns };
+  const out: AnthropicRequest = {
+    model: endpoint.upstreamModel,
+    max_tokens: x.maxTokens ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS,
+    messages: turns,
+  };
   if (system.length > 0) out.system = system;
   if (x.tools && x.tools.length > 0) out.tools = toolsOf(x.tools);
   const toolChoice = out.tools ? toolChoiceOf(x.toolChoice, x.parallelToolCalls) : undefined;

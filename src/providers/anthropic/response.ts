@@ -17,5 +17,11 @@ export function fromMessagesResponse(body: Buffer): Answer | null {
     }
   }
   const native = typeof b.stop_reason === 'string' ? b.stop_reason : null;
-  return { parts, stopReason: finishOf(native), nativeStopReason: native, usage: usageOf(b.usage), upstreamId: typeof b.id === 'string' ? b.id : null };
+  return {
+    parts,
+    stopReason: finishOf(native),
+    nativeStopReason: native,
+    usage: usageOf(b.usage),
+    upstreamId: typeof b.id === 'string' ? b.id : null,
+  };
 }

@@ -57,14 +57,25 @@ export class AnthropicEvents implements EventTranslator {
         if (block?.type !== 'tool_use' || typeof data.index !== 'number') return;
         const index = this.toolIndex.size;
         this.toolIndex.set(data.index, index);
-        out.push({ type: 'tool_call_start', index, id: typeof block.id === 'string' ? block.id : '', name: typeof block.name === 'string' ? block.name : '' });
+        out.push({
+          type: 'tool_call_start',
+          index,
+          id: typeof block.id === 'string' ? block.id : '',
+          name: typeof block.name === 'string' ? block.name : '',
+        });
         return;
       }
       case 'content_block_delta': {
         const delta = asObject(data.delta);
         if (delta?.type === 'text_delta') return text(delta.text, out);
         const index = typeof data.index === 'number' ? this.toolIndex.get(data.index) : undefined;
-        if (delta?.type !== 'input_json_delta' || index === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return;
+        if (
+          delta?.type !== 'input_json_delta' ||
+          index === undefined ||
+          typeof delta.partial_json !== 'string' ||
+          delta.partial_json === ''
+        )
+          return;
         out.push({ type: 'tool_call_delta', index, arguments: delta.partial_json });
         return;
       }

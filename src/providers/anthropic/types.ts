@@ -41,7 +41,11 @@ export interface AnthropicMessage {
 }
 
 /** `tool_choice`. */
-export type AnthropicToolChoice = { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };
+export type AnthropicToolChoice = {
+  type: 'auto' | 'any' | 'none' | 'tool';
+  name?: string;
+  disable_parallel_tool_use?: boolean;
+};
 
 /** The request body. */
 export interface AnthropicRequest {

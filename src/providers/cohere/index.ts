@@ -6,7 +6,11 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: cohere` in providers.yaml. */
 export const cohereAdapter: EmbeddingsAdapter = {
   name: 'cohere',
-  buildRequest: (job, endpoint) => ({ url: embedUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  buildRequest: (job, endpoint) => ({
+    url: embedUrl(endpoint),
+    headers: headers(endpoint),
+    body: JSON.stringify(toRequest(job, endpoint)),
+  }),
   parseResponse: fromResponse,
   // Cohere v2 embed: at most 96 texts or inputs per call.
   maxBatch: 96,

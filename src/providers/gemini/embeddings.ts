@@ -28,7 +28,9 @@ export function toRequest(job: EmbeddingJob, endpoint: Endpoint): GeminiBatchEmb
       model,
       content: { parts: [{ text }] },
       ...(taskType ? { taskType } : {}),
-      ...(job.dimensions !== undefined && endpoint.parameters.has('dimensions') ? { outputDimensionality: job.dimensions } : {}),
+      ...(job.dimensions !== undefined && endpoint.parameters.has('dimensions')
+        ? { outputDimensionality: job.dimensions }
+        : {}),
     })),
   };
 }

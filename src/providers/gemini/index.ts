@@ -6,7 +6,11 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: gemini` in providers.yaml. */
 export const geminiAdapter: EmbeddingsAdapter = {
   name: 'gemini',
-  buildRequest: (job, endpoint) => ({ url: batchEmbedUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  buildRequest: (job, endpoint) => ({
+    url: batchEmbedUrl(endpoint),
+    headers: headers(endpoint),
+    body: JSON.stringify(toRequest(job, endpoint)),
+  }),
   parseResponse: fromResponse,
   // batchEmbedContents: at most 100 requests per call.
   maxBatch: 100,

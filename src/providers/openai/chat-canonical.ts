@@ -15,7 +15,9 @@ import { normaliseFinish, usageOf } from './chat-response';
 function contentPart(p: Part): Record<string, unknown> | null {
   switch (p.type) {
     case 'text':
-      return p.cacheControl ? { type: 'text', text: p.text, cache_control: p.cacheControl } : { type: 'text', text: p.text };
+      return p.cacheControl
+        ? { type: 'text', text: p.text, cache_control: p.cacheControl }
+        : { type: 'text', text: p.text };
     case 'image': {
       const url = p.source.kind === 'url' ? p.source.url : `data:${p.source.mediaType};base64,${p.source.data}`;
       return { type: 'image_url', image_url: p.detail !== undefined ? { url, detail: p.detail } : { url } };
@@ -41,11 +43,19 @@ function messagesOf(x: Exchange): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   for (const m of x.messages) {
     if (m.role === 'tool') {
-      for (const p of m.parts) if (p.type === 'tool_result') out.push({ role: 'tool', tool_call_id: p.callId, content: typeof p.content === 'string' ? p.content : contentOf(p.content) });
+      for (const p of m.parts)
+        if (p.type === 'tool_result')
+          out.push({
+            role: 'tool',
+            tool_call_id: p.callId,
+            content: typeof p.content === 'string' ? p.content : contentOf(p.content),
+          });
       continue;
     }
     const message: Record<string, unknown> = { role: m.role, content: contentOf(m.parts) };
-    const calls = m.parts.filter((p) => p.type === 'tool_call').map((p) => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } }));
+    const calls = m.parts
+      .filter((p) => p.type === 'tool_call')
+      .map((p) => ({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } }));
     if (m.role === 'assistant' && calls.length > 0) {
       message.tool_calls = calls;
       if (Array.isArray(message.content) && message.content.length === 0) message.content = null;
@@ -58,8 +68,14 @@ function messagesOf(x: Exchange): Array<Record<string, unknown>> {
 /** An exchange as an OpenAI chat completions body (without `model` and the stream options, which the adapter adds). */
 export function chatBodyOf(x: Exchange): Record<string, unknown> {
   const body: Record<string, unknown> = { messages: messagesOf(x) };
-  if (x.tools) body.tools = x.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters, strict: t.strict } }));
-  if (x.toolChoice !== undefined) body.tool_choice = typeof x.toolChoice === 'string' ? x.toolChoice : { type: 'function', function: { name: x.toolChoice.name } };
+  if (x.tools)
+    body.tools = x.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters, strict: t.strict },
+    }));
+  if (x.toolChoice !== undefined)
+    body.tool_choice =
+      typeof x.toolChoice === 'string' ? x.toolChoice : { type: 'function', function: { name: x.toolChoice.name } };
   if (x.parallelToolCalls !== undefined) body.parallel_tool_calls = x.parallelToolCalls;
   if (x.maxTokens !== undefined) body.max_completion_tokens = x.maxTokens;
   if (x.temperature !== undefined) body.temperature = x.temperature;
@@ -68,7 +84,11 @@ export function chatBodyOf(x: Exchange): Record<string, unknown> {
   if (x.stop !== undefined) body.stop = x.stop;
   if (x.seed !== undefined) body.seed = x.seed;
   const rf = x.responseFormat;
-  if (rf) body.response_format = rf.type === 'json_schema' ? { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: rf.strict } } : { type: rf.type };
+  if (rf)
+    body.response_format =
+      rf.type === 'json_schema'
+        ? { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: rf.strict } }
+        : { type: rf.type };
   if (x.user !== undefined) body.user = x.user;
   return body;
 }
@@ -79,8 +99,15 @@ export function answerOf(parsed: ParsedChat): Answer {
   const parts: Part[] = [];
   if (message.content) parts.push({ type: 'text', text: message.content });
   if (message.refusal) parts.push({ type: 'text', text: message.refusal });
-  for (const call of message.tool_calls ?? []) parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
-  return { parts, stopReason: parsed.finishReason, nativeStopReason: parsed.nativeFinishReason, usage: parsed.usage, upstreamId: parsed.upstreamId };
+  for (const call of message.tool_calls ?? [])
+    parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+  return {
+    parts,
+    stopReason: parsed.finishReason,
+    nativeStopReason: parsed.nativeFinishReason,
+    usage: parsed.usage,
+    upstreamId: parsed.upstreamId,
+  };
 }
 
 /** An OpenAI-compatible stream as canonical events (the first choice's deltas). */
@@ -112,7 +139,10 @@ export class OpenAIEvents implements EventTranslator {
         break;
       }
       const chunk = asObject(parseJson(e.data));
-      const error = e.event === 'error' || chunk?.error !== undefined ? (streamError(chunk) ?? { code: 502, message: 'Provider returned error' }) : null;
+      const error =
+        e.event === 'error' || chunk?.error !== undefined
+          ? (streamError(chunk) ?? { code: 502, message: 'Provider returned error' })
+          : null;
       if (error) {
         this.failed = true;
         out.push({ type: 'error', ...error });
@@ -137,9 +167,11 @@ export class OpenAIEvents implements EventTranslator {
         this.started.add(index);
         out.push({ type: 'tool_call_start', index, id: call.id, name: typeof fn?.name === 'string' ? fn.name : '' });
       }
-      if (typeof fn?.arguments === 'string' && fn.arguments !== '') out.push({ type: 'tool_call_delta', index, arguments: fn.arguments });
+      if (typeof fn?.arguments === 'string' && fn.arguments !== '')
+        out.push({ type: 'tool_call_delta', index, arguments: fn.arguments });
     }
-    if (typeof choice?.finish_reason === 'string') out.push({ type: 'stop', reason: normaliseFinish(choice.finish_reason) ?? 'stop', native: choice.finish_reason });
+    if (typeof choice?.finish_reason === 'string')
+      out.push({ type: 'stop', reason: normaliseFinish(choice.finish_reason) ?? 'stop', native: choice.finish_reason });
     const usage = usageOf(chunk.usage);
     if (usage) out.push({ type: 'usage', usage });
   }

@@ -35,12 +35,17 @@ export const OPENAI_CHAT_FIELDS = [
  * DeepInfra, Fireworks): sent only to an endpoint whose catalog entry lists them, since OpenAI
  * itself refuses a request that carries one.
  */
-export const EXTENSION_CHAT_FIELDS = ['top_k', 'min_p', 'repetition_penalty'] as const satisfies ReadonlyArray<ChatParameter>;
+export const EXTENSION_CHAT_FIELDS = [
+  'top_k',
+  'min_p',
+  'repetition_penalty',
+] as const satisfies ReadonlyArray<ChatParameter>;
 
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = { model: endpoint.upstreamModel };
-  const body: Partial<Record<keyof ChatBody, unknown>> = job.native?.format === 'openai-chat' ? job.native.body : chatBodyOf(job.exchange());
+  const body: Partial<Record<keyof ChatBody, unknown>> =
+    job.native?.format === 'openai-chat' ? job.native.body : chatBodyOf(job.exchange());
   for (const field of OPENAI_CHAT_FIELDS) {
     const value = body[field];
     if (value !== undefined) out[field] = value;

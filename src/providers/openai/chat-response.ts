@@ -44,7 +44,11 @@ function toolCallsOf(raw: unknown): ChatToolCall[] | undefined | null {
     const call = asObject(c);
     const fn = asObject(call?.function);
     if (!call || typeof call.id !== 'string' || !fn || typeof fn.name !== 'string') return null;
-    calls.push({ id: call.id, type: 'function', function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '' } });
+    calls.push({
+      id: call.id,
+      type: 'function',
+      function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '' },
+    });
   }
   return calls;
 }
@@ -53,7 +57,8 @@ function choiceOf(raw: unknown, position: number): ChatChoice | null {
   const c = asObject(raw);
   const m = asObject(c?.message);
   if (!c || !m) return null;
-  const content = m.content === undefined || m.content === null ? null : typeof m.content === 'string' ? m.content : undefined;
+  const content =
+    m.content === undefined || m.content === null ? null : typeof m.content === 'string' ? m.content : undefined;
   const toolCalls = toolCallsOf(m.tool_calls);
   if (content === undefined || toolCalls === null) return null;
   const message: ChatChoice['message'] = { role: 'assistant', content };

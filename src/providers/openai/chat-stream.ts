@@ -25,7 +25,12 @@ const HAS_FINISH = /"finish_reason"\s*:\s*"/;
 function hasContent(choices: unknown[]): boolean {
   return choices.some((c) => {
     const d = asObject(asObject(c)?.delta);
-    return !!d && ((typeof d.content === 'string' && d.content !== '') || (typeof d.refusal === 'string' && d.refusal !== '') || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0));
+    return (
+      !!d &&
+      ((typeof d.content === 'string' && d.content !== '') ||
+        (typeof d.refusal === 'string' && d.refusal !== '') ||
+        (Array.isArray(d.tool_calls) && d.tool_calls.length > 0))
+    );
   });
 }
 
@@ -85,7 +90,10 @@ export class OpenAIChatStream implements ChatStream {
   private theirs: { id: string | null; model: string | null } | null = null;
 
   constructor(head: StreamHead) {
-    this.ours = { id: `"id":${JSON.stringify(head.id)}`, model: `"model":${JSON.stringify(head.model)},"provider":${JSON.stringify(head.provider)}` };
+    this.ours = {
+      id: `"id":${JSON.stringify(head.id)}`,
+      model: `"model":${JSON.stringify(head.model)},"provider":${JSON.stringify(head.provider)}`,
+    };
   }
 
   push(chunk: Buffer): string[] {
@@ -100,7 +108,13 @@ export class OpenAIChatStream implements ChatStream {
 
   summary(): StreamSummary {
     const kept = this.kept;
-    const parts = { usage: this.usage, finishReason: this.finishReason, nativeFinishReason: this.nativeFinishReason, toolCalls: countToolCalls(kept), upstreamId: this.upstreamId };
+    const parts = {
+      usage: this.usage,
+      finishReason: this.finishReason,
+      nativeFinishReason: this.nativeFinishReason,
+      toolCalls: countToolCalls(kept),
+      upstreamId: this.upstreamId,
+    };
     return summaryOf(parts, () => generatedText(kept));
   }
 
@@ -138,7 +152,9 @@ export class OpenAIChatStream implements ChatStream {
       return null;
     }
     if (e.event === 'error' || data.includes('"error"')) {
-      this.error = streamError(parseJson(data)) ?? (e.event === 'error' ? { code: 502, message: 'Provider returned error' } : null);
+      this.error =
+        streamError(parseJson(data)) ??
+        (e.event === 'error' ? { code: 502, message: 'Provider returned error' } : null);
       if (this.error) return null;
     }
     if (this.started && !HAS_USAGE.test(data) && !HAS_FINISH.test(data)) return data;
@@ -155,7 +171,8 @@ export class OpenAIChatStream implements ChatStream {
       const choice = asObject(c);
       if (typeof choice?.finish_reason !== 'string') continue;
       this.finishReason = normaliseFinish(choice.finish_reason);
-      this.nativeFinishReason = typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : choice.finish_reason;
+      this.nativeFinishReason =
+        typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : choice.finish_reason;
     }
     const usage = asObject(chunk.usage) ? usageOf(chunk.usage) : null;
     if (!usage) return data;

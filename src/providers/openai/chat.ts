@@ -13,7 +13,11 @@ import { OpenAIChatStream } from './chat-stream';
 export const openaiChatAdapter: ChatAdapter = {
   name: 'openai',
   format: 'openai-chat',
-  buildRequest: (job, endpoint) => ({ url: chatUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toChatRequest(job, endpoint)) }),
+  buildRequest: (job, endpoint) => ({
+    url: chatUrl(endpoint),
+    headers: headers(endpoint),
+    body: JSON.stringify(toChatRequest(job, endpoint)),
+  }),
   parseAnswer: (body) => {
     const parsed = fromChatResponse(body);
     return parsed && answerOf(parsed);

@@ -38,7 +38,11 @@ export function fromResponse(raw: BodyBytes, job: EmbeddingJob): ParsedEmbedding
   // A lifted array shows up as its ordinal; a string only counts when we asked for base64, and
   // only when it decodes to whole float32 values, none of them NaN or ±Infinity.
   const vectors = vectorsByIndex<Vector>(body.data, (emb) =>
-    typeof emb === 'number' ? claim(emb) : job.encoding === 'base64' && typeof emb === 'string' && base64Length(emb) > 0 ? emb : undefined,
+    typeof emb === 'number'
+      ? claim(emb)
+      : job.encoding === 'base64' && typeof emb === 'string' && base64Length(emb) > 0
+        ? emb
+        : undefined,
   );
   if (!vectors) return null;
   const usage = asObject(body.usage);

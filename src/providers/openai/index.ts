@@ -6,6 +6,10 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: openai` in providers.yaml. */
 export const openaiAdapter: EmbeddingsAdapter = {
   name: 'openai',
-  buildRequest: (job, endpoint) => ({ url: embeddingsUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  buildRequest: (job, endpoint) => ({
+    url: embeddingsUrl(endpoint),
+    headers: headers(endpoint),
+    body: JSON.stringify(toRequest(job, endpoint)),
+  }),
   parseResponse: fromResponse,
 };

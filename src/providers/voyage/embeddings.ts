@@ -29,5 +29,10 @@ export function fromResponse(raw: BodyBytes): ParsedEmbeddings | null {
   if (!lifted || !body) return null;
   const vectors = vectorsByIndex(body.data, rawClaimer(lifted.raws));
   if (!vectors) return null;
-  return { vectors, promptTokens: reportedCount(asObject(body.usage)?.total_tokens), imageCount: null, upstreamId: null };
+  return {
+    vectors,
+    promptTokens: reportedCount(asObject(body.usage)?.total_tokens),
+    imageCount: null,
+    upstreamId: null,
+  };
 }

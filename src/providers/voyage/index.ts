@@ -6,7 +6,11 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: voyage` in providers.yaml. */
 export const voyageAdapter: EmbeddingsAdapter = {
   name: 'voyage',
-  buildRequest: (job, endpoint) => ({ url: embeddingsUrl(endpoint), headers: headers(endpoint), body: JSON.stringify(toRequest(job, endpoint)) }),
+  buildRequest: (job, endpoint) => ({
+    url: embeddingsUrl(endpoint),
+    headers: headers(endpoint),
+    body: JSON.stringify(toRequest(job, endpoint)),
+  }),
   parseResponse: fromResponse,
   // Voyage: at most 1,000 inputs per call.
   maxBatch: 1000,

@@ -10,7 +10,8 @@ export default {
       type: 'number',
       minimum: 1e-9,
       maximum: 1000000000,
-      description: 'Greater than 0 (spec), and at least 1 nano-USD: spend is counted in integer nano-USD, so a smaller limit would round to 0 and refuse every request.',
+      description:
+        'Greater than 0 (spec), and at least 1 nano-USD: spend is counted in integer nano-USD, so a smaller limit would round to 0 and refuse every request.',
     },
     include_byok_in_budgets: { type: 'boolean' },
   },

@@ -2,7 +2,8 @@
 
 export default {
   $id: 'datasets.rankings.query',
-  description: 'GET /datasets/rankings-daily. Unknown parameters are refused (a misspelt filter would otherwise answer unfiltered data). Dates are checked as calendar dates and combinations in src/datasets/params.ts.',
+  description:
+    'GET /datasets/rankings-daily. Unknown parameters are refused (a misspelt filter would otherwise answer unfiltered data). Dates are checked as calendar dates and combinations in src/datasets/params.ts.',
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -40,7 +40,8 @@ export default {
     trace: { type: 'object' },
     cache: {
       type: 'boolean',
-      description: 'false: do not answer from the embeddings cache (the answer may still be stored; Cache-Control: no-store prevents that)',
+      description:
+        'false: do not answer from the embeddings cache (the answer may still be stored; Cache-Control: no-store prevents that)',
     },
     provider: { $ref: 'defs#/$defs/providerPreferences' },
   },

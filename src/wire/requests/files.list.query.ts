@@ -25,11 +25,12 @@ export default {
     before_id: {
       type: 'string',
       maxLength: 128,
-      description: 'Anthropic-style reverse cursor. As on the hosted service\'s own storage, listings only run forward (oldest first), so it is refused with a 400 (FileService.list), never ignored.',
+      description:
+        "Anthropic-style reverse cursor. As on the hosted service's own storage, listings only run forward (oldest first), so it is refused with a 400 (FileService.list), never ignored.",
     },
     order: {
       enum: ['asc'],
-      description: 'Only ascending (upload order) is supported, as for the hosted service\'s own storage.',
+      description: "Only ascending (upload order) is supported, as for the hosted service's own storage.",
     },
     ...scopeQuery.properties,
   },

@@ -8,7 +8,8 @@ export default {
     provider: {
       type: 'string',
       maxLength: 100,
-      description: 'Hosted-service BYOK provider files (openai|anthropic); accepted here only to be refused with a clear 400 (src/files/provider.ts), never ignored.',
+      description:
+        'Hosted-service BYOK provider files (openai|anthropic); accepted here only to be refused with a clear 400 (src/files/provider.ts), never ignored.',
     },
   },
 } as const;

@@ -11,7 +11,8 @@ export default {
       minLength: 1,
       maxLength: 50,
       pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
-      description: 'A UUID-shaped slug is refused too (WorkspaceService): UUID-shaped references address workspaces by id.',
+      description:
+        'A UUID-shaped slug is refused too (WorkspaceService): UUID-shaped references address workspaces by id.',
     },
     description: { type: ['string', 'null'], maxLength: 500 },
     default_text_model: { type: ['string', 'null'], maxLength: 200 },
@@ -24,7 +25,8 @@ export default {
         type: 'integer',
         minimum: 1,
         maximum: 9007199254740991,
-        description: 'API key ids are positive integers; above 2^53-1 a JSON number cannot hold one exactly, so it would be stored as a different id.',
+        description:
+          'API key ids are positive integers; above 2^53-1 a JSON number cannot hold one exactly, so it would be stored as a different id.',
       },
     },
     io_logging_sampling_rate: { type: 'number', minimum: 0.0001, maximum: 1 },
@@ -38,7 +40,8 @@ export default {
     },
     is_embeddings_cache_enabled: {
       type: ['boolean', 'null'],
-      description: 'Embeddings cache for this workspace: true/false, or null to follow the gateway default (embeddingsCache.enabled).',
+      description:
+        'Embeddings cache for this workspace: true/false, or null to follow the gateway default (embeddingsCache.enabled).',
     },
   },
 } as const;

@@ -11,12 +11,22 @@ export default {
       additionalProperties: false,
       required: ['data', 'metadata'],
       properties: {
-        data: { type: 'array', items: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] } } },
+        data: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] },
+          },
+        },
         metadata: {
           type: 'object',
           additionalProperties: false,
           required: ['row_count', 'truncated'],
-          properties: { row_count: { type: 'integer' }, truncated: { type: 'boolean' }, query_time_ms: { type: 'number' } },
+          properties: {
+            row_count: { type: 'integer' },
+            truncated: { type: 'boolean' },
+            query_time_ms: { type: 'number' },
+          },
         },
         warnings: { type: 'array', items: { type: 'string' } },
       },

@@ -15,7 +15,11 @@ export default {
         properties: {
           date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
           model_permaslug: { type: 'string' },
-          total_tokens: { type: 'string', pattern: '^[0-9]+$', description: 'a decimal string: token sums outgrow JSON numbers' },
+          total_tokens: {
+            type: 'string',
+            pattern: '^[0-9]+$',
+            description: 'a decimal string: token sums outgrow JSON numbers',
+          },
         },
       },
     },

@@ -11,7 +11,16 @@ export default {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['name', 'slug', 'privacy_policy_url', 'terms_of_service_url', 'status_page_url', 'configured', 'recent', 'endpoints'],
+        required: [
+          'name',
+          'slug',
+          'privacy_policy_url',
+          'terms_of_service_url',
+          'status_page_url',
+          'configured',
+          'recent',
+          'endpoints',
+        ],
         properties: {
           name: { type: 'string' },
           slug: { type: 'string' },

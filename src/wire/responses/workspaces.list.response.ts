@@ -5,5 +5,8 @@ export default {
   type: 'object',
   additionalProperties: false,
   required: ['data', 'total_count'],
-  properties: { data: { type: 'array', items: { $ref: 'defs.objects#/$defs/workspace' } }, total_count: { type: 'integer' } },
+  properties: {
+    data: { type: 'array', items: { $ref: 'defs.objects#/$defs/workspace' } },
+    total_count: { type: 'integer' },
+  },
 } as const;

@@ -53,20 +53,31 @@ function resolveRef(ref: string, root: Schema): { schema: Schema; root: Schema }
 
 function stringOf(s: Schema): fc.Arbitrary<string> {
   if (s.format === 'uuid') return fc.uuid();
-  if (s.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (s.format === 'date-time')
+    return fc
+      .date({ min: new Date('2020-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   const minLength = s.minLength ?? 0;
   const maxLength = Math.min(s.maxLength ?? 40, Math.max(minLength, 40));
   if (s.pattern) {
     // Anchored patterns generate matching strings; a suffix pattern (`(Z|z)$`) is met by construction above.
-    return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= minLength && v.length <= (s.maxLength ?? Infinity));
+    return fc
+      .stringMatching(new RegExp(s.pattern))
+      .filter((v) => v.length >= minLength && v.length <= (s.maxLength ?? Infinity));
   }
-  return fc.string({ minLength, maxLength, unit: fc.constantFrom('a', 'b', 'z', '0', '9', '-', '_', ' ', 'é', '文', '😀') });
+  return fc.string({
+    minLength,
+    maxLength,
+    unit: fc.constantFrom('a', 'b', 'z', '0', '9', '-', '_', ' ', 'é', '文', '😀'),
+  });
 }
 
 function numberOf(s: Schema, integer: boolean): fc.Arbitrary<number> {
   const min = s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (integer ? 1 : 1e-9) : (s.minimum ?? -1e6);
   const max = s.maximum ?? 1e6;
-  return integer ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, 2 ** 31)) }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+  return integer
+    ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, 2 ** 31)) })
+    : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
 }
 
 function ofType(type: string, s: Schema, root: Schema): fc.Arbitrary<unknown> {
@@ -83,7 +94,10 @@ function ofType(type: string, s: Schema, root: Schema): fc.Arbitrary<unknown> {
       return stringOf(s);
     case 'array': {
       const minLength = s.minItems ?? 0;
-      return fc.array(arbitraryFor(s.items ?? {}, root), { minLength, maxLength: Math.max(minLength, Math.min(s.maxItems ?? MAX_ITEMS, MAX_ITEMS)) });
+      return fc.array(arbitraryFor(s.items ?? {}, root), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(s.maxItems ?? MAX_ITEMS, MAX_ITEMS)),
+      });
     }
     case 'object': {
       const props = s.properties ?? {};
