@@ -168,7 +168,16 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
         if (chatWire && body.stream === true)
           return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
-        const answer = chatWire ? chatWire.answer(body, opts) : wire!(req.url ?? '', body, opts);
+        let answer: unknown;
+        try {
+          answer = chatWire ? chatWire.answer(body, opts) : wire!(req.url ?? '', body, opts);
+        } catch {
+          // A body the wire cannot read (cut short, or not this provider's shape) gets the
+          // provider's own 400, as the real one would answer; the fake never throws in its handler.
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end('{"error":{"message":"invalid request body"}}');
+        }
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(edit(answer as Record<string, unknown>)));

@@ -32,8 +32,24 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Start one replica with `env` (PORT, METRICS_PORT and HOST are chosen here). */
+/**
+ * Start one replica with `env` (PORT, METRICS_PORT and HOST are chosen here). A free port can be
+ * taken by another test's socket between the probe and the replica's listen, so a start that dies
+ * of EADDRINUSE is tried again on new ports.
+ */
 export async function spawnGatewayProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await spawnOnce(env, timeoutMs);
+    } catch (err) {
+      if (tries >= 5 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function spawnOnce(env: Record<string, string>, timeoutMs: number): Promise<GatewayProcess> {
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const child = spawn(process.execPath, ['-r', TS_LOADER, path.join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
@@ -72,7 +88,10 @@ export async function spawnGatewayProcess(env: Record<string, string>, timeoutMs
     },
   };
   const healthy = async () => {
-    if (!handle.alive()) throw new Error(`gateway exited during startup:\n${tail.join('\n')}`);
+    if (!handle.alive()) {
+      const why = `gateway exited during startup:\n${tail.join('\n')}`;
+      throw tail.some((l) => l.includes('EADDRINUSE')) ? new PortTaken(why) : new Error(why);
+    }
     return fetch(`${origin}/healthz`).then(
       (r) => r.ok,
       () => false,

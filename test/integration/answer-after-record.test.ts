@@ -36,7 +36,9 @@ describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord)
   const held: Array<{ event: UsageEvent; release: () => void }> = [];
   beforeAll(async () => {
     h = await startGatewayHarness({
-      overrides: { usage: { answerAfterRecord } },
+      // A loaded CI machine can take longer than the harness's fast attempt timeout on a cold
+      // first request; a timed-out attempt would answer (524) with no record to wait for.
+      overrides: { usage: { answerAfterRecord }, upstream: { attemptTimeoutMs: 10_000, deadlineMs: 20_000 } },
       wrap: { recorder: gateRecords(held) },
     });
   });
@@ -53,6 +55,7 @@ describe.each([true, false])('usage.answerAfterRecord = %s', (answerAfterRecord)
       // The record is under way and unfinished: give the route every chance to answer anyway
       // (an answer that does not come has no event to wait on, so this one wait stays).
       await new Promise((r) => setTimeout(r, 100));
+      if (answered) expect((await response).status).toBe(200); // an early error says what it was
       expect(answered).toBe(false);
       held[0]!.release();
     } else {
