@@ -29,7 +29,7 @@ export interface MetricDef {
 const BYOK_USD = `coalesce(sum(g.upstream_cost_usd) FILTER (WHERE g.is_byok), 0)`;
 const THROUGHPUT = `((g.tokens_prompt + g.tokens_completion) * 1000.0 / nullif(g.generation_time_ms, 0))`;
 /** Chat rows with a generation time: the rows output tokens per second is measured over. */
-const CHAT_TIMED = `g.api_type = 'chat' AND g.generation_time_ms > 0`;
+const CHAT_TIMED = `g.api_type IN ('chat', 'messages', 'responses') AND g.generation_time_ms > 0`;
 
 function pct(p: number, col: string): string {
   return `(percentile_cont(${p}) WITHIN GROUP (ORDER BY ${col}))::float8`;

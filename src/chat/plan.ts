@@ -1,6 +1,6 @@
 /**
- * The first half of POST /chat/completions, before any spend is reserved: the models (the
- * `model`, then the `models` fallback list), the endpoints that may serve the request in the order
+ * The first half of every chat-like door, before any spend is reserved: the models (the door's
+ * model, then the `models` fallback list), the endpoints that may serve the request in the order
  * they are tried, and the worst case the budget step reserves.
  * @module
  */
@@ -12,11 +12,14 @@ import { selectCandidates, type RequestNeeds } from '../routing/select-candidate
 import { worstCaseCost } from './cost';
 import { readPrompt, type ChatPrompt } from './prompt';
 import type { ChatBody } from './types';
+import type { PlanInput } from '../inference/door';
 
 /** What the plan decided. */
 export interface ChatPlan {
   /** The first model named: errors before any answer are about it. */
   primary: CatalogModel;
+  /** That model as the client named it (the rankings and classifiers see this name). */
+  requested: string;
   /** Endpoints to try in order: the first model's, then each fallback model's. */
   candidates: Endpoint[];
   prompt: ChatPrompt;
@@ -28,9 +31,20 @@ export interface ChatPlan {
 }
 
 /** The models to try, in order, each once: `model`, then `models`. */
-function modelIds(body: ChatBody): string[] {
-  const ids = [...(body.model ? [body.model] : []), ...(body.models ?? [])];
+export function modelIds(model: string | undefined, models: readonly string[] | undefined): string[] {
+  const ids = [...(model ? [model] : []), ...(models ?? [])];
   return [...new Map(ids.map((id) => [id.toLowerCase(), id])).values()];
+}
+
+/** The chat door's plan input. */
+export function chatPlanInput(body: ChatBody): PlanInput {
+  return {
+    modelIds: modelIds(body.model, body.models),
+    provider: body.provider,
+    prompt: readPrompt(body),
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    stream: body.stream === true,
+  };
 }
 
 /** 400 when the prompt alone is longer than every endpoint's context. */
@@ -46,19 +60,18 @@ function contextExceeded(model: CatalogModel, tokens: number): GatewayError {
 }
 
 /**
- * Plan `body`. Throws a GatewayError: 404 for an unknown model, 400 for a model of another kind or
- * a prompt no endpoint can hold, the no-endpoints error when the `provider` object excludes every one.
+ * Plan a door's request. Throws a GatewayError: 404 for an unknown model, 400 for a model of
+ * another kind or a prompt no endpoint can hold, the no-endpoints error when the `provider` object
+ * excludes every one.
  */
-export function planChat(catalog: Catalog, body: ChatBody, random: () => number): ChatPlan {
-  const ids = modelIds(body);
+export function planChat(catalog: Catalog, input: PlanInput, random: () => number): ChatPlan {
+  const { modelIds: ids, prompt, maxTokens, provider } = input;
   if (ids.length === 0)
     throw new ValidationError([
       { path: 'body.model', message: 'is required (or models, a list of models to try in order)' },
     ]);
   const models = ids.map((id) => catalog.resolveChat(id));
   const primary = models[0] as CatalogModel;
-  const prompt = readPrompt(body);
-  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const needs: RequestNeeds = {
     inputKind: prompt.modalities.size > 1 ? 'multimodal' : 'text',
     modalities: prompt.modalities,
@@ -66,16 +79,16 @@ export function planChat(catalog: Catalog, body: ChatBody, random: () => number)
   };
   const candidates: Endpoint[] = [];
   for (const model of models) {
-    const fitting = selectCandidates(model, needs, body.provider, random).filter(
+    const fitting = selectCandidates(model, needs, provider, random).filter(
       (e) => e.contextLength >= prompt.tokens,
     );
     candidates.push(...fitting);
   }
   if (candidates.length === 0) {
-    if (selectCandidates(primary, needs, body.provider, random).length > 0)
+    if (selectCandidates(primary, needs, provider, random).length > 0)
       throw contextExceeded(primary, prompt.tokens);
-    throw noCandidates(primary, needs, body.provider);
+    throw noCandidates(primary, needs, provider);
   }
   const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokens, maxTokens)));
-  return { primary, candidates, prompt, maxTokens, estimateUsd, stream: body.stream === true };
+  return { primary, requested: ids[0]!, candidates, prompt, maxTokens, estimateUsd, stream: input.stream };
 }

@@ -8,7 +8,7 @@ import type { CallerContext } from '../inference/caller';
 import { modelVariant } from '../embeddings/ids';
 import type { ChatUsage, FinishReason } from '../providers/chat-types';
 import type { UsageEvent } from '../usage/types';
-import type { ChatBody } from './types';
+import type { DoorApi } from '../inference/door';
 
 /** How a chat call went, as the service saw it. */
 export interface ChatOutcome {
@@ -34,17 +34,24 @@ export interface ChatOutcome {
   status: 'ok' | 'error';
 }
 
+/** Which door answered, and the end user and session its body named. */
+export interface AskedBy {
+  api: DoorApi;
+  endUser: string | null;
+  sessionId: string | undefined;
+}
+
 /** Build the usage event of `o` for the caller `ctx`. */
-export function chatUsageEvent(o: ChatOutcome, ctx: CallerContext, body: ChatBody, createdAt: Date): UsageEvent {
+export function chatUsageEvent(o: ChatOutcome, ctx: CallerContext, who: AskedBy, createdAt: Date): UsageEvent {
   return {
     id: o.id,
     createdAt,
     orgId: ctx.key.orgId,
     workspaceId: ctx.key.workspaceId,
     keyHash: ctx.key.hash,
-    endUser: body.user ?? null,
-    sessionId: body.session_id ?? ctx.sessionHeader,
-    apiType: 'chat',
+    endUser: who.endUser,
+    sessionId: who.sessionId ?? ctx.sessionHeader,
+    apiType: who.api,
     model: o.endpoint.modelId,
     provider: o.endpoint.provider.name,
     upstreamId: o.upstreamId,

@@ -1,7 +1,8 @@
 /**
- * The chat service: plans a request (models, candidates, worst case), runs the fallback runner
- * over the chat adapters, whole or streamed, then counts the cost, records usage and builds the
- * answer. Route handlers call only this.
+ * The chat-like service, one for every door (chat completions, Messages, Responses): plans a
+ * request (models, candidates, worst case), runs the fallback runner over the chat adapters, whole
+ * or streamed, then counts the cost, records usage and has the door write the answer. Route
+ * handlers call only this; a door ({@link Door}) only reads its body and writes its shape.
  * @module
  */
 import type { ServerResponse } from 'node:http';
@@ -10,26 +11,20 @@ import type { Endpoint } from '../catalog/types';
 import type { CallerContext } from '../inference/caller';
 import { generationId } from '../embeddings/ids';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatJob, ChatStream, ParsedChat, StreamHead } from '../providers/chat-types';
+import type { ChatJob, StreamHead } from '../providers/chat-types';
 import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
 import { attemptStream, type LiveStream, type StreamTiming } from '../inference/stream-attempt';
 import { PendingWork } from '../usage/pending-work';
-import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
 import { billChat } from './billed';
 import { planChat, type ChatPlan } from './plan';
-import { chatJob } from './job';
-import { chatViewOf } from './view';
 import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
-import type { ChatBody } from './types';
 import { observeAnswer, type AnswerObservers } from '../inference/observers';
 import { wholeBody } from '../providers/raw-json';
-
-/** The route label of the gateway-overhead metric. */
-const ROUTE = '/api/v1/chat/completions';
+import type { Door, DoorAnswer, DoorStream } from '../inference/door';
 
 type ServiceDeps = InferenceServiceDeps;
 
@@ -42,19 +37,9 @@ export interface ChatAnswer {
   recorded: Promise<void>;
 }
 
-/** The text of a whole answer's choices (content, refusals, tool calls): what the gateway counts when usage is missing. */
-function answerText(parsed: ParsedChat): string {
-  const parts: string[] = [];
-  for (const c of parsed.choices) {
-    if (c.message.content) parts.push(c.message.content);
-    if (c.message.refusal) parts.push(c.message.refusal);
-    for (const call of c.message.tool_calls ?? []) parts.push(call.function.name, call.function.arguments);
-  }
-  return parts.join('\n');
-}
-
 /** What every attempt of one streamed request shares. */
 interface OneStream {
+  door: Door<never>;
   writer: SseWriter;
   job: ChatJob;
   /** The generation id every chunk carries. */
@@ -62,6 +47,14 @@ interface OneStream {
   /** Unix seconds, for every chunk. */
   created: number;
   timing: StreamTiming;
+}
+
+/** What the service knows of one request: its door, its validated body and its plan. */
+interface Asked<B> {
+  door: Door<B>;
+  ctx: CallerContext;
+  body: B;
+  plan: ChatPlan;
 }
 
 /** One per app instance. */
@@ -76,17 +69,23 @@ export class ChatService {
     private readonly observers: AnswerObservers,
   ) {}
 
+  /** The first half of a door's request (see `plan.ts`). */
+  plan<B>(door: Door<B>, body: B): ChatPlan {
+    return planChat(this.routing.catalog, door.planInput(body), this.deps.random);
+  }
+
   /**
-   * The second half of POST /chat/completions: answer the planned request on `res`, whole or
-   * streamed; resolves with what it cost once the answer is over (0 when it failed mid-stream).
-   * Throws a GatewayError (a normal error answer) only while nothing has been sent.
+   * The second half: answer the planned request on `res` in the door's shape, whole or streamed;
+   * resolves with what it cost once the answer is over (0 when it failed mid-stream).
+   * Throws a GatewayError (the door's error answer) only while nothing has been sent.
    */
-  async answer(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse): Promise<number> {
-    if (plan.stream) return this.stream(ctx, body, plan, res, (id) => this.observe(ctx, body, plan, res, id));
-    const answer = await this.complete(ctx, body, plan);
+  async answer<B>(door: Door<B>, ctx: CallerContext, body: B, plan: ChatPlan, res: ServerResponse): Promise<number> {
+    const asked: Asked<B> = { door, ctx, body, plan };
+    if (plan.stream) return this.stream(asked, res, (id) => this.observe(asked, res, id));
+    const answer = await this.complete(asked);
     // If so configured, a client never holds an answer whose usage record a crash could lose.
     if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
-    this.observe(ctx, body, plan, res, answer.id);
+    this.observe(asked, res, answer.id);
     res.writeHead(200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': String(Buffer.byteLength(answer.body)),
@@ -97,37 +96,33 @@ export class ChatService {
   }
 
   /** The rankings sampler and the workspace classifiers look at the user's texts once the answer is sent. */
-  private observe(ctx: CallerContext, body: ChatBody, plan: ChatPlan, res: ServerResponse, generationId: string): void {
-    const { userTexts, tokens } = plan.prompt;
+  private observe(asked: Asked<unknown>, res: ServerResponse, generationId: string): void {
+    const { userTexts, tokens } = asked.plan.prompt;
     if (userTexts.length === 0) return;
-    observeAnswer(this.observers, res, ctx, {
+    observeAnswer(this.observers, res, asked.ctx, {
       generationId,
-      model: body.model ?? body.models?.[0] ?? '',
+      model: asked.plan.requested,
       input: userTexts,
       tokens,
       createdAt: new Date(this.deps.clock()),
     });
   }
 
-  /** The first half of POST /chat/completions (see `plan.ts`). */
-  plan(body: ChatBody): ChatPlan {
-    return planChat(this.routing.catalog, body, this.deps.random);
-  }
-
   /** A whole (non-streamed) answer. Throws a GatewayError when no attempt succeeded. */
-  private async complete(ctx: CallerContext, body: ChatBody, plan: ChatPlan): Promise<ChatAnswer> {
-    const job = chatJob(body, plan.maxTokens, false);
+  private async complete<B>(asked: Asked<B>): Promise<ChatAnswer> {
+    const { door, ctx, body, plan } = asked;
+    const job = door.job(body, plan.maxTokens, false);
     const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) =>
-      this.callWhole(e, job, timeoutMs, inject),
+      this.callWhole(door, e, job, timeoutMs, inject),
     );
     const { value: parsed, endpoint } = run;
-    this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
+    this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () =>
-      answerText(parsed),
+      parsed.text(),
     );
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
-    const recorded = this.record(ctx, body, {
+    const recorded = this.record(asked, {
       id: head.id,
       endpoint,
       usage,
@@ -145,29 +140,24 @@ export class ChatService {
       modalityLabel: plan.prompt.modalityLabel,
       status: 'ok',
     });
-    return { id: head.id, body: completionBody(head, parsed, usage, cost), costUsd: cost, recorded };
+    return { id: head.id, body: parsed.render(head, usage, cost), costUsd: cost, recorded };
   }
 
   /**
    * A streamed answer, written to `res` as it arrives. Resolves with what it cost once the stream
-   * is over. Throws a GatewayError (a normal error answer) only while nothing has been sent.
+   * is over. Throws a GatewayError (the door's error answer) only while nothing has been sent.
    * @param onStart - called with the generation id once the first content is on its way
    */
-  private async stream(
-    ctx: CallerContext,
-    body: ChatBody,
-    plan: ChatPlan,
-    res: ServerResponse,
-    onStart?: (id: string) => void,
-  ): Promise<number> {
+  private async stream<B>(asked: Asked<B>, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
+    const { door, ctx, body, plan } = asked;
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
-    const job = chatJob(body, plan.maxTokens, true);
     const stream: OneStream = {
+      door: door as Door<never>,
       writer,
-      job,
+      job: door.job(body, plan.maxTokens, true),
       id,
       created,
       timing: { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs },
@@ -177,17 +167,12 @@ export class ChatService {
     );
     if (!run.ok) {
       if (!writer.opened) throw run.error;
-      writer.finish(
-        errorChunk(
-          { id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created },
-          run.error.status,
-          run.error.message,
-        ) + DONE_EVENT,
-      );
+      const head = { id, model: plan.primary.id, provider: run.lastEndpoint?.provider.name ?? '', created };
+      writer.finish(door.failed(head, run.error.status, run.error.message));
       return 0;
     }
     const live = run.value;
-    this.runner.observeOverhead(ROUTE, ctx, run.upstreamMs);
+    this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     onStart?.(id);
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
@@ -201,7 +186,7 @@ export class ChatService {
       { provider: live.endpoint.provider.slug, model: live.endpoint.modelId },
       ttftMs / 1000,
     );
-    const recorded = this.record(ctx, body, {
+    const recorded = this.record(asked, {
       id,
       endpoint: live.endpoint,
       usage,
@@ -220,9 +205,9 @@ export class ChatService {
       status: end.kind === 'upstream_error' ? 'error' : 'ok',
     });
     if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
+    const translator = live.translator;
     writer.finish(
-      (end.kind === 'upstream_error' ? errorChunk(head, end.code, end.message) : usageChunk(head, usage, cost)) +
-        DONE_EVENT,
+      end.kind === 'upstream_error' ? translator.fail(head, end.code, end.message) : translator.finish(head, usage, cost),
     );
     return cost;
   }
@@ -238,7 +223,7 @@ export class ChatService {
     endpoint: Endpoint,
     timeoutMs: number,
     inject: InjectTrace | undefined,
-  ): Promise<AttemptResult<LiveStream<ChatStream>>> {
+  ): Promise<AttemptResult<LiveStream<DoorStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const req = adapter.buildRequest(s.job, endpoint);
     inject?.(req.headers);
@@ -246,26 +231,26 @@ export class ChatService {
     return attemptStream(
       this.routing.http,
       s.writer,
-      { req, signal: adapter, endpoint, translator: () => chatViewOf(adapter).createStream(head) },
+      { req, signal: adapter, endpoint, translator: () => s.door.view(adapter).stream(head) },
       timeoutMs,
       s.timing,
     );
   }
 
   private async callWhole(
+    door: Door<never>,
     endpoint: Endpoint,
     job: ChatJob,
     timeoutMs: number,
     inject: InjectTrace | undefined,
-  ): Promise<AttemptResult<ParsedChat>> {
+  ): Promise<AttemptResult<DoorAnswer>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const req = adapter.buildRequest(job, endpoint);
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = chatViewOf(adapter).parseResponse(wholeBody(res.body));
-    if (!parsed || parsed.choices.length === 0)
-      return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
+    const parsed = door.view(adapter).parse(wholeBody(res.body));
+    if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }
 
@@ -282,13 +267,15 @@ export class ChatService {
   }
 
   /** Count and record one answered call; shutdown waits for the record ({@link drain}). */
-  private record(ctx: CallerContext, body: ChatBody, o: ChatOutcome): Promise<void> {
+  private record<B>(asked: Asked<B>, o: ChatOutcome): Promise<void> {
+    const { door, ctx, body } = asked;
     const { metrics } = this.deps;
     const labels = { provider: o.endpoint.provider.slug, model: o.endpoint.modelId };
     metrics.chatTokens.inc({ ...labels, kind: 'prompt' }, o.usage.promptTokens);
     metrics.chatTokens.inc({ ...labels, kind: 'completion' }, o.usage.completionTokens);
     metrics.chatCost.inc(labels, o.cost);
-    const recorded = writeUsage(this.deps, ctx, chatUsageEvent(o, ctx, body, new Date(this.deps.clock())));
+    const who = { api: door.api, endUser: door.endUser(body), sessionId: door.sessionId(body) };
+    const recorded = writeUsage(this.deps, ctx, chatUsageEvent(o, ctx, who, new Date(this.deps.clock())));
     this.track(recorded);
     return recorded;
   }

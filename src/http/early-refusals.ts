@@ -1,5 +1,5 @@
 /**
- * Answers given before a request reaches the application, in the gateway's envelope: a body
+ * Answers given before a request reaches the application, in the door's envelope (`envelopes.ts`): a body
  * whose declared `Content-Length` is over the limit (413 at once, before a byte of it is read);
  * an HTTP/1.1 request without `Host` (400), a transfer coding other than `chunked` (415) and an
  * `Expect` other than `100-continue` (417), which Node would answer with empty bodies (or, for
@@ -11,17 +11,17 @@
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { STATUS_MESSAGES } from '../errors';
+import { GatewayError, STATUS_MESSAGES } from '../errors';
+import { errorEnvelope, hostedEnvelope } from './envelopes';
 import type { Config } from '../config';
 import { FORM_OVERHEAD_BYTES } from '../files/multipart';
 import { API_PREFIX } from './router';
 import { RouteTemplates } from './route-templates';
 import { PASSTHROUGH_ROUTES } from '../routes/passthrough';
 
-/** The envelope for `status`, as a string. */
-function envelope(status: number, metadata?: Record<string, unknown>): string {
-  const message = STATUS_MESSAGES[status] ?? http.STATUS_CODES[status] ?? 'Error';
-  return JSON.stringify({ error: metadata ? { code: status, message, metadata } : { code: status, message } });
+/** The error for `status`. */
+function refusal(status: number, metadata?: Record<string, unknown>): GatewayError {
+  return new GatewayError(status, STATUS_MESSAGES[status] ?? http.STATUS_CODES[status] ?? 'Error', { metadata });
 }
 
 /**
@@ -45,7 +45,7 @@ export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthr
  * may be huge, or framed in a way we cannot read), so the connection cannot carry another request.
  */
 function refuse(res: http.ServerResponse, status: number, metadata?: Record<string, unknown>): void {
-  const body = envelope(status, metadata);
+  const body = errorEnvelope(res, refusal(status, metadata));
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
@@ -133,7 +133,7 @@ export function answerClientError(inFlight: WeakMap<Duplex, http.ServerResponse>
       refuse(res, status, metadata);
       return;
     }
-    const body = envelope(status, metadata);
+    const body = hostedEnvelope(refusal(status, metadata)); // no request was read: no door is known
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,6 +1,6 @@
 /**
- * The one place where anything thrown becomes an HTTP response:
- * `{error:{code,message,metadata?}}` with `code` = status. Body-parser failures become their
+ * The one place where anything thrown becomes an HTTP response: the door's envelope
+ * (`envelopes.ts`; the hosted service's `{error:{code,message,metadata?}}` with `code` = status). Body-parser failures become their
  * 4xx; anything unexpected is logged with its stack and answered as a bare 500, so no stack
  * trace or internal detail ever reaches a client.
  * @module
@@ -18,6 +18,7 @@ import {
   unreadableBody,
 } from '../errors';
 import type { Logger } from '../observability/logger';
+import { errorEnvelope } from './envelopes';
 
 interface BodyParserError {
   type?: string;
@@ -90,13 +91,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
   }
   for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
   if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(err.retryAfterSeconds)));
-  const body: { code: number; message: string; metadata?: Record<string, unknown>; availability?: unknown } = {
-    code: err.status,
-    message: err.message,
-  };
-  if (err.metadata) body.metadata = err.metadata;
-  if (err.availability) body.availability = err.availability;
-  const json = JSON.stringify({ error: body });
+  const json = errorEnvelope(res, err);
   res.statusCode = err.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));

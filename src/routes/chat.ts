@@ -11,6 +11,7 @@ import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
+import { CHAT_DOOR } from '../chat/door';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
@@ -25,9 +26,9 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
     requireInferenceKey(),
     validate({ body: 'chat.create.body' }),
     pricedRoute(deps, {
-      plan: (req: Request) => chat.plan(validated(req, 'chat.create.body')),
+      plan: (req: Request) => chat.plan(CHAT_DOOR, validated(req, 'chat.create.body')),
       run: (req: Request, res: Response, plan) =>
-        chat.answer(callerOf(req), validated(req, 'chat.create.body'), plan, res),
+        chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
     }),

@@ -15,7 +15,7 @@ export interface UsageEvent {
   /** The request's `user` field (end user), if any. */
   endUser: string | null;
   sessionId: string | null;
-  apiType: 'embeddings' | 'completions' | 'chat';
+  apiType: 'embeddings' | 'completions' | 'chat' | 'messages' | 'responses';
   model: string;
   provider: string | null;
   upstreamId: string | null;
