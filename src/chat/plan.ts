@@ -79,14 +79,11 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
   };
   const candidates: Endpoint[] = [];
   for (const model of models) {
-    const fitting = selectCandidates(model, needs, provider, random).filter(
-      (e) => e.contextLength >= prompt.tokens,
-    );
+    const fitting = selectCandidates(model, needs, provider, random).filter((e) => e.contextLength >= prompt.tokens);
     candidates.push(...fitting);
   }
   if (candidates.length === 0) {
-    if (selectCandidates(primary, needs, provider, random).length > 0)
-      throw contextExceeded(primary, prompt.tokens);
+    if (selectCandidates(primary, needs, provider, random).length > 0) throw contextExceeded(primary, prompt.tokens);
     throw noCandidates(primary, needs, provider);
   }
   const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokens, maxTokens)));

@@ -39,7 +39,7 @@ export interface ChatAnswer {
 
 /** What every attempt of one streamed request shares. */
 interface OneStream {
-  door: Door<never>;
+  door: Pick<Door<never>, 'view'>;
   writer: SseWriter;
   job: ChatJob;
   /** The generation id every chunk carries. */
@@ -155,7 +155,7 @@ export class ChatService {
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
     const stream: OneStream = {
-      door: door as Door<never>,
+      door,
       writer,
       job: door.job(body, plan.maxTokens, true),
       id,
@@ -207,7 +207,9 @@ export class ChatService {
     if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
     const translator = live.translator;
     writer.finish(
-      end.kind === 'upstream_error' ? translator.fail(head, end.code, end.message) : translator.finish(head, usage, cost),
+      end.kind === 'upstream_error'
+        ? translator.fail(head, end.code, end.message)
+        : translator.finish(head, usage, cost),
     );
     return cost;
   }
