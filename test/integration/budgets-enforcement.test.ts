@@ -9,7 +9,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { KVS, deleteRedisPrefix, openTestPglite } from '../helpers/services';
 import { bearer, createInferenceKey, createTestGateway, type TestGateway } from '../helpers/gateway';
-import { spendApp } from './budgets-helpers';
+import { recordSpend, spendApp } from './budgets-helpers';
+import { until } from '../helpers/eventually';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
 import { MemoryKv } from '../../src/kv/memory';
@@ -306,6 +307,50 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     await spend(secret).expect(200); // month total 0.07 = key limit
     const key = await spend(secret).expect(402);
     expect(key.body.error.metadata).toMatchObject({ limit_source: 'key_limit', interval: 'monthly', spend_usd: 0.07 });
+  });
+
+  test('spend settled while the counters are lost, its record still on its way, is not missed by their rebuild (issue 61 item 6)', async () => {
+    const slug = await workspace({ daily: 0.05 });
+    const { secret, hash } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    await spend(secret).expect(200);
+    await spend(secret).expect(200); // 0.02 spent and recorded
+    const late = await gw.deps.spend.reserve(key, 0.01, 'late');
+    await flushCounters(); // Redis loses the counters while `late` is in flight
+    await late.settle(0.01); // no counter to add to; its record has not reached the table yet
+    await spend(secret).expect(200); // rebuilds from the table (0.02), then spends 0.01
+    await recordSpend(db, key, 0.01, now); // `late`'s record arrives
+    // Recorded: 0.04. A counter that missed `late` (0.03) would admit 0.011 more; 0.05 is the limit.
+    await expect(gw.deps.spend.reserve(key, 0.011, 'probe')).rejects.toBeInstanceOf(PaymentRequiredError);
+    await (await gw.deps.spend.reserve(key, 0.009, 'fits')).release();
+  });
+
+  test('Redis wiped under load: the rebuilt counter is at least the sum of the records (issue 61 item 6)', async () => {
+    const slug = await workspace({ daily: 1 });
+    const { secret, hash } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    let answered = 0;
+    const wave = (n: number) =>
+      Array.from({ length: n }, () =>
+        spend(secret, 0.01, { recordLate: true })
+          .expect(200)
+          .then(() => answered++),
+      );
+    const first = wave(30);
+    await until('the first answers', () => answered >= 3, { everyMs: 1 });
+    await flushCounters(); // the rest of the first wave is in flight: settles to lost counters, records on their way
+    await Promise.all([...first, ...wave(10)]);
+    const rows = await db.query<{ usd: number }>(
+      'SELECT COALESCE(SUM(cost_usd), 0)::float8 AS usd FROM generations WHERE key_hash = $1',
+      [hash],
+    );
+    const recorded = Number(rows[0]?.usd);
+    expect(recorded).toBeCloseTo(0.4, 9);
+    expect(answered).toBe(40);
+    // A counter below the records would admit this; one at or above them refuses it.
+    await expect(gw.deps.spend.reserve(key, 1 - recorded + 0.001, 'probe')).rejects.toBeInstanceOf(
+      PaymentRequiredError,
+    );
   });
 
   test('keys without any limit in a workspace without budgets are never refused', async () => {

@@ -65,6 +65,8 @@ export interface SpendBody {
   actual?: number;
   /** Release instead of settling (the upstream call failed). */
   fail?: boolean;
+  /** Settle first and write the usage event after (a record still on its way when the counter moves). */
+  recordLate?: boolean;
 }
 
 /** The gateway app plus `POST /test/spend`. */
@@ -84,8 +86,14 @@ export function spendApp(deps: AppDeps): Express {
       return;
     }
     const actual = body.actual ?? body.estimate;
-    await recordSpend(deps.db, key, actual, deps.clock());
-    await reservation.settle(actual);
+    if (body.recordLate) {
+      await reservation.settle(actual);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await recordSpend(deps.db, key, actual, deps.clock());
+    } else {
+      await recordSpend(deps.db, key, actual, deps.clock());
+      await reservation.settle(actual);
+    }
     res.json({ settled: actual });
   });
   outer.use(createApp(deps));

@@ -8,7 +8,7 @@
 import { KVS, uniqueId } from '../helpers/services';
 import type { Kv } from '../../src/kv/kv';
 import type { KvScript } from '../../src/kv/kv';
-import { HELD_FIELD, LEASE_PREFIX, NEXT_FIELD, RESERVE } from '../../src/budgets/scripts/reserve';
+import { HELD_FIELD, LEASE_PREFIX, NEXT_FIELD, RESERVE, UNREBUILT_FIELD } from '../../src/budgets/scripts/reserve';
 import { SETTLE } from '../../src/budgets/scripts/settle';
 
 const T0 = 1_800_000_000_000;
@@ -46,6 +46,17 @@ const SEED: KvScript<number> = {
   parse: Number,
 };
 
+/** Deletes its keys (as Redis losing them would). */
+const SEED_DEL: KvScript<number> = {
+  name: 'test_del_keys',
+  lua: `for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end return 1`,
+  memory(data, keys) {
+    for (const k of keys) data.del(k);
+    return 1;
+  },
+  parse: Number,
+};
+
 describe.each(KVS)('budget scripts on $name', (kind) => {
   let kv: Kv;
   let keys: string[];
@@ -73,6 +84,22 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     expect(await reserve('r3', 31, T0, [1000, 100])).toEqual({ kind: 'refused', index: 2, usedNanos: 70 });
     expect(await reserve('r3', 30, T0, [1000, 100])).toMatchObject({ kind: 'reserved' });
     expect(await reserve('r4', 0, T0, [1000, 100])).toEqual({ kind: 'refused', index: 2, usedNanos: 100 });
+  });
+
+  test('spend settled while a counter is missing is added by its rebuild (issue 61 item 6)', async () => {
+    await reserve('h1', 10, T0, [1000, 1000], ['0', '0']);
+    await reserve('h2', 10, T0, [1000, 1000]);
+    await kv.run(SEED_DEL, ['a:spent', 'b:spent'], []); // Redis lost the counters, not the holds
+    expect(await kv.run(SETTLE, keys, ['h1', 7])).toBe(0); // no counter to add to
+    expect(await kv.run(SETTLE, keys, ['h2', 0])).toBe(0); // a release leaves nothing behind
+    expect((await kv.run(DUMP, ['a:holds'], []))[UNREBUILT_FIELD]).toBe('7');
+    // h1's record is not in the table yet: the sum is 100, the rebuild adds the 7 settled meanwhile.
+    expect(await reserve('r', 0, T0, [1000, 1000])).toEqual({ kind: 'missing', indexes: [1, 2] });
+    expect(await reserve('r', 0, T0, [1000, 1000], ['100', '100'])).toMatchObject({ kind: 'reserved' });
+    expect(await reserve('big', 894, T0, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 107 });
+    expect((await kv.run(DUMP, ['a:holds'], []))[UNREBUILT_FIELD]).toBeUndefined(); // added once, then gone
+    await kv.run(SETTLE, keys, ['r', 3]);
+    expect(await reserve('big', 891, T0, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 110 });
   });
 
   test('settle replaces a hold with the real cost; release frees it; holds expire at their deadline', async () => {

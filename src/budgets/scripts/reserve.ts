@@ -15,7 +15,10 @@
  * A missing `spent` counter (Redis lost it) is never created from nothing: the script answers
  * "missing" and the caller re-runs it with the value summed from the usage table, which the
  * script stores only if the counter is still missing (SET NX semantics), so a counter is rebuilt
- * at most once and never added twice.
+ * at most once and never added twice. What was settled while the counter was missing (kept in
+ * the holds hash's `#unrebuilt`, see `settle.ts`) is added to it: those requests' records may
+ * reach the table only after the sum was taken, so without it they would be missed; with it,
+ * one already summed is counted twice (refusing a little early), never missed (overspending).
  *
  * KEYS: spent₁, holds₁, spent₂, holds₂, …
  * ARGV: reservationId, amount, nowMs, expiresAtMs, holdsTtlMs, then per limit: limit, rebuild
@@ -46,6 +49,8 @@ export const LEASE_PREFIX = 'lease:';
 /** Field names inside a holds hash; hold ids always contain `:` and never start with `#`. */
 export const HELD_FIELD = '#held';
 export const NEXT_FIELD = '#next';
+/** Spend settled while the limit's counter was missing, for its rebuild to add. */
+export const UNREBUILT_FIELD = '#unrebuilt';
 
 /** A hold's value (`amount|expiresAtMs`) as numbers; the twins' reading of it (the Lua parses the same). */
 export function parseHold(value: string): { amount: number; expiresAt: number } {
@@ -84,7 +89,7 @@ local function held_on(key, now)
   if earliest then
     redis.call('HSET', key, '${HELD_FIELD}', string.format('%d', sum), '${NEXT_FIELD}', string.format('%d', earliest))
   else
-    redis.call('DEL', key)
+    redis.call('HDEL', key, '${HELD_FIELD}', '${NEXT_FIELD}')
   end
   return sum
 end
@@ -112,6 +117,11 @@ for i = 1, n do
     if rebuild == '' then
       missing[#missing + 1] = i
     else
+      local unrebuilt = redis.call('HGET', KEYS[2 * i], '${UNREBUILT_FIELD}')
+      if unrebuilt and tonumber(unrebuilt) then
+        rebuild = string.format('%d', tonumber(rebuild) + tonumber(unrebuilt))
+      end
+      redis.call('HDEL', KEYS[2 * i], '${UNREBUILT_FIELD}')
       local ttl = tonumber(ARGV[base + 3])
       if ttl > 0 then redis.call('SET', KEYS[2 * i - 1], rebuild, 'PX', ARGV[base + 3])
       else redis.call('SET', KEYS[2 * i - 1], rebuild) end
@@ -166,8 +176,10 @@ function heldOn(data: MemoryData, key: string, now: number): number {
       earliest = earliest === null ? hold.expiresAt : Math.min(earliest, hold.expiresAt);
     }
   }
-  if (earliest === null) data.del(key);
-  else {
+  if (earliest === null) {
+    data.hdel(key, HELD_FIELD);
+    data.hdel(key, NEXT_FIELD);
+  } else {
     data.hset(key, HELD_FIELD, String(sum));
     data.hset(key, NEXT_FIELD, String(earliest));
   }
@@ -197,9 +209,13 @@ function memory(data: MemoryData, keys: string[], args: string[]): unknown {
     const spentKey = keys[2 * i - 2] as string;
     let v = data.get(spentKey);
     if (v === null) {
-      const rebuild = args[base + 1] as string;
+      let rebuild = args[base + 1] as string;
       if (rebuild === '') missing.push(i);
       else {
+        const holdsKey = keys[2 * i - 1] as string;
+        const unrebuilt = Number(data.hget(holdsKey, UNREBUILT_FIELD) ?? 0);
+        if (Number.isFinite(unrebuilt)) rebuild = String(Number(rebuild) + unrebuilt);
+        data.hdel(holdsKey, UNREBUILT_FIELD);
         const ttl = Number(args[base + 2]);
         data.set(spentKey, rebuild, ttl > 0 ? ttl : undefined);
         v = rebuild;

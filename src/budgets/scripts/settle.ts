@@ -2,9 +2,10 @@
  * The settle script: drops a reservation's holds (and their amount from each hash's running
  * total, see `reserve.ts`) and adds the real cost to each `spent`
  * counter — but only to counters that exist. A counter Redis has lost is left missing, so the
- * next reservation rebuilds it from the usage table (which holds this request's event) instead
- * of starting from this one cost and undercounting everything before it. Releasing a
- * reservation is settling it at 0.
+ * next reservation rebuilds it from the usage table instead of starting from this one cost and
+ * undercounting everything before it; the cost goes to the holds hash's `#unrebuilt`, which that
+ * rebuild adds, since this request's record may reach the table only after the rebuild's sum.
+ * Releasing a reservation is settling it at 0.
  *
  * Everything that could make a write fail is checked before the first write (the amount is
  * plain digits, each counter an integer with room for it), because a Lua script is not rolled
@@ -16,11 +17,13 @@
  * @module
  */
 import type { KvScript } from '../../kv/kv';
-import { HELD_FIELD, LUA_HOLD_PARTS, parseHold } from './reserve';
+import { HELD_FIELD, LUA_HOLD_PARTS, UNREBUILT_FIELD, parseHold } from './reserve';
 
 /** The most digits an amount may have (`MAX_NANOS` has 16), and the most a counter may reach. */
 const MAX_DIGITS = 16;
 const MAX_COUNTER = 9e18;
+/** How long spend settled to a missing counter waits for its rebuild (records reach the table well within it). */
+export const UNREBUILT_TTL_MS = 3_600_000;
 
 /** Whether `arg` is an amount the settle script takes (the twin's check; the Lua checks the same). */
 function isAmount(arg: unknown): boolean {
@@ -62,6 +65,9 @@ for i = 1, #KEYS / 2 do
   if redis.call('EXISTS', KEYS[2 * i - 1]) == 1 then
     redis.call('INCRBY', KEYS[2 * i - 1], amount)
     added = added + 1
+  elseif add > 0 then
+    redis.call('HINCRBY', KEYS[2 * i], '${UNREBUILT_FIELD}', amount)
+    if redis.call('PTTL', KEYS[2 * i]) < ${UNREBUILT_TTL_MS} then redis.call('PEXPIRE', KEYS[2 * i], ${UNREBUILT_TTL_MS}) end
   end
 end
 return added
@@ -87,6 +93,9 @@ return added
       if (data.get(keys[i] as string) !== null) {
         data.incrBy(keys[i] as string, add);
         added++;
+      } else if (add > 0) {
+        data.hset(holdsKey, UNREBUILT_FIELD, String(Number(data.hget(holdsKey, UNREBUILT_FIELD) ?? 0) + add));
+        if (data.pttl(holdsKey) < UNREBUILT_TTL_MS) data.pexpire(holdsKey, UNREBUILT_TTL_MS);
       }
     }
     return added;
