@@ -26,6 +26,7 @@ import { LeaseBook } from './leases';
 import { MAX_LEASE_WAITS, leaseFits } from '../kv/lease-policy';
 import type { UsageEvent } from '../usage/types';
 import { SETTLE } from './scripts/settle';
+import { HoldRenewals } from './renewals';
 import { safeNanos, settleNanos } from './amounts';
 
 /** Options for {@link BudgetGuard}. */
@@ -119,12 +120,18 @@ function backlogSpend(backlog: readonly UsageEvent[], c: LimitCounter): number {
 /** Atomic budget and key-limit enforcement over a {@link Kv} (Redis or the in-process twin). */
 export class BudgetGuard implements SpendGuard {
   private readonly leases: LeaseBook;
+  /** Live holds (requests' and leases'), renewed while they run. */
+  readonly renewals: HoldRenewals;
 
   constructor(private readonly o: BudgetGuardOptions) {
+    this.renewals = new HoldRenewals({ ...o, ttlMs: o.reservationTtlMs });
     this.leases = new LeaseBook({
       requests: o.lease?.requests ?? 0,
       ms: o.lease?.ms ?? 100,
-      settle: (id, keys, nanos) => this.settleHold(id, keys, nanos, 'lease'),
+      settle: (id, keys, nanos) => {
+        this.renewals.forget(id);
+        return this.settleHold(id, keys, nanos, 'lease');
+      },
     });
   }
 
@@ -238,6 +245,7 @@ export class BudgetGuard implements SpendGuard {
   /** Settle every open lease (shutdown: their spend reaches the counters before the process ends). */
   async close(): Promise<void> {
     await this.leases.closeAll();
+    this.renewals.stop();
   }
 
   /** ARGV of the reserve script for hold `id` of `amount` nano-USD (see RESERVE). */
@@ -275,9 +283,10 @@ export class BudgetGuard implements SpendGuard {
         keys,
         this.reserveArgs(id, amount, this.o.clock(), counters, new Map()),
       );
-      if (reply.kind === 'reserved' && (!renewal || leaseFits(amount, reply.roomNanos + amount)))
+      if (reply.kind === 'reserved' && (!renewal || leaseFits(amount, reply.roomNanos + amount))) {
+        this.renewals.track(id, keys);
         this.leases.add(signature, id, keys, amount);
-      else {
+      } else {
         this.leases.abandon(signature);
         if (reply.kind === 'reserved') await this.settleHold(id, keys, 0, 'lease');
       }
@@ -303,12 +312,14 @@ export class BudgetGuard implements SpendGuard {
     }
   }
 
-  /** A reservation whose settle/release never throw: an unsettled hold simply expires. */
+  /** A reservation, renewed until settled, whose settle/release never throw: an unsettled hold expires once its replica stops renewing it. */
   private reservation(id: string, keys: string[]): Reservation {
     let done = false;
+    this.renewals.track(id, keys);
     const finish = async (usd: number, what: string) => {
       if (done) return;
       done = true;
+      this.renewals.forget(id);
       await this.settleHold(id, keys, toNanos(Math.max(0, usd)), what);
     };
     return { settle: (usd) => finish(usd, 'settle'), release: () => finish(0, 'release') };

@@ -281,6 +281,27 @@ describe.each(KVS)('budget enforcement with the $name store', (kvKind) => {
     await expect(gw.deps.spend.reserve(key, 0.000001, 'full')).rejects.toBeInstanceOf(PaymentRequiredError);
   });
 
+  test('a hold lives as long as its request: renewed past the TTL while it runs, no longer once settled (issue 61 item 4)', async () => {
+    const slug = await workspace({ daily: 0.01 });
+    const { hash } = await createInferenceKey(gw, { name: 'k', workspace_id: slug });
+    const key = (await gw.deps.keyCache.get(hash)) as ApiKeyRecord;
+    const { renewals } = gw.deps.spend as BudgetGuard;
+    const ttl = gw.deps.config.budgets.reservationTtlMs;
+    const tracked = renewals.size;
+    const long = await gw.deps.spend.reserve(key, 0.01, 'long-stream');
+    expect(renewals.size).toBe(tracked + 1);
+    for (let i = 0; i < 3; i++) {
+      now += ttl / 2; // the replica's renewal timer, on the test's clock
+      await renewals.renewDue();
+    }
+    // 1.5 TTLs in: the stream still runs, so its budget is still held and a racing request is refused.
+    await expect(gw.deps.spend.reserve(key, 0.01, 'racer')).rejects.toBeInstanceOf(PaymentRequiredError);
+    await long.settle(0.004);
+    expect(renewals.size).toBe(tracked);
+    await expect(gw.deps.spend.reserve(key, 0.007, 'over')).rejects.toBeInstanceOf(PaymentRequiredError);
+    await (await gw.deps.spend.reserve(key, 0.006, 'fits')).release();
+  });
+
   test('counters lost from the store are rebuilt from the usage table, once, with no overspend', async () => {
     const slug = await workspace({ daily: 0.05, monthly: 0.08 });
     const { secret } = await createInferenceKey(gw, {

@@ -10,6 +10,7 @@ import type { Kv } from '../../src/kv/kv';
 import type { KvScript } from '../../src/kv/kv';
 import { HELD_FIELD, LEASE_PREFIX, NEXT_FIELD, RESERVE, UNREBUILT_FIELD } from '../../src/budgets/scripts/reserve';
 import { SETTLE } from '../../src/budgets/scripts/settle';
+import { RENEW } from '../../src/budgets/scripts/renew';
 
 const T0 = 1_800_000_000_000;
 const TTL = 60_000;
@@ -100,6 +101,17 @@ describe.each(KVS)('budget scripts on $name', (kind) => {
     expect((await kv.run(DUMP, ['a:holds'], []))[UNREBUILT_FIELD]).toBeUndefined(); // added once, then gone
     await kv.run(SETTLE, keys, ['r', 3]);
     expect(await reserve('big', 891, T0, [1000, 1000])).toEqual({ kind: 'refused', index: 1, usedNanos: 110 });
+  });
+
+  test("renew moves a live hold's expiry; a settled hold is not brought back (issue 61 item 4)", async () => {
+    await reserve('x', 0, T0, [100, 100], ['0', '0']);
+    await reserve('long', 60, T0, [100, 100]);
+    expect(await kv.run(RENEW, ['a:holds', 'b:holds'], ['long', T0 + 3 * TTL, TTL])).toBe(2);
+    expect(await reserve('racer', 50, T0 + 2 * TTL, [100, 100])).toMatchObject({ kind: 'refused', usedNanos: 60 });
+    await kv.run(SETTLE, keys, ['long', 10]);
+    expect(await kv.run(RENEW, ['a:holds', 'b:holds'], ['long', T0 + 4 * TTL, TTL])).toBe(0);
+    expect((await kv.run(DUMP, ['a:holds'], []))['long']).toBeUndefined();
+    expect(await reserve('racer', 50, T0 + 2 * TTL, [100, 100])).toMatchObject({ kind: 'reserved' });
   });
 
   test('settle replaces a hold with the real cost; release frees it; holds expire at their deadline', async () => {
