@@ -16,7 +16,7 @@ import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
-import { attemptStream, type LiveStream, type StreamTiming } from '../inference/stream-attempt';
+import { attemptStream, type LiveStream, type StreamEnd, type StreamTiming } from '../inference/stream-attempt';
 import { PendingWork } from '../usage/pending-work';
 import { billChat } from './billed';
 import { planChat, type ChatPlan } from './plan';
@@ -36,6 +36,12 @@ export interface ChatAnswer {
   /** Settles once the usage record is durable (never rejects). */
   recorded: Promise<void>;
 }
+
+/** The native finish reason recorded for a stream its client ended. */
+const CLIENT_ENDS: Partial<Record<StreamEnd['kind'], string>> = {
+  client_left: 'client_disconnected',
+  client_stalled: 'client_stopped_reading',
+};
 
 /** What every attempt of one streamed request shares. */
 interface OneStream {
@@ -160,7 +166,12 @@ export class ChatService {
       job: door.job(body, plan.maxTokens, true),
       id,
       created,
-      timing: { idleTimeoutMs: config.chat.streamIdleTimeoutMs, keepAliveMs: config.chat.keepAliveMs },
+      timing: {
+        idleTimeoutMs: config.chat.streamIdleTimeoutMs,
+        keepAliveMs: config.chat.keepAliveMs,
+        maxBytes: config.chat.streamMaxBytes,
+        maxMs: config.chat.streamMaxMs,
+      },
     };
     const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) =>
       this.attemptStream(stream, e, timeoutMs, inject),
@@ -194,7 +205,7 @@ export class ChatService {
       estimated,
       streamed: true,
       finishReason: end.kind === 'upstream_error' ? 'error' : summary.finishReason,
-      nativeFinishReason: end.kind === 'client_left' ? 'client_disconnected' : summary.nativeFinishReason,
+      nativeFinishReason: CLIENT_ENDS[end.kind] ?? summary.nativeFinishReason,
       toolCalls: summary.toolCalls,
       upstreamId: summary.upstreamId,
       ttftMs,
@@ -247,7 +258,7 @@ export class ChatService {
     inject: InjectTrace | undefined,
   ): Promise<AttemptResult<DoorAnswer>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
-    const req = adapter.buildRequest(job, endpoint);
+    const req = { ...adapter.buildRequest(job, endpoint), maxBodyBytes: this.deps.config.chat.maxAnswerBytes };
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;

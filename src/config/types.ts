@@ -44,7 +44,17 @@ export interface Config {
   /** Upstream HTTP: the connection pool of every operation; the per-attempt timeout and overall deadline of embeddings. */
   upstream: { attemptTimeoutMs: number; deadlineMs: number; connectionsPerOrigin: number; keepAliveTimeoutMs: number };
   /** Chat timing (every chat-like operation): a whole answer, or a stream's first content, within `attemptTimeoutMs`; a started stream silent for `streamIdleTimeoutMs` is cut. */
-  chat: { attemptTimeoutMs: number; deadlineMs: number; streamIdleTimeoutMs: number; keepAliveMs: number };
+  chat: {
+    attemptTimeoutMs: number;
+    deadlineMs: number;
+    streamIdleTimeoutMs: number;
+    keepAliveMs: number;
+    /** The largest whole answer read (bytes); a larger one is a failed attempt. */
+    maxAnswerBytes: number;
+    /** The most a stream's upstream may send (bytes), and for how long (ms), before the gateway ends it. */
+    streamMaxBytes: number;
+    streamMaxMs: number;
+  };
   /** Circuit breaker per provider endpoint: consecutive failures that open it, and the cooldown before a probe. */
   breaker: { failureThreshold: number; cooldownMs: number };
   /**

@@ -20,6 +20,8 @@ export interface Pausable {
 export class SseWriter {
   private headersSent = false;
   private gone: boolean;
+  /** A write found the client's buffer full and its drain has not come yet. */
+  private stalled = false;
   /** Told when the client leaves: the attempt in progress, if any. */
   private onLeave: (() => void) | null = null;
 
@@ -64,13 +66,28 @@ export class SseWriter {
     this.res.flushHeaders();
   }
 
+  /** Whether the client is not taking what was written (its buffer is full, no drain yet). */
+  get waiting(): boolean {
+    return this.stalled;
+  }
+
   /** Write `text`, pausing `upstream` until the client has taken it when its buffer is full. */
   write(text: string, upstream?: Pausable): void {
     if (this.gone || this.res.writableEnded) return;
-    if (!this.res.write(text) && upstream) {
+    if (!this.res.write(text) && upstream && !this.stalled) {
+      this.stalled = true;
       upstream.pause();
-      this.res.once('drain', () => upstream.resume());
+      this.res.once('drain', () => {
+        this.stalled = false;
+        upstream.resume();
+      });
     }
+  }
+
+  /** Drop a client that stopped reading: nothing more can reach it, so its connection is closed. */
+  abandon(): void {
+    this.gone = true;
+    this.res.destroy();
   }
 
   /** End the stream with `last` (the door's closing events). */

@@ -18,9 +18,12 @@ import type { OverloadSignal, UpstreamRequest } from '../transport/outcome';
 import type { UpstreamHttp } from '../transport/upstream-http';
 import { KEEP_ALIVE_EVENT, type SseWriter } from './sse-writer';
 
-/** How a started stream ended. */
+/** How a started stream ended: `client_stalled` is a client that stopped reading for the idle timeout. */
 export type StreamEnd =
-  { kind: 'done' } | { kind: 'upstream_error'; code: number; message: string } | { kind: 'client_left' };
+  | { kind: 'done' }
+  | { kind: 'upstream_error'; code: number; message: string }
+  | { kind: 'client_left' }
+  | { kind: 'client_stalled' };
 
 /** What the attempt needs of a format's stream translator. */
 export interface StreamTranslator {
@@ -53,6 +56,9 @@ export interface StreamTiming {
   idleTimeoutMs: number;
   /** How often a keep-alive comment goes out while the attempt is holding. */
   keepAliveMs: number;
+  /** The most the upstream may send (bytes), and for how long (ms), before the stream is ended. */
+  maxBytes: number;
+  maxMs: number;
 }
 
 type State = 'holding' | 'live' | 'ended';
@@ -73,6 +79,9 @@ class StreamAttempt<T extends StreamTranslator> {
   private firstContent: NodeJS.Timeout | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
+  private cap: NodeJS.Timeout | undefined;
+  /** Bytes the upstream has sent. */
+  private bytes = 0;
   private decide: (result: AttemptResult<LiveStream<T>>) => void = () => undefined;
   private endLive: (end: StreamEnd) => void = () => undefined;
 
@@ -95,12 +104,15 @@ class StreamAttempt<T extends StreamTranslator> {
         timeoutMs,
       );
       this.writer.whenLeft(() => this.fail(CLIENT_LEFT));
+      this.cap = setTimeout(() => this.capped(`ran for ${this.timing.maxMs} ms`), this.timing.maxMs);
       this.upstream.attach({ data: (chunk) => this.data(chunk), end: (failure) => this.bodyEnded(failure) });
     });
   }
 
   private data(chunk: Buffer): void {
     if (this.state === 'ended') return;
+    this.bytes += chunk.length;
+    if (this.bytes > this.timing.maxBytes) return this.capped(`sent over ${this.timing.maxBytes} bytes`);
     const events = this.translator.push(chunk);
     if (this.state === 'live') {
       this.armIdle();
@@ -134,6 +146,13 @@ class StreamAttempt<T extends StreamTranslator> {
     else this.end({ kind: 'done' });
   }
 
+  /** The stream passed a cap (chat.streamMaxBytes, chat.streamMaxMs): a failed attempt, or a live stream ended with an error. */
+  private capped(what: string): void {
+    const message = `the upstream stream ${what}, the gateway's limit for one answer`;
+    if (this.state === 'holding') this.fail({ outcome: 'server', status: 200, reason: message });
+    else this.end({ kind: 'upstream_error', code: 502, message });
+  }
+
   /** holding → live: the held events go out and the attempt is a success. */
   private goLive(): void {
     this.state = 'live';
@@ -156,6 +175,7 @@ class StreamAttempt<T extends StreamTranslator> {
     if (this.state !== 'holding') return;
     this.state = 'ended';
     this.stopHolding();
+    clearTimeout(this.cap);
     this.writer.whenLeft(null);
     this.upstream.abort();
     this.decide(result);
@@ -166,6 +186,7 @@ class StreamAttempt<T extends StreamTranslator> {
     if (this.state !== 'live') return;
     this.state = 'ended';
     clearTimeout(this.idle);
+    clearTimeout(this.cap);
     this.writer.whenLeft(null);
     if (end.kind !== 'done') this.upstream.abort();
     this.endLive(end);
@@ -179,10 +200,13 @@ class StreamAttempt<T extends StreamTranslator> {
   private armIdle(): void {
     clearTimeout(this.idle);
     const ms = this.timing.idleTimeoutMs;
-    this.idle = setTimeout(
-      () => this.end({ kind: 'upstream_error', code: 524, message: `the upstream sent nothing for ${ms} ms` }),
-      ms,
-    );
+    this.idle = setTimeout(() => {
+      // Paused for a client that does not read, the upstream is silent because of the client.
+      if (this.writer.waiting) {
+        this.end({ kind: 'client_stalled' });
+        this.writer.abandon();
+      } else this.end({ kind: 'upstream_error', code: 524, message: `the upstream sent nothing for ${ms} ms` });
+    }, ms);
   }
 
   private writeAll(events: readonly string[]): void {

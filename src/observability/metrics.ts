@@ -174,7 +174,7 @@ export class Metrics {
 
   readonly chatStreamEnds = new Counter({
     name: 'switchyard_chat_stream_ends_total',
-    help: 'Started chat streams by how they ended: done, upstream_error (ended with an error chunk), client_left',
+    help: 'Started chat-like streams by how they ended: done, upstream_error (ended with an error event), client_left, client_stalled (stopped reading)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -78,6 +78,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     private readonly signal: OverloadSignal,
     timeoutMs: number,
     private readonly resolve: (result: UpstreamResult | StreamOpening) => void,
+    private readonly maxBodyBytes: number = MAX_BODY_BYTES,
   ) {
     this.timer = setTimeout(
       () => {
@@ -114,9 +115,14 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
       else if (!this.aborted) this.early.push(chunk);
     } else {
       this.size += chunk.length;
-      if (this.size <= MAX_BODY_BYTES) this.chunks.push(chunk);
+      if (this.size <= this.maxBodyBytes) this.chunks.push(chunk);
       else {
-        this.settle({ outcome: 'server', status: this.status, reason: `upstream body over ${MAX_BODY_BYTES} bytes` });
+        this.chunks.length = 0;
+        this.settle({
+          outcome: 'server',
+          status: this.status,
+          reason: `upstream body over ${this.maxBodyBytes} bytes`,
+        });
         c.abort(new Error('upstream body too large'));
       }
     }
@@ -212,7 +218,7 @@ export function dispatchPost(
   mode: Mode,
 ): Promise<UpstreamResult | StreamOpening> {
   return new Promise((resolve) => {
-    const call = new UpstreamCall(mode, signal, timeoutMs, resolve);
+    const call = new UpstreamCall(mode, signal, timeoutMs, resolve, req.maxBodyBytes);
     try {
       dispatcher.dispatch(
         { origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body },

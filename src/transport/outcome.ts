@@ -11,6 +11,8 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** The largest whole 2xx body read (bytes); larger is a failed attempt. Default: the transport's bound. */
+  maxBodyBytes?: number;
 }
 
 /** How an upstream attempt ended. */
