@@ -5,6 +5,7 @@
  */
 import type { ChatUsage, FinishReason, StreamSummary } from './chat-types';
 import { asObject } from './parse';
+import { STATUS_MESSAGES } from '../errors';
 
 /** `data` as one SSE event (`data: …\n\n`; a multi-line payload keeps one `data:` field per line). */
 export function frame(data: string): string {
@@ -26,12 +27,17 @@ export function streamErrorStatus(error: Record<string, unknown>): number {
   return 502;
 }
 
-/** `{error: {message, …}}` (OpenAI) or `{type: "error", error: {…}}` (Anthropic) → the stream's error; null when `payload` is no error. */
+/**
+ * `{error: {message, …}}` (OpenAI) or `{type: "error", error: {…}}` (Anthropic) → the stream's
+ * error; null when `payload` is no error. The upstream's own text never reaches the client (it
+ * may carry anything, an upstream key included): the message is the gateway's for the status, as
+ * for an error before any content.
+ */
 export function streamError(payload: unknown): { code: number; message: string } | null {
   const error = asObject(asObject(payload)?.error);
   if (!error) return null;
-  const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'Provider returned error';
-  return { code: streamErrorStatus(error), message };
+  const code = streamErrorStatus(error);
+  return { code, message: STATUS_MESSAGES[code] ?? STATUS_MESSAGES[502]! };
 }
 
 /** What a translator knows when its stream ends. */

@@ -96,6 +96,19 @@ describe('chat answers are bounded', () => {
     expect(s.data.at(-1)).toBe('[DONE]');
   });
 
+  test("an upstream's in-stream error text never reaches the client (issue 61 item 7)", async () => {
+    const secret = 'upstream secret sk-upstream-LEAKME';
+    h.fleet.fakes.deepinfra!.setSticky({
+      errorAfterEvents: 3,
+      event: `data: ${JSON.stringify({ error: { message: secret, type: 'server_error', code: 500 } })}\n\n`,
+    });
+    const s = await streamed(h, { messages: [{ role: 'user', content: 'word '.repeat(10) }] });
+    expect(s.status).toBe(200);
+    expect(s.data.join('\n')).not.toContain('LEAKME');
+    const error = JSON.parse(s.data.at(-2)!) as { error: { code: number; message: string } };
+    expect(error.error).toEqual({ code: 500, message: 'Internal Server Error' });
+  });
+
   test('a whole answer over chat.maxAnswerBytes is a failed attempt: 502, nothing recorded', async () => {
     const send = (content: string) =>
       fetch(`${h.baseUrl}/chat/completions`, {

@@ -152,7 +152,9 @@ describe.each(['openai', 'anthropic'] as const)('%s chat wire over HTTP', (wire)
     expect(s.started).toBe(true);
     expect(s.done).toBe(false);
     expect(s.error).toEqual(
-      wire === 'openai' ? { code: 502, message: 'fake stream failure' } : { code: 529, message: 'Overloaded' },
+      wire === 'openai'
+        ? { code: 502, message: 'Provider returned error' }
+        : { code: 529, message: 'Provider returned error' },
     );
     expect(contentOf(events).length).toBeGreaterThan(0);
   });

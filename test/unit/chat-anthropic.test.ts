@@ -349,14 +349,14 @@ describe('Anthropic chat: stream → OpenAI chunks', () => {
     expect(s.push(Buffer.from(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })))).toEqual(
       [],
     );
-    expect(s.error).toEqual({ code: 529, message: 'Overloaded' });
+    expect(s.error).toEqual({ code: 529, message: 'Provider returned error' });
     expect(s.done).toBe(false);
     const limited = view.createStream(HEAD);
     limited.push(Buffer.from(ev('error', { error: { type: 'rate_limit_error', message: 'slow down' } })));
-    expect(limited.error).toEqual({ code: 429, message: 'slow down' });
+    expect(limited.error).toEqual({ code: 429, message: 'Rate limit exceeded' });
     const other = view.createStream(HEAD);
     other.push(Buffer.from(ev('error', { error: { type: 'api_error', message: 'boom' } })));
-    expect(other.error).toEqual({ code: 502, message: 'boom' });
+    expect(other.error).toEqual({ code: 502, message: 'Provider returned error' });
   });
 
   it('keeps message_start usage when message_delta adds only output tokens, and reports none when none came', () => {

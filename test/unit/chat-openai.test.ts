@@ -310,13 +310,13 @@ describe('OpenAI chat: stream passthrough', () => {
     expect(
       s.push(Buffer.from(`data: ${JSON.stringify({ error: { message: 'upstream broke', code: 503 } })}\n\n`)),
     ).toEqual([]);
-    expect(s.error).toEqual({ code: 503, message: 'upstream broke' });
+    expect(s.error).toEqual({ code: 503, message: 'Service temporarily unavailable' }); // the upstream's text is not passed on
     expect(s.done).toBe(false);
     const overloaded = view.createStream(HEAD);
     overloaded.push(
       Buffer.from(`data: ${JSON.stringify({ error: { message: 'busy', type: 'overloaded_error' } })}\n\n`),
     );
-    expect(overloaded.error).toEqual({ code: 529, message: 'busy' });
+    expect(overloaded.error).toEqual({ code: 529, message: 'Provider returned error' });
   });
 
   it('does not mistake a finish reason "error" or the word error in text for an error event', () => {
