@@ -98,7 +98,12 @@ class StreamAttempt<T extends StreamTranslator> {
   run(timeoutMs: number): Promise<AttemptResult<LiveStream<T>>> {
     return new Promise((resolve) => {
       this.decide = resolve;
-      this.keepAlive = setInterval(() => this.writer.write(KEEP_ALIVE_EVENT), this.timing.keepAliveMs);
+      // The 200 waits for the first content, so a failure before it still gets its own status; a
+      // wait longer than the keep-alive interval sends it, to keep proxies from closing the connection.
+      this.keepAlive = setInterval(() => {
+        this.writer.open();
+        this.writer.write(KEEP_ALIVE_EVENT);
+      }, this.timing.keepAliveMs);
       this.firstContent = setTimeout(
         () => this.fail({ outcome: 'timeout', status: null, reason: `no content within ${Math.round(timeoutMs)} ms` }),
         timeoutMs,
@@ -157,6 +162,7 @@ class StreamAttempt<T extends StreamTranslator> {
   private goLive(): void {
     this.state = 'live';
     this.stopHolding();
+    this.writer.open();
     this.writeAll(this.held.splice(0));
     const live: LiveStream<T> = {
       endpoint: this.endpoint,
@@ -215,8 +221,8 @@ class StreamAttempt<T extends StreamTranslator> {
 }
 
 /**
- * One streamed attempt on `endpoint`: open the upstream stream, send the 200 once it answers,
- * and follow it through `translate`'s translator; ok once its first content is written.
+ * One streamed attempt on `endpoint`: open the upstream stream and follow it through the
+ * translator; ok once its first content is written (with the 200, unless a keep-alive sent it).
  */
 export async function attemptStream<T extends StreamTranslator>(
   http: UpstreamHttp,
@@ -233,7 +239,6 @@ export async function attemptStream<T extends StreamTranslator>(
     opening.stream.abort();
     return CLIENT_LEFT;
   }
-  writer.open();
   const left = Math.max(1, timeoutMs - (performance.now() - attemptStart));
   return new StreamAttempt(opening.stream, call.translator(), writer, call.endpoint, attemptStart, timing).run(left);
 }

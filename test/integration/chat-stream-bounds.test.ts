@@ -109,6 +109,13 @@ describe('chat answers are bounded', () => {
     expect(error.error).toEqual({ code: 500, message: 'Internal Server Error' });
   });
 
+  test('the only candidate failing before any content gets its error status, not a 200 (issue 61 item 7)', async () => {
+    h.fleet.fakes.deepinfra!.setSticky({ errorAfterEvents: 1 }); // the role chunk, then an error event
+    const s = await streamed(h);
+    expect(s.status).toBe(502);
+    expect(h.events).toHaveLength(0);
+  });
+
   test('a whole answer over chat.maxAnswerBytes is a failed attempt: 502, nothing recorded', async () => {
     const send = (content: string) =>
       fetch(`${h.baseUrl}/chat/completions`, {
