@@ -9,7 +9,6 @@ import type { Metrics } from '../observability/metrics';
 import type { ChatUsage } from '../providers/chat-types';
 import { billedCost } from '../usage/bill';
 import { boundChatUsage, chatUsageLimits } from '../usage/bounds';
-import { countTokens } from '../usage/tokens';
 import { chatCost } from './cost';
 import type { ChatPlan } from './plan';
 
@@ -22,7 +21,7 @@ export interface BilledChat {
 
 /**
  * Bill an answer of `endpoint` to the request `plan`: `reported` bounded (the prompt by the
- * plan's count, the completion by the count of `generated()`, each only when needed), then priced.
+ * plan's count, the completion by `generatedTokens()`, each only when needed), then priced.
  */
 export function billChat(
   deps: { logger: Logger; metrics: Metrics },
@@ -30,9 +29,9 @@ export function billChat(
   plan: ChatPlan,
   endpoint: Endpoint,
   reported: ChatUsage | null,
-  generated: () => string,
+  generatedTokens: () => number,
 ): BilledChat {
-  const own = { prompt: () => plan.prompt.tokens, completion: () => countTokens([generated()]) };
+  const own = { prompt: () => plan.prompt.tokens, completion: generatedTokens };
   const { usage, estimated, replaced } = boundChatUsage(reported, chatUsageLimits(endpoint, plan.maxTokens), own);
   const cost = billedCost(
     deps,

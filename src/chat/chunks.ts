@@ -6,6 +6,8 @@
  */
 import type { EventTranslator, StreamEvent } from '../inference/exchange';
 import { frame, summaryOf } from '../providers/chat-stream-parts';
+import { GeneratedText } from '../providers/generated-text';
+import { countTokens } from '../usage/tokens';
 import type { ChatStream, ChatUsage, FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
 
 /** One translated stream (see the module comment). */
@@ -15,8 +17,8 @@ export class ChatChunks implements ChatStream {
   private finishReason: FinishReason | null = null;
   private nativeFinishReason: string | null = null;
   private toolCalls = 0;
-  /** The generated texts, tool names and arguments, joined only when the summary asks. */
-  private readonly texts: string[] = [];
+  /** The generated texts, tool names and arguments, counted only when the summary asks. */
+  private readonly texts = new GeneratedText();
   started = false;
   error: { code: number; message: string } | null = null;
 
@@ -46,7 +48,7 @@ export class ChatChunks implements ChatStream {
       toolCalls: this.toolCalls,
       upstreamId: this.events.upstreamId,
     };
-    return summaryOf(parts, () => texts.join(''));
+    return summaryOf(parts, () => texts.tokens(countTokens));
   }
 
   private handle(events: StreamEvent[]): string[] {
@@ -63,17 +65,17 @@ export class ChatChunks implements ChatStream {
     switch (e.type) {
       case 'text':
         this.started = true;
-        this.texts.push(e.text);
+        this.texts.add(e.text);
         return this.chunk({ content: e.text });
       case 'tool_call_start':
         this.started = true;
         this.toolCalls++;
-        this.texts.push(e.name);
+        this.texts.add(e.name);
         return this.chunk({
           tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }],
         });
       case 'tool_call_delta':
-        this.texts.push(e.arguments);
+        this.texts.add(e.arguments);
         return this.chunk({ tool_calls: [{ index: e.index, function: { arguments: e.arguments } }] });
       case 'stop':
         this.finishReason = e.reason;

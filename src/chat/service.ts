@@ -24,6 +24,7 @@ import { writeUsage } from '../usage/write';
 import { chatUsageEvent, type ChatOutcome } from './record';
 import { observeAnswer, type AnswerObservers } from '../inference/observers';
 import { wholeBody } from '../providers/raw-json';
+import { countTokens } from '../usage/tokens';
 import type { Door, DoorAnswer, DoorStream } from '../inference/door';
 
 type ServiceDeps = InferenceServiceDeps;
@@ -124,7 +125,7 @@ export class ChatService {
     const { value: parsed, endpoint } = run;
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () =>
-      parsed.text(),
+      countTokens([parsed.text()]),
     );
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
@@ -189,7 +190,7 @@ export class ChatService {
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
     const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () =>
-      summary.generatedText(),
+      summary.generatedTokens(),
     );
     const head = this.head(live.endpoint, id);
     this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });

@@ -1,6 +1,6 @@
 /**
  * Pieces both chat stream translators share: SSE framing of the events they return, the error an
- * upstream sends inside a stream, and the summary's lazily built generated text.
+ * upstream sends inside a stream, and the summary's lazily counted generated tokens.
  * @module
  */
 import type { ChatUsage, FinishReason, StreamSummary } from './chat-types';
@@ -49,8 +49,8 @@ export interface SummaryParts {
   upstreamId: string | null;
 }
 
-/** A {@link StreamSummary} whose text is built by `text` only when asked (only a stream without usage needs it). */
-export function summaryOf(parts: SummaryParts, text: () => string): StreamSummary {
-  let built: string | undefined;
-  return { ...parts, generatedText: () => (built ??= text()) };
+/** A {@link StreamSummary} whose generated tokens are counted by `tokens` only when asked (only a stream without usage needs it). */
+export function summaryOf(parts: SummaryParts, tokens: () => number): StreamSummary {
+  let counted: number | undefined;
+  return { ...parts, generatedTokens: () => (counted ??= tokens()) };
 }

@@ -67,8 +67,8 @@ export interface StreamSummary {
   nativeFinishReason: string | null;
   toolCalls: number;
   upstreamId: string | null;
-  /** The generated text (content, refusal, tool names and arguments), to count tokens when usage never came; built only when asked. */
-  generatedText(): string;
+  /** The tokens generated (content, refusal, tool names and arguments) as the gateway counts them, for when usage never came; counted only when asked. */
+  generatedTokens(): number;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ChatBody } from '../../src/chat/types';
 import { openaiChatAdapter as adapter } from '../../src/providers/openai/chat';
 import { chatViewOf } from '../../src/chat/view';
 import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+import { countTokens } from '../../src/usage/tokens';
 
 /** The chat door's view of the adapter's answers. */
 const view = chatViewOf(adapter);
@@ -244,7 +245,7 @@ describe('OpenAI chat: stream passthrough', () => {
       toolCalls: 0,
       upstreamId: 'chatcmpl-9',
     });
-    expect(summary.generatedText()).toBe('Hello');
+    expect(summary.generatedTokens()).toBe(countTokens(['Hello']));
   });
 
   it('parses no content chunk once started: only those that may hold usage, a finish reason or an error', () => {
@@ -301,7 +302,7 @@ describe('OpenAI chat: stream passthrough', () => {
     expect(summary.toolCalls).toBe(2);
     expect(summary.finishReason).toBe('tool_calls');
     expect(summary.usage).toBeNull();
-    expect(summary.generatedText()).toBe('lookup{"q":1}again{}');
+    expect(summary.generatedTokens()).toBe(countTokens(['lookup{"q":1}again{}']));
   });
 
   it('turns an {"error": …} event into the stream’s error and swallows it', () => {

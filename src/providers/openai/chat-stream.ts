@@ -12,6 +12,8 @@ import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
 import { SseSplitter, type SseEvent } from '../sse';
 import { normaliseFinish, usageOf } from './chat-response';
+import { GeneratedText, scaled } from '../generated-text';
+import { countTokens } from '../../usage/tokens';
 
 const HAS_USAGE = /"usage"\s*:\s*\{/;
 /** A chunk's `"id": "…"` and `"model": "…"` members as the upstream wrote them (JSON ids and model names hold no quotes). */
@@ -63,10 +65,10 @@ function generatedText(kept: readonly string[]): string {
   return text;
 }
 
-/** Tool calls started in the kept chunks (a call's first delta carries its `id`). */
-function countToolCalls(kept: readonly string[]): number {
+/** Tool calls started in one chunk's data (a call's first delta carries its `id`). */
+function toolCallsStarted(data: string): number {
   let n = 0;
-  for (const d of deltas(kept, '"tool_calls"')) {
+  for (const d of deltas([data])) {
     if (Array.isArray(d.tool_calls)) n += d.tool_calls.filter((call) => typeof asObject(call)?.id === 'string').length;
   }
   return n;
@@ -75,8 +77,9 @@ function countToolCalls(kept: readonly string[]): number {
 /** One OpenAI-compatible stream (see the module comment). */
 export class OpenAIChatStream implements ChatStream {
   private readonly sse = new SseSplitter();
-  /** The data of every event returned, for the summary (the strings exist already; nothing is copied). */
-  private readonly kept: string[] = [];
+  /** The data of the events returned, up to a bound, for the summary's count (the strings exist already; nothing is copied). */
+  private readonly kept = new GeneratedText();
+  private toolCalls = 0;
   private usage: ChatUsage | null = null;
   private finishReason: FinishReason | null = null;
   private nativeFinishReason: string | null = null;
@@ -112,10 +115,10 @@ export class OpenAIChatStream implements ChatStream {
       usage: this.usage,
       finishReason: this.finishReason,
       nativeFinishReason: this.nativeFinishReason,
-      toolCalls: countToolCalls(kept),
+      toolCalls: this.toolCalls,
       upstreamId: this.upstreamId,
     };
-    return summaryOf(parts, () => generatedText(kept));
+    return summaryOf(parts, () => scaled(countTokens([generatedText(kept.keptParts)]), kept.keptShare));
   }
 
   private handle(events: SseEvent[]): string[] {
@@ -123,7 +126,8 @@ export class OpenAIChatStream implements ChatStream {
     for (const e of events) {
       const data = this.event(e);
       if (data === null) continue;
-      this.kept.push(data);
+      this.kept.add(data);
+      if (data.includes('"tool_calls"')) this.toolCalls += toolCallsStarted(data);
       out.push(frame(this.relabel(data)));
     }
     return out;
