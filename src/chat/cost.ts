@@ -29,11 +29,19 @@ export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
   return roundUsd(prompt + usage.completionTokens * p.completion + p.request);
 }
 
-/** The worst case on `endpoint`: the counted prompt at the prompt (or cache-write, if dearer) price plus the largest completion. */
-export function worstCaseCost(endpoint: Endpoint, promptTokens: number, asked: number | undefined): number {
+/**
+ * The worst case on `endpoint`: `promptTokens` at the prompt (or cache-write, if dearer) price plus
+ * the largest completion. With `bound` the prompt count is an upper bound, so the completion's
+ * room is taken as if the prompt were empty: a bound never makes the worst case smaller.
+ */
+export function worstCaseCost(
+  endpoint: Endpoint,
+  promptTokens: number,
+  asked: number | undefined,
+  bound = false,
+): number {
   const p = endpoint.pricing;
   const promptPrice = Math.max(p.prompt, p.cacheWrite ?? 0);
-  return roundUsd(
-    promptTokens * promptPrice + maxCompletionOn(endpoint, promptTokens, asked) * p.completion + p.request,
-  );
+  const completion = maxCompletionOn(endpoint, bound ? 0 : promptTokens, asked);
+  return roundUsd(promptTokens * promptPrice + completion * p.completion + p.request);
 }

@@ -79,13 +79,25 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
   };
   const candidates: Endpoint[] = [];
   for (const model of models) {
-    const fitting = selectCandidates(model, needs, provider, random).filter((e) => e.contextLength >= prompt.tokens);
+    // The bound decides for nearly every endpoint; the exact count only for one the bound does not fit.
+    const fitting = selectCandidates(model, needs, provider, random).filter(
+      (e) => e.contextLength >= prompt.tokenBound || e.contextLength >= prompt.tokens,
+    );
     candidates.push(...fitting);
   }
   if (candidates.length === 0) {
     if (selectCandidates(primary, needs, provider, random).length > 0) throw contextExceeded(primary, prompt.tokens);
     throw noCandidates(primary, needs, provider);
   }
-  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokens, maxTokens)));
+  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true)));
   return { primary, requested: ids[0]!, candidates, prompt, maxTokens, estimateUsd, stream: input.stream };
+}
+
+/**
+ * The plan with its worst case from the prompt's exact count instead of its bound; null when that
+ * cannot be smaller. The priced route asks for it only when the bound's reservation was refused.
+ */
+export function exactPlan(plan: ChatPlan): ChatPlan | null {
+  const estimateUsd = Math.max(...plan.candidates.map((e) => worstCaseCost(e, plan.prompt.tokens, plan.maxTokens)));
+  return estimateUsd < plan.estimateUsd ? { ...plan, estimateUsd } : null;
 }

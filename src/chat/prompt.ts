@@ -1,11 +1,11 @@
 /**
  * What routing and accounting need from a chat request before it goes anywhere: the modalities
  * of its input, the routable parameters it sets, the texts the rankings and classifiers look at,
- * and its prompt counted with the tokenizer the gateway ships.
+ * and its prompt's size (a bound, and the count with the tokenizer the gateway ships when needed).
  * @module
  */
 import type { ChatParameter, Modality } from '../catalog/types';
-import { countTokens } from '../usage/tokens';
+import { promptTokens, type PromptTokens } from './prompt-size';
 import type { ChatBody, ChatContentPart, ChatMessage } from './types';
 
 /** Tokens an image or audio part counts for in a prompt when the gateway counts it (a typical tile or clip). */
@@ -36,15 +36,13 @@ const SET_PARAMETERS: ReadonlyArray<readonly [keyof ChatBody, ChatParameter]> = 
 ];
 
 /** The request's input as routing sees it. */
-export interface ChatPrompt {
+export interface ChatPrompt extends PromptTokens {
   modalities: ReadonlySet<Modality>;
   /** The usage record's `input_modality` label, e.g. `text+image`. */
   modalityLabel: string;
   parameters: ReadonlySet<ChatParameter>;
   /** The user's texts, for the rankings sampler and the workspace classifiers. */
   userTexts: string[];
-  /** The prompt's tokens as the gateway counts them (messages, tool definitions, media parts). */
-  tokens: number;
 }
 
 function partsOf(content: string | ChatContentPart[] | null | undefined): ChatContentPart[] {
@@ -87,11 +85,15 @@ export function readPrompt(body: ChatBody): ChatPrompt {
   if (body.tools) c.texts.push(JSON.stringify(body.tools));
   if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));
   const { modalities, userTexts } = c;
+  const size = promptTokens(c.texts, c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS);
   return {
     modalities,
     modalityLabel: [...modalities].join('+'),
     parameters,
     userTexts,
-    tokens: countTokens(c.texts) + c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS,
+    tokenBound: size.tokenBound,
+    get tokens() {
+      return size.tokens;
+    },
   };
 }

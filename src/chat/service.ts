@@ -34,6 +34,8 @@ export interface ChatAnswer {
   id: string;
   body: string;
   costUsd: number;
+  /** The prompt's tokens as billed. */
+  promptTokens: number;
   /** Settles once the usage record is durable (never rejects). */
   recorded: Promise<void>;
 }
@@ -88,11 +90,11 @@ export class ChatService {
    */
   async answer<B>(door: Door<B>, ctx: CallerContext, body: B, plan: ChatPlan, res: ServerResponse): Promise<number> {
     const asked: Asked<B> = { door, ctx, body, plan };
-    if (plan.stream) return this.stream(asked, res, (id) => this.observe(asked, res, id));
+    if (plan.stream) return this.stream(asked, res);
     const answer = await this.complete(asked);
     // If so configured, a client never holds an answer whose usage record a crash could lose.
     if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
-    this.observe(asked, res, answer.id);
+    this.observe(asked, res, answer.id, answer.promptTokens);
     res.writeHead(200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': String(Buffer.byteLength(answer.body)),
@@ -102,9 +104,9 @@ export class ChatService {
     return answer.costUsd;
   }
 
-  /** The rankings sampler and the workspace classifiers look at the user's texts once the answer is sent. */
-  private observe(asked: Asked<unknown>, res: ServerResponse, generationId: string): void {
-    const { userTexts, tokens } = asked.plan.prompt;
+  /** The rankings sampler and the workspace classifiers look at the user's texts once the answer is sent; `tokens` is the prompt as billed. */
+  private observe(asked: Asked<unknown>, res: ServerResponse, generationId: string, tokens: number): void {
+    const { userTexts } = asked.plan.prompt;
     if (userTexts.length === 0) return;
     observeAnswer(this.observers, res, asked.ctx, {
       generationId,
@@ -147,15 +149,20 @@ export class ChatService {
       modalityLabel: plan.prompt.modalityLabel,
       status: 'ok',
     });
-    return { id: head.id, body: parsed.render(head, usage, cost), costUsd: cost, recorded };
+    return {
+      id: head.id,
+      body: parsed.render(head, usage, cost),
+      costUsd: cost,
+      promptTokens: usage.promptTokens,
+      recorded,
+    };
   }
 
   /**
    * A streamed answer, written to `res` as it arrives. Resolves with what it cost once the stream
    * is over. Throws a GatewayError (the door's error answer) only while nothing has been sent.
-   * @param onStart - called with the generation id once the first content is on its way
    */
-  private async stream<B>(asked: Asked<B>, res: ServerResponse, onStart?: (id: string) => void): Promise<number> {
+  private async stream<B>(asked: Asked<B>, res: ServerResponse): Promise<number> {
     const { door, ctx, body, plan } = asked;
     const { config } = this.deps;
     const id = generationId(this.deps.clock(), 'gen');
@@ -185,7 +192,6 @@ export class ChatService {
     }
     const live = run.value;
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
-    onStart?.(id);
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
@@ -217,6 +223,7 @@ export class ChatService {
       status: end.kind === 'upstream_error' ? 'error' : 'ok',
     });
     if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
+    this.observe(asked, res, id, usage.promptTokens);
     const translator = live.translator;
     writer.finish(
       end.kind === 'upstream_error'

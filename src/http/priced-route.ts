@@ -33,6 +33,12 @@ export interface PricedOperation<P extends PricedPlan> {
   track(work: Promise<unknown>): void;
   /** Added to a 402's message: what the client can change so that the request fits. */
   refusalHint?: string;
+  /**
+   * A tighter plan, when its worst case was a bound (the prompt's size, not its count): asked
+   * only after the bound's reservation is refused, so the exact work is done only when it can
+   * change the outcome. Null when it is not tighter.
+   */
+  refine?(plan: P): P | null;
 }
 
 /** What the factory needs of the gateway. */
@@ -52,11 +58,14 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
       gone = true;
     };
     res.once('close', leave);
-    let reservation: Reservation;
+    let held: Held<P>;
     try {
       // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
       const reserving = reserve(deps, req, plan.estimateUsd);
-      reservation = reserving instanceof Promise ? await reserving : reserving;
+      held =
+        reserving instanceof Promise
+          ? await refining(deps, req, op, plan, reserving)
+          : { reservation: reserving, plan };
     } catch (err) {
       // The hint is for a worst case that does not fit the room left; a limit used up has no room to fit.
       const hinted = op.refusalHint && err instanceof PaymentRequiredError && Number(err.metadata?.remaining_usd) > 0;
@@ -64,17 +73,42 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
     } finally {
       res.off('close', leave);
     }
+    const { reservation } = held;
     if (gone) {
       op.track(reservation.release());
       return;
     }
     let actual: number | undefined;
     try {
-      actual = await op.run(req, res, plan);
+      actual = await op.run(req, res, held.plan);
     } finally {
       op.track(actual === undefined ? reservation.release() : reservation.settle(actual));
     }
   };
+}
+
+/** A reservation and the plan whose worst case it holds. */
+interface Held<P> {
+  reservation: Reservation;
+  plan: P;
+}
+
+/** `reserving`; when it is refused and the operation has a tighter plan, that plan's reservation instead. */
+async function refining<P extends PricedPlan>(
+  deps: PricedDeps,
+  req: Request,
+  op: PricedOperation<P>,
+  plan: P,
+  reserving: Promise<Reservation>,
+): Promise<Held<P>> {
+  try {
+    return { reservation: await reserving, plan };
+  } catch (err) {
+    const tighter = err instanceof PaymentRequiredError ? op.refine?.(plan) : null;
+    if (!tighter) throw err;
+    const again = reserve(deps, req, tighter.estimateUsd);
+    return { reservation: again instanceof Promise ? await again : again, plan: tighter };
+  }
 }
 
 /**

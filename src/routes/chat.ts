@@ -12,6 +12,7 @@ import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
 import { CHAT_DOOR } from '../chat/door';
+import { exactPlan } from '../chat/plan';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
@@ -31,6 +32,7 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
         chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
+      refine: exactPlan,
     }),
   );
 }

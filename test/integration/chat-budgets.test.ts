@@ -137,4 +137,23 @@ describeIf(REDIS_URL && DATABASE_URL)('chat spend on a tiny budget (Redis + Post
       .send({ ...body, max_tokens: 10 });
     expect(fits.status).toBe(200);
   });
+
+  test("the reservation is the prompt's size; refused, the exact count is tried before a 402 (issue 60 item 3)", async () => {
+    // 24 KB of text is about 4,000 tokens: reserved by its size ($0.0031) it does not fit $0.001, counted ($0.00053) it does.
+    const content = 'hello world '.repeat(2000);
+    const body = {
+      model: LLAMA,
+      provider: { only: ['deepinfra'] },
+      max_tokens: 10,
+      messages: [{ role: 'user', content }],
+    };
+    const send = (secret: string) =>
+      request(gw.app).post('/api/v1/chat/completions').set('Authorization', bearer(secret)).send(body);
+    const fits = await workspace(0.001);
+    expect((await send(fits.secret)).status).toBe(200);
+    const tight = await workspace(0.0004);
+    const refused = await send(tight.secret);
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.metadata.reserved_usd).toBeLessThan(0.0006); // the exact count's worst case
+  });
 });
