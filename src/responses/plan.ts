@@ -11,7 +11,7 @@ import type { Exchange } from '../inference/exchange';
 import { exchangeOf } from './exchange-in';
 import { promptOf } from './prompt';
 import { toolSetOf, type ToolSet } from './tools';
-import type { ResponsesBody } from './types';
+import { toolsOf, type ResponsesBody } from './types';
 
 /** A body as the door reads it. */
 export interface ReadBody {
@@ -47,7 +47,7 @@ export function readBody(body: ResponsesBody): ReadBody {
   let r = read.get(body);
   if (!r) {
     refuseState(body);
-    const tools = toolSetOf(body.tools);
+    const tools = toolSetOf(toolsOf(body));
     r = { tools, exchange: exchangeOf(body, tools, body.stream === true) };
     read.set(body, r);
   }

@@ -11,7 +11,7 @@
 import type { Tool } from '../inference/exchange';
 import { asObject } from '../providers/parse';
 import { parseJson } from '../providers/raw-json';
-import type { RequestTool } from './types';
+import type { CustomToolParam, FunctionToolParam, NamespaceToolParam, RequestTool } from './types';
 
 /** Between a namespace and a tool's name in the canonical name. */
 export const NAMESPACE_SEPARATOR = '__';
@@ -32,7 +32,7 @@ export interface ToolSet {
   origin(name: string): ToolOrigin;
 }
 
-type FunctionLike = Extract<RequestTool, { type: 'function' | 'custom' }>;
+type FunctionLike = FunctionToolParam | CustomToolParam;
 
 /** The canonical name of a tool (or of a call the client sent back) in `namespace`. */
 export function canonicalName(name: string, namespace?: string | null): string {
@@ -40,7 +40,7 @@ export function canonicalName(name: string, namespace?: string | null): string {
 }
 
 /** A custom tool as a function of one string argument. */
-function customFunction(t: Extract<RequestTool, { type: 'custom' }>, name: string): Tool {
+function customFunction(t: CustomToolParam, name: string): Tool {
   const lines = [t.description ?? `The ${t.name} tool.`];
   lines.push('Call it with its whole free-form input as the one string argument `input`.');
   const f = t.format;
@@ -81,9 +81,10 @@ export function toolSetOf(tools: readonly RequestTool[] | undefined): ToolSet {
   };
   for (const t of tools ?? []) {
     if (t.type === 'function' || t.type === 'custom') add(t as FunctionLike);
-    else if (t.type === 'namespace' && 'tools' in t)
-      for (const inner of t.tools as FunctionLike[]) add(inner, t.name as string);
-    else if (!leftOut.includes(t.type)) leftOut.push(t.type);
+    else if (t.type === 'namespace') {
+      const ns = t as NamespaceToolParam;
+      for (const inner of ns.tools) add(inner, ns.name);
+    } else if (!leftOut.includes(t.type)) leftOut.push(t.type);
   }
   return { tools: out, leftOut, origin: (name) => origins.get(name) ?? { kind: 'function', name } };
 }

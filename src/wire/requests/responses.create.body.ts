@@ -225,32 +225,33 @@ export default {
         },
       },
     },
+    namespaceTool: {
+      type: 'object',
+      required: ['type', 'name', 'tools'],
+      properties: {
+        type: { const: 'namespace' },
+        name: toolName,
+        description: { type: 'string', maxLength: 100000 },
+        tools: {
+          type: 'array',
+          maxItems: 256,
+          items: { anyOf: [{ $ref: '#/$defs/functionTool' }, { $ref: '#/$defs/customTool' }] },
+        },
+      },
+    },
+    /**
+     * A function, custom or namespace tool is checked as one (if/then, so a problem is named where
+     * it is); any other type is a hosted tool (web_search, file_search, tool_search, computer_use,
+     * mcp …), left out by the door (src/responses/tools.ts).
+     */
     tool: {
-      anyOf: [
-        { $ref: '#/$defs/functionTool' },
-        { $ref: '#/$defs/customTool' },
-        {
-          type: 'object',
-          required: ['type', 'name', 'tools'],
-          properties: {
-            type: { const: 'namespace' },
-            name: toolName,
-            description: { type: 'string', maxLength: 100000 },
-            tools: {
-              type: 'array',
-              maxItems: 256,
-              items: { anyOf: [{ $ref: '#/$defs/functionTool' }, { $ref: '#/$defs/customTool' }] },
-            },
-          },
-        },
-        {
-          // A hosted tool (web_search, file_search, tool_search, computer_use, mcp …): left out (src/responses/tools.ts).
-          type: 'object',
-          required: ['type'],
-          properties: {
-            type: { type: 'string', minLength: 1, maxLength: 64, not: { enum: ['function', 'custom', 'namespace'] } },
-          },
-        },
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', minLength: 1, maxLength: 64 } },
+      allOf: [
+        { if: { properties: { type: { const: 'function' } } }, then: { $ref: '#/$defs/functionTool' } },
+        { if: { properties: { type: { const: 'custom' } } }, then: { $ref: '#/$defs/customTool' } },
+        { if: { properties: { type: { const: 'namespace' } } }, then: { $ref: '#/$defs/namespaceTool' } },
       ],
     },
   },
