@@ -5,7 +5,7 @@
  * @module
  */
 import { modelIds } from '../chat/plan';
-import { GatewayError, STATUS_MESSAGES } from '../errors';
+import { GatewayError, STATUS_MESSAGES, ValidationError } from '../errors';
 import type { PlanInput } from '../inference/door';
 import type { Exchange } from '../inference/exchange';
 import { exchangeOf } from './exchange-in';
@@ -42,13 +42,17 @@ export function refuseState(body: ResponsesBody): void {
     throw refused('background', `background: true is not supported: ${stateful}. Send stream: true for a long answer.`);
 }
 
-/** The body read once: refused if stateful, its tools and canonical form. */
+/** The body read once: refused if stateful or without a conversation, its tools and canonical form. */
 export function readBody(body: ResponsesBody): ReadBody {
   let r = read.get(body);
   if (!r) {
     refuseState(body);
     const tools = toolSetOf(toolsOf(body));
     r = { tools, exchange: exchangeOf(body, tools, body.stream === true) };
+    if (!r.exchange.messages.some((m) => m.role !== 'system' && m.role !== 'developer'))
+      throw new ValidationError([
+        { path: 'body.input', message: 'is required: the conversation to answer (a string or items)' },
+      ]);
     read.set(body, r);
   }
   return r;

@@ -145,6 +145,8 @@ describe('POST /responses', () => {
       ['a function tool without a name', { input: 'x', tools: [{ type: 'function' }] }, "required property 'name'"],
       ['a message with a bad role', { input: [{ role: 'wizard', content: 'x' }] }, 'body.input.0'],
       ['max_output_tokens 0', { input: 'x', max_output_tokens: 0 }, 'body.max_output_tokens'],
+      ['no input', { instructions: 'be brief' }, 'body.input'],
+      ['only developer messages', { input: [{ role: 'developer', content: 'rules' }] }, 'body.input'],
     ])('%s → a 400 naming where', async (_name, body, where) => {
       const res = await post({ model: MINI, ...body });
       expect(res.status).toBe(400);
