@@ -8,6 +8,7 @@ import type { Answer } from '../inference/exchange';
 import type { StreamHead } from '../providers/chat-types';
 import { callItem, itemId, messageItem, reasoningItem, responseObject, statusOf, usageOf } from './response';
 import type { OutputItem } from './response';
+import type { Echo } from './echo';
 import type { ToolSet } from './tools';
 
 /** The answer's parts as output items. */
@@ -46,7 +47,7 @@ function answerText(answer: Answer): string {
 }
 
 /** `answer` as the door's whole answer. */
-export function doorAnswerOf(answer: Answer, tools: ToolSet): DoorAnswer {
+export function doorAnswerOf(answer: Answer, tools: ToolSet, echo: Echo): DoorAnswer {
   return {
     usage: answer.usage,
     finishReason: answer.stopReason,
@@ -56,7 +57,7 @@ export function doorAnswerOf(answer: Answer, tools: ToolSet): DoorAnswer {
     text: () => answerText(answer),
     render: (head, usage, cost) =>
       JSON.stringify(
-        responseObject(head, {
+        responseObject(head, echo, {
           ...statusOf(answer.stopReason),
           output: outputOf(answer, tools, head),
           usage: usageOf(usage, cost),

@@ -9,6 +9,7 @@
 import type { Door, DoorView } from '../inference/door';
 import type { ChatAdapter, ChatJob } from '../providers/chat-types';
 import { doorAnswerOf } from './answer';
+import { echoOf } from './echo';
 import { readBody, responsesPlanInput } from './plan';
 import { ResponsesStream } from './stream';
 import type { ResponsesBody } from './types';
@@ -29,22 +30,23 @@ export function responsesDoor(body: ResponsesBody): Door<ResponsesBody> {
   let door = doors.get(body);
   if (door) return door;
   const { tools } = readBody(body);
+  const echo = echoOf(body);
   const views = new Map<ChatAdapter, DoorView>();
   door = {
     api: 'responses',
     route: RESPONSES_ROUTE,
     planInput: responsesPlanInput,
     job: jobOf,
-    failed: (head, code, message) => new ResponsesStream(null, head, tools).fail(head, code, message),
+    failed: (head, code, message) => new ResponsesStream(null, head, tools, echo).fail(head, code, message),
     view(adapter) {
       let view = views.get(adapter);
       if (!view) {
         view = {
           parse(raw) {
             const answer = adapter.parseAnswer(raw);
-            return answer && doorAnswerOf(answer, tools);
+            return answer && doorAnswerOf(answer, tools, echo);
           },
-          stream: (head) => new ResponsesStream(adapter.createEvents(), head, tools),
+          stream: (head) => new ResponsesStream(adapter.createEvents(), head, tools, echo),
         };
         views.set(adapter, view);
       }

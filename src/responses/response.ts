@@ -6,6 +6,7 @@
  */
 import type { StopReason, Usage } from '../inference/exchange';
 import type { StreamHead } from '../providers/chat-types';
+import type { Echo } from './echo';
 import { customInputOf, type ToolOrigin } from './tools';
 
 /** An output item as sent. */
@@ -62,15 +63,18 @@ export function usageOf(usage: Usage, cost: number): Record<string, unknown> {
   };
 }
 
-/** A `response` object; `extra` sets its status, output, usage, error. */
-export function responseObject(head: StreamHead, extra: Record<string, unknown>): Record<string, unknown> {
+/** A `response` object repeating `echo` of its request; `extra` sets its status, output, usage, error. */
+export function responseObject(head: StreamHead, echo: Echo, extra: Record<string, unknown>): Record<string, unknown> {
+  const status = typeof extra.status === 'string' ? extra.status : 'in_progress';
   return {
     id: responseId(head),
     object: 'response',
     created_at: head.created,
+    completed_at: status === 'in_progress' || status === 'failed' ? null : head.created,
     model: head.model,
     provider: head.provider,
-    status: 'in_progress',
+    ...echo,
+    status,
     background: false,
     store: false,
     error: null,

@@ -8,6 +8,7 @@
 import type { StreamHead } from '../providers/chat-types';
 import { callItem, itemId, messageItem, outputText, reasoningItem, responseObject } from './response';
 import type { OutputItem } from './response';
+import type { Echo } from './echo';
 import { customInputOf, type ToolOrigin, type ToolSet } from './tools';
 
 type Open =
@@ -31,6 +32,7 @@ export class OpenItems {
   constructor(
     private readonly head: StreamHead,
     private readonly tools: ToolSet,
+    private readonly echo: Echo,
   ) {}
 
   /** One SSE event of `type`. */
@@ -107,7 +109,7 @@ export class OpenItems {
     const out: string[] = [];
     if (!this.opened) {
       this.opened = true;
-      const response = responseObject(this.head, {});
+      const response = responseObject(this.head, this.echo, {});
       out.push(this.event('response.created', { response }), this.event('response.in_progress', { response }));
     }
     const open = this.current;

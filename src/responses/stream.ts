@@ -13,6 +13,7 @@ import { summaryOf } from '../providers/chat-stream-parts';
 import type { FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
 import { responseObject, statusOf, usageOf } from './response';
 import { OpenItems } from './stream-items';
+import type { Echo } from './echo';
 import type { ToolSet } from './tools';
 
 /** An error's `code` as OpenAI writes it (a string, which Codex and the SDKs read). */
@@ -35,8 +36,9 @@ export class ResponsesStream implements DoorStream {
     private readonly events: EventTranslator | null,
     private readonly head: StreamHead,
     tools: ToolSet,
+    private readonly echo: Echo,
   ) {
-    this.items = new OpenItems(head, tools);
+    this.items = new OpenItems(head, tools, echo);
   }
 
   get done(): boolean {
@@ -65,7 +67,7 @@ export class ResponsesStream implements DoorStream {
   finish(head: StreamHead, usage: Usage, cost: number): string {
     const out = this.items.closeAll();
     const { status, incomplete_details } = statusOf(this.finishReason);
-    const response = responseObject(head, {
+    const response = responseObject(head, this.echo, {
       status,
       incomplete_details,
       output: this.items.output,
@@ -77,7 +79,7 @@ export class ResponsesStream implements DoorStream {
 
   fail(head: StreamHead, code: number, message: string): string {
     const out = this.items.closeAll();
-    const response = responseObject(head, {
+    const response = responseObject(head, this.echo, {
       status: 'failed',
       output: this.items.output,
       error: { code: errorCode(code), message },
