@@ -171,6 +171,12 @@ describe('POST /responses', () => {
     });
   });
 
+  test('a base URL without /api (POST /v1/responses) is a 404 naming the route meant', async () => {
+    const res = await request(h.gw.app).post('/v1/responses').set('Authorization', bearer(h.key)).send({});
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toMatch(/the API is under \/api\/v1: POST \/api\/v1\/responses$/);
+  });
+
   test('a whole answer cut by max_output_tokens is incomplete (reason max_output_tokens)', async () => {
     const res = await post({ model: MINI, input: 'one two three four five', max_output_tokens: 2 });
     expect(res.status).toBe(200);
