@@ -28,3 +28,11 @@ export function promptTokens(texts: readonly string[], fixed: number): PromptTok
     },
   };
 }
+
+/** `rest` with `size`'s members, the count kept lazy (a getter; spreading `size` would count it). */
+export function withSize<T extends object>(rest: T, size: PromptTokens): T & PromptTokens {
+  return Object.defineProperties(rest, {
+    tokenBound: { value: size.tokenBound, enumerable: true },
+    tokens: { get: () => size.tokens, enumerable: true },
+  }) as T & PromptTokens;
+}

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatParameter, Modality } from '../catalog/types';
-import { promptTokens, type PromptTokens } from './prompt-size';
+import { promptTokens, withSize, type PromptTokens } from './prompt-size';
 import type { ChatBody, ChatContentPart, ChatMessage } from './types';
 
 /** Tokens an image or audio part counts for in a prompt when the gateway counts it (a typical tile or clip). */
@@ -86,14 +86,5 @@ export function readPrompt(body: ChatBody): ChatPrompt {
   if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));
   const { modalities, userTexts } = c;
   const size = promptTokens(c.texts, c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS);
-  return {
-    modalities,
-    modalityLabel: [...modalities].join('+'),
-    parameters,
-    userTexts,
-    tokenBound: size.tokenBound,
-    get tokens() {
-      return size.tokens;
-    },
-  };
+  return withSize({ modalities, modalityLabel: [...modalities].join('+'), parameters, userTexts }, size);
 }

@@ -2,8 +2,8 @@
  * The answer to a request no route serves: the spec's 404 envelope, whose message names the
  * method and path asked for and, when it can, what the client probably meant: the methods that
  * path does answer, the same path under `/api/v1`, or the door that would serve it (Anthropic's
- * Messages API and OpenAI's Responses API are not served; the passthrough routes need the
- * passthrough configured). A bare "Resource not found" left a newcomer guessing which part of the
+ * Messages API is not served, nor are stored responses of the stateless Responses API; the
+ * passthrough routes need the passthrough configured). A bare "Resource not found" left a newcomer guessing which part of the
  * URL was wrong.
  * @module
  */
@@ -26,12 +26,17 @@ export interface NotFoundOptions {
 const CHAT = `POST ${API_PREFIX}/chat/completions`;
 
 /** APIs clients often try that this gateway does not serve, and what to use instead. */
-const DOORS: ReadonlyArray<{ test: RegExp; hint: string }> = [
+const DOORS: ReadonlyArray<{ test: RegExp; hint: string; use?: string }> = [
   {
     test: /^(?:\/api)?(?:\/v1)?\/messages(?:\/.*)?$/i,
     hint: `Anthropic's Messages API is not served yet: send OpenAI-format chat requests (Claude models included) to ${CHAT}`,
   },
-  { test: /^(?:\/api)?(?:\/v1)?\/responses(?:\/.*)?$/i, hint: `OpenAI's Responses API is not served yet: use ${CHAT}` },
+  {
+    // POST /responses is served (a base URL without /api gets the prefix hint below); a stored response is not.
+    test: /^(?:\/api)?(?:\/v1)?\/responses\/.+$/i,
+    hint: `the gateway is stateless and keeps no responses: send the whole conversation to POST ${API_PREFIX}/responses`,
+    use: `POST ${API_PREFIX}/responses`,
+  },
 ];
 
 /** `path` as echoed: without a query, at most {@link MAX_ECHOED_PATH} characters. */
@@ -91,7 +96,7 @@ function hintFor(
       metadata: { set: 'PASSTHROUGH_BASE_URL' },
     };
   }
-  for (const door of DOORS) if (door.test.test(path)) return { text: door.hint, metadata: { use: CHAT } };
+  for (const door of DOORS) if (door.test.test(path)) return { text: door.hint, metadata: { use: door.use ?? CHAT } };
   // The API is mounted under /api/v1: `/v1/chat/completions` or `/keys` lack (part of) the prefix.
   for (const candidate of [`/api${path}`, `${API_PREFIX}${path}`]) {
     const same = routes.find(

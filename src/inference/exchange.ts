@@ -74,6 +74,9 @@ export type ResponseFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; name: string; schema?: Record<string, unknown>; strict?: boolean };
 
+/** How hard a reasoning model thinks (OpenAI's `reasoning_effort` / `reasoning.effort`). */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
 /** A request in canonical form. */
 export interface Exchange {
   messages: Message[];
@@ -91,6 +94,8 @@ export interface Exchange {
   responseFormat?: ResponseFormat;
   /** The end user, as the client names them. */
   user?: string;
+  /** The reasoning effort the client asked for, if any. */
+  reasoningEffort?: ReasoningEffort;
   stream: boolean;
 }
 

@@ -30,6 +30,7 @@ import membersChangeBody from './requests/members.change.body';
 import membersListQuery from './requests/members.list.query';
 import modelsEndpointsParams from './requests/models.endpoints.params';
 import modelsListQuery from './requests/models.list.query';
+import responsesCreateBody from './requests/responses.create.body';
 import workspacesCreateBody from './requests/workspaces.create.body';
 import workspacesDeleteQuery from './requests/workspaces.delete.query';
 import workspacesListQuery from './requests/workspaces.list.query';
@@ -81,6 +82,7 @@ export const requestSchemas = [
   membersListQuery,
   modelsEndpointsParams,
   modelsListQuery,
+  responsesCreateBody,
   workspacesCreateBody,
   workspacesDeleteQuery,
   workspacesListQuery,

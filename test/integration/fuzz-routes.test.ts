@@ -53,6 +53,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'delete /api/v1/workspaces/:id/budgets/:interval': { key: 'mgmt' },
   'post /api/v1/embeddings': { key: 'api', body: 'embeddings.create.body' },
   'post /api/v1/chat/completions': { key: 'api', body: 'chat.create.body' },
+  'post /api/v1/responses': { key: 'api', body: 'responses.create.body' },
   'get /api/v1/embeddings/models': { key: 'api', query: 'embeddings.models.query' },
   'post /api/v1/files': { key: 'api', body: 'multipart', query: 'files.scope.query' },
   'get /api/v1/files': { key: 'api', query: 'files.list.query' },

@@ -90,6 +90,7 @@ export function chatBodyOf(x: Exchange): Record<string, unknown> {
         ? { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: rf.strict } }
         : { type: rf.type };
   if (x.user !== undefined) body.user = x.user;
+  if (x.reasoningEffort !== undefined) body.reasoning_effort = x.reasoningEffort;
   return body;
 }
 

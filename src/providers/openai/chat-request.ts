@@ -44,8 +44,8 @@ export const EXTENSION_CHAT_FIELDS = [
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = { model: endpoint.upstreamModel };
-  const body: Partial<Record<keyof ChatBody, unknown>> =
-    job.native?.format === 'openai-chat' ? job.native.body : chatBodyOf(job.exchange());
+  const native = job.native?.format === 'openai-chat';
+  const body: Partial<Record<keyof ChatBody, unknown>> = native ? job.native!.body : chatBodyOf(job.exchange());
   for (const field of OPENAI_CHAT_FIELDS) {
     const value = body[field];
     if (value !== undefined) out[field] = value;
@@ -54,6 +54,8 @@ export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, 
     const value = body[field];
     if (value !== undefined && value !== null && endpoint.parameters.has(field)) out[field] = value;
   }
+  // From another door's canonical form (Responses' `reasoning.effort`); the chat door has no such field yet.
+  if (!native && body.reasoning_effort !== undefined) out.reasoning_effort = body.reasoning_effort;
   if (job.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true };
