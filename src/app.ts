@@ -20,6 +20,7 @@ import { registerKeyRoutes } from './routes/keys';
 import { registerFileRoutes } from './routes/files';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerChatRoutes } from './routes/chat';
+import { registerMessagesRoutes } from './routes/messages';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   const passthrough = passthroughRoutes(deps);
   registerEmbeddingRoutes(api, deps);
   registerChatRoutes(api, deps);
+  registerMessagesRoutes(api, deps);
   registerKeyRoutes(api, deps);
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);
