@@ -4,8 +4,9 @@
  * kept), `tool_use` / `tool_result` blocks tool calls and results (a user turn's results become a
  * tool message), images and `cache_control` carry over. What has no canonical form (documents,
  * server tools, unknown blocks) is named by {@link unmappable}; the plan refuses it for such an
- * upstream rather than drop it silently. Anthropic-only fields (`thinking`, `output_config`,
- * `context_management`, `container`, `mcp_servers`, `service_tier` …) are dropped here.
+ * upstream rather than drop it silently. Structured outputs (`output_config.format`) become the
+ * canonical response format; the other Anthropic-only fields (`thinking`, the rest of
+ * `output_config`, `context_management`, `container`, `mcp_servers`, `service_tier` …) are dropped.
  * @module
  */
 import type { Exchange, Message, Part, Tool, ToolChoice } from '../inference/exchange';
@@ -97,6 +98,19 @@ function toolChoiceOf(choice: NonNullable<MessagesBody['tool_choice']>): ToolCho
   return choice.type === 'any' ? 'required' : choice.type === 'none' ? 'none' : 'auto';
 }
 
+/**
+ * Anthropic's structured outputs (`output_config.format`, earlier the beta's `output_format`):
+ * `{type: "json_schema", schema}` as the canonical response format, so that another format's
+ * upstream is held to the same schema rather than losing it.
+ */
+function structuredOutput(body: MessagesBody): Exchange['responseFormat'] {
+  const fields = body as Record<string, unknown>;
+  const config = fields.output_config as { format?: unknown } | undefined;
+  const format = (config?.format ?? fields.output_format) as { type?: unknown; schema?: unknown } | undefined;
+  if (format?.type !== 'json_schema' || typeof format.schema !== 'object' || format.schema === null) return undefined;
+  return { type: 'json_schema', name: 'output', schema: format.schema as Record<string, unknown> };
+}
+
 /** `body` in canonical form; `maxTokens` is the plan's bound (`max_tokens`). */
 export function exchangeOf(body: MessagesBody, maxTokens: number | undefined, stream: boolean): Exchange {
   const messages: Message[] = [];
@@ -123,6 +137,8 @@ export function exchangeOf(body: MessagesBody, maxTokens: number | undefined, st
   if (body.top_p !== undefined) x.topP = body.top_p;
   if (body.top_k !== undefined) x.topK = body.top_k;
   if (body.stop_sequences) x.stop = [...body.stop_sequences];
+  const format = structuredOutput(body);
+  if (format) x.responseFormat = format;
   // OpenAI-format upstreams bound `user`; a longer id (Claude Code's JSON of device and session) stays here.
   const user = body.metadata?.user_id;
   if (typeof user === 'string' && user.length <= 256) x.user = user;
