@@ -108,5 +108,5 @@ export const MESSAGES_DOOR: Door<MessagesAsk> = {
     return view;
   },
   endUser: ({ body }) => (typeof body.metadata?.user_id === 'string' ? body.metadata.user_id.slice(0, 512) : null),
-  sessionId: ({ body }) => body.session_id,
+  sessionId: ({ body, agentSession }) => body.session_id ?? agentSession,
 };

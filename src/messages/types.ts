@@ -26,4 +26,6 @@ export interface MessagesAsk {
   body: MessagesBody;
   /** `anthropic-version` and `anthropic-beta` as the client sent them (forwarded to Anthropic-format upstreams only). */
   headers: Record<string, string>;
+  /** Claude Code's `x-claude-code-session-id`, the record's session when the body names none. */
+  agentSession?: string;
 }

@@ -31,7 +31,9 @@ function askOf(req: Request): MessagesAsk {
     if (typeof value === 'string' && value !== '') headers[name] = value;
     else if (Array.isArray(value) && value.length > 0) headers[name] = value.join(',');
   }
-  return { body: validated(req, 'messages.create.body'), headers };
+  const session = req.headers['x-claude-code-session-id'];
+  const agentSession = typeof session === 'string' && session !== '' ? session.slice(0, 256) : undefined;
+  return { body: validated(req, 'messages.create.body'), headers, ...(agentSession ? { agentSession } : {}) };
 }
 
 /** Register the Messages routes. */

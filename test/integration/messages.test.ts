@@ -441,9 +441,10 @@ describe('the rest of the door', () => {
     expect(hosted.body.data[0]).toHaveProperty('pricing');
   });
 
-  test('GET /generation finds a Messages answer', async () => {
-    const res = await post(ask());
+  test("GET /generation finds a Messages answer; Claude Code's session header names its session", async () => {
+    const res = await post(ask(), { 'x-claude-code-session-id': 'cc-session-1' });
     await until('the record', () => h.events.length === 1);
+    expect(h.events[0]!.sessionId).toBe('cc-session-1');
     await h.gw.deps.recorder.flush();
     const gen = await request(h.gw.app).get(`/api/v1/generation?id=${res.body.id}`).set('Authorization', bearer(h.key));
     expect(gen.status).toBe(200);
