@@ -29,7 +29,8 @@ let h: GatewayHarness;
 let byKey: Anthropic;
 let byToken: Anthropic;
 beforeAll(async () => {
-  h = await startGatewayHarness({ listen: true });
+  // Keep-alive comments every 20 ms, so a slow upstream's stream starts with some.
+  h = await startGatewayHarness({ listen: true, overrides: { chat: { keepAliveMs: 20 } } });
   const baseURL = h.baseUrl!.replace(/\/v1$/, '');
   byKey = new Anthropic({ apiKey: h.key, baseURL, maxRetries: 0 });
   byToken = new Anthropic({ apiKey: null, authToken: h.key, baseURL, maxRetries: 0 });
@@ -147,6 +148,14 @@ describe('@anthropic-ai/sdk thinking round trip to an Anthropic-format upstream'
     const sent = h.fleet.fakes.anthropic!.calls[1]!.body.messages as MessageParam[];
     expect(sent[1]).toEqual({ role: 'assistant', content: JSON.parse(JSON.stringify(first.content)) });
     expect(h.fleet.fakes.anthropic!.calls[1]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+  });
+
+  test("keep-alive comments before a slow upstream's first event do not disturb the SDK", async () => {
+    h.fleet.fakes.anthropic!.queue({ latencyMs: 150 });
+    const final = await byKey.messages
+      .stream({ model: SONNET, max_tokens: 100, messages: [{ role: 'user', content: 'slowly now' }] })
+      .finalMessage();
+    expect(final.content).toEqual([{ type: 'text', text: 'echo: slowly now' }]);
   });
 
   test('models.list answers in Anthropic shape', async () => {
