@@ -381,6 +381,17 @@ describe('POST /messages: streams', () => {
     expect(h.events[0]).toMatchObject({ status: 'error', apiType: 'messages' });
   });
 
+  test('a stream whose every attempt opened but sent no content ends with an error event', async () => {
+    // The upstream answers 200 and then nothing: the 200 has gone out, the keep-alives follow.
+    h.fleet.fakes.anthropic!.setSticky({ beforeEvent: () => new Promise(() => undefined) });
+    const s = await stream(ask());
+    expect(s.status).toBe(200);
+    expect(s.raw).toContain(': SWITCHYARD PROCESSING');
+    expect(s.events).toEqual([
+      { event: 'error', data: { type: 'error', error: { type: 'api_error', message: expect.any(String) } } },
+    ]);
+  });
+
   test('fallback before the first content: the next model serves, one record', async () => {
     h.fleet.fakes.anthropic!.queue({ status: 529 });
     const s = await stream(ask({ models: [LLAMA] }));
