@@ -21,6 +21,7 @@ import { registerFileRoutes } from './routes/files';
 import { registerEmbeddingRoutes } from './routes/embeddings';
 import { registerChatRoutes } from './routes/chat';
 import { registerResponsesRoutes } from './routes/responses';
+import { registerMessagesRoutes } from './routes/messages';
 import { registerWorkspaceRoutes } from './routes/workspaces';
 import { registerGenerationRoutes } from './routes/generation';
 import { registerModelRoutes } from './routes/models';
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
   registerEmbeddingRoutes(api, deps);
   registerChatRoutes(api, deps);
   registerResponsesRoutes(api, deps);
+  registerMessagesRoutes(api, deps);
   registerKeyRoutes(api, deps);
   registerFileRoutes(api, deps);
   registerWorkspaceRoutes(api, deps);

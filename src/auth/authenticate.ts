@@ -1,5 +1,6 @@
 /**
- * Bearer authentication: `Authorization: Bearer <key>` → SHA-256 → cached key record. The
+ * Bearer authentication: `Authorization: Bearer <key>` (or, without that header, Anthropic's
+ * `x-api-key: <key>`) → SHA-256 → cached key record. The
  * secret itself is hashed immediately and never stored, logged or echoed. A request with no
  * `Authorization` header may instead carry a dashboard session cookie (src/dashboard/sessions.ts):
  * it resolves to the management key the session was opened with, and a state-changing call must
@@ -74,10 +75,21 @@ export function authenticate(
     }
     return session.key;
   };
+  /** Admit the key whose secret is `secret` (cached: without a promise). */
+  const admitSecret = (req: Request, next: NextFunction, secret: string): void | Promise<void> => {
+    const hash = hashSecret(secret);
+    const cached = keys.peek(hash);
+    if (cached !== undefined) return admit(req, next, cached);
+    return keys.get(hash).then((key) => admit(req, next, key));
+  };
   // Not async: a key found in the cache (nearly every request) is admitted without a promise;
   // only a cache miss waits for the load. Refusals are thrown either way (sync or rejected).
   return function authenticateMiddleware(req: Request, _res: Response, next: NextFunction): void | Promise<void> {
     const header = req.headers.authorization;
+    const apiKey = req.headers['x-api-key'];
+    // Anthropic's clients (its SDKs, Claude Code with ANTHROPIC_API_KEY) send the key as `x-api-key`.
+    if ((!header || header.trim() === '') && typeof apiKey === 'string' && apiKey.trim() !== '')
+      return admitSecret(req, next, apiKey.trim());
     if (!header || header.trim() === '') {
       const sessionId = sessions?.idOf(req);
       if (sessions && sessionId) return sessionKey(req, sessions, sessionId).then((key) => admit(req, next, key));
@@ -89,10 +101,7 @@ export function authenticate(
       metrics.authFailures.inc({ reason: 'malformed' });
       throw new AuthenticationError('Invalid Authentication header: expected "Bearer <API key>"');
     }
-    const hash = hashSecret(match[1]);
-    const cached = keys.peek(hash);
-    if (cached !== undefined) return admit(req, next, cached);
-    return keys.get(hash).then((key) => admit(req, next, key));
+    return admitSecret(req, next, match[1]);
   };
 }
 

@@ -10,6 +10,8 @@ import type { CatalogModel, ProviderInfo } from './types';
 /** Immutable after construction; shared by every request. */
 export class Catalog {
   private readonly byId = new Map<string, CatalogModel>();
+  /** Chat models by their other names: aliases first, then endpoints' upstream names, then those undated. */
+  private readonly byAlias = new Map<string, CatalogModel>();
   private readonly others: ReadonlySet<string>;
   /** The embeddings models, in catalog order (GET /embeddings/models). */
   readonly embeddingsModels: readonly CatalogModel[];
@@ -29,6 +31,18 @@ export class Catalog {
     this.others = new Set(otherModels.map((id) => id.toLowerCase()));
     this.embeddingsModels = models.filter((m) => m.kind === 'embeddings');
     this.chatModels = models.filter((m) => m.kind === 'chat');
+    const names = (m: CatalogModel) => m.endpoints.map((e) => e.upstreamModel);
+    const steps: Array<(m: CatalogModel) => readonly string[]> = [
+      (m) => m.aliases ?? [],
+      names,
+      (m) => names(m).map(undated),
+    ];
+    for (const step of steps)
+      for (const m of this.chatModels)
+        for (const name of step(m)) {
+          const key = name.toLowerCase();
+          if (!this.byId.has(key) && !this.byAlias.has(key)) this.byAlias.set(key, m);
+        }
   }
 
   /**
@@ -52,12 +66,16 @@ export class Catalog {
   }
 
   /**
-   * The chat model named by `id` (case-insensitive).
+   * The chat model named by `id` (case-insensitive): its catalog id, else one of its names as
+   * agents send them: an alias of `chat-models.yaml` (`claude-sonnet-4-5`), an endpoint's upstream
+   * model name (`claude-sonnet-4-20250514`), or either without its date (`claude-sonnet-4`; a dated
+   * id whose date the catalog does not know, `claude-sonnet-4-5-20990101`, is the undated model).
    * @throws ValidationError (400) for an embeddings model
    * @throws NotFoundError (404) for a model this gateway does not serve
    */
   resolveChat(id: string): CatalogModel {
-    const model = this.byId.get(id.toLowerCase());
+    const key = id.toLowerCase();
+    const model = this.byId.get(key) ?? this.byAlias.get(key) ?? this.byAlias.get(undated(key));
     if (model?.kind === 'chat') return model;
     if (model)
       throw new ValidationError([
@@ -70,6 +88,11 @@ export class Catalog {
   find(id: string): CatalogModel | undefined {
     return this.byId.get(id.toLowerCase());
   }
+}
+
+/** `name` without a release-date suffix (`-20250514`, `@20250514`) or `-latest`. */
+export function undated(name: string): string {
+  return name.replace(/(?:[-@]\d{8}|-latest)$/i, '');
 }
 
 /** Where every model this gateway serves is listed (named in the 404 of a chat model or a model page). */

@@ -45,6 +45,7 @@ interface ModelYaml<E> {
   distillable?: boolean;
   permaslug?: string;
   public?: boolean;
+  aliases?: string[];
   endpoints: E[];
 }
 
@@ -155,7 +156,13 @@ class ModelBuilder {
       permaslug: m.permaslug ?? m.id,
       public: m.public ?? true,
     };
-    this.models.push({ ...facts, wire: toModelWire(facts) });
+    for (const alias of m.aliases ?? []) {
+      if (this.seen.has(alias.toLowerCase()))
+        this.problems.push(`${where}.${m.id}.aliases: ${alias} already names a model or another model's alias`);
+      this.seen.add(alias.toLowerCase());
+    }
+    const aliases = m.aliases ? { aliases: [...m.aliases] } : {};
+    this.models.push({ ...facts, ...aliases, wire: toModelWire(facts) });
   }
 }
 

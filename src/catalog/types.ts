@@ -127,6 +127,8 @@ export interface CatalogModel {
   permaslug: string;
   /** Whether the rankings dataset may name it; a non-public model counts only in `other`. */
   public: boolean;
+  /** Other names the model answers to (`claude-sonnet-4-5`); see `Catalog.resolveChat`. */
+  aliases?: readonly string[];
   /** In catalog order. */
   endpoints: readonly Endpoint[];
   /** The model's list object (`/embeddings/models`, `/models`), built once. */

@@ -28,8 +28,9 @@ const CHAT = `POST ${API_PREFIX}/chat/completions`;
 /** APIs clients often try that this gateway does not serve, and what to use instead. */
 const DOORS: ReadonlyArray<{ test: RegExp; hint: string; use?: string }> = [
   {
-    test: /^(?:\/api)?(?:\/v1)?\/messages(?:\/.*)?$/i,
-    hint: `Anthropic's Messages API is not served yet: send OpenAI-format chat requests (Claude models included) to ${CHAT}`,
+    // The Messages door itself is served; a path without `/api/v1` is a base URL set wrong.
+    test: /^(?!\/api\/v1\/)(?:\/api)?(?:\/v1)?\/messages(?:\/.*)?$/i,
+    hint: `Anthropic's Messages API is POST ${API_PREFIX}/messages: set ANTHROPIC_BASE_URL to the gateway's /api (http://<host>:<port>/api)`,
   },
   {
     // POST /responses is served (a base URL without /api gets the prefix hint below); a stored response is not.

@@ -6,6 +6,7 @@
  */
 import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
+import type { MessagesBody } from '../messages/types';
 import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
 import type { UpstreamRequest } from '../transport/outcome';
 
@@ -13,7 +14,8 @@ import type { UpstreamRequest } from '../transport/outcome';
 export type FinishReason = StopReason;
 
 /** A door's own body, for the adapter that speaks its format (sent as it is, but for the gateway's fields). */
-export type NativeBody = { format: 'openai-chat'; body: ChatBody };
+export type NativeBody =
+  { format: 'openai-chat'; body: ChatBody } | { format: 'anthropic-messages'; body: MessagesBody };
 
 /** What an adapter needs to build one upstream request. */
 export interface ChatJob {
@@ -27,6 +29,11 @@ export interface ChatJob {
   stream: boolean;
   /** The completion bound to send (`max_tokens` / `max_completion_tokens`), when the client set one. */
   maxTokens: number | undefined;
+  /**
+   * The client's headers for an upstream of the native body's format (the Messages door's
+   * `anthropic-version`, `anthropic-beta`); an adapter of another format never sends them.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -126,6 +133,33 @@ export interface ChatAdapter {
   createEvents(): EventTranslator;
   /** The door of this format's view, passed through without the canonical round trip. */
   readonly passThrough?: ChatView;
+  /** The Messages door's view of an Anthropic-format upstream's answers, passed through (relabelled). */
+  readonly messagesPassThrough?: MessagesPassThrough;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
   isOverloaded?(status: number, bodyText: string): boolean;
+}
+
+/** A Messages answer as it came: the canonical reading (billing, the record) and the upstream's JSON. */
+export interface NativeMessage {
+  answer: Answer;
+  /** The upstream's message object, to be sent with only the gateway's fields changed. */
+  message: Record<string, unknown>;
+}
+
+/**
+ * An Anthropic stream passed through to the Messages door: its events relabelled (`message_start`'s
+ * id and model), the final `message_delta` and `message_stop` held back for the door's closing
+ * events (with the billed usage); `stopReason` / `stopSequence` are what the held-back delta said.
+ */
+export interface MessagesPassThroughStream extends ChatStream {
+  readonly stopReason: string | null;
+  readonly stopSequence: string | null;
+  /** The indexes of the content blocks started and not yet stopped (a failed stream closes them). */
+  readonly openBlocks: readonly number[];
+}
+
+/** The Messages door's pass-through of an Anthropic-format upstream. */
+export interface MessagesPassThrough {
+  parseMessage(body: Buffer): NativeMessage | null;
+  createStream(head: StreamHead): MessagesPassThroughStream;
 }

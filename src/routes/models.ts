@@ -1,6 +1,7 @@
 /**
  * The catalog's model routes (any key, served by the gateway itself): `GET /models`, the chat and
- * embeddings models with the hosted list's filters, and `/models/{author}/{slug}/endpoints`, the
+ * embeddings models with the hosted list's filters (Anthropic's list shape, chat models only, for a
+ * caller that sends `anthropic-version`), and `/models/{author}/{slug}/endpoints`, the
  * page every model's `links.details` names, with the caller's organization's recent uptime and
  * latency on each endpoint. A malformed or unknown model is a 404 saying where the list is.
  * @module
@@ -12,6 +13,7 @@ import type { ApiRouter } from '../http/router';
 import { unknownModel } from '../catalog/catalog';
 import { listModels } from '../catalog/models-list';
 import { currentKey } from '../auth/authenticate';
+import { anthropicModelList } from '../messages/models-list';
 
 /** Register the model routes. */
 export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'routing'>): void {
@@ -21,6 +23,8 @@ export function registerModelRoutes(api: ApiRouter, deps: Pick<AppDeps, 'routing
     '/models',
     validate({ query: 'models.list.query' }),
     function listCatalogModels(req: Request, res: Response) {
+      // Anthropic's clients name their API version; they read Anthropic's list shape.
+      if (req.headers['anthropic-version']) return void res.json(anthropicModelList(routing.catalog.chatModels));
       res.json(listModels(routing.catalog.models, validated(req, 'models.list.query')));
     },
   );

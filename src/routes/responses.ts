@@ -10,6 +10,7 @@ import { requireInferenceKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
+import { exactPlan } from '../chat/plan';
 import { callerOf } from '../http/caller';
 import { leftOutTools, responsesDoor } from '../responses/door';
 
@@ -37,6 +38,7 @@ export function registerResponsesRoutes(api: ApiRouter, deps: AppDeps): void {
       },
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
+      refine: exactPlan,
     }),
   );
 }

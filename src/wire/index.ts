@@ -27,6 +27,8 @@ import keysHashParams from './requests/keys.hash.params';
 import keysListQuery from './requests/keys.list.query';
 import keysUpdateBody from './requests/keys.update.body';
 import membersChangeBody from './requests/members.change.body';
+import messagesCreateBody from './requests/messages.create.body';
+import messagesCountTokensBody from './requests/messages.count_tokens.body';
 import membersListQuery from './requests/members.list.query';
 import modelsEndpointsParams from './requests/models.endpoints.params';
 import modelsListQuery from './requests/models.list.query';
@@ -80,6 +82,8 @@ export const requestSchemas = [
   keysUpdateBody,
   membersChangeBody,
   membersListQuery,
+  messagesCreateBody,
+  messagesCountTokensBody,
   modelsEndpointsParams,
   modelsListQuery,
   responsesCreateBody,

@@ -11,8 +11,13 @@
  *   `cache_control` count as cache reads);
  * - streams are real SSE events, one per write: a word per chunk, tool-call arguments in three
  *   pieces, usage last (OpenAI only when `stream_options.include_usage` is set).
+ * - Anthropic with `thinking: {type: "enabled"}`: a thinking block (`thinking about: <last user
+ *   text>`, signature `sig_fake_1`) comes before the reply, streamed as a thinking and a signature delta.
  * Usage is left out when the fake's `reportUsage` is off.
  */
+
+/** The signature the fake Anthropic wire signs its thinking with. */
+export const FAKE_SIGNATURE = 'sig_fake_1';
 
 /** A chat wire a fake serves beside (or instead of) an embeddings wire. */
 export interface ChatWire {
@@ -203,6 +208,8 @@ export const openaiChatWire: ChatWire = {
 
 interface AnthropicTurn extends Turn {
   cacheRead: number;
+  /** The thinking block's text, when the request enabled thinking. */
+  thinking: string | null;
 }
 
 function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
@@ -213,7 +220,11 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user' && !isToolResult(m));
   const tools = body.tools as Array<{ name: string }> | undefined;
   const toolName = tools?.length && last?.role === 'user' && !isToolResult(last) ? tools[0]!.name : null;
-  const system = (body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? [];
+  // A Messages door body passes its `system` through as sent: a string, or text blocks.
+  const system: Array<{ text: string; cache_control?: unknown }> =
+    typeof body.system === 'string'
+      ? [{ text: body.system }]
+      : ((body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? []);
   const cacheRead = system.filter((b) => b.cache_control).reduce((n, b) => n + words(b.text).length, 0);
   const prompt = wordCount(messages) + wordCount(system);
   const results =
@@ -225,7 +236,11 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
     toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null,
     json: false,
   };
-  return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead };
+  const thinking =
+    (body.thinking as { type?: string } | undefined)?.type === 'enabled'
+      ? `thinking about: ${asked.lastUser ?? ''}`
+      : null;
+  return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead, thinking };
 }
 
 const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', tool: 'tool_use' } as const;
@@ -243,9 +258,12 @@ export const anthropicChatWire: ChatWire = {
   path: '/messages',
   answer(body, opts) {
     const t = anthropicTurn(body);
-    const content = t.tool
+    const reply = t.tool
       ? [{ type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: JSON.parse(t.tool.arguments) as unknown }]
       : [{ type: 'text', text: t.text }];
+    const content = t.thinking
+      ? [{ type: 'thinking', thinking: t.thinking, signature: FAKE_SIGNATURE }, ...reply]
+      : reply;
     return {
       id: 'msg_fake_1',
       type: 'message',
@@ -271,24 +289,33 @@ export const anthropicChatWire: ChatWire = {
     const out = [
       sse('message_start', { message: { ...message, ...(opts.reportUsage ? { usage: anthropicUsage(t, 1) } : {}) } }),
     ];
+    const index = t.thinking ? 1 : 0;
+    if (t.thinking) {
+      out.push(
+        sse('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+      );
+      out.push(sse('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: t.thinking } }));
+      out.push(sse('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: FAKE_SIGNATURE } }));
+      out.push(sse('content_block_stop', { index: 0 }));
+    }
     if (t.tool) {
       out.push(
         sse('content_block_start', {
-          index: 0,
+          index,
           content_block: { type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: {} },
         }),
       );
       out.push(sse('ping', {}));
-      out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '' } }));
+      out.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
       for (const part of thirds(t.tool.arguments))
-        out.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: part } }));
+        out.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }));
     } else {
-      out.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
+      out.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       out.push(sse('ping', {}));
       for (const part of pieces(t.text ?? ''))
-        out.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: part } }));
+        out.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text: part } }));
     }
-    out.push(sse('content_block_stop', { index: 0 }));
+    out.push(sse('content_block_stop', { index }));
     out.push(
       sse('message_delta', {
         delta: { stop_reason: ANTHROPIC_STOP[t.finish], stop_sequence: null },

@@ -100,8 +100,9 @@ describe('an unknown route names what was asked for and what would serve it (iss
     [
       'post',
       '/v1/messages',
-      /Anthropic's Messages API is not served yet: send OpenAI-format chat requests \(Claude models included\) to POST \/api\/v1\/chat\/completions$/,
+      /Anthropic's Messages API is POST \/api\/v1\/messages: set ANTHROPIC_BASE_URL to the gateway's \/api \(http:\/\/<host>:<port>\/api\)$/,
     ],
+    ['post', '/api/messages', /Anthropic's Messages API is POST \/api\/v1\/messages/],
     ['post', '/v1/responses', /the API is under \/api\/v1: POST \/api\/v1\/responses$/],
     [
       'get',

@@ -20,6 +20,7 @@ import { HOSTILE_SEGMENTS, bodyTexts, queryTexts } from '../helpers/fuzz/mutatio
 import type { ApiRoute, Method } from '../../src/http/router';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
+import { isEnvelope } from '../helpers/envelope';
 
 /** How to fuzz one route: the key kind it needs and the schema ids of what it reads. */
 interface RouteFuzz {
@@ -54,6 +55,8 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'post /api/v1/embeddings': { key: 'api', body: 'embeddings.create.body' },
   'post /api/v1/chat/completions': { key: 'api', body: 'chat.create.body' },
   'post /api/v1/responses': { key: 'api', body: 'responses.create.body' },
+  'post /api/v1/messages': { key: 'api', body: 'messages.create.body' },
+  'post /api/v1/messages/count_tokens': { key: 'api', body: 'messages.count_tokens.body' },
   'get /api/v1/embeddings/models': { key: 'api', query: 'embeddings.models.query' },
   'post /api/v1/files': { key: 'api', body: 'multipart', query: 'files.scope.query' },
   'get /api/v1/files': { key: 'api', query: 'files.list.query' },
@@ -223,11 +226,8 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
           const isDownload = res.status === 200 && template.endsWith('/content');
           if (!isDownload && !/^application\/json/.test(String(res.headers['content-type'])))
             throw new Error(`not JSON: ${where} → ${answer}`);
-          if (res.status >= 400) {
-            const error = (JSON.parse(raw.toString('utf8')) as { error?: { code?: unknown; message?: unknown } }).error;
-            if (error?.code !== res.status || typeof error.message !== 'string' || error.message === '')
-              throw new Error(`no envelope: ${where} → ${answer}`);
-          }
+          if (res.status >= 400 && !isEnvelope(template, res.status, JSON.parse(raw.toString('utf8'))))
+            throw new Error(`no envelope: ${where} → ${answer}`);
         }),
         { numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
       );

@@ -5,7 +5,7 @@
  * wrong body types, hostile field values (NUL, lone surrogates, 1e400, -1e308, objects, deep
  * arrays), hostile query values (arrays, non-numbers, huge numbers, NUL, over-long strings) and
  * absurd path parameters. Every answer must be a 4xx with the `{error:{code,message}}` envelope
- * where code == status; never 2xx, never 5xx. Bodies are otherwise valid, so a hostile value
+ * where code == status (Anthropic's `{type:"error",error:{type,message}}` on the Messages paths); never 2xx, never 5xx. Bodies are otherwise valid, so a hostile value
  * that slips through validation shows up (as a 2xx or a 5xx); resources named in paths mostly do
  * not exist, and the embeddings model is unknown, so nothing can reach an upstream.
  */
@@ -15,6 +15,7 @@ import { bearer, createInferenceKey, openTestGateway, type TestGateway } from '.
 import type { ApiRoute, Method } from '../../src/http/router';
 import type { Database } from '../../src/store/db';
 import type { Kv } from '../../src/kv/kv';
+import { isEnvelope } from '../helpers/envelope';
 
 const BODY_LIMIT = 16384;
 
@@ -255,6 +256,53 @@ const ROUTES: RouteCase[] = [
         ['tools', '[{"type":"custom"}]'],
         ['tools', '[{"type":"namespace","name":"n","tools":[{"type":"web_search"}]}]'],
       ],
+    },
+  },
+  {
+    method: 'post',
+    template: '/api/v1/messages',
+    key: 'api',
+    body: {
+      base: {
+        model: 'switchyard-test/no-such-model',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'hello' }],
+        provider: { order: ['nowhere'] },
+      },
+      fields: [
+        'model',
+        'models',
+        'messages',
+        'messages.0',
+        'messages.0.content',
+        'messages.0.role',
+        'system',
+        'max_tokens',
+        'stream',
+        'temperature',
+        'top_k',
+        'tools',
+        'tool_choice',
+        'thinking',
+        'metadata',
+        'stop_sequences',
+        'provider',
+      ],
+      extra: [
+        ['max_tokens', '0'],
+        ['temperature', '3'],
+        ['messages.0.content', '[{"type":"text"}]'],
+        ['messages.0.content', '[{"text":"no type"}]'],
+      ],
+    },
+  },
+  {
+    method: 'post',
+    template: '/api/v1/messages/count_tokens',
+    key: 'api',
+    body: {
+      base: { model: 'switchyard-test/no-such-model', messages: [{ role: 'user', content: 'hello' }] },
+      fields: ['model', 'messages', 'messages.0', 'messages.0.content', 'system', 'tools'],
     },
   },
   { method: 'post', template: '/api/v1/files', key: 'api', query: { workspace_id: 'uuid' } },
@@ -547,14 +595,11 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
         let req = request(gw.app)[route.method](attempt.path).set('Authorization', bearer(secret));
         if (attempt.body !== undefined) req = req.set('Content-Type', 'application/json').send(attempt.body);
         const res = await req;
-        const error = (res.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
         const ok =
           res.status >= 400 &&
           res.status < 500 &&
           /^application\/json/.test(String(res.headers['content-type'])) &&
-          error?.code === res.status &&
-          typeof error.message === 'string' &&
-          error.message !== '';
+          isEnvelope(route.template, res.status, res.body);
         if (!ok) failures.push(`${attempt.label} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
       expect(failures).toEqual([]);

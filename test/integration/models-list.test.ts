@@ -114,28 +114,38 @@ test('filters: supported_parameters, input_modalities, providers, model_authors,
     'meta-llama/llama-3.1-8b-instruct',
     'meta-llama/llama-3.3-70b-instruct',
   ]);
-  expect(await list('providers=Anthropic')).toEqual(['anthropic/claude-sonnet-4', 'anthropic/claude-3.5-haiku']);
+  expect(await list('providers=Anthropic')).toEqual([
+    'anthropic/claude-sonnet-4.5',
+    'anthropic/claude-opus-4.5',
+    'anthropic/claude-haiku-4.5',
+    'anthropic/claude-sonnet-4',
+    'anthropic/claude-3.5-haiku',
+  ]);
   expect(await list('model_authors=mistralai')).toEqual([
     'mistralai/mistral-large',
     'mistralai/mistral-small-3.1-24b-instruct',
   ]);
-  expect(await list('q=haiku')).toEqual(['anthropic/claude-3.5-haiku']);
+  expect(await list('q=haiku')).toEqual(['anthropic/claude-haiku-4.5', 'anthropic/claude-3.5-haiku']);
   expect(await list('context=1000000')).toEqual(['openai/gpt-4.1', 'openai/gpt-4.1-mini']);
   // USD per 1M tokens of the cheapest endpoint.
   expect(await list('max_price=0.1')).toEqual([
     'mistralai/mistral-small-3.1-24b-instruct',
     'meta-llama/llama-3.1-8b-instruct',
   ]);
-  expect(await list('min_output_price=15')).toEqual(['anthropic/claude-sonnet-4']);
+  expect(await list('min_output_price=15')).toEqual([
+    'anthropic/claude-sonnet-4.5',
+    'anthropic/claude-opus-4.5',
+    'anthropic/claude-sonnet-4',
+  ]);
   expect(await list('zdr=true')).toEqual([]);
 });
 
 test('sort and paging: links.next carries the filters', async () => {
   const newest = ids((await get('/api/v1/models?sort=newest').expect(200)).body);
-  expect(newest[0]).toBe('anthropic/claude-sonnet-4');
+  expect(newest[0]).toBe('anthropic/claude-opus-4.5');
   const cheap = ids((await get('/api/v1/models?sort=pricing-low-to-high').expect(200)).body);
   expect(cheap[0]).toBe('meta-llama/llama-3.1-8b-instruct');
-  expect(cheap.at(-1)).toBe('anthropic/claude-sonnet-4');
+  expect(cheap.at(-1)).toBe('anthropic/claude-opus-4.5');
 
   const first = (await get('/api/v1/models?output_modalities=all&sort=newest&offset=0&limit=3').expect(200)).body;
   expect(first.data).toHaveLength(3);
@@ -210,7 +220,13 @@ test('POST /embeddings with a chat model → 400 naming the embeddings list; GET
     endpoints: Array<{ model: string }>;
   }>;
   const served = Object.fromEntries(providers.map((p) => [p.slug, p.endpoints.map((e) => e.model)]));
-  expect(served.anthropic).toEqual(['anthropic/claude-sonnet-4', 'anthropic/claude-3.5-haiku']);
+  expect(served.anthropic).toEqual([
+    'anthropic/claude-sonnet-4.5',
+    'anthropic/claude-opus-4.5',
+    'anthropic/claude-haiku-4.5',
+    'anthropic/claude-sonnet-4',
+    'anthropic/claude-3.5-haiku',
+  ]);
   expect(served.fireworks).toEqual(['meta-llama/llama-3.3-70b-instruct']);
   expect(served.groq).toEqual(['meta-llama/llama-3.3-70b-instruct', 'meta-llama/llama-3.1-8b-instruct']);
   expect(served.openai).toEqual(expect.arrayContaining(['openai/text-embedding-3-small', 'openai/gpt-4o']));

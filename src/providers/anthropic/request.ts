@@ -132,7 +132,20 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   return out;
 }
 
-/** The job's request body: always from the canonical form (no door speaks Anthropic's format yet). */
+/** The hosted service's fields of a Messages door body, which stay at the gateway. */
+export const GATEWAY_FIELDS: ReadonlySet<string> = new Set(['models', 'provider', 'session_id']);
+
+/**
+ * The job's request body: the Messages door's own body with only the gateway's fields changed
+ * (`model` → the endpoint's name for it; `models`, `provider`, `session_id` dropped; every other
+ * field, block, signature and `cache_control` as sent), else from the canonical form.
+ */
 export function messagesBody(job: ChatJob, endpoint: Endpoint): string {
-  return JSON.stringify(toMessagesRequest(job.exchange(), endpoint));
+  if (job.native?.format !== 'anthropic-messages') return JSON.stringify(toMessagesRequest(job.exchange(), endpoint));
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(job.native.body))
+    if (!GATEWAY_FIELDS.has(field)) out[field] = field === 'model' ? endpoint.upstreamModel : value;
+  if (out.model === undefined) out.model = endpoint.upstreamModel;
+  if (job.stream) out.stream = true;
+  return JSON.stringify(out);
 }
