@@ -5,8 +5,9 @@
  * stream on `…/responses`, an empty list on `…/models`, else a 404.
  *
  * As a script (`node -r ./test/helpers/ts-loader.js test/agents/capture.ts`) it installs the agents,
- * runs each once against the server and writes their first turn to test/fixtures/agents/ (the
- * secret headers replaced), printing every request it saw.
+ * runs each once against the server and writes their first turn to test/fixtures/agents/, then
+ * once against the agent fake (test/fakes/agent-upstream.ts, which calls the agent's file tool) and
+ * writes the request that carries the tool's result (secret headers replaced in both).
  * @module
  */
 import http from 'node:http';
@@ -16,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_VERSIONS, installAgents } from './install';
 import { runClaude, runCodex } from './run-agent';
+import { startAgentUpstream, type AgentCall } from '../fakes/agent-upstream';
 
 /** A request the capture server received. */
 export interface CapturedRequest {
@@ -165,81 +167,103 @@ export function toFixture(r: CapturedRequest, origin: string, note: Record<strin
   return { ...note, method: r.method, path: r.path, query: r.query, headers, body: r.body };
 }
 
-async function main(): Promise<void> {
-  const agents = await installAgents((line) => console.log(line));
+/** A request the agent fake recorded, as the capture server records them. */
+function fromAgentCall(c: AgentCall): CapturedRequest {
+  const url = new URL(c.path, 'http://capture');
+  return {
+    method: c.method,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: { ...c.headers },
+    body: c.body,
+  };
+}
+
+function writeFixture(file: string, r: CapturedRequest, origin: string, agent: string, version: string, how: string) {
   const out = path.join(__dirname, '..', 'fixtures', 'agents');
   mkdirSync(out, { recursive: true });
+  const fixture = toFixture(r, origin, { agent, version, captured: `test/agents/capture.ts: ${how}` });
+  writeFileSync(path.join(out, file), JSON.stringify(fixture, null, 2) + '\n');
+}
+
+async function main(): Promise<void> {
+  const agents = await installAgents((line) => console.log(line));
   const work = mkdtempSync(path.join(os.tmpdir(), 'sy-capture-'));
   const secret = 'sk-capture-secret';
   try {
     const cwd = path.join(work, 'project');
     mkdirSync(cwd, { recursive: true });
-    writeFileSync(path.join(cwd, 'notes.txt'), 'capture marker\n');
-    const prompt = `Read the file ${path.join(cwd, 'notes.txt')} and tell me its contents`;
+    const file = path.join(cwd, 'notes.txt');
+    writeFileSync(file, 'capture marker\n');
+    const prompt = `Read the file ${file} and tell me its contents`;
+    const claude = (origin: string, home: string) =>
+      runClaude({
+        bin: agents.claude,
+        baseUrl: `${origin}/api`,
+        token: secret,
+        model: 'claude-sonnet-4',
+        smallModel: 'claude-3-5-haiku',
+        prompt,
+        cwd,
+        home: path.join(work, home),
+      });
+    const codex = (origin: string, home: string) =>
+      runCodex({
+        bin: agents.codex,
+        baseUrl: `${origin}/api/v1`,
+        token: secret,
+        model: 'gpt-4.1',
+        prompt,
+        cwd,
+        home: path.join(work, home),
+      });
+    const claudeBase = 'ANTHROPIC_BASE_URL=http://127.0.0.1:<port>/api';
+    const codexBase = 'base_url = "http://127.0.0.1:<port>/api/v1"';
 
-    const claudeCapture = await startCaptureServer();
-    const claude = await runClaude({
-      bin: agents.claude,
-      baseUrl: `${claudeCapture.origin}/api`,
-      token: secret,
-      model: 'claude-sonnet-4',
-      smallModel: 'claude-3-5-haiku',
-      prompt,
-      cwd,
-      home: path.join(work, 'claude-home'),
-    });
-    await claudeCapture.close();
-    console.log('claude:', JSON.stringify({ ...claude, requests: claudeCapture.requests }, null, 2));
+    // The first turn: against the capture server, which answers a plain text.
+    for (const [name, run, suffix, version, base] of [
+      ['claude-code', claude, '/messages', AGENT_VERSIONS.claudeCode, claudeBase],
+      ['codex', codex, '/responses', AGENT_VERSIONS.codex, codexBase],
+    ] as const) {
+      const capture = await startCaptureServer();
+      const result = await run(capture.origin, `${name}-home`);
+      await capture.close();
+      console.log(`${name}:`, JSON.stringify({ ...result, requests: capture.requests }, null, 2));
+      const first = capture.requests.find((r) => r.method === 'POST' && r.path.endsWith(suffix));
+      if (!first) throw new Error(`${name}: no POST …${suffix} captured`);
+      writeFixture(`${name}-first-turn.json`, first, capture.origin, name, version, `a capture server; ${base}`);
+    }
 
-    const codexCapture = await startCaptureServer();
-    const codex = await runCodex({
-      bin: agents.codex,
-      baseUrl: `${codexCapture.origin}/api/v1`,
-      token: secret,
-      model: 'gpt-4.1',
-      prompt,
-      cwd,
-      home: path.join(work, 'codex-home'),
+    // The turn after the tool: against the agent fake, which calls the agent's file tool first.
+    const fake = await startAgentUpstream({
+      plan: [
+        { tool: 'Read', input: { file_path: file } },
+        { tool: 'exec_command', input: { cmd: `cat ${file}` } },
+      ],
     });
-    await codexCapture.close();
-    console.log('codex:', JSON.stringify({ ...codex, requests: codexCapture.requests }, null, 2));
-
-    const firstTurn = (reqs: CapturedRequest[], suffix: string) => {
-      const found = reqs.find(
-        (r) => r.method === 'POST' && r.path.endsWith(suffix) && !r.path.endsWith('count_tokens'),
-      );
-      if (!found) throw new Error(`no POST …${suffix} captured`);
-      return found;
-    };
-    const captured = (agent: string, version: string, base: string) => ({
-      agent,
-      version,
-      captured: 'test/agents/capture.ts against a capture server; base URL ' + base,
-    });
-    writeFileSync(
-      path.join(out, 'claude-code-first-turn.json'),
-      JSON.stringify(
-        toFixture(
-          firstTurn(claudeCapture.requests, '/messages'),
-          claudeCapture.origin,
-          captured('claude-code', AGENT_VERSIONS.claudeCode, 'ANTHROPIC_BASE_URL=http://127.0.0.1:<port>/api'),
-        ),
-        null,
-        2,
-      ) + '\n',
-    );
-    writeFileSync(
-      path.join(out, 'codex-first-turn.json'),
-      JSON.stringify(
-        toFixture(
-          firstTurn(codexCapture.requests, '/responses'),
-          codexCapture.origin,
-          captured('codex', AGENT_VERSIONS.codex, 'base_url = "http://127.0.0.1:<port>/api/v1"'),
-        ),
-        null,
-        2,
-      ) + '\n',
-    );
+    try {
+      for (const [name, run, tool, version, base] of [
+        ['claude-code', claude, 'Read', AGENT_VERSIONS.claudeCode, claudeBase],
+        ['codex', codex, 'exec_command', AGENT_VERSIONS.codex, codexBase],
+      ] as const) {
+        fake.reset();
+        const result = await run(fake.origin, `${name}-tool-home`);
+        console.log(`${name} (tool):`, JSON.stringify({ ...result, calls: fake.calls.map((c) => c.path) }, null, 2));
+        const [call, answer] = fake.calls;
+        if (call?.action !== 'tool' || answer?.action !== 'answer')
+          throw new Error(`${name}: expected the tool call and the answer after it, saw ${fake.calls.length} calls`);
+        writeFixture(
+          `${name}-tool-result-turn.json`,
+          fromAgentCall(answer),
+          fake.origin,
+          name,
+          version,
+          `test/fakes/agent-upstream.ts, whose first answer called ${tool}; ${base}`,
+        );
+      }
+    } finally {
+      await fake.close();
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
