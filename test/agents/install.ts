@@ -56,13 +56,59 @@ async function versionOf(file: string): Promise<string> {
 
 let installing: Promise<InstalledAgents> | null = null;
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Run `fn` holding `<dir>.lock` (a folder with the holder's pid), so that two runs on one machine
+ * (a developer's and CI's) never install into the cache at once; a lock whose holder is gone is taken over.
+ */
+async function withLock<T>(dir: string, fn: (addHolder: (pid: number) => void) => Promise<T>): Promise<T> {
+  const lock = `${dir}.lock`;
+  mkdirSync(path.dirname(lock), { recursive: true });
+  for (let waited = 0; ; waited += 1000) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let holders: number[] = [];
+      try {
+        holders = readFileSync(path.join(lock, 'pid'), 'utf8').split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        /* being written, or left empty by a holder that died at once */
+      }
+      // The holder and its npm: an npm whose parent was killed goes on writing into the cache.
+      if ((holders.length > 0 && !holders.some(alive)) || (holders.length === 0 && waited >= 10_000))
+        rmSync(lock, { recursive: true, force: true });
+      else if (waited > 15 * 60_000) throw new Error(`${lock} is held by ${holders.join(', ')} for over 15 minutes`);
+      else await sleep(1000);
+    }
+  }
+  const addHolder = (pid: number) => writeFileSync(path.join(lock, 'pid'), `${process.pid} ${pid}`);
+  try {
+    return await fn(addHolder);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Install the pinned agents unless a complete install is already in the cache; resolves to their binaries. */
 export function installAgents(log: (line: string) => void = () => {}): Promise<InstalledAgents> {
-  installing ??= doInstall(log).finally(() => (installing = null));
+  installing ??= withLock(agentsDir(), (addHolder) => doInstall(log, addHolder)).finally(() => (installing = null));
   return installing;
 }
 
-async function doInstall(log: (line: string) => void): Promise<InstalledAgents> {
+async function doInstall(log: (line: string) => void, addHolder: (pid: number) => void): Promise<InstalledAgents> {
   const dir = agentsDir();
   const marker = path.join(dir, MARKER);
   const wanted = PACKAGES.join(' ');
@@ -80,7 +126,7 @@ async function doInstall(log: (line: string) => void): Promise<InstalledAgents> 
       path.join(dir, 'package.json'),
       JSON.stringify({ name: 'switchyard-agents', private: true, description: 'cache of the e2e agents' }, null, 2),
     );
-    await run(
+    const npm = run(
       'npm',
       ['install', '--prefix', dir, '--no-audit', '--no-fund', '--include=optional', '--loglevel=error', ...PACKAGES],
       // An install of a few hundred MB; bounded so a stuck registry fails the test instead of hanging it.
@@ -90,6 +136,8 @@ async function doInstall(log: (line: string) => void): Promise<InstalledAgents> 
         env: { ...process.env, npm_config_update_notifier: 'false' },
       },
     );
+    if (npm.child.pid !== undefined) addHolder(npm.child.pid);
+    await npm;
   }
   // The platform binaries are optional dependencies: a missing one shows here, not at the agent run.
   const versions = { claude: await versionOf(bins.claude), codex: await versionOf(bins.codex) };
