@@ -106,11 +106,12 @@ function expectRoundTrip(run: AgentRun, tool: string): void {
   expect(fake.calls[1]!.detail).toContain(marker);
 }
 
-const claude = (baseUrl: string, token: string, model: string, smallModel: string) =>
+const claude = (baseUrl: string, token: string, model: string, smallModel: string, auth?: 'x-api-key') =>
   runClaude({
     bin: agents.claude,
     baseUrl,
     token,
+    auth,
     model,
     smallModel,
     prompt: `Read the file ${file} and tell me its contents`,
@@ -242,6 +243,15 @@ describeAgents('the real coding agents', () => {
         const run = await claude(baseUrl.replace(/\/v1$/, ''), h.key, CLAUDE_MODEL, CLAUDE_SMALL_MODEL);
         expectRoundTrip(run, 'Read');
         expect(fake.calls.map((c) => c.path.split('?')[0])).toEqual([upstreamPath, upstreamPath]);
+      },
+      TEST_MS,
+    );
+
+    test(
+      'claude-code -p with ANTHROPIC_API_KEY (its key as x-api-key) reads the file too',
+      async () => {
+        const run = await claude(baseUrl.replace(/\/v1$/, ''), h.key, CLAUDE_MODEL, CLAUDE_SMALL_MODEL, 'x-api-key');
+        expectRoundTrip(run, 'Read');
       },
       TEST_MS,
     );

@@ -92,6 +92,8 @@ export interface ClaudeRun {
   /** What ANTHROPIC_BASE_URL is (the SDK appends `/v1/messages`): the gateway's `…/api`. */
   baseUrl: string;
   token: string;
+  /** How the token is sent: `bearer` (ANTHROPIC_AUTH_TOKEN → Authorization: Bearer, the default) or `x-api-key` (ANTHROPIC_API_KEY). */
+  auth?: 'bearer' | 'x-api-key';
   model: string;
   /** The model of its background calls (titles, summaries …); default `model`. */
   smallModel?: string;
@@ -105,7 +107,7 @@ export interface ClaudeRun {
 }
 
 /** The environment Claude Code needs to run headless with no login against `baseUrl`. */
-export function claudeEnv(run: Pick<ClaudeRun, 'baseUrl' | 'token' | 'model' | 'smallModel' | 'home'>) {
+export function claudeEnv(run: Pick<ClaudeRun, 'baseUrl' | 'token' | 'auth' | 'model' | 'smallModel' | 'home'>) {
   const small = run.smallModel ?? run.model;
   const config = path.join(run.home, 'claude-config');
   mkdirSync(path.join(run.home, 'tmp'), { recursive: true });
@@ -114,8 +116,8 @@ export function claudeEnv(run: Pick<ClaudeRun, 'baseUrl' | 'token' | 'model' | '
     ...baseEnv(run.home),
     CLAUDE_CONFIG_DIR: config,
     ANTHROPIC_BASE_URL: run.baseUrl,
-    // A bearer token (Authorization: Bearer …); ANTHROPIC_API_KEY would be sent as x-api-key.
-    ANTHROPIC_AUTH_TOKEN: run.token,
+    // ANTHROPIC_AUTH_TOKEN is sent as Authorization: Bearer, ANTHROPIC_API_KEY as x-api-key.
+    ...(run.auth === 'x-api-key' ? { ANTHROPIC_API_KEY: run.token } : { ANTHROPIC_AUTH_TOKEN: run.token }),
     ANTHROPIC_MODEL: run.model,
     ANTHROPIC_SMALL_FAST_MODEL: small,
     ANTHROPIC_DEFAULT_HAIKU_MODEL: small,
