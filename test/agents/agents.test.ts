@@ -20,6 +20,8 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import path from 'node:path';
+import OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { startAgentUpstream, type AgentUpstream } from '../fakes/agent-upstream';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
@@ -236,6 +238,48 @@ describeAgents('the real coding agents', () => {
     });
 
     const upstreamPath = `${format.basePath}${format.adapter === 'anthropic' ? '/messages' : '/chat/completions'}`;
+
+    // Harness check: over the chat completions the branch already serves, the test catalog sends the
+    // models to the fake of this format, and the fake's tool plan round-trips, whole and streamed.
+    test.each([false, true])(
+      'harness check: POST /api/v1/chat/completions (stream %s) reaches the fake and the tool round trip works',
+      async (stream) => {
+        const client = new OpenAI({ apiKey: h.key, baseURL: baseUrl, maxRetries: 0 });
+        const ask = async (params: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion> =>
+          stream
+            ? client.chat.completions.stream({ ...params, stream: true }).finalChatCompletion()
+            : client.chat.completions.create(params);
+        const tools = [
+          {
+            type: 'function' as const,
+            function: {
+              name: 'Read',
+              parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+            },
+          },
+        ];
+        for (const model of [CLAUDE_MODEL, CODEX_MODEL]) {
+          fake.reset();
+          const user = { role: 'user' as const, content: `Read ${file}` };
+          const first = await ask({ model, tools, messages: [user] });
+          const call = first.choices[0]!.message.tool_calls?.[0];
+          if (call?.type !== 'function') throw new Error(`expected a tool call, got ${JSON.stringify(first)}`);
+          expect(call.function.name).toBe('Read');
+          expect(JSON.parse(call.function.arguments)).toEqual({ file_path: file });
+          const second = await ask({
+            model,
+            tools,
+            messages: [user, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: marker }],
+          });
+          expect(second.choices[0]!.message.content).toContain(marker);
+          expect(fake.calls.map((c) => [c.path.split('?')[0], c.stream, c.action])).toEqual([
+            [upstreamPath, stream, 'tool'],
+            [upstreamPath, stream, 'answer'],
+          ]);
+        }
+      },
+      30_000,
+    );
 
     test(
       `claude-code -p reads the file over POST /api/v1/messages (${CLAUDE_MODEL})`,
