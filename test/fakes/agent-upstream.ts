@@ -49,6 +49,8 @@ export interface AgentUpstream {
 export interface AgentUpstreamOptions {
   plan: ToolStep[];
   answer?: (toolResult: string) => string;
+  /** Edit a stream's events before they are written (to find what an agent's parser needs). */
+  reshapeEvents?: (events: string[], wire: AgentWire, action: AgentAction) => string[];
 }
 
 /** What the model does: call a tool, or say a text. */
@@ -401,7 +403,8 @@ export async function startAgentUpstream(opts: AgentUpstreamOptions): Promise<Ag
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(WIRES[wire].whole(body, turn, promptTokens)));
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const event of WIRES[wire].events(body, turn, promptTokens)) res.write(event);
+      const events = WIRES[wire].events(body, turn, promptTokens);
+      for (const event of opts.reshapeEvents?.(events, wire, turn.action) ?? events) res.write(event);
       res.end();
     });
   });
