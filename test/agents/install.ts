@@ -11,7 +11,7 @@
  * @module
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -49,9 +49,16 @@ function binaries(dir: string): { claude: string; codex: string } {
   };
 }
 
+/** `<file> --version`, in a throwaway home: Codex makes `$CODEX_HOME` (~/.codex) even for that. */
 async function versionOf(file: string): Promise<string> {
-  const { stdout } = await run(file, ['--version'], { timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
-  return stdout.trim();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'sy-agents-version-'));
+  try {
+    const env = { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, CLAUDE_CONFIG_DIR: home, NO_COLOR: '1' };
+    const { stdout } = await run(file, ['--version'], { timeout: 60_000, env });
+    return stdout.trim();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 let installing: Promise<InstalledAgents> | null = null;
