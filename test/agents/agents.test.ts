@@ -38,10 +38,10 @@ if (SKIP)
   );
 const describeAgents = SKIP ? describe.skip : describe;
 
-/** Catalog models as the agents are told to ask for them. */
-const CLAUDE_MODEL = 'anthropic/claude-sonnet-4';
-const CLAUDE_SMALL_MODEL = 'anthropic/claude-3.5-haiku';
-const CODEX_MODEL = 'openai/gpt-4.1';
+/** Models by the names the agents send (the catalog resolves them through aliases and upstream names). */
+const CLAUDE_MODEL = 'claude-sonnet-4-5';
+const CLAUDE_SMALL_MODEL = 'claude-haiku-4-5';
+const CODEX_MODEL = 'gpt-4.1';
 /** One agent run's bound; the test's own is a little longer so the run's output is reported. */
 const RUN_MS = 150_000;
 const TEST_MS = RUN_MS + 30_000;
