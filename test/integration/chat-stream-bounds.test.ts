@@ -116,6 +116,18 @@ describe('chat answers are bounded', () => {
     expect(h.events).toHaveLength(0);
   });
 
+  test('an OpenAI stream that ends cleanly after its finish reason, without [DONE], is not an error (issue 61 item 7)', async () => {
+    h.fleet.fakes.deepinfra!.setSticky({
+      reshapeEvents: (events: string[]) => events.filter((e) => !e.includes('[DONE]')),
+    });
+    const s = await streamed(h);
+    expect(s.status).toBe(200);
+    expect(s.data.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(s.data.at(-2)!)).toMatchObject({ usage: { completion_tokens: expect.any(Number) } });
+    await until('the usage record', () => h.events.length === 1);
+    expect(h.events[0]).toMatchObject({ status: 'ok', finishReason: 'stop' });
+  });
+
   test('a whole answer over chat.maxAnswerBytes is a failed attempt: 502, nothing recorded', async () => {
     const send = (content: string) =>
       fetch(`${h.baseUrl}/chat/completions`, {

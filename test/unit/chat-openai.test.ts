@@ -3,6 +3,7 @@ import { openaiChatAdapter as adapter } from '../../src/providers/openai/chat';
 import { chatViewOf } from '../../src/chat/view';
 import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
 import { countTokens } from '../../src/usage/tokens';
+import { OpenAIEvents } from '../../src/providers/openai/chat-canonical';
 
 /** The chat door's view of the adapter's answers. */
 const view = chatViewOf(adapter);
@@ -325,4 +326,20 @@ describe('OpenAI chat: stream passthrough', () => {
     expect(s.push(Buffer.from(chunk({ content: 'an "error": here' })))).toHaveLength(1);
     expect(s.error).toBeNull();
   });
+});
+
+test('canonical events: a body that ends cleanly after a finish reason is done without [DONE] (issue 61 item 7)', () => {
+  const events = new OpenAIEvents();
+  events.push(
+    Buffer.from(
+      `data: ${JSON.stringify({ id: 'u', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] })}\n\n`,
+    ),
+  );
+  expect(events.done).toBe(false);
+  events.end();
+  expect(events.done).toBe(true);
+  const cut = new OpenAIEvents();
+  cut.push(Buffer.from(`data: ${JSON.stringify({ id: 'u', choices: [{ index: 0, delta: { content: 'hi' } }] })}\n\n`));
+  cut.end();
+  expect(cut.done).toBe(false); // no finish reason: a stream cut short
 });

@@ -117,6 +117,8 @@ export class OpenAIEvents implements EventTranslator {
   upstreamId: string | null = null;
   done = false;
   private failed = false;
+  /** A finish reason was seen: a body that ends cleanly after it is a finished stream, `[DONE]` or not. */
+  private finished = false;
   /** Tool-call indexes whose start has been reported. */
   private readonly started = new Set<number>();
 
@@ -128,6 +130,7 @@ export class OpenAIEvents implements EventTranslator {
     const out = this.handle(this.sse.end());
     const overflow = this.failed ? null : this.sse.overflowError(this.done);
     if (overflow) out.push({ type: 'error', ...overflow });
+    else if (this.finished && !this.failed) this.done = true;
     return out;
   }
 
@@ -171,6 +174,7 @@ export class OpenAIEvents implements EventTranslator {
       if (typeof fn?.arguments === 'string' && fn.arguments !== '')
         out.push({ type: 'tool_call_delta', index, arguments: fn.arguments });
     }
+    if (typeof choice?.finish_reason === 'string') this.finished = true;
     if (typeof choice?.finish_reason === 'string')
       out.push({ type: 'stop', reason: normaliseFinish(choice.finish_reason) ?? 'stop', native: choice.finish_reason });
     const usage = usageOf(chunk.usage);

@@ -106,6 +106,8 @@ export class OpenAIChatStream implements ChatStream {
   end(): string[] {
     const out = this.handle(this.sse.end());
     this.error ??= this.sse.overflowError(this.done);
+    // A body that ends cleanly after a finish reason is a finished stream, `[DONE]` or not.
+    if (!this.error && this.finishReason !== null) this.done = true;
     return out;
   }
 
