@@ -5,15 +5,16 @@
  */
 import type { Endpoint } from '../catalog/types';
 import { roundUsd } from '../catalog/usd';
+import { cappedCompletion } from '../catalog/completion-cap';
 import type { ChatUsage } from '../providers/chat-types';
 
 /**
  * The most completion tokens a request may get from `endpoint`: the client's `max_tokens` /
- * `max_completion_tokens` when set, else the endpoint's limit capped by the context the prompt
- * leaves.
+ * `max_completion_tokens` when set (capped at the endpoint's maximum output, as it is sent), else
+ * the endpoint's limit capped by the context the prompt leaves.
  */
 export function maxCompletionOn(endpoint: Endpoint, promptTokens: number, asked: number | undefined): number {
-  if (asked !== undefined) return asked;
+  if (asked !== undefined) return cappedCompletion(endpoint, asked);
   const room = Math.max(1, endpoint.contextLength - promptTokens);
   return endpoint.maxCompletionTokens === null ? room : Math.min(endpoint.maxCompletionTokens, room);
 }

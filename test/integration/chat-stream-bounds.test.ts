@@ -129,6 +129,21 @@ describe('chat answers are bounded', () => {
     expect(h.events[0]).toMatchObject({ status: 'ok', finishReason: 'stop', usageEstimated: true });
   });
 
+  test("max_tokens above the endpoint's maximum output is capped before the call (issue 61 item 7)", async () => {
+    const res = await fetch(`${h.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: LLAMA,
+        messages: [{ role: 'user', content: 'hello' }],
+        max_tokens: 128_000,
+        provider: { only: ['groq'] },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(h.fleet.fakes.groq!.calls[0]!.body.max_tokens).toBe(32_768); // groq's max_completion_tokens in the catalog
+  });
+
   test('a whole answer over chat.maxAnswerBytes is a failed attempt: 502, nothing recorded', async () => {
     const send = (content: string) =>
       fetch(`${h.baseUrl}/chat/completions`, {

@@ -298,7 +298,7 @@ describe('OpenAI chat: stream passthrough', () => {
       ),
     );
     s.end();
-    expect(s.done).toBe(false);
+    expect(s.done).toBe(true); // ended cleanly after its finish reason ([DONE] or not)
     const summary = s.summary();
     expect(summary.toolCalls).toBe(2);
     expect(summary.finishReason).toBe('tool_calls');

@@ -17,6 +17,7 @@ import type {
   RequestBlock,
   TextBlock,
 } from './types';
+import { cappedCompletion } from '../../catalog/completion-cap';
 
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -115,7 +116,7 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   const { system, turns } = splitMessages(x.messages);
   const out: AnthropicRequest = {
     model: endpoint.upstreamModel,
-    max_tokens: x.maxTokens ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: cappedCompletion(endpoint, x.maxTokens) ?? endpoint.maxCompletionTokens ?? DEFAULT_MAX_TOKENS,
     messages: turns,
   };
   if (system.length > 0) out.system = system;
@@ -137,14 +138,17 @@ export const GATEWAY_FIELDS: ReadonlySet<string> = new Set(['models', 'provider'
 
 /**
  * The job's request body: the Messages door's own body with only the gateway's fields changed
- * (`model` → the endpoint's name for it; `models`, `provider`, `session_id` dropped; every other
+ * (`model` → the endpoint's name for it; `max_tokens` capped at its maximum output; `models`,
+ * `provider`, `session_id` dropped; every other
  * field, block, signature and `cache_control` as sent), else from the canonical form.
  */
 export function messagesBody(job: ChatJob, endpoint: Endpoint): string {
   if (job.native?.format !== 'anthropic-messages') return JSON.stringify(toMessagesRequest(job.exchange(), endpoint));
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(job.native.body))
-    if (!GATEWAY_FIELDS.has(field)) out[field] = field === 'model' ? endpoint.upstreamModel : value;
+    if (!GATEWAY_FIELDS.has(field))
+      out[field] =
+        field === 'model' ? endpoint.upstreamModel : field === 'max_tokens' ? cappedCompletion(endpoint, value) : value;
   if (out.model === undefined) out.model = endpoint.upstreamModel;
   if (job.stream) out.stream = true;
   return JSON.stringify(out);

@@ -3,6 +3,7 @@ import type { ChatParameter, Endpoint } from '../../catalog/types';
 import type { ChatBody } from '../../chat/types';
 import type { ChatJob } from '../chat-types';
 import { chatBodyOf } from './chat-canonical';
+import { cappedCompletion } from '../../catalog/completion-cap';
 
 /**
  * The members of OpenAI's request that are copied as the client sent them. Everything else
@@ -41,6 +42,9 @@ export const EXTENSION_CHAT_FIELDS = [
   'repetition_penalty',
 ] as const satisfies ReadonlyArray<ChatParameter>;
 
+/** The completion bounds, capped at the endpoint's maximum output. */
+const COMPLETION_BOUNDS: ReadonlySet<string> = new Set(['max_tokens', 'max_completion_tokens']);
+
 /** The upstream body: `model` is the provider's name for it; a stream asks for usage in its last chunk. */
 export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = { model: endpoint.upstreamModel };
@@ -48,7 +52,7 @@ export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, 
   const body: Partial<Record<keyof ChatBody, unknown>> = native ? job.native!.body : chatBodyOf(job.exchange());
   for (const field of OPENAI_CHAT_FIELDS) {
     const value = body[field];
-    if (value !== undefined) out[field] = value;
+    if (value !== undefined) out[field] = COMPLETION_BOUNDS.has(field) ? cappedCompletion(endpoint, value) : value;
   }
   for (const field of EXTENSION_CHAT_FIELDS) {
     const value = body[field];
