@@ -13,6 +13,7 @@ import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
 import { CHAT_DOOR } from '../chat/door';
 import { exactPlan } from '../chat/plan';
+import { withStopRule } from '../chat/stop-rule';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
@@ -27,7 +28,10 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
     requireInferenceKey(),
     validate({ body: 'chat.create.body' }),
     pricedRoute(deps, {
-      plan: (req: Request) => chat.plan(CHAT_DOOR, validated(req, 'chat.create.body')),
+      plan: (req: Request) => {
+        const body = validated(req, 'chat.create.body');
+        return withStopRule(chat.plan(CHAT_DOOR, body), body);
+      },
       run: (req: Request, res: Response, plan) =>
         chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),
       track: (work) => chat.track(work),

@@ -144,6 +144,24 @@ describe('chat answers are bounded', () => {
     expect(h.fleet.fakes.groq!.calls[0]!.body.max_tokens).toBe(32_768); // groq's max_completion_tokens in the catalog
   });
 
+  test('a whitespace-only stop value never reaches an Anthropic-format upstream (issue 61 item 7)', async () => {
+    const send = (model: string, stop: string[]) =>
+      fetch(`${h.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], stop }),
+      });
+    const refused = await send('anthropic/claude-3.5-haiku', ['END', ' \n']);
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: { metadata: { errors: Array<{ path: string }> } } };
+    expect(body.error.metadata.errors).toEqual([
+      { path: 'body.stop.1', message: expect.stringMatching(/whitespace only/) },
+    ]);
+    expect(h.fleet.fakes.anthropic!.calls).toHaveLength(0);
+    expect((await send(LLAMA, ['\n'])).status).toBe(200); // OpenAI-format providers take it
+    expect(h.fleet.fakes.deepinfra!.calls[0]!.body.stop).toEqual(['\n']);
+  });
+
   test('a whole answer over chat.maxAnswerBytes is a failed attempt: 502, nothing recorded', async () => {
     const send = (content: string) =>
       fetch(`${h.baseUrl}/chat/completions`, {
