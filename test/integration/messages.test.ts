@@ -8,7 +8,8 @@
  * that breaks, fallback before the first content, count_tokens and the Anthropic model list.
  */
 import http from 'node:http';
-import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { FAKE_SIGNATURE } from '../fakes/chat-wires';
@@ -463,22 +464,14 @@ describe('the rest of the door', () => {
   });
 });
 
-const fixtureBody = (() => {
-  try {
-    const sha = execFileSync('cat', ['/work/agent-fixtures-ready'], { encoding: 'utf8' }).trim();
-    if (!sha) return null;
-    const text = execFileSync('git', ['show', 'agents-e2e:test/fixtures/agents/claude-code-first-turn.json'], {
-      encoding: 'utf8',
-    });
-    return JSON.parse(text) as { body: Record<string, unknown>; headers: Record<string, string> };
-  } catch {
-    return null;
-  }
-})();
+/** A real Claude Code first turn, as captured (test/fixtures/agents/README.md). */
+const fixtureBody = JSON.parse(
+  readFileSync(path.join(__dirname, '..', 'fixtures', 'agents', 'claude-code-first-turn.json'), 'utf8'),
+) as { body: Record<string, unknown>; headers: Record<string, string> };
 
-(fixtureBody ? describe : describe.skip)('a real Claude Code first turn (fixture)', () => {
+describe('a real Claude Code first turn (fixture)', () => {
   test('is accepted and answered 200 through the door, streamed, its thinking and context_management passed through', async () => {
-    const fixture = fixtureBody!;
+    const fixture = fixtureBody;
     const s = await stream(fixture.body);
     expect(s.status).toBe(200);
     expect(s.events.at(-1)!.event).toBe('message_stop');
