@@ -126,13 +126,14 @@ test('filters: supported_parameters, input_modalities, providers, model_authors,
     'mistralai/mistral-small-3.1-24b-instruct',
   ]);
   expect(await list('q=haiku')).toEqual(['anthropic/claude-haiku-4.5', 'anthropic/claude-3.5-haiku']);
-  expect(await list('context=1000000')).toEqual(['openai/gpt-4.1', 'openai/gpt-4.1-mini']);
+  expect(await list('context=1000000')).toEqual(['openai/gpt-4.1', 'openai/gpt-5.5', 'openai/gpt-4.1-mini']);
   // USD per 1M tokens of the cheapest endpoint.
   expect(await list('max_price=0.1')).toEqual([
     'mistralai/mistral-small-3.1-24b-instruct',
     'meta-llama/llama-3.1-8b-instruct',
   ]);
   expect(await list('min_output_price=15')).toEqual([
+    'openai/gpt-5.5',
     'anthropic/claude-sonnet-4.5',
     'anthropic/claude-opus-4.5',
     'anthropic/claude-sonnet-4',
@@ -142,10 +143,10 @@ test('filters: supported_parameters, input_modalities, providers, model_authors,
 
 test('sort and paging: links.next carries the filters', async () => {
   const newest = ids((await get('/api/v1/models?sort=newest').expect(200)).body);
-  expect(newest[0]).toBe('anthropic/claude-opus-4.5');
+  expect(newest[0]).toBe('openai/gpt-5.5');
   const cheap = ids((await get('/api/v1/models?sort=pricing-low-to-high').expect(200)).body);
   expect(cheap[0]).toBe('meta-llama/llama-3.1-8b-instruct');
-  expect(cheap.at(-1)).toBe('anthropic/claude-opus-4.5');
+  expect(cheap.at(-1)).toBe('openai/gpt-5.5');
 
   const first = (await get('/api/v1/models?output_modalities=all&sort=newest&offset=0&limit=3').expect(200)).body;
   expect(first.data).toHaveLength(3);

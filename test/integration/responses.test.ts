@@ -312,6 +312,15 @@ describe('POST /responses', () => {
     expect(h.fleet.fakes.openai!.calls[0]!.body.tool_choice).toBeUndefined();
   });
 
+  test.each([
+    ['gpt-5.5', 'openai/gpt-5.5'],
+    ['gpt-4.1', 'openai/gpt-4.1'],
+  ])("Codex's model name %s resolves to %s", async (name, id) => {
+    const res = await post({ model: name, input: 'hello' });
+    expect(res.status).toBe(200);
+    expect(res.body.model).toBe(id);
+  });
+
   test("Codex's first turn (captured): accepted, answered 200 through the door, namespaced tools flattened", async () => {
     const s = await stream(codexBody('codex-first-turn.json'));
     expect(s.status).toBe(200);
