@@ -66,7 +66,9 @@ describe('bench rounds', () => {
     expect(spent.seconds).toBeGreaterThanOrEqual(0.28);
     expect(spent.userSeconds).toBeGreaterThanOrEqual(0.25);
     expect(spent.mainThreadSeconds).toBeGreaterThanOrEqual(0.25);
-    expect(spent.mainThreadSeconds).toBeLessThanOrEqual(spent.seconds + 0.01);
+    // The thread's and the process's figures are read at slightly different instants, each of the
+    // two readings (before and after) may fall on either side of a tick: two ticks apart at most.
+    expect(spent.mainThreadSeconds).toBeLessThanOrEqual(spent.seconds + 0.02);
   });
 
   it('pools the CPU split over turns, and a turn without figures leaves the target without them', async () => {
