@@ -53,14 +53,15 @@ function event(value: unknown): string {
   return `data: ${JSON.stringify(value)}\n\n`;
 }
 
+/** A chunk the gateway writes itself: the stream's head, then `rest`. */
+function ownChunk(head: StreamHead, rest: Record<string, unknown>): string {
+  const { id, created, model, provider } = head;
+  return event({ id, object: 'chat.completion.chunk', created, model, provider, ...rest });
+}
+
 /** The stream's last chunk: no choices, the usage and its cost. */
 export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number): string {
-  return event({
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    provider: head.provider,
+  return ownChunk(head, {
     choices: [],
     usage: usageWire(usage, cost),
   });
@@ -68,12 +69,7 @@ export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number): st
 
 /** The chunk a stream that broke after it started ends with (status 200 is already sent). */
 export function errorChunk(head: StreamHead, code: number, message: string): string {
-  return event({
-    id: head.id,
-    object: 'chat.completion.chunk',
-    created: head.created,
-    model: head.model,
-    provider: head.provider,
+  return ownChunk(head, {
     error: { code, message },
     choices: [
       { index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null },

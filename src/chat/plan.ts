@@ -13,6 +13,8 @@ import { worstCaseCost } from './cost';
 import { readPrompt, type ChatPrompt } from './prompt';
 import type { ChatBody } from './types';
 import type { PlanInput } from '../inference/door';
+import type { WireFormat } from '../inference/exchange';
+import { chatAdapterFor } from '../providers/chat-registry';
 
 /** What the plan decided. */
 export interface ChatPlan {
@@ -100,4 +102,20 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
 export function exactPlan(plan: ChatPlan): ChatPlan | null {
   const estimateUsd = Math.max(...plan.candidates.map((e) => worstCaseCost(e, plan.prompt.tokens, plan.maxTokens)));
   return estimateUsd < plan.estimateUsd ? { ...plan, estimateUsd } : null;
+}
+
+/**
+ * `plan` with only the candidates whose wire format `keep` accepts: a request part that some
+ * formats refuse (or cannot express) leaves those candidates out, and when none is left,
+ * `refusal()` (a 400 naming the part) is thrown rather than an upstream error or a silent drop.
+ */
+export function narrowedToFormats(
+  plan: ChatPlan,
+  keep: (format: WireFormat) => boolean,
+  refusal: () => GatewayError,
+): ChatPlan {
+  const candidates = plan.candidates.filter((e) => keep(chatAdapterFor(e.provider.adapter).format));
+  if (candidates.length === plan.candidates.length) return plan;
+  if (candidates.length === 0) throw refusal();
+  return { ...plan, candidates };
 }

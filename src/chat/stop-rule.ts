@@ -6,8 +6,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatPlan } from './plan';
+import { narrowedToFormats, type ChatPlan } from './plan';
 import type { ChatBody } from './types';
 
 /** Indexes of `stop`'s whitespace-only values. */
@@ -20,14 +19,15 @@ function blankStops(stop: ChatBody['stop']): number[] {
 export function withStopRule(plan: ChatPlan, body: ChatBody): ChatPlan {
   const blank = blankStops(body.stop);
   if (blank.length === 0) return plan;
-  const candidates = plan.candidates.filter((e) => chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages');
-  if (candidates.length === plan.candidates.length) return plan;
-  if (candidates.length === 0)
-    throw new ValidationError(
-      blank.map((i) => ({
-        path: typeof body.stop === 'string' ? 'body.stop' : `body.stop.${i}`,
-        message: `is whitespace only, which ${plan.primary.id}'s providers (Anthropic's format) refuse; use a stop value with a visible character`,
-      })),
-    );
-  return { ...plan, candidates };
+  return narrowedToFormats(
+    plan,
+    (format) => format !== 'anthropic-messages',
+    () =>
+      new ValidationError(
+        blank.map((i) => ({
+          path: typeof body.stop === 'string' ? 'body.stop' : `body.stop.${i}`,
+          message: `is whitespace only, which ${plan.primary.id}'s providers (Anthropic's format) refuse; use a stop value with a visible character`,
+        })),
+      ),
+  );
 }

@@ -5,10 +5,9 @@
  * request no Anthropic-format endpoint may serve is a 400 naming the blocks, never a silent drop.
  * @module
  */
-import type { ChatPlan } from '../chat/plan';
+import { narrowedToFormats, type ChatPlan } from '../chat/plan';
 import type { ChatService } from '../chat/service';
 import { ValidationError } from '../errors';
-import { chatAdapterFor } from '../providers/chat-registry';
 import { MESSAGES_DOOR } from './door';
 import { unmappable } from './exchange-in';
 import type { MessagesAsk } from './types';
@@ -21,14 +20,15 @@ export function planMessages(chat: ChatService, ask: MessagesAsk): ChatPlan {
   const plan = chat.plan(MESSAGES_DOOR, ask);
   const foreign = unmappable(ask.body);
   if (foreign.length === 0) return plan;
-  const native = plan.candidates.filter((e) => chatAdapterFor(e.provider.adapter).format === 'anthropic-messages');
-  if (native.length === plan.candidates.length) return plan;
-  if (native.length === 0)
-    throw new ValidationError(
-      foreign.slice(0, NAMED).map((where) => ({
-        path: `body.${where.split(' ')[0]}`,
-        message: `${where.split(' ')[1]} has no form in the wire format of ${plan.primary.id}'s providers (only Anthropic-format upstreams take it as sent); remove it or use an Anthropic model`,
-      })),
-    );
-  return { ...plan, candidates: native };
+  return narrowedToFormats(
+    plan,
+    (format) => format === 'anthropic-messages',
+    () =>
+      new ValidationError(
+        foreign.slice(0, NAMED).map((where) => ({
+          path: `body.${where.split(' ')[0]}`,
+          message: `${where.split(' ')[1]} has no form in the wire format of ${plan.primary.id}'s providers (only Anthropic-format upstreams take it as sent); remove it or use an Anthropic model`,
+        })),
+      ),
+  );
 }
