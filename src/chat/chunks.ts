@@ -1,13 +1,16 @@
 /**
  * The chat door's way out for a stream of another format: canonical events → OpenAI
  * `chat.completion.chunk` events carrying the gateway's id, model and provider, the first saying
- * the role. Reasoning events have no chat form yet and are not written.
+ * the role. Reasoning is written as the hosted service streams it: `delta.reasoning` with the text
+ * and `delta.reasoning_details` with each block's piece (its signature, encrypted data) at the
+ * block's index; with `reasoning.exclude` it is billed but not written.
  * @module
  */
 import type { EventTranslator, StreamEvent } from '../inference/exchange';
 import { frame, summaryOf } from '../providers/chat-stream-parts';
 import { GeneratedText } from '../providers/generated-text';
 import { countTokens } from '../usage/tokens';
+import { detailOf } from './reasoning-out';
 import type { ChatStream, ChatUsage, FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
 
 /** One translated stream (see the module comment). */
@@ -22,9 +25,15 @@ export class ChatChunks implements ChatStream {
   started = false;
   error: { code: number; message: string } | null = null;
 
+  /** The index of the reasoning block being streamed (-1 before the first). */
+  private reasoningIndex = -1;
+  /** Whether the open reasoning block is closed (by a signature, encrypted data, or other content). */
+  private reasoningClosed = true;
+
   constructor(
     private readonly events: EventTranslator,
     private readonly head: StreamHead,
+    private readonly hideReasoning = false,
   ) {}
 
   get done(): boolean {
@@ -64,10 +73,12 @@ export class ChatChunks implements ChatStream {
   private translate(e: StreamEvent): Record<string, unknown> | null {
     switch (e.type) {
       case 'text':
+        this.reasoningClosed = true;
         this.started = true;
         this.texts.add(e.text);
         return this.chunk({ content: e.text });
       case 'tool_call_start':
+        this.reasoningClosed = true;
         this.started = true;
         this.toolCalls++;
         this.texts.add(e.name);
@@ -88,8 +99,19 @@ export class ChatChunks implements ChatStream {
         this.error = { code: e.code, message: e.message };
         return null;
       case 'reasoning':
-        return null;
+        return this.reasoning(e);
     }
+  }
+
+  /** A reasoning event: one detail of the open block, or of a new one after a closed block. */
+  private reasoning(e: Extract<StreamEvent, { type: 'reasoning' }>): Record<string, unknown> | null {
+    this.started = true;
+    if (e.text) this.texts.add(e.text);
+    if (this.reasoningClosed) this.reasoningIndex++;
+    this.reasoningClosed = e.signature !== undefined || e.encrypted !== undefined;
+    if (this.hideReasoning) return null;
+    const detail = detailOf(e, this.reasoningIndex);
+    return this.chunk(e.text ? { reasoning: e.text, reasoning_details: [detail] } : { reasoning_details: [detail] });
   }
 
   /** One OpenAI chunk with `delta` (the first one says the role). */

@@ -11,6 +11,7 @@ import { chatJob } from './job';
 import { chatPlanInput } from './plan';
 import type { ChatBody } from './types';
 import { chatViewOf } from './view';
+import { withoutReasoning } from './reasoning-out';
 
 /** The text of a whole answer's choices (content, refusals, tool calls): what the gateway counts when usage is missing. */
 function answerText(parsed: ParsedChat): string {
@@ -18,6 +19,7 @@ function answerText(parsed: ParsedChat): string {
   for (const c of parsed.choices) {
     if (c.message.content) parts.push(c.message.content);
     if (c.message.refusal) parts.push(c.message.refusal);
+    if (c.message.reasoning) parts.push(c.message.reasoning);
     for (const call of c.message.tool_calls ?? []) parts.push(call.function.name, call.function.arguments);
   }
   return parts.join('\n');
@@ -45,20 +47,21 @@ export const CHAT_DOOR: Door<ChatBody> = {
     if (!view) {
       const chat = chatViewOf(adapter);
       view = {
-        parse(body) {
-          const parsed = chat.parseResponse(body);
-          if (!parsed || parsed.choices.length === 0) return null;
+        parse(body, job) {
+          const read = chat.parseResponse(body);
+          if (!read || read.choices.length === 0) return null;
+          const parsed = job?.hideReasoning ? withoutReasoning(read) : read;
           return {
             usage: parsed.usage,
             finishReason: parsed.finishReason,
             nativeFinishReason: parsed.nativeFinishReason,
             toolCalls: parsed.toolCalls,
             upstreamId: parsed.upstreamId,
-            text: () => answerText(parsed),
+            text: () => answerText(read),
             render: (head, usage, cost) => completionBody(head, parsed, usage, cost),
           };
         },
-        stream: (head) => closing(chat.createStream(head)),
+        stream: (head, job) => closing(chat.createStream(head, job?.hideReasoning)),
       };
       views.set(adapter, view);
     }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Exchange, ImageSource, Message, Part, Tool, ToolChoice } from '../inference/exchange';
+import { reasoningOf, reasoningParts } from './reasoning-in';
 import type { ChatBody, ChatContentPart, ChatMessage, ChatTool, ChatToolChoice } from './types';
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
@@ -47,6 +48,8 @@ function messageOf(m: ChatMessage): Message {
       ],
     };
   const parts = partsOf(m.content);
+  // Reasoning comes first in an assistant turn: Anthropic wants its thinking blocks before the text and calls.
+  if (m.role === 'assistant' && m.reasoning_details) parts.unshift(...reasoningParts(m.reasoning_details));
   if (m.role === 'assistant')
     for (const call of m.tool_calls ?? [])
       parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
@@ -90,5 +93,7 @@ export function exchangeOf(body: ChatBody, maxTokens: number | undefined, stream
           }
         : { type: rf.type };
   if (body.user !== undefined) x.user = body.user;
+  const reasoning = reasoningOf(body);
+  if (reasoning) x.reasoning = reasoning;
   return x;
 }

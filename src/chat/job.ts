@@ -6,6 +6,7 @@
 import type { Exchange } from '../inference/exchange';
 import type { ChatJob } from '../providers/chat-types';
 import { exchangeOf } from './exchange-in';
+import { reasoningOf } from './reasoning-in';
 import type { ChatBody } from './types';
 
 /** The job of one chat request (every attempt shares it, and so its canonical form). */
@@ -16,5 +17,6 @@ export function chatJob(body: ChatBody, maxTokens: number | undefined, stream: b
     exchange: () => (exchange ??= exchangeOf(body, maxTokens, stream)),
     stream,
     maxTokens,
+    hideReasoning: reasoningOf(body)?.exclude === true,
   };
 }

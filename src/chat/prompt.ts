@@ -5,6 +5,8 @@
  * @module
  */
 import type { ChatParameter, Modality } from '../catalog/types';
+import { wantsReasoning } from '../inference/reasoning';
+import { reasoningOf } from './reasoning-in';
 import { promptTokens, withSize, type PromptTokens } from './prompt-size';
 import type { ChatBody, ChatContentPart, ChatMessage } from './types';
 
@@ -70,8 +72,11 @@ function collect(m: ChatMessage, into: Collected): void {
     into.media++;
     into.modalities.add(part.type === 'image_url' ? 'image' : 'audio');
   }
-  if (m.role === 'assistant' && m.tool_calls)
-    for (const call of m.tool_calls) into.texts.push(call.function.name, call.function.arguments);
+  if (m.role !== 'assistant') return;
+  if (m.tool_calls) for (const call of m.tool_calls) into.texts.push(call.function.name, call.function.arguments);
+  // Reasoning sent back is input too (signatures and encrypted blocks as their bytes).
+  for (const d of m.reasoning_details ?? [])
+    into.texts.push(d.text ?? d.summary ?? '', d.signature ?? '', d.data ?? '');
 }
 
 /** Read `body` once for everything routing, budgeting and the samplers need. */
@@ -82,6 +87,7 @@ export function readPrompt(body: ChatBody): ChatPrompt {
   for (const [field, parameter] of SET_PARAMETERS)
     if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
   if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
+  if (wantsReasoning(reasoningOf(body))) parameters.add('reasoning');
   if (body.tools) c.texts.push(JSON.stringify(body.tools));
   if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));
   const { modalities, userTexts } = c;

@@ -252,7 +252,7 @@ export class ChatService {
     return attemptStream(
       this.routing.http,
       s.writer,
-      { req, signal: adapter, endpoint, translator: () => s.door.view(adapter).stream(head) },
+      { req, signal: adapter, endpoint, translator: () => s.door.view(adapter).stream(head, s.job) },
       timeoutMs,
       s.timing,
     );
@@ -270,7 +270,7 @@ export class ChatService {
     inject?.(req.headers);
     const res = await this.routing.http.post(req, adapter, timeoutMs);
     if (res.outcome !== 'ok') return res;
-    const parsed = door.view(adapter).parse(wholeBody(res.body));
+    const parsed = door.view(adapter).parse(wholeBody(res.body), job);
     if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
     return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
   }

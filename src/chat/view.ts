@@ -7,6 +7,7 @@ import type { Answer } from '../inference/exchange';
 import type { ChatToolCall } from './types';
 import type { ChatAdapter, ChatView, ParsedChat } from '../providers/chat-types';
 import { ChatChunks } from './chunks';
+import { reasoningOfParts } from './reasoning-out';
 
 /** A canonical answer as the chat door's one choice: text parts joined into `content`, tool calls as OpenAI's. */
 export function parsedChatOf(answer: Answer): ParsedChat {
@@ -17,7 +18,11 @@ export function parsedChatOf(answer: Answer): ParsedChat {
     else if (p.type === 'tool_call')
       toolCalls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } });
   }
-  const message: ParsedChat['choices'][number]['message'] = { role: 'assistant', content: text };
+  const message: ParsedChat['choices'][number]['message'] = {
+    role: 'assistant',
+    content: text,
+    ...reasoningOfParts(answer.parts),
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     choices: [
@@ -53,7 +58,7 @@ export function chatViewOf(adapter: ChatAdapter): ChatView {
               const answer = adapter.parseAnswer(body);
               return answer && parsedChatOf(answer);
             },
-            createStream: (head) => new ChatChunks(adapter.createEvents(), head),
+            createStream: (head, hide) => new ChatChunks(adapter.createEvents(), head, hide === true),
           };
     views.set(adapter, view);
   }

@@ -48,10 +48,10 @@ export interface DoorStream extends ChatStream {
 
 /** A door's view of one adapter's answers. */
 export interface DoorView {
-  /** A 2xx body (raw bytes) read; null when it is no valid answer (→ fallback, else 502). */
-  parse(body: Buffer): DoorAnswer | null;
-  /** A translator of one streamed answer whose events carry `head`. */
-  stream(head: StreamHead): DoorStream;
+  /** A 2xx body (raw bytes) read for `job`; null when it is no valid answer (→ fallback, else 502). */
+  parse(body: Buffer, job?: ChatJob): DoorAnswer | null;
+  /** A translator of one streamed answer of `job` whose events carry `head`. */
+  stream(head: StreamHead, job?: ChatJob): DoorStream;
 }
 
 /** One front door (see the module comment). `B` is its validated body. */

@@ -38,6 +38,8 @@ export type Part =
   | {
       type: 'reasoning';
       format: ReasoningFormat;
+      /** The provider's id of the block (Responses' `rs_…`), when it has one. */
+      id?: string;
       text?: string;
       /** The provider's signature over `text` (sent back unchanged on the next turn). */
       signature?: string;
@@ -77,6 +79,21 @@ export type ResponseFormat =
 /** How hard a reasoning model thinks (OpenAI's `reasoning_effort` / `reasoning.effort`). */
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
+/**
+ * The reasoning a client asked for, as the hosted service's `reasoning` object has it: an effort
+ * (OpenAI's style) or a token budget (Anthropic's), and whether the text is shown. Each adapter
+ * maps it to its own control (src/inference/reasoning.ts).
+ */
+export interface ReasoningRequest {
+  /** True: reason (inferred from an effort or budget); false: don't (`enabled: false`, effort `none`); absent: the model's default. */
+  enabled?: boolean;
+  effort?: ReasoningEffort;
+  /** The reasoning token budget. */
+  maxTokens?: number;
+  /** Bill the reasoning but leave its text out of the answer. */
+  exclude?: boolean;
+}
+
 /** A request in canonical form. */
 export interface Exchange {
   messages: Message[];
@@ -94,8 +111,8 @@ export interface Exchange {
   responseFormat?: ResponseFormat;
   /** The end user, as the client names them. */
   user?: string;
-  /** The reasoning effort the client asked for, if any. */
-  reasoningEffort?: ReasoningEffort;
+  /** The reasoning the client asked for, if any (absent: the model's default). */
+  reasoning?: ReasoningRequest;
   stream: boolean;
 }
 

@@ -9,7 +9,15 @@
  * `output_config`, `context_management`, `container`, `mcp_servers`, `service_tier` …) are dropped.
  * @module
  */
-import type { Exchange, Message, Part, Tool, ToolChoice } from '../inference/exchange';
+import type {
+  Exchange,
+  Message,
+  Part,
+  ReasoningEffort,
+  ReasoningRequest,
+  Tool,
+  ToolChoice,
+} from '../inference/exchange';
 import { blocksOf } from './prompt';
 import type { Block, MessagesBody, MessagesTurn } from './types';
 
@@ -111,6 +119,26 @@ function structuredOutput(body: MessagesBody): Exchange['responseFormat'] {
   return { type: 'json_schema', name: 'output', schema: format.schema as Record<string, unknown> };
 }
 
+/** Anthropic's effort levels (`output_config.effort`) as the canonical ones. */
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = { low: 'low', medium: 'medium', high: 'high', max: 'xhigh' };
+
+/**
+ * `thinking` (enabled with a budget, adaptive, disabled) and `output_config.effort` as the
+ * canonical control, for an upstream of another format; undefined when neither is set.
+ */
+export function reasoningOf(body: MessagesBody): ReasoningRequest | undefined {
+  const thinking = body.thinking;
+  const effort = EFFORTS[String((body as { output_config?: { effort?: unknown } }).output_config?.effort)];
+  if (!thinking && !effort) return undefined;
+  const out: ReasoningRequest = {};
+  if (thinking?.type === 'disabled') out.enabled = false;
+  else if (thinking?.type === 'enabled' || thinking?.type === 'adaptive' || effort) out.enabled = true;
+  if (effort) out.effort = effort;
+  if (thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number')
+    out.maxTokens = thinking.budget_tokens;
+  return out;
+}
+
 /** `body` in canonical form; `maxTokens` is the plan's bound (`max_tokens`). */
 export function exchangeOf(body: MessagesBody, maxTokens: number | undefined, stream: boolean): Exchange {
   const messages: Message[] = [];
@@ -142,5 +170,7 @@ export function exchangeOf(body: MessagesBody, maxTokens: number | undefined, st
   // OpenAI-format upstreams bound `user`; a longer id (Claude Code's JSON of device and session) stays here.
   const user = body.metadata?.user_id;
   if (typeof user === 'string' && user.length <= 256) x.user = user;
+  const reasoning = reasoningOf(body);
+  if (reasoning) x.reasoning = reasoning;
   return x;
 }

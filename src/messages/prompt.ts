@@ -79,7 +79,8 @@ export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number
   const parameters = new Set<ChatParameter>();
   const fields = body as Record<string, unknown>;
   for (const [field, parameter] of SET_PARAMETERS) if (fields[field] !== undefined) parameters.add(parameter);
-  if ((fields.thinking as { type?: string } | undefined)?.type === 'enabled') parameters.add('reasoning');
+  const thinking = (fields.thinking as { type?: string } | undefined)?.type;
+  if (thinking === 'enabled' || thinking === 'adaptive') parameters.add('reasoning');
   const fixed = c.media * MEDIA_BLOCK_TOKENS + body.messages.length * PER_TURN_TOKENS;
   return withSize(
     { modalities: c.modalities, modalityLabel: [...c.modalities].join('+'), parameters, userTexts: c.userTexts },

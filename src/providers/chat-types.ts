@@ -29,6 +29,8 @@ export interface ChatJob {
   stream: boolean;
   /** The completion bound to send (`max_tokens` / `max_completion_tokens`), when the client set one. */
   maxTokens: number | undefined;
+  /** The client asked for reasoning to be billed but left out of the answer (`reasoning.exclude`). */
+  hideReasoning?: boolean;
   /**
    * The client's headers for an upstream of the native body's format (the Messages door's
    * `anthropic-version`, `anthropic-beta`); an adapter of another format never sends them.
@@ -43,10 +45,34 @@ export interface ChatJob {
  */
 export type ChatUsage = Usage;
 
+/** One reasoning block of an answer, as the hosted service writes it (`reasoning_details[]`). */
+export interface ReasoningDetailOut {
+  type: 'reasoning.text' | 'reasoning.summary' | 'reasoning.encrypted';
+  format: string;
+  index: number;
+  id?: string;
+  text?: string;
+  summary?: string;
+  signature?: string;
+  data?: string;
+}
+
+/** A choice's message: OpenAI's, with the reasoning, annotations, audio and tool-call extras an upstream wrote kept. */
+export interface ChatAnswerMessage {
+  role: 'assistant';
+  content: string | null;
+  refusal?: string | null;
+  tool_calls?: Array<ChatToolCall & { extra_content?: unknown }>;
+  reasoning?: string | null;
+  reasoning_details?: ReasoningDetailOut[];
+  annotations?: unknown;
+  audio?: unknown;
+}
+
 /** One choice of a whole (non-streamed) answer, in OpenAI's shape. */
 export interface ChatChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; refusal?: string | null; tool_calls?: ChatToolCall[] };
+  message: ChatAnswerMessage;
   finish_reason: FinishReason | null;
   native_finish_reason: string | null;
   logprobs: unknown;
@@ -116,8 +142,8 @@ export interface StreamHead {
 export interface ChatView {
   /** Map a 2xx body (raw bytes); null when it is not a valid chat answer (→ fallback, else 502). */
   parseResponse(body: Buffer): ParsedChat | null;
-  /** A translator for one streamed answer whose chunks carry `head`'s id, model and provider. */
-  createStream(head: StreamHead): ChatStream;
+  /** A translator for one streamed answer whose chunks carry `head`'s id, model and provider (without reasoning when `hideReasoning`). */
+  createStream(head: StreamHead, hideReasoning?: boolean): ChatStream;
 }
 
 /** One chat wire format: maps the canonical model (or a door's body of its own format) to its upstream and back. */

@@ -5,7 +5,7 @@
  * tool outputs become tool results.
  * @module
  */
-import type { Exchange, ImageSource, Message, Part, Role, ToolChoice } from '../inference/exchange';
+import type { Exchange, ImageSource, Message, Part, ReasoningRequest, Role, ToolChoice } from '../inference/exchange';
 import { canonicalName, type ToolSet } from './tools';
 import type { InputItem, InputPart, MessageItem, ResponsesBody } from './types';
 
@@ -97,6 +97,7 @@ function messagesOf(items: readonly InputItem[]): Message[] {
         const part: Part = { type: 'reasoning', format: 'openai-responses-v1', summary: true };
         if (text !== '') part.text = text;
         if (item.encrypted_content) part.encrypted = item.encrypted_content;
+        if (typeof item.id === 'string') part.id = item.id;
         if (part.text !== undefined || part.encrypted !== undefined) turn('assistant').parts.push(part);
         break;
       }
@@ -111,6 +112,17 @@ function toolChoiceOf(choice: NonNullable<ResponsesBody['tool_choice']>, tools: 
     return { name: tools.tools.some((t) => t.name === choice.name) ? choice.name : canonicalName(choice.name) };
   if (choice.type === 'allowed_tools') return choice.mode ?? 'auto';
   return undefined;
+}
+
+/** `reasoning {effort, max_tokens}` as the canonical control; undefined when neither is set. */
+export function reasoningOf(r: ResponsesBody['reasoning']): ReasoningRequest | undefined {
+  const effort = r?.effort ?? undefined;
+  const maxTokens = r?.max_tokens ?? undefined;
+  if (effort === undefined && maxTokens === undefined) return undefined;
+  const out: ReasoningRequest = { enabled: effort !== 'none' };
+  if (effort !== undefined) out.effort = effort;
+  if (maxTokens !== undefined) out.maxTokens = maxTokens;
+  return out;
 }
 
 /** `body` in canonical form, its tools read by `tools`. */
@@ -137,6 +149,7 @@ export function exchangeOf(body: ResponsesBody, tools: ToolSet, stream: boolean)
         : { type: format.type };
   const user = body.user ?? body.safety_identifier;
   if (user) x.user = user;
-  if (body.reasoning?.effort) x.reasoningEffort = body.reasoning.effort;
+  const reasoning = reasoningOf(body.reasoning);
+  if (reasoning) x.reasoning = reasoning;
   return x;
 }

@@ -4,6 +4,7 @@
  * (counted as the chat door counts them).
  * @module
  */
+import { wantsReasoning } from '../inference/reasoning';
 import type { ChatParameter, Modality } from '../catalog/types';
 import type { ChatPrompt } from '../chat/prompt';
 import type { Exchange, Part } from '../inference/exchange';
@@ -24,7 +25,7 @@ function parametersOf(x: Exchange): Set<ChatParameter> {
   if (x.temperature !== undefined) set.add('temperature');
   if (x.topP !== undefined) set.add('top_p');
   if (x.maxTokens !== undefined) set.add('max_tokens');
-  if (x.reasoningEffort !== undefined) set.add('reasoning');
+  if (wantsReasoning(x.reasoning)) set.add('reasoning');
   return set;
 }
 

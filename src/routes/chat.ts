@@ -14,6 +14,8 @@ import { callerOf } from '../http/caller';
 import { CHAT_DOOR } from '../chat/door';
 import { exactPlan } from '../chat/plan';
 import { withStopRule } from '../chat/stop-rule';
+import { withReasoningRule } from '../chat/reasoning-rule';
+import { reasoningOf } from '../chat/reasoning-in';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
@@ -30,7 +32,12 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
     pricedRoute(deps, {
       plan: (req: Request) => {
         const body = validated(req, 'chat.create.body');
-        return withStopRule(chat.plan(CHAT_DOOR, body), body);
+        const plan = withStopRule(chat.plan(CHAT_DOOR, body), body);
+        return withReasoningRule(
+          plan,
+          reasoningOf(body),
+          body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens',
+        );
       },
       run: (req: Request, res: Response, plan) =>
         chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),

@@ -4,6 +4,8 @@
  * leaves out are named in `X-Switchyard-Tools-Left-Out`.
  * @module
  */
+import { withReasoningRule } from '../chat/reasoning-rule';
+import { reasoningOf } from '../responses/exchange-in';
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { requireInferenceKey } from '../auth/authenticate';
@@ -30,7 +32,12 @@ export function registerResponsesRoutes(api: ApiRouter, deps: AppDeps): void {
     requireInferenceKey(),
     validate({ body: 'responses.create.body' }),
     pricedRoute(deps, {
-      plan: (req: Request) => chat.plan(responsesDoor(body(req)), body(req)),
+      plan: (req: Request) =>
+        withReasoningRule(
+          chat.plan(responsesDoor(body(req)), body(req)),
+          reasoningOf(body(req).reasoning),
+          'body.max_output_tokens',
+        ),
       run: (req: Request, res: Response, plan) => {
         const leftOut = leftOutTools(body(req));
         if (leftOut.length > 0) res.setHeader(LEFT_OUT_HEADER, leftOut.join(', '));

@@ -29,7 +29,7 @@ test('instructions first, roles kept, an assistant turn gathers reasoning, text 
     ],
   } as unknown as ResponsesBody;
   const x = exchangeOf(body, toolSetOf(undefined), true);
-  expect(x).toMatchObject({ stream: true, maxTokens: 50, reasoningEffort: 'low' });
+  expect(x).toMatchObject({ stream: true, maxTokens: 50, reasoning: { enabled: true, effort: 'low' } });
   expect(x.messages).toEqual([
     { role: 'system', parts: [{ type: 'text', text: 'be brief' }] },
     { role: 'developer', parts: [{ type: 'text', text: 'dev' }] },
@@ -43,7 +43,7 @@ test('instructions first, roles kept, an assistant turn gathers reasoning, text 
     {
       role: 'assistant',
       parts: [
-        { type: 'reasoning', format: 'openai-responses-v1', summary: true, text: 'hmm', encrypted: 'enc' },
+        { type: 'reasoning', format: 'openai-responses-v1', id: 'rs_1', summary: true, text: 'hmm', encrypted: 'enc' },
         { type: 'text', text: 'calling' },
         { type: 'tool_call', id: 'c1', name: 'f', arguments: '{}' },
         { type: 'tool_call', id: 'c2', name: 'apply_patch', arguments: '{"input":"PATCH"}' },

@@ -1,7 +1,9 @@
 /**
  * A canonical exchange → an Anthropic Messages request: system and developer text moves to
  * `system`, tool calls and results become `tool_use` / `tool_result` blocks, and turns of the same
- * role are merged, as Anthropic wants user and assistant turns to alternate.
+ * role are merged, as Anthropic wants user and assistant turns to alternate. Reasoning asked for
+ * becomes `thinking` with a budget (src/inference/reasoning.ts), and Claude's own thinking blocks
+ * sent back open their assistant turn.
  * @module
  */
 import type { Endpoint } from '../../catalog/types';
@@ -14,10 +16,13 @@ import type {
   AnthropicRequest,
   AnthropicToolChoice,
   ImageBlock,
+  RedactedThinkingBlock,
   RequestBlock,
+  ThinkingBlock,
   TextBlock,
 } from './types';
 import { cappedCompletion } from '../../catalog/completion-cap';
+import { thinkingBudget } from '../../inference/reasoning';
 
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -44,6 +49,23 @@ function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock> {
   return blocks;
 }
 
+/**
+ * An assistant turn's reasoning as Anthropic's blocks, which must open the turn: Claude's own
+ * (signed text, redacted data) unchanged; another provider's is left out, as its signature is
+ * valid only there.
+ */
+function thinkingBlocksOf(parts: readonly Part[]): Array<ThinkingBlock | RedactedThinkingBlock> {
+  const blocks: Array<ThinkingBlock | RedactedThinkingBlock> = [];
+  for (const p of parts) {
+    if (p.type !== 'reasoning' || p.format !== 'anthropic-claude-v1') continue;
+    if (p.text === undefined && p.encrypted !== undefined)
+      blocks.push({ type: 'redacted_thinking', data: p.encrypted });
+    else if (p.signature !== undefined)
+      blocks.push({ type: 'thinking', thinking: p.text ?? '', signature: p.signature });
+  }
+  return blocks;
+}
+
 /** A tool call's JSON arguments as the `input` object Anthropic wants (`{}` when they are not an object). */
 function inputOf(args: string): Record<string, unknown> {
   return asObject(parseJson(args)) ?? {};
@@ -62,6 +84,7 @@ function turnOf(m: Message): AnthropicMessage {
         });
     return { role: 'user', content };
   }
+  if (m.role === 'assistant') content.push(...thinkingBlocksOf(m.parts));
   content.push(...blocksOf(m.parts));
   if (m.role !== 'assistant') return { role: 'user', content };
   for (const p of m.parts)
@@ -124,10 +147,14 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   const toolChoice = out.tools ? toolChoiceOf(x.toolChoice, x.parallelToolCalls) : undefined;
   if (toolChoice) out.tool_choice = toolChoice;
   if (x.stop !== undefined) out.stop_sequences = x.stop;
-  // Anthropic's temperature range is 0–1, OpenAI's 0–2: the top of ours is the top of theirs.
-  if (x.temperature !== undefined) out.temperature = Math.min(x.temperature, 1);
-  if (x.topP !== undefined) out.top_p = x.topP;
-  if (x.topK !== undefined) out.top_k = x.topK;
+  // Thinking can't be on while a tool is forced (Anthropic refuses it): the forced call wins.
+  const forced = out.tool_choice?.type === 'any' || out.tool_choice?.type === 'tool';
+  const budget = forced ? null : thinkingBudget(x.reasoning, out.max_tokens);
+  if (budget !== null) out.thinking = { type: 'enabled', budget_tokens: budget };
+  // With thinking on, Anthropic takes no temperature or top_k and a top_p of 0.95 or more only.
+  if (x.temperature !== undefined && budget === null) out.temperature = Math.min(x.temperature, 1);
+  if (x.topP !== undefined && (budget === null || x.topP >= 0.95)) out.top_p = x.topP;
+  if (x.topK !== undefined && budget === null) out.top_k = x.topK;
   if (x.user !== undefined) out.metadata = { user_id: x.user };
   if (x.stream) out.stream = true;
   return out;

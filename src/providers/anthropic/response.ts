@@ -22,7 +22,8 @@ export function answerOfMessage(b: Record<string, unknown>): Answer | null {
     } else if (block?.type === 'thinking' && typeof block.thinking === 'string') {
       const signature = typeof block.signature === 'string' ? { signature: block.signature } : {};
       parts.push({ type: 'reasoning', format: 'anthropic-claude-v1', text: block.thinking, ...signature });
-    }
+    } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string')
+      parts.push({ type: 'reasoning', format: 'anthropic-claude-v1', encrypted: block.data });
   }
   const native = typeof b.stop_reason === 'string' ? b.stop_reason : null;
   return {

@@ -54,6 +54,8 @@ export class AnthropicEvents implements EventTranslator {
       case 'content_block_start': {
         const block = asObject(data.content_block);
         if (block?.type === 'text') return text(block.text, out);
+        if (block?.type === 'thinking') return thinking({ text: block.thinking }, out);
+        if (block?.type === 'redacted_thinking') return thinking({ encrypted: block.data }, out);
         if (block?.type !== 'tool_use' || typeof data.index !== 'number') return;
         const index = this.toolIndex.size;
         this.toolIndex.set(data.index, index);
@@ -68,6 +70,8 @@ export class AnthropicEvents implements EventTranslator {
       case 'content_block_delta': {
         const delta = asObject(data.delta);
         if (delta?.type === 'text_delta') return text(delta.text, out);
+        if (delta?.type === 'thinking_delta') return thinking({ text: delta.thinking }, out);
+        if (delta?.type === 'signature_delta') return thinking({ signature: delta.signature }, out);
         const index = typeof data.index === 'number' ? this.toolIndex.get(data.index) : undefined;
         if (
           delta?.type !== 'input_json_delta' ||
@@ -105,6 +109,16 @@ export class AnthropicEvents implements EventTranslator {
     const usage: Usage | null = usageOf(this.rawUsage);
     if (usage) out.push({ type: 'usage', usage });
   }
+}
+
+/** A piece of a thinking block (its text, signature or redacted data) as a reasoning event; nothing when it is empty. */
+function thinking(piece: { text?: unknown; signature?: unknown; encrypted?: unknown }, out: StreamEvent[]): void {
+  const e: StreamEvent = { type: 'reasoning', format: 'anthropic-claude-v1' };
+  if (typeof piece.text === 'string' && piece.text !== '') e.text = piece.text;
+  else if (typeof piece.signature === 'string' && piece.signature !== '') e.signature = piece.signature;
+  else if (typeof piece.encrypted === 'string' && piece.encrypted !== '') e.encrypted = piece.encrypted;
+  else return;
+  out.push(e);
 }
 
 function text(value: unknown, out: StreamEvent[]): void {

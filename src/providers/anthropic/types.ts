@@ -31,8 +31,22 @@ export interface ToolResultBlock {
   content: string | Array<TextBlock | ImageBlock>;
 }
 
+/** Claude's reasoning, sent back unchanged (its signature is checked). */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Reasoning Anthropic returned encrypted. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
 /** Any block of a request message. */
-export type RequestBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock;
+export type RequestBlock =
+  TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
 
 /** One turn; Anthropic wants user and assistant turns alternating. */
 export interface AnthropicMessage {
@@ -60,5 +74,6 @@ export interface AnthropicRequest {
   top_p?: number;
   top_k?: number;
   metadata?: { user_id: string };
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stream?: boolean;
 }

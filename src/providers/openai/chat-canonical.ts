@@ -10,6 +10,8 @@ import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
 import { SseSplitter, type SseEvent } from '../sse';
 import { normaliseFinish, usageOf } from './chat-response';
+import { hasReasoning, reasoningFields } from './reasoning';
+import { reasoningParts } from '../../chat/reasoning-in';
 
 /** A part as an OpenAI content part; null for tool calls and results (not content parts) and reasoning (no chat request form). */
 function contentPart(p: Part): Record<string, unknown> | null {
@@ -90,14 +92,13 @@ export function chatBodyOf(x: Exchange): Record<string, unknown> {
         ? { type: 'json_schema', json_schema: { name: rf.name, schema: rf.schema, strict: rf.strict } }
         : { type: rf.type };
   if (x.user !== undefined) body.user = x.user;
-  if (x.reasoningEffort !== undefined) body.reasoning_effort = x.reasoningEffort;
   return body;
 }
 
 /** A parsed whole answer's first choice in canonical form. */
 export function answerOf(parsed: ParsedChat): Answer {
   const message = parsed.choices[0]!.message;
-  const parts: Part[] = [];
+  const parts: Part[] = message.reasoning_details ? reasoningParts(message.reasoning_details) : [];
   if (message.content) parts.push({ type: 'text', text: message.content });
   if (message.refusal) parts.push({ type: 'text', text: message.refusal });
   for (const call of message.tool_calls ?? [])
@@ -109,6 +110,20 @@ export function answerOf(parsed: ParsedChat): Answer {
     usage: parsed.usage,
     upstreamId: parsed.upstreamId,
   };
+}
+
+/** A delta's reasoning as canonical events: its details when it has them, else its text. */
+function reasoningEvents(delta: Record<string, unknown>, out: StreamEvent[]): void {
+  const { reasoning_details: details, reasoning } = reasoningFields(delta);
+  for (const p of reasoningParts(details ?? [])) {
+    if (p.type !== 'reasoning') continue;
+    const e: StreamEvent = { type: 'reasoning', format: p.format };
+    if (p.text) e.text = p.text;
+    if (p.signature !== undefined) e.signature = p.signature;
+    if (p.encrypted !== undefined) e.encrypted = p.encrypted;
+    out.push(e);
+  }
+  if (!details && reasoning) out.push({ type: 'reasoning', format: 'unknown', text: reasoning });
 }
 
 /** An OpenAI-compatible stream as canonical events (the first choice's deltas). */
@@ -161,6 +176,7 @@ export class OpenAIEvents implements EventTranslator {
     if (this.upstreamId === null && typeof chunk.id === 'string') this.upstreamId = chunk.id;
     const choice = asObject(Array.isArray(chunk.choices) ? chunk.choices[0] : undefined);
     const delta = asObject(choice?.delta);
+    if (delta && hasReasoning(delta)) reasoningEvents(delta, out);
     if (typeof delta?.content === 'string' && delta.content !== '') out.push({ type: 'text', text: delta.content });
     if (typeof delta?.refusal === 'string' && delta.refusal !== '') out.push({ type: 'text', text: delta.refusal });
     for (const raw of Array.isArray(delta?.tool_calls) ? delta.tool_calls : []) {

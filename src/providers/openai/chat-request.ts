@@ -4,6 +4,8 @@ import type { ChatBody } from '../../chat/types';
 import type { ChatJob } from '../chat-types';
 import { chatBodyOf } from './chat-canonical';
 import { cappedCompletion } from '../../catalog/completion-cap';
+import { reasoningOf } from '../../chat/reasoning-in';
+import { effortOf } from '../../inference/reasoning';
 
 /**
  * The members of OpenAI's request that are copied as the client sent them. Everything else
@@ -42,6 +44,22 @@ export const EXTENSION_CHAT_FIELDS = [
   'repetition_penalty',
 ] as const satisfies ReadonlyArray<ChatParameter>;
 
+/**
+ * The messages without the reasoning a client sent back on assistant turns (`reasoning`,
+ * `reasoning_details`): OpenAI's chat format has no input form for it, and DeepSeek refuses it.
+ * The array is copied only when a message carries some.
+ */
+function withoutReasoning(messages: ChatBody['messages']): ChatBody['messages'] {
+  const carries = (m: ChatBody['messages'][number]) =>
+    m.role === 'assistant' && (m.reasoning !== undefined || m.reasoning_details !== undefined);
+  if (!messages.some(carries)) return messages;
+  return messages.map((m) => {
+    if (!carries(m)) return m;
+    const { reasoning: _text, reasoning_details: _details, ...rest } = m as Extract<typeof m, { role: 'assistant' }>;
+    return rest;
+  });
+}
+
 /** The completion bounds, capped at the endpoint's maximum output. */
 const COMPLETION_BOUNDS: ReadonlySet<string> = new Set(['max_tokens', 'max_completion_tokens']);
 
@@ -58,8 +76,11 @@ export function toChatRequest(job: ChatJob, endpoint: Endpoint): Record<string, 
     const value = body[field];
     if (value !== undefined && value !== null && endpoint.parameters.has(field)) out[field] = value;
   }
-  // From another door's canonical form (Responses' `reasoning.effort`); the chat door has no such field yet.
-  if (!native && body.reasoning_effort !== undefined) out.reasoning_effort = body.reasoning_effort;
+  if (native && out.messages !== undefined) out.messages = withoutReasoning(out.messages as ChatBody['messages']);
+  const reasoning = native ? reasoningOf(job.native!.body as ChatBody) : job.exchange().reasoning;
+  // Only where the catalog says the endpoint takes it: OpenAI refuses a parameter a model lacks.
+  if (reasoning?.enabled !== undefined && endpoint.parameters.has('reasoning'))
+    out.reasoning_effort = effortOf(reasoning, cappedCompletion(endpoint, job.maxTokens));
   if (job.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true };

@@ -1,6 +1,6 @@
 /** An OpenAI-compatible chat answer (whole, or a stream's chunk members) → the gateway's view. */
-import type { ChatToolCall } from '../../chat/types';
-import type { ChatChoice, ChatUsage, FinishReason, ParsedChat } from '../chat-types';
+import type { ChatAnswerMessage, ChatChoice, ChatUsage, FinishReason, ParsedChat } from '../chat-types';
+import { reasoningFields } from './reasoning';
 import { asObject, countOrNull, reportedCount } from '../parse';
 import { parseJson } from '../raw-json';
 
@@ -36,10 +36,10 @@ export function usageOf(raw: unknown): ChatUsage | null {
 }
 
 /** A choice's tool calls when they are well formed; undefined when absent. */
-function toolCallsOf(raw: unknown): ChatToolCall[] | undefined | null {
+function toolCallsOf(raw: unknown): ChatAnswerMessage['tool_calls'] | undefined | null {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) return null;
-  const calls: ChatToolCall[] = [];
+  const calls: NonNullable<ChatAnswerMessage['tool_calls']> = [];
   for (const c of raw) {
     const call = asObject(c);
     const fn = asObject(call?.function);
@@ -48,6 +48,8 @@ function toolCallsOf(raw: unknown): ChatToolCall[] | undefined | null {
       id: call.id,
       type: 'function',
       function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '' },
+      // Gemini's thought signature rides on the call; it must come back with it on the next turn.
+      ...(call.extra_content !== undefined ? { extra_content: call.extra_content } : {}),
     });
   }
   return calls;
@@ -64,6 +66,10 @@ function choiceOf(raw: unknown, position: number): ChatChoice | null {
   const message: ChatChoice['message'] = { role: 'assistant', content };
   if (typeof m.refusal === 'string') message.refusal = m.refusal;
   if (toolCalls) message.tool_calls = toolCalls;
+  Object.assign(message, reasoningFields(m));
+  // Web-search citations and audio output, as the upstream wrote them.
+  if (m.annotations !== undefined && m.annotations !== null) message.annotations = m.annotations;
+  if (m.audio !== undefined && m.audio !== null) message.audio = m.audio;
   const native = typeof c.finish_reason === 'string' ? c.finish_reason : null;
   return {
     index: typeof c.index === 'number' ? c.index : position,

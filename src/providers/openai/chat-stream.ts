@@ -14,6 +14,7 @@ import { SseSplitter, type SseEvent } from '../sse';
 import { normaliseFinish, usageOf } from './chat-response';
 import { GeneratedText, scaled } from '../generated-text';
 import { countTokens } from '../../usage/tokens';
+import { hasReasoning, rewriteDelta } from './reasoning';
 
 const HAS_USAGE = /"usage"\s*:\s*\{/;
 /** A chunk's `"id": "…"` and `"model": "…"` members as the upstream wrote them (JSON ids and model names hold no quotes). */
@@ -23,7 +24,7 @@ const MODEL_MEMBER = /"model"\s*:\s*"[^"\\]*"/;
 const NULL_USAGE = /,\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?/;
 const HAS_FINISH = /"finish_reason"\s*:\s*"/;
 
-/** Whether a chunk's choices carry content: text, a refusal, or a tool call. */
+/** Whether a chunk's choices carry content: text, a refusal, a tool call, or reasoning (the model has started: no fallback). */
 function hasContent(choices: unknown[]): boolean {
   return choices.some((c) => {
     const d = asObject(asObject(c)?.delta);
@@ -31,9 +32,25 @@ function hasContent(choices: unknown[]): boolean {
       !!d &&
       ((typeof d.content === 'string' && d.content !== '') ||
         (typeof d.refusal === 'string' && d.refusal !== '') ||
-        (Array.isArray(d.tool_calls) && d.tool_calls.length > 0))
+        (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) ||
+        hasReasoning(d))
     );
   });
+}
+
+/**
+ * A chunk's data with its deltas' reasoning normalised (`reasoning_content` → `reasoning` and a
+ * detail) or, when `hide`, left out; parsed only when a substring test says it may hold reasoning.
+ */
+function reasoningRewritten(data: string, hide: boolean): string {
+  if (!(hide ? data.includes('"reasoning') : data.includes('"reasoning_content"'))) return data;
+  const chunk = asObject(parseJson(data));
+  if (!chunk || !Array.isArray(chunk.choices)) return data;
+  for (const c of chunk.choices) {
+    const delta = asObject(asObject(c)?.delta);
+    if (delta) rewriteDelta(delta, hide);
+  }
+  return JSON.stringify(chunk);
 }
 
 /** Each choice delta of the kept chunks, for the summary's lazy reads. */
@@ -55,6 +72,8 @@ function generatedText(kept: readonly string[]): string {
   for (const d of deltas(kept)) {
     if (typeof d.content === 'string') text += d.content;
     if (typeof d.refusal === 'string') text += d.refusal;
+    if (typeof d.reasoning === 'string') text += d.reasoning;
+    else if (typeof d.reasoning_content === 'string') text += d.reasoning_content;
     if (!Array.isArray(d.tool_calls)) continue;
     for (const call of d.tool_calls) {
       const fn = asObject(asObject(call)?.function);
@@ -92,7 +111,10 @@ export class OpenAIChatStream implements ChatStream {
   /** The upstream's members exactly as its chunks write them, learnt from its first chunk. */
   private theirs: { id: string | null; model: string | null } | null = null;
 
-  constructor(head: StreamHead) {
+  constructor(
+    head: StreamHead,
+    private readonly hideReasoning = false,
+  ) {
     this.ours = {
       id: `"id":${JSON.stringify(head.id)}`,
       model: `"model":${JSON.stringify(head.model)},"provider":${JSON.stringify(head.provider)}`,
@@ -130,7 +152,7 @@ export class OpenAIChatStream implements ChatStream {
       if (data === null) continue;
       this.kept.add(data);
       if (data.includes('"tool_calls"')) this.toolCalls += toolCallsStarted(data);
-      out.push(frame(this.relabel(data)));
+      out.push(frame(reasoningRewritten(this.relabel(data), this.hideReasoning)));
     }
     return out;
   }

@@ -23,5 +23,8 @@ export const openaiChatAdapter: ChatAdapter = {
     return parsed && answerOf(parsed);
   },
   createEvents: () => new OpenAIEvents(),
-  passThrough: { parseResponse: fromChatResponse, createStream: (head) => new OpenAIChatStream(head) },
+  passThrough: {
+    parseResponse: fromChatResponse,
+    createStream: (head, hide) => new OpenAIChatStream(head, hide === true),
+  },
 };

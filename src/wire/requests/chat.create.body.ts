@@ -90,6 +90,18 @@ export default {
       ],
     },
     parallel_tool_calls: { type: ['boolean', 'null'] },
+    reasoning: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: {
+        effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', null] },
+        max_tokens: { type: ['integer', 'null'], minimum: 0, maximum: 10000000 },
+        exclude: { type: ['boolean', 'null'] },
+        enabled: { type: ['boolean', 'null'] },
+      },
+    },
+    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', null] },
+    include_reasoning: { type: ['boolean', 'null'] },
     n: { const: 1, description: 'One choice per request, as the hosted service serves' },
     user: { type: 'string', maxLength: 512 },
     session_id: { type: 'string', maxLength: 256 },
@@ -149,6 +161,22 @@ export default {
         },
       ],
     },
+    // One reasoning block as answers give it (text with its signature, a summary, or encrypted
+    // data), sent back on the next turn so the provider that wrote it can check it.
+    reasoningDetail: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { enum: ['reasoning.text', 'reasoning.summary', 'reasoning.encrypted'] },
+        id: { type: ['string', 'null'], maxLength: 256 },
+        format: { type: ['string', 'null'], maxLength: 64 },
+        index: { type: ['integer', 'null'], minimum: 0 },
+        text: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+        summary: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+        signature: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+        data: { $ref: '#/$defs/text' },
+      },
+    },
     toolCall: {
       type: 'object',
       required: ['id', 'type', 'function'],
@@ -182,6 +210,8 @@ export default {
             name: { type: 'string', maxLength: 256 },
             refusal: { type: ['string', 'null'] },
             tool_calls: { type: 'array', maxItems: 128, items: { $ref: '#/$defs/toolCall' } },
+            reasoning: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+            reasoning_details: { type: ['array', 'null'], maxItems: 1000, items: { $ref: '#/$defs/reasoningDetail' } },
           },
         },
         {
