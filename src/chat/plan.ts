@@ -30,6 +30,8 @@ export interface ChatPlan {
   /** The most the request can cost on any candidate (USD): what the budget step reserves. */
   estimateUsd: number;
   stream: boolean;
+  /** The client set `provider.order`: its order wins over the session's endpoint (no stickiness). */
+  explicitOrder: boolean;
 }
 
 /** The models to try, in order, each once: `model`, then `models`. */
@@ -92,7 +94,9 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
     throw noCandidates(primary, needs, provider);
   }
   const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true)));
-  return { primary, requested: ids[0]!, candidates, prompt, maxTokens, estimateUsd, stream: input.stream };
+  const { stream } = input;
+  const explicitOrder = (provider?.order?.length ?? 0) > 0;
+  return { primary, requested: ids[0]!, candidates, prompt, maxTokens, estimateUsd, stream, explicitOrder };
 }
 
 /**

@@ -14,6 +14,7 @@ import { chatAdapterFor } from '../providers/chat-registry';
 import type { ChatJob, StreamHead } from '../providers/chat-types';
 import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
+import { SessionAffinity, type SessionPin } from '../routing/session-affinity';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
 import { attemptStream, type LiveStream, type StreamEnd, type StreamTiming } from '../inference/stream-attempt';
@@ -58,12 +59,14 @@ interface OneStream {
   timing: StreamTiming;
 }
 
-/** What the service knows of one request: its door, its validated body and its plan. */
+/** What the service knows of one request: its door, its validated body, its plan and its session's pin. */
 interface Asked<B> {
   door: Door<B>;
   ctx: CallerContext;
   body: B;
+  /** With the session's endpoint first, when it has one. */
   plan: ChatPlan;
+  pin: SessionPin | null;
 }
 
 /** One per app instance. */
@@ -89,7 +92,14 @@ export class ChatService {
    * Throws a GatewayError (the door's error answer) only while nothing has been sent.
    */
   async answer<B>(door: Door<B>, ctx: CallerContext, body: B, plan: ChatPlan, res: ServerResponse): Promise<number> {
-    const asked: Asked<B> = { door, ctx, body, plan };
+    // Sticky sessions: one Kv read for a request with a session, nothing for one without.
+    const lookup = plan.explicitOrder
+      ? null
+      : this.routing.affinity.lookup(ctx.key, door.sessionId(body) ?? ctx.sessionHeader, plan.primary.id);
+    const pin = lookup && (await lookup);
+    const candidates = SessionAffinity.ordered(plan.candidates, pin);
+    const ordered = candidates === plan.candidates ? plan : { ...plan, candidates };
+    const asked: Asked<B> = { door, ctx, body, plan: ordered, pin };
     if (plan.stream) return this.stream(asked, res);
     const answer = await this.complete(asked);
     // If so configured, a client never holds an answer whose usage record a crash could lose.
@@ -125,6 +135,7 @@ export class ChatService {
       this.callWhole(door, e, job, timeoutMs, inject),
     );
     const { value: parsed, endpoint } = run;
+    this.stick(asked, endpoint);
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () =>
       countTokens([parsed.text()]),
@@ -191,6 +202,7 @@ export class ChatService {
       return 0;
     }
     const live = run.value;
+    this.stick(asked, live.endpoint);
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
@@ -231,6 +243,13 @@ export class ChatService {
         : translator.finish(head, usage, cost),
     );
     return cost;
+  }
+
+  /** Point the request's session at the endpoint that answered it, without delaying the answer. */
+  private stick(asked: Asked<unknown>, endpoint: Endpoint): void {
+    if (!asked.pin) return;
+    const write = this.routing.affinity.remember(asked.pin, endpoint);
+    if (write) this.track(write);
   }
 
   /** What the runner tries for `plan`. */

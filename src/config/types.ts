@@ -54,6 +54,8 @@ export interface Config {
     /** The most a stream's upstream may send (bytes), and for how long (ms), before the gateway ends it. */
     streamMaxBytes: number;
     streamMaxMs: number;
+    /** How long a session (`session_id`, `x-session-id`) stays on the endpoint that last answered it without requests (ms); 0 = no stickiness. */
+    sessionAffinityTtlMs: number;
   };
   /** Circuit breaker per provider endpoint: consecutive failures that open it, and the cooldown before a probe. */
   breaker: { failureThreshold: number; cooldownMs: number };

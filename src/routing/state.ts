@@ -1,6 +1,7 @@
 /**
  * The routing state every inference operation shares, built once per gateway and handed to each
- * operation: the catalog, the circuits, the endpoint statistics and the upstream connection pool.
+ * operation: the catalog, the circuits, the endpoint statistics, the sessions' endpoints and the
+ * upstream connection pool.
  * It also answers the routes that show that state (`/providers`, `/models/{a}/{s}/endpoints`), so
  * they depend on routing, not on any one operation.
  * @module
@@ -16,6 +17,7 @@ import type { Metrics } from '../observability/metrics';
 import { UpstreamHttp } from '../transport/upstream-http';
 import { CircuitBreaker } from './breaker';
 import { EndpointStats } from './endpoint-stats';
+import { SessionAffinity } from './session-affinity';
 
 /** What the routing state is built from. */
 export interface RoutingDeps {
@@ -34,6 +36,8 @@ export class RoutingState {
   readonly stats: EndpointStats;
   /** The keep-alive pool to every upstream origin. */
   readonly http: UpstreamHttp;
+  /** Which endpoint each session last used (sticky sessions). */
+  readonly affinity: SessionAffinity;
 
   constructor(
     deps: RoutingDeps,
@@ -43,6 +47,7 @@ export class RoutingState {
     this.breaker = new CircuitBreaker(deps.kv, deps.metrics, deps.config.breaker, clock, deps.logger);
     this.stats = new EndpointStats(deps.kv, { clock, logger: deps.logger, metrics: deps.metrics });
     this.http = new UpstreamHttp(deps.config.upstream);
+    this.affinity = new SessionAffinity(deps.kv, deps.config.chat.sessionAffinityTtlMs, deps.logger);
   }
 
   /**
