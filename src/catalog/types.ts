@@ -35,7 +35,8 @@ export type ChatParameter =
   | 'repetition_penalty'
   | 'logit_bias'
   | 'min_p'
-  | 'reasoning';
+  | 'reasoning'
+  | 'include_reasoning';
 
 /** Request parameters an endpoint may or may not honour (decides `require_parameters`). */
 export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;

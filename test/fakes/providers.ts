@@ -21,6 +21,7 @@ export const FAKE_PROVIDERS: Record<string, { wire: WireHandler | null; chat?: C
   anthropic: { wire: null, chat: anthropicChatWire, basePath: '/v1' },
   groq: { wire: null, chat: openaiChatWire, basePath: '/openai/v1' },
   fireworks: { wire: null, chat: openaiChatWire, basePath: '/inference/v1' },
+  xai: { wire: null, chat: openaiChatWire, basePath: '/v1' },
 };
 
 /** Every fake, keyed by provider slug, plus helpers. */

@@ -9,6 +9,7 @@
 import request from 'supertest';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
+import { cheapestPerMillion, shippedChatModels, type ShippedModel } from '../helpers/shipped-catalog';
 
 let h: GatewayHarness;
 beforeAll(async () => {
@@ -24,6 +25,11 @@ type Wire = {
   [k: string]: unknown;
 };
 const ids = (body: { data: Wire[] }) => body.data.map((m) => m.id);
+/** The shipped chat models the list must show for a filter, in catalog order (from config/chat-models.yaml). */
+const shipped = shippedChatModels();
+const shippedIds = (keep: (m: ShippedModel) => boolean) => shipped.filter(keep).map((m) => m.id);
+const onProvider = (slug: string) => shippedIds((m) => m.endpoints.some((e) => e.provider === slug));
+const average = (m: ShippedModel) => (cheapestPerMillion(m).prompt + cheapestPerMillion(m).completion) / 2;
 
 test('by default the chat models, each in the hosted list object shape', async () => {
   const res = await get('/api/v1/models').expect(200);
@@ -65,7 +71,17 @@ test('by default the chat models, each in the hosted list object shape', async (
     },
     top_provider: { context_length: 200000, max_completion_tokens: 64000, is_moderated: false },
     per_request_limits: null,
-    supported_parameters: ['max_tokens', 'reasoning', 'stop', 'temperature', 'tool_choice', 'tools', 'top_k', 'top_p'],
+    supported_parameters: [
+      'include_reasoning',
+      'max_tokens',
+      'reasoning',
+      'stop',
+      'temperature',
+      'tool_choice',
+      'tools',
+      'top_k',
+      'top_p',
+    ],
     default_parameters: null,
     supported_voices: null,
     knowledge_cutoff: null,
@@ -110,43 +126,45 @@ test('filters: supported_parameters, input_modalities, providers, model_authors,
   expect(structured).toEqual(expect.arrayContaining(['openai/gpt-4o', 'meta-llama/llama-3.3-70b-instruct']));
   expect(structured.some((id) => id.startsWith('anthropic/'))).toBe(false);
   expect(await list('input_modalities=text,image')).not.toContain('mistralai/mistral-large');
-  expect((await list('providers=groq')).sort()).toEqual([
-    'meta-llama/llama-3.1-8b-instruct',
-    'meta-llama/llama-3.3-70b-instruct',
-  ]);
-  expect(await list('providers=Anthropic')).toEqual([
-    'anthropic/claude-sonnet-4.5',
-    'anthropic/claude-opus-4.5',
-    'anthropic/claude-haiku-4.5',
-    'anthropic/claude-sonnet-4',
-    'anthropic/claude-3.5-haiku',
-  ]);
-  expect(await list('model_authors=mistralai')).toEqual([
-    'mistralai/mistral-large',
-    'mistralai/mistral-small-3.1-24b-instruct',
-  ]);
-  expect(await list('q=haiku')).toEqual(['anthropic/claude-haiku-4.5', 'anthropic/claude-3.5-haiku']);
-  expect(await list('context=1000000')).toEqual(['openai/gpt-4.1', 'openai/gpt-5.5', 'openai/gpt-4.1-mini']);
+  expect(await list('providers=groq')).toEqual(onProvider('groq'));
+  expect(await list('providers=groq')).toEqual(
+    expect.arrayContaining([
+      'meta-llama/llama-3.1-8b-instruct',
+      'meta-llama/llama-3.3-70b-instruct',
+      'openai/gpt-oss-120b',
+    ]),
+  );
+  expect(await list('providers=Anthropic')).toEqual(onProvider('anthropic'));
+  expect(await list('providers=Anthropic')).toEqual(expect.arrayContaining(['anthropic/claude-sonnet-4']));
+  expect(await list('model_authors=mistralai')).toEqual(shippedIds((m) => m.id.startsWith('mistralai/')));
+  expect(await list('q=haiku')).toEqual(shippedIds((m) => `${m.id}\n${m.name}`.toLowerCase().includes('haiku')));
+  expect(await list('q=haiku')).toEqual(
+    expect.arrayContaining(['anthropic/claude-haiku-4.5', 'anthropic/claude-3.5-haiku']),
+  );
+  const longContext = await list('context=1000000');
+  expect(longContext).toEqual(shippedIds((m) => m.context_length >= 1000000));
+  expect(longContext).toEqual(expect.arrayContaining(['openai/gpt-4.1', 'openai/gpt-5.5']));
+  expect(longContext).not.toContain('openai/gpt-4o');
   // USD per 1M tokens of the cheapest endpoint.
-  expect(await list('max_price=0.1')).toEqual([
-    'mistralai/mistral-small-3.1-24b-instruct',
-    'meta-llama/llama-3.1-8b-instruct',
-  ]);
-  expect(await list('min_output_price=15')).toEqual([
-    'openai/gpt-5.5',
-    'anthropic/claude-sonnet-4.5',
-    'anthropic/claude-opus-4.5',
-    'anthropic/claude-sonnet-4',
-  ]);
+  const cheap = await list('max_price=0.1');
+  expect(cheap).toEqual(shippedIds((m) => cheapestPerMillion(m).prompt <= 0.1));
+  expect(cheap).toEqual(expect.arrayContaining(['meta-llama/llama-3.1-8b-instruct']));
+  expect(cheap).not.toContain('openai/gpt-4o');
+  const dear = await list('min_output_price=15');
+  expect(dear).toEqual(shippedIds((m) => cheapestPerMillion(m).completion >= 15));
+  expect(dear).toEqual(expect.arrayContaining(['openai/gpt-5.5', 'anthropic/claude-sonnet-4']));
+  expect(dear).not.toContain('openai/gpt-4o-mini');
   expect(await list('zdr=true')).toEqual([]);
 });
 
 test('sort and paging: links.next carries the filters', async () => {
   const newest = ids((await get('/api/v1/models?sort=newest').expect(200)).body);
-  expect(newest[0]).toBe('openai/gpt-5.5');
+  expect(newest[0]).toBe([...shipped].sort((a, b) => b.created - a.created)[0]!.id);
+  expect(newest).toHaveLength(shipped.length);
+  const byPrice = [...shipped].sort((a, b) => average(a) - average(b)).map((m) => m.id);
   const cheap = ids((await get('/api/v1/models?sort=pricing-low-to-high').expect(200)).body);
-  expect(cheap[0]).toBe('meta-llama/llama-3.1-8b-instruct');
-  expect(cheap.at(-1)).toBe('openai/gpt-5.5');
+  expect(cheap[0]).toBe(byPrice[0]);
+  expect(cheap.at(-1)).toBe(byPrice.at(-1));
 
   const first = (await get('/api/v1/models?output_modalities=all&sort=newest&offset=0&limit=3').expect(200)).body;
   expect(first.data).toHaveLength(3);
@@ -221,14 +239,9 @@ test('POST /embeddings with a chat model → 400 naming the embeddings list; GET
     endpoints: Array<{ model: string }>;
   }>;
   const served = Object.fromEntries(providers.map((p) => [p.slug, p.endpoints.map((e) => e.model)]));
-  expect(served.anthropic).toEqual([
-    'anthropic/claude-sonnet-4.5',
-    'anthropic/claude-opus-4.5',
-    'anthropic/claude-haiku-4.5',
-    'anthropic/claude-sonnet-4',
-    'anthropic/claude-3.5-haiku',
-  ]);
-  expect(served.fireworks).toEqual(['meta-llama/llama-3.3-70b-instruct']);
-  expect(served.groq).toEqual(['meta-llama/llama-3.3-70b-instruct', 'meta-llama/llama-3.1-8b-instruct']);
+  for (const slug of ['anthropic', 'fireworks', 'groq', 'xai']) expect(served[slug]).toEqual(onProvider(slug));
+  expect(served.groq).toEqual(
+    expect.arrayContaining(['meta-llama/llama-3.3-70b-instruct', 'meta-llama/llama-3.1-8b-instruct']),
+  );
   expect(served.openai).toEqual(expect.arrayContaining(['openai/text-embedding-3-small', 'openai/gpt-4o']));
 });

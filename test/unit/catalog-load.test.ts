@@ -104,17 +104,6 @@ test('the shipped chat catalog loads: kind chat, per-token prices, cache prices 
   });
 });
 
-test('every price of the shipped chat catalog names the price page it came from', () => {
-  const lines = readFileSync(fromRoot('config', 'chat-models.yaml'), 'utf8').split('\n');
-  const priced = lines.map((l, i) => [l, i] as const).filter(([l]) => /^\s+pricing:/.test(l));
-  expect(priced.length).toBeGreaterThan(10);
-  for (const [, i] of priced)
-    expect({ line: i + 1, comment: lines[i - 1] }).toEqual({
-      line: i + 1,
-      comment: expect.stringMatching(/^\s+# https:\/\/\S+/),
-    });
-});
-
 test('the chat file is validated by its schema, every problem listed', () => {
   const bad = file(
     'models:\n  - id: a/b\n    name: X\n    created: 1\n    context_length: 1000\n    endpoints:\n      - provider: openai\n        upstream_model: x\n        pricing: { prompt: "1" }\n        supported_parameters: [dimensions]\n        output_modalities: [embeddings]\n',
