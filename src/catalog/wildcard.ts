@@ -82,11 +82,13 @@ export function wildcardModel(
       reason: `no model named ${asked}; ${w.pattern} of ${w.provider.name} has no default price, so what it would cost could not be known; the models served are listed at ${listPath}`,
       models_list: listPath,
     });
-  const endpoint = wildcardEndpoint(w, name);
+  // The pattern's part as written in the YAML, the model's part as sent (upstream names may be case-sensitive).
+  const id = `${w.prefix}${name.slice(w.prefix.length)}`;
+  const endpoint = wildcardEndpoint(w, id);
   const facts = {
-    id: name,
+    id,
     kind: 'chat' as const,
-    name,
+    name: id,
     created: 0,
     description: `Not in the catalog: served by ${w.provider.name} under ${w.pattern}, priced by its default.`,
     contextLength: endpoint.contextLength,
@@ -96,7 +98,7 @@ export function wildcardModel(
     // Unknown, so a request that must be distillable is not sent to it.
     distillable: false,
     endpoints: [endpoint],
-    permaslug: name,
+    permaslug: id,
     // A caller-chosen name: counted only in the rankings' `other`.
     public: false,
   };

@@ -99,6 +99,9 @@ describe('model variants and provider wildcards', () => {
     expect(res.body).toMatchObject({ model: MODEL, provider: 'Groq' });
     expect(sentTo('groq')).toEqual(['varied-groq']);
     expect(h.events[0]).toMatchObject({ model: MODEL, provider: 'Groq', variant: 'nitro', wildcardPriced: false });
+    const streamed = await chat({ model: `${MODEL}:nitro`, stream: true });
+    expect(streamed.status).toBe(200);
+    expect(h.events[1]).toMatchObject({ model: MODEL, provider: 'Groq', variant: 'nitro', streamed: true });
   });
 
   test(':floor serves the cheapest endpoint, over the body provider.sort of the same request', async () => {
@@ -181,8 +184,11 @@ describe('model variants and provider wildcards', () => {
       wildcard_priced: true,
       provider_name: 'OpenAI',
     });
-    // A routing variant works on it too.
-    expect((await chat({ model: 'openai/gpt-unlisted-9:floor' })).status).toBe(200);
+    // A routing variant works on it too; the provider's part is the pattern's, the model's part is sent as written.
+    const cased = await chat({ model: 'OpenAI/GPT-Unlisted-9:floor' });
+    expect(cased.status).toBe(200);
+    expect(cased.body.model).toBe('openai/GPT-Unlisted-9');
+    expect(sentTo('openai')).toEqual(['gpt-unlisted-9', 'GPT-Unlisted-9']);
     // Never listed.
     const list = await request(h.gw.app).get('/api/v1/models').set('Authorization', bearer(h.key));
     expect(list.status).toBe(200);
