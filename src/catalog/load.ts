@@ -21,6 +21,7 @@ import {
   type EmbeddingsEndpointYaml,
 } from './build-endpoint';
 import { toModelWire } from './wire';
+import { sampleEndpoint, toWildcard, type Wildcard, type WildcardYaml } from './wildcard';
 import type { CatalogModel, Endpoint, ModelKind, ProviderInfo } from './types';
 
 interface ProviderYaml {
@@ -31,6 +32,7 @@ interface ProviderYaml {
   api_key?: string | null;
   timeout_ms?: number;
   base64_passthrough?: boolean;
+  wildcard?: WildcardYaml;
 }
 
 interface ModelYaml<E> {
@@ -60,12 +62,14 @@ type Which = 'providers' | 'models' | 'chat-models';
 const ajv = createAjv(false);
 const schema = (name: string): object =>
   JSON.parse(readFileSync(fromRoot('schemas', `catalog.${name}.json`), 'utf8')) as object;
-// The models schema first: the chat schema shares its price definition (`catalog.models#/$defs/price`).
+// The models schema first: the chat schema shares its price definition (`catalog.models#/$defs/price`);
+// then the chat schema, whose endpoint pricing and parameters a provider's wildcard shares.
 const modelsValidator = ajv.compile(schema('models'));
+const chatModelsValidator = ajv.compile(schema('chat-models'));
 const validators = {
   providers: ajv.compile(schema('providers')),
   models: modelsValidator,
-  'chat-models': ajv.compile(schema('chat-models')),
+  'chat-models': chatModelsValidator,
 };
 
 function readFile(file: string, which: Which, problems: string[]): unknown {
@@ -189,9 +193,34 @@ export function loadCatalog(config: Config, adapters: CatalogAdapters): Catalog 
       problems.push(`providers.${p.slug}.adapter: unknown adapter "${p.adapter}" (known: ${[...known].join(', ')})`);
     providers.set(p.slug, buildProvider(p, config));
   }
+  const wildcards = buildWildcards(pf.providers, providers, adapters, problems);
   const builder = new ModelBuilder(providers, adapters, problems);
   for (const m of mf.models) builder.add('embeddings', m, buildEmbeddingsEndpoint);
   for (const m of cf.models) builder.add('chat', m, buildChatEndpoint);
   if (problems.length > 0) throw new ConfigError(problems);
-  return new Catalog(builder.models, [...providers.values()], mf.other_models ?? []);
+  return new Catalog(builder.models, [...providers.values()], mf.other_models ?? [], wildcards);
+}
+
+/** The providers' wildcards: each pattern once, on a provider that speaks chat, its default prices exact. */
+function buildWildcards(
+  entries: readonly ProviderYaml[],
+  providers: ReadonlyMap<string, ProviderInfo>,
+  adapters: CatalogAdapters,
+  problems: string[],
+): Wildcard[] {
+  const wildcards: Wildcard[] = [];
+  for (const p of entries) {
+    if (!p.wildcard) continue;
+    const where = `providers.${p.slug}.wildcard`;
+    const provider = providers.get(p.slug)!;
+    if (!adapters.chat.has(provider.adapter))
+      problems.push(`${where}: adapter "${provider.adapter}" serves no chat models, and a wildcard names chat models`);
+    const w = toWildcard(p.wildcard, provider);
+    if (wildcards.some((o) => o.prefix === w.prefix))
+      problems.push(`${where}: ${w.pattern} is another provider's wildcard too`);
+    const sample = sampleEndpoint(w);
+    for (const issue of sample ? tooFinePrices(sample) : []) problems.push(`${where}.pricing: ${issue}`);
+    wildcards.push(w);
+  }
+  return wildcards;
 }

@@ -109,6 +109,8 @@ export interface Endpoint {
   /** Typical tokens/s and latency; used by `sort` and the soft `preferred_*` preferences. */
   throughput: number | null;
   latencyMs: number | null;
+  /** The provider wildcard (`openai/*`) this endpoint was made from for a model the catalog lacks; its prices are the wildcard's defaults. */
+  wildcard?: string;
 }
 
 /** One model of the catalog. */

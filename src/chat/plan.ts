@@ -4,10 +4,12 @@
  * they are tried, and the worst case the budget step reserves.
  * @module
  */
-import type { Catalog } from '../catalog/catalog';
+import type { Catalog, ChatTarget } from '../catalog/catalog';
 import type { CatalogModel, Endpoint } from '../catalog/types';
+import { splitVariant } from '../catalog/variants';
 import { GatewayError, STATUS_MESSAGES, ValidationError } from '../errors';
 import { noCandidates } from '../routing/availability';
+import type { ProviderPreferences } from '../routing/preferences';
 import { selectCandidates, type RequestNeeds } from '../routing/select-candidates';
 import { worstCaseCost } from './cost';
 import { readPrompt, type ChatPrompt } from './prompt';
@@ -20,7 +22,7 @@ import { chatAdapterFor } from '../providers/chat-registry';
 export interface ChatPlan {
   /** The first model named: errors before any answer are about it. */
   primary: CatalogModel;
-  /** That model as the client named it (the rankings and classifiers see this name). */
+  /** That model as the client named it, less a routing variant (the rankings and classifiers see this name). */
   requested: string;
   /** Endpoints to try in order: the first model's, then each fallback model's. */
   candidates: Endpoint[];
@@ -32,6 +34,8 @@ export interface ChatPlan {
   stream: boolean;
   /** The client set `provider.order`: its order wins over the session's endpoint (no stickiness). */
   explicitOrder: boolean;
+  /** Candidate endpoint id → the routing variant (`nitro`) of the model name it came from, for the record. */
+  variants: ReadonlyMap<string, string>;
 }
 
 /** The models to try, in order, each once: `model`, then `models`. */
@@ -64,9 +68,22 @@ function contextExceeded(model: CatalogModel, tokens: number): GatewayError {
 }
 
 /**
+ * The `provider` object a model name's routing variant sorts by: its sort replaces the body's
+ * `provider.sort` for that model only (the object form keeps its `partition`).
+ */
+export function withVariantSort(
+  provider: ProviderPreferences | null | undefined,
+  target: ChatTarget,
+): ProviderPreferences | null | undefined {
+  if (target.sort === null) return provider;
+  const sort = provider?.sort;
+  return { ...provider, sort: sort && typeof sort === 'object' ? { ...sort, by: target.sort } : target.sort };
+}
+
+/**
  * Plan a door's request. Throws a GatewayError: 404 for an unknown model, 400 for a model of
- * another kind or a prompt no endpoint can hold, the no-endpoints error when the `provider` object
- * excludes every one.
+ * another kind, a refused variant or a prompt no endpoint can hold, the no-endpoints error when the
+ * `provider` object excludes every one.
  */
 export function planChat(catalog: Catalog, input: PlanInput, random: () => number): ChatPlan {
   const { modelIds: ids, prompt, maxTokens, provider } = input;
@@ -74,29 +91,37 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
     throw new ValidationError([
       { path: 'body.model', message: 'is required (or models, a list of models to try in order)' },
     ]);
-  const models = ids.map((id) => catalog.resolveChat(id));
-  const primary = models[0] as CatalogModel;
+  const targets = ids.map((id) => catalog.resolveChatTarget(id));
+  const first = targets[0] as ChatTarget;
+  const primary = first.model;
   const needs: RequestNeeds = {
     inputKind: prompt.modalities.size > 1 ? 'multimodal' : 'text',
     modalities: prompt.modalities,
     parameters: prompt.parameters,
   };
   const candidates: Endpoint[] = [];
-  for (const model of models) {
+  const variants = new Map<string, string>();
+  for (const target of targets) {
     // The bound decides for nearly every endpoint; the exact count only for one the bound does not fit.
-    const fitting = selectCandidates(model, needs, provider, random).filter(
+    const fitting = selectCandidates(target.model, needs, withVariantSort(provider, target), random).filter(
       (e) => e.contextLength >= prompt.tokenBound || e.contextLength >= prompt.tokens,
     );
-    candidates.push(...fitting);
+    // `x` and `x:nitro` both listed: each endpoint is tried once, where it first came.
+    const fresh = fitting.filter((e) => !candidates.some((c) => c.id === e.id));
+    for (const e of fresh) if (target.variant) variants.set(e.id, target.variant);
+    candidates.push(...fresh);
   }
   if (candidates.length === 0) {
-    if (selectCandidates(primary, needs, provider, random).length > 0) throw contextExceeded(primary, prompt.tokens);
-    throw noCandidates(primary, needs, provider);
+    const prefs = withVariantSort(provider, first);
+    if (selectCandidates(primary, needs, prefs, random).length > 0) throw contextExceeded(primary, prompt.tokens);
+    throw noCandidates(primary, needs, prefs);
   }
   const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true)));
   const { stream } = input;
   const explicitOrder = (provider?.order?.length ?? 0) > 0;
-  return { primary, requested: ids[0]!, candidates, prompt, maxTokens, estimateUsd, stream, explicitOrder };
+  // The rankings and classifiers see the name without its routing variant: the model is the base one.
+  const requested = first.variant ? (splitVariant(ids[0]!)?.base ?? ids[0]!) : ids[0]!;
+  return { primary, requested, candidates, prompt, maxTokens, estimateUsd, stream, explicitOrder, variants };
 }
 
 /**

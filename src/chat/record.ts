@@ -34,11 +34,13 @@ export interface ChatOutcome {
   status: 'ok' | 'error';
 }
 
-/** Which door answered, and the end user and session its body named. */
+/** Which door answered, the end user and session its body named, and the routing variant of the model name it served. */
 export interface AskedBy {
   api: DoorApi;
   endUser: string | null;
   sessionId: string | undefined;
+  /** `nitro` for `x:nitro` (the record's model is `x`); null without one. */
+  routingVariant?: string | null;
 }
 
 /** Build the usage event of `o` for the caller `ctx`. */
@@ -68,7 +70,7 @@ export function chatUsageEvent(o: ChatOutcome, ctx: CallerContext, who: AskedBy,
     appTitle: ctx.appTitle,
     origin: ctx.origin,
     finishReason: o.finishReason,
-    variant: modelVariant(o.endpoint.modelId),
+    variant: who.routingVariant ?? modelVariant(o.endpoint.modelId),
     outputModality: 'text',
     toolCalls: o.toolCalls,
     isByok: false,
@@ -80,5 +82,6 @@ export function chatUsageEvent(o: ChatOutcome, ctx: CallerContext, who: AskedBy,
     usageEstimated: o.estimated,
     cacheWriteTokens: o.usage.cacheWriteTokens,
     reasoningTokens: o.usage.reasoningTokens,
+    wildcardPriced: o.endpoint.wildcard !== undefined,
   };
 }

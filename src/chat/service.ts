@@ -314,7 +314,12 @@ export class ChatService {
     metrics.chatTokens.inc({ ...labels, kind: 'prompt' }, o.usage.promptTokens);
     metrics.chatTokens.inc({ ...labels, kind: 'completion' }, o.usage.completionTokens);
     metrics.chatCost.inc(labels, o.cost);
-    const who = { api: door.api, endUser: door.endUser(body), sessionId: door.sessionId(body) };
+    const who = {
+      api: door.api,
+      endUser: door.endUser(body),
+      sessionId: door.sessionId(body),
+      routingVariant: asked.plan.variants.get(o.endpoint.id) ?? null,
+    };
     const recorded = writeUsage(this.deps, ctx, chatUsageEvent(o, ctx, who, new Date(this.deps.clock())));
     this.track(recorded);
     return recorded;

@@ -89,10 +89,21 @@ function allowedByPreferences(e: Endpoint, model: CatalogModel, needs: RequestNe
   return true;
 }
 
+/** How many of the tool-calling parameters (`tools`, `tool_choice`) the endpoint's catalog entry lists. */
+const toolCalling = (e: Endpoint) => Number(e.parameters.has('tools')) + Number(e.parameters.has('tool_choice'));
+
+const throughput = (a: Endpoint, b: Endpoint) => (b.throughput ?? 0) - (a.throughput ?? 0);
+
+/**
+ * The orders of `provider.sort`. `exacto` stands in for the hosted service's tool-calling quality
+ * figures, which this gateway does not have: endpoints listing `tools` and `tool_choice` first,
+ * then the fastest (see docs/api.md).
+ */
 const COMPARATORS = {
   price: (a: Endpoint, b: Endpoint) => a.pricing.prompt - b.pricing.prompt,
-  throughput: (a: Endpoint, b: Endpoint) => (b.throughput ?? 0) - (a.throughput ?? 0),
+  throughput,
   latency: (a: Endpoint, b: Endpoint) => (a.latencyMs ?? Infinity) - (b.latencyMs ?? Infinity),
+  exacto: (a: Endpoint, b: Endpoint) => toolCalling(b) - toolCalling(a) || throughput(a, b),
 } as const;
 
 /** Stable partition: endpoints meeting the soft preferences first, the rest after (never dropped). */
@@ -137,7 +148,7 @@ export function selectCandidates(
   const p = prefs ?? {};
   const eligible = model.endpoints.filter((e) => accepts(e, needs) && allowedByPreferences(e, model, needs, p));
   const key = sortKey(p.sort);
-  const byKey = eligible.sort(COMPARATORS[key === 'throughput' || key === 'latency' ? key : 'price']);
+  const byKey = eligible.sort(COMPARATORS[key ?? 'price']);
   const balanced = key === null && !(p.order && p.order.length > 0) ? balanceByPrice(byKey, random) : byKey;
   const sorted = preferPerformance(balanced, p);
   const allowFallbacks = p.allow_fallbacks ?? true;

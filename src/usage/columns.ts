@@ -56,4 +56,5 @@ export const USAGE_COLUMNS: ReadonlyArray<
   ['usage_estimated', 'usageEstimated', 'bool', 'false'],
   ['cache_write_tokens', 'cacheWriteTokens', 'int8', '0'],
   ['reasoning_tokens', 'reasoningTokens', 'int8', '0'],
+  ['wildcard_priced', 'wildcardPriced', 'bool', 'false'],
 ];

@@ -38,6 +38,7 @@ interface GenerationRow {
   streamed: boolean;
   ttft_ms: number | null;
   reasoning_tokens: number | string;
+  wildcard_priced: boolean;
 }
 
 /** The Generation wire object (snake_case, as the SDK's `getGeneration` parses it). */
@@ -52,7 +53,7 @@ export async function findGeneration(db: Queryable, orgId: string, id: string): 
     `SELECT id, created_at, workspace_id::text AS workspace_id, end_user, session_id, api_type, model, provider,
             upstream_id, tokens_prompt, tokens_completion, cost_usd, latency_ms, generation_time_ms, attempts,
             user_agent, http_referer, cached_tokens, cache_saved_usd, finish_reason, native_finish_reason, streamed,
-            ttft_ms, reasoning_tokens
+            ttft_ms, reasoning_tokens, wildcard_priced
        FROM generations WHERE id = $1 AND org_id = $2`,
     [id, orgId],
   );
@@ -109,5 +110,7 @@ export function toGenerationWire(row: GenerationRow): GenerationWire {
     response_cache_source_id: null,
     session_id: row.session_id,
     workspace_id: row.workspace_id,
+    // The gateway's own field: the model is not in the catalog, and its cost is its provider wildcard's default price.
+    wildcard_priced: row.wildcard_priced === true,
   };
 }

@@ -34,7 +34,7 @@ export interface UsageEvent {
   origin: string | null;
   /** Why the upstream stopped; null for embeddings, which have no finish. */
   finishReason: string | null;
-  /** The model variant (the id's `:suffix`, e.g. `free`), if any. */
+  /** The model variant: the routing variant the client named (`nitro`), else the id's `:suffix` (`free`), if any. */
   variant: string | null;
   /** What the answer was: `embeddings` for an embeddings call, `text` for a completion. */
   outputModality: string | null;
@@ -60,6 +60,8 @@ export interface UsageEvent {
   cacheWriteTokens?: number;
   /** Chat: completion tokens spent on reasoning. */
   reasoningTokens?: number;
+  /** Chat: a model the catalog does not list, priced by its provider wildcard's default (`config/providers.yaml`). Absent → false. */
+  wildcardPriced?: boolean;
 }
 
 /** Accepts usage events; durable once `record` resolves (or queued in-process when embedded). */

@@ -18,7 +18,7 @@ import { USAGE_COLUMNS } from '../../src/usage/columns';
 import { writeUsage } from '../../src/usage/write';
 import type { CallerContext } from '../../src/inference/caller';
 
-/** Every field of the reference notes' Generation object (§9). */
+/** Every field of the reference notes' Generation object (§9), and the gateway's `wildcard_priced`. */
 const GENERATION_FIELDS = [
   'id',
   'created_at',
@@ -65,6 +65,7 @@ const GENERATION_FIELDS = [
   'user_agent',
   'web_search_engine',
   'workspace_id',
+  'wildcard_priced',
 ];
 
 describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
@@ -184,6 +185,7 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
         usageEstimated: true,
         cacheWriteTokens: 300,
         reasoningTokens: 64,
+        wildcardPriced: true,
         ...over,
       });
 
@@ -271,6 +273,7 @@ describe.each(DATABASES)('GET /generation on $name', (dbKind) => {
         usageEstimated: false,
         cacheWriteTokens: 0,
         reasoningTokens: 0,
+        wildcardPriced: false,
       });
     });
 

@@ -1,6 +1,7 @@
 /**
  * JSON Schema `generation.response`: the answer of `GET /generation`. Fields this gateway has no
- * value for yet are null, typed as what they would hold.
+ * value for yet are null, typed as what they would hold. `wildcard_priced` is the gateway's own:
+ * the model is not in the catalog and was billed at its provider wildcard's default price.
  */
 
 export default {
@@ -58,6 +59,7 @@ export default {
         'response_cache_source_id',
         'session_id',
         'workspace_id',
+        'wildcard_priced',
       ],
       properties: {
         id: { type: 'string' },
@@ -105,6 +107,7 @@ export default {
         response_cache_source_id: { type: ['string', 'null'] },
         session_id: { type: ['string', 'null'] },
         workspace_id: { type: 'string' },
+        wildcard_priced: { type: 'boolean' },
       },
     },
   },
