@@ -13,11 +13,63 @@
  *   pieces, usage last (OpenAI only when `stream_options.include_usage` is set).
  * - Anthropic with `thinking: {type: "enabled"}`: a thinking block (`thinking about: <last user
  *   text>`, signature `sig_fake_1`) comes before the reply, streamed as a thinking and a signature delta.
+ * - OpenAI with `reasoning_effort`: reasoning tokens in usage (2 per effort level above `none`);
+ *   a model whose name holds `reasoner` or `deepseek` also writes its reasoning as DeepSeek does, in
+ *   `reasoning_content` (`thinking about: <last user text>`).
+ * - Anthropic with `thinking` enabled or adaptive: a last user text holding `redact` also gets a
+ *   `redacted_thinking` block (`enc_fake_1`) first.
+ * Both refuse what the real providers refuse: OpenAI a parameter it does not define and reasoning
+ * sent back on a message (DeepSeek's rule); Anthropic a thinking budget under 1024 or not below
+ * `max_tokens`, `temperature` with thinking, a thinking block whose signature is not its own, and
+ * with thinking on, an assistant tool call whose turn does not open with its thinking.
  * Usage is left out when the fake's `reportUsage` is off.
  */
 
 /** The signature the fake Anthropic wire signs its thinking with. */
 export const FAKE_SIGNATURE = 'sig_fake_1';
+/** The data of the fake Anthropic wire's redacted thinking. */
+export const FAKE_REDACTED = 'enc_fake_1';
+
+/** The request parameters OpenAI's chat completions defines (and the compatible servers' extensions the catalog may list). */
+const OPENAI_PARAMETERS = new Set([
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'logprobs',
+  'top_logprobs',
+  'max_tokens',
+  'max_completion_tokens',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'parallel_tool_calls',
+  'user',
+  'stream',
+  'stream_options',
+  'reasoning_effort',
+  'n',
+  'store',
+  'metadata',
+  'prediction',
+  'service_tier',
+  'prompt_cache_key',
+  'verbosity',
+  'modalities',
+  'audio',
+  'web_search_options',
+  'top_k',
+  'min_p',
+  'repetition_penalty',
+  'safety_identifier',
+]);
+/** Reasoning tokens per effort level in the fake's usage. */
+const EFFORT_TOKENS: Record<string, number> = { none: 0, minimal: 2, low: 4, medium: 6, high: 8, xhigh: 10 };
 
 /** A chat wire a fake serves beside (or instead of) an embeddings wire. */
 export interface ChatWire {
@@ -29,6 +81,8 @@ export interface ChatWire {
   events(body: Record<string, unknown>, opts: { reportUsage: boolean }): string[];
   /** The wire's in-stream error event. */
   errorEvent: string;
+  /** The provider's own 400 body for a request it refuses (as the real one validates), or null. */
+  refuse?(body: Record<string, unknown>): unknown;
 }
 
 /** When the fake's answers were created (unix seconds). */
@@ -116,7 +170,22 @@ function wantsJson(body: Record<string, unknown>): boolean {
 
 // ---- OpenAI ----------------------------------------------------------------------------------
 
-function openaiTurn(body: Record<string, unknown>): Turn {
+interface OpenAITurn extends Turn {
+  reasoningTokens: number;
+  /** DeepSeek-style `reasoning_content`, for a `reasoner` model. */
+  reasoning: string | null;
+}
+
+function openaiTurn(body: Record<string, unknown>): OpenAITurn {
+  const t = chatTurn(body);
+  const reasoningTokens = EFFORT_TOKENS[String(body.reasoning_effort)] ?? 0;
+  const messages = (body.messages as Array<{ role: string; content?: unknown }>) ?? [];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const reasoning = /reasoner|deepseek/.test(String(body.model)) ? `thinking about: ${textOf(lastUser?.content)}` : null;
+  return { ...t, completionTokens: t.completionTokens + reasoningTokens, reasoningTokens, reasoning };
+}
+
+function chatTurn(body: Record<string, unknown>): Turn {
   const messages = (body.messages as Array<{ role: string; content?: unknown }>) ?? [];
   const last = messages[messages.length - 1];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -131,17 +200,30 @@ function openaiTurn(body: Record<string, unknown>): Turn {
 }
 
 const OPENAI_FINISH = { stop: 'stop', length: 'length', tool: 'tool_calls' } as const;
-const openaiUsage = (t: Turn) => ({
+const openaiUsage = (t: OpenAITurn) => ({
   prompt_tokens: t.promptTokens,
   completion_tokens: t.completionTokens,
   total_tokens: t.promptTokens + t.completionTokens,
   prompt_tokens_details: { cached_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: t.reasoningTokens },
 });
+
+/** OpenAI's 400 for an unknown parameter, or DeepSeek's for reasoning sent back on a message. */
+function openaiRefusal(body: Record<string, unknown>): unknown {
+  const unknown = Object.keys(body).find((k) => !OPENAI_PARAMETERS.has(k));
+  if (unknown)
+    return { error: { message: `Unrecognized request argument supplied: ${unknown}`, type: 'invalid_request_error' } };
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<Record<string, unknown>>) : [];
+  const carrying = messages.find((m) => 'reasoning_content' in m || 'reasoning_details' in m || 'reasoning' in m);
+  if (carrying)
+    return { error: { message: 'reasoning fields are not accepted on input messages', type: 'invalid_request_error' } };
+  return null;
+}
 
 /** OpenAI-compatible `/chat/completions`. */
 export const openaiChatWire: ChatWire = {
   path: '/chat/completions',
+  refuse: openaiRefusal,
   answer(body, opts) {
     const t = openaiTurn(body);
     const toolCalls = t.tool ? [{ id: 'call_fake_1', type: 'function', function: t.tool }] : undefined;
@@ -158,6 +240,7 @@ export const openaiChatWire: ChatWire = {
             role: 'assistant',
             content: t.text,
             refusal: null,
+            ...(t.reasoning ? { reasoning_content: t.reasoning } : {}),
             ...(toolCalls ? { tool_calls: toolCalls } : {}),
           },
           logprobs: null,
@@ -182,6 +265,7 @@ export const openaiChatWire: ChatWire = {
         ...extra,
       })}\n\n`;
     const out = [chunk({ role: 'assistant', content: '', refusal: null })];
+    if (t.reasoning) for (const part of pieces(t.reasoning)) out.push(chunk({ reasoning_content: part }));
     if (t.tool) {
       out.push(
         chunk({
@@ -210,6 +294,8 @@ interface AnthropicTurn extends Turn {
   cacheRead: number;
   /** The thinking block's text, when the request enabled thinking. */
   thinking: string | null;
+  /** A redacted thinking block comes first. */
+  redacted: boolean;
 }
 
 function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
@@ -236,11 +322,37 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
     toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null,
     json: false,
   };
-  const thinking =
-    (body.thinking as { type?: string } | undefined)?.type === 'enabled'
-      ? `thinking about: ${asked.lastUser ?? ''}`
-      : null;
-  return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead, thinking };
+  const type = (body.thinking as { type?: string } | undefined)?.type;
+  const thinking = type === 'enabled' || type === 'adaptive' ? `thinking about: ${asked.lastUser ?? ''}` : null;
+  const redacted = thinking !== null && (asked.lastUser ?? '').includes('redact');
+  return { ...turnFor(asked, toolName, body.max_tokens, prompt), cacheRead, thinking, redacted };
+}
+
+const anthropicError = (message: string) => ({ type: 'error', error: { type: 'invalid_request_error', message } });
+
+/** What Anthropic refuses about thinking (see the module comment). */
+function anthropicRefusal(body: Record<string, unknown>): unknown {
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  const on = thinking?.type === 'enabled' || thinking?.type === 'adaptive';
+  if (thinking?.type === 'enabled') {
+    const budget = thinking.budget_tokens ?? 0;
+    if (budget < 1024) return anthropicError('thinking.budget_tokens: must be at least 1024');
+    if (budget >= Number(body.max_tokens))
+      return anthropicError('`max_tokens` must be greater than `thinking.budget_tokens`');
+  }
+  if (on && body.temperature !== undefined && body.temperature !== 1)
+    return anthropicError('`temperature` may only be set to 1 when thinking is enabled');
+  const messages = (body.messages as Array<{ role: string; content: unknown }>) ?? [];
+  for (const m of messages) {
+    if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
+    const blocks = m.content as Array<{ type?: string; signature?: string }>;
+    if (blocks.some((b) => b.type === 'thinking' && b.signature !== FAKE_SIGNATURE))
+      return anthropicError('Invalid `signature` in `thinking` block');
+    const opensWithThinking = blocks[0]?.type === 'thinking' || blocks[0]?.type === 'redacted_thinking';
+    if (on && blocks.some((b) => b.type === 'tool_use') && !opensWithThinking)
+      return anthropicError('Expected `thinking` or `redacted_thinking`, but found `tool_use`');
+  }
+  return null;
 }
 
 const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', tool: 'tool_use' } as const;
@@ -256,13 +368,18 @@ const sse = (type: string, data: Record<string, unknown>) =>
 /** Anthropic Messages `/v1/messages`. */
 export const anthropicChatWire: ChatWire = {
   path: '/messages',
+  refuse: anthropicRefusal,
   answer(body, opts) {
     const t = anthropicTurn(body);
     const reply = t.tool
       ? [{ type: 'tool_use', id: 'toolu_fake_1', name: t.tool.name, input: JSON.parse(t.tool.arguments) as unknown }]
       : [{ type: 'text', text: t.text }];
     const content = t.thinking
-      ? [{ type: 'thinking', thinking: t.thinking, signature: FAKE_SIGNATURE }, ...reply]
+      ? [
+          ...(t.redacted ? [{ type: 'redacted_thinking', data: FAKE_REDACTED }] : []),
+          { type: 'thinking', thinking: t.thinking, signature: FAKE_SIGNATURE },
+          ...reply,
+        ]
       : reply;
     return {
       id: 'msg_fake_1',
@@ -289,14 +406,24 @@ export const anthropicChatWire: ChatWire = {
     const out = [
       sse('message_start', { message: { ...message, ...(opts.reportUsage ? { usage: anthropicUsage(t, 1) } : {}) } }),
     ];
-    const index = t.thinking ? 1 : 0;
-    if (t.thinking) {
+    const first = t.redacted ? 1 : 0;
+    const index = t.thinking ? first + 1 : 0;
+    if (t.redacted) {
       out.push(
-        sse('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+        sse('content_block_start', { index: 0, content_block: { type: 'redacted_thinking', data: FAKE_REDACTED } }),
       );
-      out.push(sse('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: t.thinking } }));
-      out.push(sse('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: FAKE_SIGNATURE } }));
       out.push(sse('content_block_stop', { index: 0 }));
+    }
+    if (t.thinking) {
+      const at = first;
+      out.push(
+        sse('content_block_start', { index: at, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+      );
+      out.push(sse('content_block_delta', { index: at, delta: { type: 'thinking_delta', thinking: t.thinking } }));
+      out.push(
+        sse('content_block_delta', { index: at, delta: { type: 'signature_delta', signature: FAKE_SIGNATURE } }),
+      );
+      out.push(sse('content_block_stop', { index: at }));
     }
     if (t.tool) {
       out.push(

@@ -182,6 +182,9 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(edit(answer as Record<string, unknown>)));
       };
+      const refused = chatWire?.refuse?.(body);
+      if (refused && !fault)
+        return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       if (!fault) return succeed();
       if ('hang' in fault) return; // never answer; the socket is destroyed on close
       if ('reset' in fault) return req.socket.destroy();
