@@ -17,6 +17,7 @@ import type {
   ProviderInfo,
   Quantization,
   RoutableParameter,
+  ThinkingStyle,
 } from './types';
 
 /** A price as written in the YAML: a decimal string or a number. */
@@ -54,6 +55,7 @@ export interface ChatEndpointYaml extends EndpointYamlBase {
     request?: Price;
   };
   max_completion_tokens?: number;
+  thinking?: ThinkingStyle;
   input_modalities?: Modality[];
   output_modalities?: Array<Exclude<OutputModality, 'embeddings'>>;
   supported_parameters?: ChatParameter[];
@@ -140,6 +142,8 @@ export function buildChatEndpoint(
     outputModalities: new Set(e.output_modalities ?? ['text']),
     tokenInput: false,
     parameters: new Set(e.supported_parameters ?? []),
+    ...(e.thinking && e.thinking !== 'budget' ? { thinking: e.thinking } : {}),
+    ...(e.thinking && e.thinking !== 'budget' ? { thinking: e.thinking } : {}),
   };
 }
 

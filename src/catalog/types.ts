@@ -87,6 +87,9 @@ export interface EndpointPricing {
   };
 }
 
+/** How an Anthropic endpoint takes reasoning (`thinking` in chat-models.yaml). */
+export type ThinkingStyle = 'budget' | 'adaptive' | 'always';
+
 /** One way to serve a model: a provider plus that provider's name, price and limits for it. */
 export interface Endpoint {
   /** Stable id `<provider>:<model>`; the circuit breaker's key. */
@@ -109,6 +112,8 @@ export interface Endpoint {
   /** Typical tokens/s and latency; used by `sort` and the soft `preferred_*` preferences. */
   throughput: number | null;
   latencyMs: number | null;
+  /** How Claude takes reasoning: `adaptive` (Claude 4.6 and later: `thinking: adaptive` with an effort), `always` (adaptive and never off: Claude 5.5), else a thinking budget. */
+  thinking?: ThinkingStyle;
   /** The provider wildcard (`openai/*`) this endpoint was made from for a model the catalog lacks; its prices are the wildcard's defaults. */
   wildcard?: string;
 }

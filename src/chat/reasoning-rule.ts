@@ -1,28 +1,30 @@
 /**
  * A rule of the chat-like doors' plans: Anthropic's thinking needs a budget of at least
  * {@link MIN_THINKING_BUDGET} tokens below `max_tokens`, so a request that asks for reasoning with
- * a smaller completion bound leaves the Anthropic-format candidates out (they could only answer
+ * a smaller completion bound leaves the budget-style Anthropic candidates out (they could only answer
  * without the reasoning asked for), and is a 400 naming the bound when no other candidate is left.
  * @module
  */
 import { ValidationError } from '../errors';
 import type { ReasoningRequest } from '../inference/exchange';
 import { MIN_THINKING_BUDGET, wantsReasoning } from '../inference/reasoning';
-import { narrowedToFormats, type ChatPlan } from './plan';
+import { chatAdapterFor } from '../providers/chat-registry';
+import type { ChatPlan } from './plan';
 
 /** `plan` under the rule (see the module comment); `path` names the request's completion bound. */
 export function withReasoningRule(plan: ChatPlan, reasoning: ReasoningRequest | undefined, path: string): ChatPlan {
   const bound = plan.maxTokens;
   if (!wantsReasoning(reasoning) || bound === undefined || bound > MIN_THINKING_BUDGET) return plan;
-  return narrowedToFormats(
-    plan,
-    (format) => format !== 'anthropic-messages',
-    () =>
-      new ValidationError([
-        {
-          path,
-          message: `must be above ${MIN_THINKING_BUDGET} for reasoning on ${plan.primary.id}'s providers (Anthropic's thinking budget is at least ${MIN_THINKING_BUDGET} tokens below it); raise it or turn reasoning off`,
-        },
-      ]),
+  // Adaptive thinking (Claude 4.6 and later) takes no budget, so any bound will do.
+  const candidates = plan.candidates.filter(
+    (e) => chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' || (e.thinking !== undefined && e.thinking !== 'budget'),
   );
+  if (candidates.length === plan.candidates.length) return plan;
+  if (candidates.length > 0) return { ...plan, candidates };
+  throw new ValidationError([
+    {
+      path,
+      message: `must be above ${MIN_THINKING_BUDGET} for reasoning on ${plan.primary.id}'s providers (Anthropic's thinking budget is at least ${MIN_THINKING_BUDGET} tokens below it); raise it or turn reasoning off`,
+    },
+  ]);
 }

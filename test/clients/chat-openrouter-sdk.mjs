@@ -107,6 +107,28 @@ const calls = {
         },
       }),
     ),
+  // Reasoning as the SDK models it: `reasoning` in, `message.reasoning` / `reasoningDetails` out.
+  reasoning: () =>
+    or.chat.send({
+      chatRequest: {
+        model: 'anthropic/claude-sonnet-4.5',
+        maxTokens: 4000,
+        reasoning: { effort: 'medium' },
+        messages: [{ role: 'user', content: 'think it over' }],
+      },
+    }),
+  reasoningStream: async () =>
+    chunksOf(
+      await or.chat.send({
+        chatRequest: {
+          model: 'anthropic/claude-sonnet-4.5',
+          maxTokens: 4000,
+          reasoning: { effort: 'medium' },
+          messages: [{ role: 'user', content: 'think it over' }],
+          stream: true,
+        },
+      }),
+    ),
 };
 const out = {};
 for (const [name, call] of Object.entries(calls)) {

@@ -7,6 +7,7 @@
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import type { UsageEvent } from '../../src/usage/types';
 import { runDriver } from './run-driver';
+import { FAKE_SIGNATURE } from '../fakes/chat-wires';
 
 const LLAMA = 'meta-llama/llama-3.3-70b-instruct';
 const HAIKU = 'anthropic/claude-3.5-haiku';
@@ -41,6 +42,18 @@ interface DriverOutput {
   stream: SdkChunk[] & Failed;
   anthropicStream: SdkChunk[] & Failed;
   notFound: unknown;
+  reasoning: SdkReasoning & Failed;
+  reasoningStream: Array<{ choices: Array<{ delta: SdkReasoning['choices'][number]['message'] }> }> & Failed;
+}
+/** A reasoning answer as the SDK parsed it. */
+interface SdkReasoning {
+  choices: Array<{
+    message: {
+      content?: string | null;
+      reasoning?: string | null;
+      reasoningDetails?: Array<{ type: string; text?: string; signature?: string | null; format?: string }>;
+    };
+  }>;
 }
 
 let h: GatewayHarness;
@@ -143,4 +156,20 @@ test('chat.send stream from an OpenAI-compatible upstream: every chunk parses an
 
 test('chat.send of an unknown model: the SDK’s typed 404', () => {
   expect(out.notFound).toEqual({ name: 'NotFoundResponseError', statusCode: 404 });
+});
+
+test('chat.send with reasoning: the SDK reads message.reasoning and reasoningDetails (Claude signature) whole and streamed', () => {
+  expect(out.reasoning.error).toBeUndefined();
+  const message = out.reasoning.choices[0]!.message;
+  expect(message.reasoning).toBe('thinking about: think it over');
+  expect(message.reasoningDetails?.[0]).toMatchObject({
+    type: 'reasoning.text',
+    text: 'thinking about: think it over',
+    signature: FAKE_SIGNATURE,
+    format: 'anthropic-claude-v1',
+  });
+  expect(out.reasoningStream.error).toBeUndefined();
+  const deltas = out.reasoningStream.flatMap((c) => c.choices.map((ch) => ch.delta));
+  expect(deltas.map((d) => d.reasoning ?? '').join('')).toBe(message.reasoning);
+  expect(deltas.flatMap((d) => d.reasoningDetails ?? []).some((d) => d.signature === FAKE_SIGNATURE)).toBe(true);
 });

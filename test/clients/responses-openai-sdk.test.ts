@@ -167,9 +167,13 @@ test('text.format json_schema reaches an OpenAI upstream as response_format and 
   });
 });
 
-test('reasoning.effort reaches an OpenAI upstream as reasoning_effort', async () => {
-  await client.responses.create({ model: MINI, input: 'think', reasoning: { effort: 'high', summary: 'auto' } });
+test('reasoning.effort reaches an OpenAI reasoning model as reasoning_effort, and no model without reasoning', async () => {
+  const reasoning = { effort: 'high', summary: 'auto' } as const;
+  const res = await client.responses.create({ model: 'openai/gpt-5.5', input: 'think', reasoning });
   expect(h.fleet.fakes.openai!.calls[0]!.body.reasoning_effort).toBe('high');
+  expect(res.usage?.output_tokens_details.reasoning_tokens).toBe(8);
+  await client.responses.create({ model: MINI, input: 'think', reasoning });
+  expect(h.fleet.fakes.openai!.calls[1]!.body).not.toHaveProperty('reasoning_effort');
 });
 
 test('an error before any answer is the envelope the client reads (error.message)', async () => {

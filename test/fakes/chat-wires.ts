@@ -20,7 +20,8 @@
  *   `redacted_thinking` block (`enc_fake_1`) first.
  * Both refuse what the real providers refuse: OpenAI a parameter it does not define and reasoning
  * sent back on a message (DeepSeek's rule); Anthropic a thinking budget under 1024 or not below
- * `max_tokens`, `temperature` with thinking, a thinking block whose signature is not its own, and
+ * `max_tokens`, a budget at all on Claude 4.6 and 5 (adaptive only), sampling parameters on Opus 5.5,
+ * `temperature` with thinking, a thinking block whose signature is not its own, and
  * with thinking on, an assistant tool call whose turn does not open with its thinking.
  * Usage is left out when the fake's `reportUsage` is off.
  */
@@ -181,7 +182,9 @@ function openaiTurn(body: Record<string, unknown>): OpenAITurn {
   const reasoningTokens = EFFORT_TOKENS[String(body.reasoning_effort)] ?? 0;
   const messages = (body.messages as Array<{ role: string; content?: unknown }>) ?? [];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const reasoning = /reasoner|deepseek/.test(String(body.model)) ? `thinking about: ${textOf(lastUser?.content)}` : null;
+  const reasoning = /reasoner|deepseek/.test(String(body.model))
+    ? `thinking about: ${textOf(lastUser?.content)}`
+    : null;
   return { ...t, completionTokens: t.completionTokens + reasoningTokens, reasoningTokens, reasoning };
 }
 
@@ -334,6 +337,11 @@ const anthropicError = (message: string) => ({ type: 'error', error: { type: 'in
 function anthropicRefusal(body: Record<string, unknown>): unknown {
   const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
   const on = thinking?.type === 'enabled' || thinking?.type === 'adaptive';
+  const model = String(body.model);
+  if (thinking?.type === 'enabled' && /claude-(opus|sonnet)-(4-6|5)/.test(model))
+    return anthropicError('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive"');
+  if (/claude-opus-5-5/.test(model) && ['temperature', 'top_p', 'top_k'].some((k) => k in body))
+    return anthropicError('temperature, top_p and top_k are not supported for this model');
   if (thinking?.type === 'enabled') {
     const budget = thinking.budget_tokens ?? 0;
     if (budget < 1024) return anthropicError('thinking.budget_tokens: must be at least 1024');

@@ -111,6 +111,30 @@ describe('reasoning in', () => {
   });
 });
 
+describe('adaptive Claude (4.6 and later)', () => {
+  test('gets thinking: adaptive with an effort, never a budget; a small max_tokens is fine', async () => {
+    const res = await chat(ask('anthropic/claude-sonnet-4.6', { max_tokens: 500, reasoning: { effort: 'xhigh' } }));
+    expect(res.status).toBe(200);
+    expect(sent('anthropic')).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'max' } });
+    await chat(ask('anthropic/claude-sonnet-4.6', { max_tokens: 4000, reasoning: { max_tokens: 1000 } }));
+    expect(sent('anthropic')).toMatchObject({ output_config: { effort: 'low' } });
+  });
+
+  test('Opus 5.5 (claude-opus-5-5 on /messages too) never gets sampling parameters, its thinking being always on', async () => {
+    const res = await chat(ask('anthropic/claude-opus-5.5', { max_tokens: 500, temperature: 0.3, top_p: 0.5 }));
+    expect(res.status).toBe(200);
+    expect(sent('anthropic')).not.toHaveProperty('temperature');
+    expect(sent('anthropic')).not.toHaveProperty('top_p');
+    const messages = await request(h.gw.app)
+      .post('/api/v1/messages')
+      .set('x-api-key', h.key)
+      .send({ model: 'claude-opus-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    expect(messages.status).toBe(200);
+    expect(messages.body.model).toBe('anthropic/claude-opus-5.5');
+    expect(sent('anthropic')).toMatchObject({ model: 'claude-opus-5-5' });
+  });
+});
+
 describe('reasoning out, the same whole and streamed', () => {
   test("DeepSeek's reasoning_content becomes reasoning and a reasoning.text detail", async () => {
     const whole = await chat(ask(DEEPSEEK, { reasoning: { effort: 'medium' } }));

@@ -22,7 +22,7 @@ import type {
   TextBlock,
 } from './types';
 import { cappedCompletion } from '../../catalog/completion-cap';
-import { thinkingBudget } from '../../inference/reasoning';
+import { effortOf, thinkingBudget, wantsReasoning } from '../../inference/reasoning';
 
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -134,6 +134,34 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefi
   return { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
+/** The canonical efforts as Anthropic's (`max` is its highest). */
+const CLAUDE_EFFORT = {
+  none: 'low',
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'max',
+} as const;
+
+/**
+ * The reasoning asked for as Claude's control on `out`: adaptive thinking with an effort on an
+ * endpoint marked `thinking: adaptive` (Claude 4.6 and later, which refuse budgets), else a
+ * thinking budget. Whether thinking is on (always, on an endpoint marked `always`: Claude 5.5).
+ */
+function withThinking(out: AnthropicRequest, x: Exchange, endpoint: Endpoint): boolean {
+  const always = endpoint.thinking === 'always';
+  if (!x.reasoning || !wantsReasoning(x.reasoning)) return always;
+  if (endpoint.thinking === 'adaptive' || always) {
+    out.thinking = { type: 'adaptive' };
+    out.output_config = { effort: CLAUDE_EFFORT[effortOf(x.reasoning, out.max_tokens)] };
+    return true;
+  }
+  const budget = thinkingBudget(x.reasoning, out.max_tokens);
+  if (budget !== null) out.thinking = { type: 'enabled', budget_tokens: budget };
+  return budget !== null;
+}
+
 /** An exchange → the Messages body. `max_tokens` is required there: the client's, else the catalog's limit, else {@link DEFAULT_MAX_TOKENS}. */
 export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicRequest {
   const { system, turns } = splitMessages(x.messages);
@@ -149,12 +177,11 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   if (x.stop !== undefined) out.stop_sequences = x.stop;
   // Thinking can't be on while a tool is forced (Anthropic refuses it): the forced call wins.
   const forced = out.tool_choice?.type === 'any' || out.tool_choice?.type === 'tool';
-  const budget = forced ? null : thinkingBudget(x.reasoning, out.max_tokens);
-  if (budget !== null) out.thinking = { type: 'enabled', budget_tokens: budget };
+  const thinking = forced ? endpoint.thinking === 'always' : withThinking(out, x, endpoint);
   // With thinking on, Anthropic takes no temperature or top_k and a top_p of 0.95 or more only.
-  if (x.temperature !== undefined && budget === null) out.temperature = Math.min(x.temperature, 1);
-  if (x.topP !== undefined && (budget === null || x.topP >= 0.95)) out.top_p = x.topP;
-  if (x.topK !== undefined && budget === null) out.top_k = x.topK;
+  if (x.temperature !== undefined && !thinking) out.temperature = Math.min(x.temperature, 1);
+  if (x.topP !== undefined && (!thinking || x.topP >= 0.95)) out.top_p = x.topP;
+  if (x.topK !== undefined && !thinking) out.top_k = x.topK;
   if (x.user !== undefined) out.metadata = { user_id: x.user };
   if (x.stream) out.stream = true;
   return out;

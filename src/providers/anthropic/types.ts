@@ -74,6 +74,8 @@ export interface AnthropicRequest {
   top_p?: number;
   top_k?: number;
   metadata?: { user_id: string };
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+  /** Claude 4.6 and later: how hard it thinks with adaptive thinking. */
+  output_config?: { effort: 'low' | 'medium' | 'high' | 'max' };
   stream?: boolean;
 }
