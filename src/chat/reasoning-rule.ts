@@ -17,7 +17,9 @@ export function withReasoningRule(plan: ChatPlan, reasoning: ReasoningRequest | 
   if (!wantsReasoning(reasoning) || bound === undefined || bound > MIN_THINKING_BUDGET) return plan;
   // Adaptive thinking (Claude 4.6 and later) takes no budget, so any bound will do.
   const candidates = plan.candidates.filter(
-    (e) => chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' || (e.thinking !== undefined && e.thinking !== 'budget'),
+    (e) =>
+      chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
+      (e.thinking !== undefined && e.thinking !== 'budget'),
   );
   if (candidates.length === plan.candidates.length) return plan;
   if (candidates.length > 0) return { ...plan, candidates };
