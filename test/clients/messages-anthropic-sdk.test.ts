@@ -127,7 +127,7 @@ describe.each([
   });
 });
 
-describe('@anthropic-ai/sdk thinking round trip to an Anthropic-format upstream', () => {
+describe('@anthropic-ai/sdk thinking round trips', () => {
   test('the thinking block and its signature come back unchanged', async () => {
     const messages: MessageParam[] = [{ role: 'user', content: 'think about it' }];
     const first = await byKey.messages
@@ -148,6 +148,27 @@ describe('@anthropic-ai/sdk thinking round trip to an Anthropic-format upstream'
     const sent = h.fleet.fakes.anthropic!.calls[1]!.body.messages as MessageParam[];
     expect(sent[1]).toEqual({ role: 'assistant', content: JSON.parse(JSON.stringify(first.content)) });
     expect(h.fleet.fakes.anthropic!.calls[1]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+  });
+
+  test('to an OpenAI-format upstream: its reasoning is a thinking block, sent back without reaching it', async () => {
+    const model = 'deepseek/deepseek-v3.2';
+    const messages: MessageParam[] = [{ role: 'user', content: 'think about it' }];
+    const thinking = { type: 'enabled', budget_tokens: 1200 } as const;
+    const first = await byKey.messages.stream({ model, max_tokens: 2000, thinking, messages }).finalMessage();
+    expect(first.content[0]).toEqual({ type: 'thinking', thinking: 'thinking about: think about it', signature: '' });
+    const calls = h.fleet.fakes.fireworks!.calls;
+    // Its endpoint lists no `reasoning` parameter: no effort is sent, and never Anthropic's `thinking`.
+    expect(calls[0]!.body).not.toHaveProperty('reasoning_effort');
+    expect(calls[0]!.body).not.toHaveProperty('thinking');
+    const whole = await byKey.messages.create({
+      model,
+      max_tokens: 2000,
+      thinking,
+      messages: [...messages, { role: 'assistant', content: first.content }, { role: 'user', content: 'and now?' }],
+    });
+    expect(whole.content[0]).toMatchObject({ type: 'thinking', thinking: 'thinking about: and now?' });
+    // The fake refuses reasoning sent back on a message, as DeepSeek does: it never got any.
+    expect(JSON.stringify(calls[1]!.body.messages)).not.toContain('thinking about: think about it');
   });
 
   test("keep-alive comments before a slow upstream's first event do not disturb the SDK", async () => {

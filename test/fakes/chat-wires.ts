@@ -15,7 +15,8 @@
  *   text>`, signature `sig_fake_1`) comes before the reply, streamed as a thinking and a signature delta.
  * - OpenAI with `reasoning_effort`: reasoning tokens in usage (2 per effort level above `none`);
  *   a model whose name holds `reasoner` or `deepseek` also writes its reasoning as DeepSeek does, in
- *   `reasoning_content` (`thinking about: <last user text>`).
+ *   `reasoning_content` (`thinking about: <last user text>`), one holding `gpt-oss` in `reasoning`
+ *   (as Groq does).
  * - Anthropic with `thinking` enabled or adaptive: a last user text holding `redact` also gets a
  *   `redacted_thinking` block (`enc_fake_1`) first.
  * Both refuse what the real providers refuse: OpenAI a parameter it does not define and reasoning
@@ -173,8 +174,10 @@ function wantsJson(body: Record<string, unknown>): boolean {
 
 interface OpenAITurn extends Turn {
   reasoningTokens: number;
-  /** DeepSeek-style `reasoning_content`, for a `reasoner` model. */
+  /** The reasoning text, for a `reasoner`, `deepseek` or `gpt-oss` model. */
   reasoning: string | null;
+  /** Where it is written: DeepSeek's `reasoning_content`, or `reasoning` as Groq writes gpt-oss's. */
+  field: 'reasoning' | 'reasoning_content';
 }
 
 function openaiTurn(body: Record<string, unknown>): OpenAITurn {
@@ -182,10 +185,10 @@ function openaiTurn(body: Record<string, unknown>): OpenAITurn {
   const reasoningTokens = EFFORT_TOKENS[String(body.reasoning_effort)] ?? 0;
   const messages = (body.messages as Array<{ role: string; content?: unknown }>) ?? [];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const reasoning = /reasoner|deepseek/.test(String(body.model))
-    ? `thinking about: ${textOf(lastUser?.content)}`
-    : null;
-  return { ...t, completionTokens: t.completionTokens + reasoningTokens, reasoningTokens, reasoning };
+  const model = String(body.model);
+  const reasoning = /reasoner|deepseek|gpt-oss/.test(model) ? `thinking about: ${textOf(lastUser?.content)}` : null;
+  const field = model.includes('gpt-oss') ? 'reasoning' : 'reasoning_content';
+  return { ...t, completionTokens: t.completionTokens + reasoningTokens, reasoningTokens, reasoning, field };
 }
 
 function chatTurn(body: Record<string, unknown>): Turn {
@@ -243,7 +246,7 @@ export const openaiChatWire: ChatWire = {
             role: 'assistant',
             content: t.text,
             refusal: null,
-            ...(t.reasoning ? { reasoning_content: t.reasoning } : {}),
+            ...(t.reasoning ? { [t.field]: t.reasoning } : {}),
             ...(toolCalls ? { tool_calls: toolCalls } : {}),
           },
           logprobs: null,
@@ -268,7 +271,7 @@ export const openaiChatWire: ChatWire = {
         ...extra,
       })}\n\n`;
     const out = [chunk({ role: 'assistant', content: '', refusal: null })];
-    if (t.reasoning) for (const part of pieces(t.reasoning)) out.push(chunk({ reasoning_content: part }));
+    if (t.reasoning) for (const part of pieces(t.reasoning)) out.push(chunk({ [t.field]: part }));
     if (t.tool) {
       out.push(
         chunk({

@@ -153,6 +153,19 @@ describe('reasoning out, the same whole and streamed', () => {
     );
   });
 
+  test("gpt-oss's reasoning as Groq writes it passes through, a detail added, whole and streamed", async () => {
+    const body = ask('openai/gpt-oss-120b', { reasoning: { effort: 'low' }, provider: { only: ['groq'] } });
+    const whole = await chat(body);
+    expect(whole.status).toBe(200);
+    expect(sent('groq')).toMatchObject({ reasoning_effort: 'low' });
+    const message = whole.body.choices[0].message;
+    expect(message.reasoning).toBe('thinking about: why is the sky blue');
+    expect(message.reasoning_details).toEqual([
+      { type: 'reasoning.text', text: message.reasoning, format: 'unknown', index: 0 },
+    ]);
+    expect((await streamed(body)).reasoning).toBe(message.reasoning);
+  });
+
   test('Claude thinking: text with its signature, and redacted thinking as encrypted, whole and streamed', async () => {
     const body = ask(SONNET, {
       max_tokens: 4000,
