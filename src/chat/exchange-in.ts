@@ -3,7 +3,7 @@
  * for an upstream of another format. Built only when such an adapter asks (`job.ts`).
  * @module
  */
-import type { Exchange, ImageSource, Message, Part, Tool, ToolChoice } from '../inference/exchange';
+import type { Exchange, ImageSource, Message, Part, ResponseFormat, Tool, ToolChoice } from '../inference/exchange';
 import { reasoningOf, reasoningParts } from './reasoning-in';
 import type { ChatBody, ChatContentPart, ChatMessage, ChatTool, ChatToolChoice } from './types';
 
@@ -68,6 +68,15 @@ function toolChoiceOf(choice: ChatToolChoice): ToolChoice {
   return typeof choice === 'string' ? choice : { name: choice.function.name };
 }
 
+/** `response_format` in canonical form. */
+export function responseFormatOf(body: ChatBody): ResponseFormat | undefined {
+  const rf = body.response_format;
+  if (!rf) return undefined;
+  if (rf.type !== 'json_schema') return { type: rf.type };
+  const { name, schema, strict } = rf.json_schema;
+  return { type: 'json_schema', name, schema, strict: strict ?? undefined };
+}
+
 /** `body` in canonical form; `maxTokens` is the completion bound the plan read from it. */
 export function exchangeOf(body: ChatBody, maxTokens: number | undefined, stream: boolean): Exchange {
   const x: Exchange = { messages: body.messages.map(messageOf), stream };
@@ -81,17 +90,8 @@ export function exchangeOf(body: ChatBody, maxTokens: number | undefined, stream
   if (body.stop !== undefined && body.stop !== null)
     x.stop = typeof body.stop === 'string' ? [body.stop] : [...body.stop];
   if (typeof body.seed === 'number') x.seed = body.seed;
-  const rf = body.response_format;
-  if (rf)
-    x.responseFormat =
-      rf.type === 'json_schema'
-        ? {
-            type: 'json_schema',
-            name: rf.json_schema.name,
-            schema: rf.json_schema.schema,
-            strict: rf.json_schema.strict ?? undefined,
-          }
-        : { type: rf.type };
+  const rf = responseFormatOf(body);
+  if (rf) x.responseFormat = rf;
   if (body.user !== undefined) x.user = body.user;
   const reasoning = reasoningOf(body);
   if (reasoning) x.reasoning = reasoning;

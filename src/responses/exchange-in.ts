@@ -5,7 +5,16 @@
  * tool outputs become tool results.
  * @module
  */
-import type { Exchange, ImageSource, Message, Part, ReasoningRequest, Role, ToolChoice } from '../inference/exchange';
+import type {
+  Exchange,
+  ImageSource,
+  Message,
+  Part,
+  ReasoningRequest,
+  ResponseFormat,
+  Role,
+  ToolChoice,
+} from '../inference/exchange';
 import { canonicalName, type ToolSet } from './tools';
 import type { InputItem, InputPart, MessageItem, ResponsesBody } from './types';
 
@@ -125,6 +134,15 @@ export function reasoningOf(r: ResponsesBody['reasoning']): ReasoningRequest | u
   return out;
 }
 
+/** `text.format` in canonical form. */
+export function responseFormatOf(body: ResponsesBody): ResponseFormat | undefined {
+  const format = body.text?.format;
+  if (!format) return undefined;
+  return format.type === 'json_schema'
+    ? { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? undefined }
+    : { type: format.type };
+}
+
 /** `body` in canonical form, its tools read by `tools`. */
 export function exchangeOf(body: ResponsesBody, tools: ToolSet, stream: boolean): Exchange {
   const messages: Message[] = [];
@@ -141,12 +159,8 @@ export function exchangeOf(body: ResponsesBody, tools: ToolSet, stream: boolean)
   if (typeof body.max_output_tokens === 'number') x.maxTokens = body.max_output_tokens;
   if (typeof body.temperature === 'number') x.temperature = body.temperature;
   if (typeof body.top_p === 'number') x.topP = body.top_p;
-  const format = body.text?.format;
-  if (format)
-    x.responseFormat =
-      format.type === 'json_schema'
-        ? { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? undefined }
-        : { type: format.type };
+  const format = responseFormatOf(body);
+  if (format) x.responseFormat = format;
   const user = body.user ?? body.safety_identifier;
   if (user) x.user = user;
   const reasoning = reasoningOf(body.reasoning);

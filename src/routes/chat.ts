@@ -15,6 +15,8 @@ import { CHAT_DOOR } from '../chat/door';
 import { exactPlan } from '../chat/plan';
 import { withStopRule } from '../chat/stop-rule';
 import { withReasoningRule } from '../chat/reasoning-rule';
+import { withFormatRule } from '../chat/format-rule';
+import { responseFormatOf } from '../chat/exchange-in';
 import { reasoningOf } from '../chat/reasoning-in';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
@@ -33,11 +35,9 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
       plan: (req: Request) => {
         const body = validated(req, 'chat.create.body');
         const plan = withStopRule(chat.plan(CHAT_DOOR, body), body);
-        return withReasoningRule(
-          plan,
-          reasoningOf(body),
-          body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens',
-        );
+        const bound = body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens';
+        const reasoned = withReasoningRule(plan, reasoningOf(body), bound);
+        return withFormatRule(reasoned, responseFormatOf(body), 'body.response_format');
       },
       run: (req: Request, res: Response, plan) =>
         chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),

@@ -5,7 +5,8 @@
  * @module
  */
 import { withReasoningRule } from '../chat/reasoning-rule';
-import { reasoningOf } from '../responses/exchange-in';
+import { reasoningOf, responseFormatOf } from '../responses/exchange-in';
+import { withFormatRule } from '../chat/format-rule';
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { requireInferenceKey } from '../auth/authenticate';
@@ -32,12 +33,15 @@ export function registerResponsesRoutes(api: ApiRouter, deps: AppDeps): void {
     requireInferenceKey(),
     validate({ body: 'responses.create.body' }),
     pricedRoute(deps, {
-      plan: (req: Request) =>
-        withReasoningRule(
-          chat.plan(responsesDoor(body(req)), body(req)),
-          reasoningOf(body(req).reasoning),
+      plan: (req: Request) => {
+        const b = body(req);
+        const plan = withReasoningRule(
+          chat.plan(responsesDoor(b), b),
+          reasoningOf(b.reasoning),
           'body.max_output_tokens',
-        ),
+        );
+        return withFormatRule(plan, responseFormatOf(b), 'body.text.format');
+      },
       run: (req: Request, res: Response, plan) => {
         const leftOut = leftOutTools(body(req));
         if (leftOut.length > 0) res.setHeader(LEFT_OUT_HEADER, leftOut.join(', '));

@@ -4,7 +4,7 @@
  * - the reply is `echo: <last user text>`, one completion token per word (cut to `max_tokens`
  *   words, then `length`); after a tool result (the last message) it is `result: <its text>`, so a
  *   round trip shows the result reached the model; with `response_format` `json_object` or
- *   `json_schema` it is the JSON `{"echo": <that text>}`;
+ *   `json_schema` (Anthropic: `output_config.format`) it is the JSON `{"echo": <that text>}`;
  * - when the request has tools and the last message is the user's, the model calls the first
  *   tool with `{"text": <last user text>}`;
  * - prompt tokens are the words of every text in the request (Anthropic: text blocks marked
@@ -326,7 +326,12 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
   const asked = {
     lastUser: lastUser ? textOf(lastUser.content) : null,
     toolResult: results.length ? results.map((b) => textOf(b.content)).join(' ') : null,
-    json: false,
+    // Structured outputs: `output_config.format` (or the beta's `output_format`) with a schema.
+    json:
+      (
+        (body.output_config as { format?: { type?: string } } | undefined)?.format ??
+        (body.output_format as { type?: string } | undefined)
+      )?.type === 'json_schema',
   };
   const type = (body.thinking as { type?: string } | undefined)?.type;
   const thinking = type === 'enabled' || type === 'adaptive' ? `thinking about: ${asked.lastUser ?? ''}` : null;

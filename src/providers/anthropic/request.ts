@@ -154,7 +154,7 @@ function withThinking(out: AnthropicRequest, x: Exchange, endpoint: Endpoint): b
   if (!x.reasoning || !wantsReasoning(x.reasoning)) return always;
   if (endpoint.thinking === 'adaptive' || always) {
     out.thinking = { type: 'adaptive' };
-    out.output_config = { effort: CLAUDE_EFFORT[effortOf(x.reasoning, out.max_tokens)] };
+    out.output_config = { ...out.output_config, effort: CLAUDE_EFFORT[effortOf(x.reasoning, out.max_tokens)] };
     return true;
   }
   const budget = thinkingBudget(x.reasoning, out.max_tokens);
@@ -175,6 +175,10 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   const toolChoice = out.tools ? toolChoiceOf(x.toolChoice, x.parallelToolCalls) : undefined;
   if (toolChoice) out.tool_choice = toolChoice;
   if (x.stop !== undefined) out.stop_sequences = x.stop;
+  // Plans send a JSON response format only to endpoints with structured outputs (src/chat/format-rule.ts).
+  const rf = x.responseFormat;
+  if (rf?.type === 'json_schema' && rf.schema)
+    out.output_config = { format: { type: 'json_schema', schema: rf.schema } };
   // Thinking can't be on while a tool is forced (Anthropic refuses it): the forced call wins.
   const forced = out.tool_choice?.type === 'any' || out.tool_choice?.type === 'tool';
   const thinking = forced ? endpoint.thinking === 'always' : withThinking(out, x, endpoint);

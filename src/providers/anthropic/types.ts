@@ -76,6 +76,10 @@ export interface AnthropicRequest {
   metadata?: { user_id: string };
   thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
   /** Claude 4.6 and later: how hard it thinks with adaptive thinking. */
-  output_config?: { effort: 'low' | 'medium' | 'high' | 'max' };
+  output_config?: {
+    effort?: 'low' | 'medium' | 'high' | 'max';
+    /** Structured outputs (Claude 4.5 and later): the answer's text follows the schema. */
+    format?: { type: 'json_schema'; schema: Record<string, unknown> };
+  };
   stream?: boolean;
 }
