@@ -36,7 +36,13 @@ export type ChatParameter =
   | 'logit_bias'
   | 'min_p'
   | 'reasoning'
-  | 'include_reasoning';
+  | 'include_reasoning'
+  | 'prediction'
+  | 'service_tier'
+  | 'prompt_cache_key'
+  | 'verbosity'
+  | 'web_search_options'
+  | 'top_a';
 
 /** Request parameters an endpoint may or may not honour (decides `require_parameters`). */
 export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;

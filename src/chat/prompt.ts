@@ -35,6 +35,12 @@ const SET_PARAMETERS: ReadonlyArray<readonly [keyof ChatBody, ChatParameter]> = 
   ['repetition_penalty', 'repetition_penalty'],
   ['logit_bias', 'logit_bias'],
   ['min_p', 'min_p'],
+  ['prediction', 'prediction'],
+  ['service_tier', 'service_tier'],
+  ['prompt_cache_key', 'prompt_cache_key'],
+  ['verbosity', 'verbosity'],
+  ['web_search_options', 'web_search_options'],
+  ['top_a', 'top_a'],
 ];
 
 /** The request's input as routing sees it. */

@@ -16,6 +16,7 @@ import { exactPlan } from '../chat/plan';
 import { withStopRule } from '../chat/stop-rule';
 import { withReasoningRule } from '../chat/reasoning-rule';
 import { withFormatRule } from '../chat/format-rule';
+import { withOutputRules } from '../chat/output-rule';
 import { responseFormatOf } from '../chat/exchange-in';
 import { reasoningOf } from '../chat/reasoning-in';
 
@@ -37,7 +38,7 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
         const plan = withStopRule(chat.plan(CHAT_DOOR, body), body);
         const bound = body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens';
         const reasoned = withReasoningRule(plan, reasoningOf(body), bound);
-        return withFormatRule(reasoned, responseFormatOf(body), 'body.response_format');
+        return withOutputRules(withFormatRule(reasoned, responseFormatOf(body), 'body.response_format'), body);
       },
       run: (req: Request, res: Response, plan) =>
         chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),

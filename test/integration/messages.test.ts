@@ -320,7 +320,7 @@ describe('POST /messages: errors in Anthropic envelope', () => {
 
 describe('POST /messages: streams', () => {
   test('Anthropic upstream: events pass through, message_start relabelled, closed with the billed usage', async () => {
-    const s = await stream(ask({ thinking: { type: 'enabled', budget_tokens: 1024 } }));
+    const s = await stream(ask({ max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 } }));
     expect(s.status).toBe(200);
     const types = s.events.map((e) => e.event);
     expect(types[0]).toBe('message_start');

@@ -9,21 +9,12 @@ import { assembleDeps, closeDependencies } from '../../src/deps';
 import { createLogger } from '../../src/observability/logger';
 import { MemoryKv } from '../../src/kv/memory';
 import type { ConfigOverrides } from '../../src/config';
+import { providerEnvName } from '../../src/config';
+import { shippedProviders } from '../helpers/shipped-catalog';
 import type { Database } from '../../src/store/db';
 
-const SLUGS = [
-  'OPENAI',
-  'MISTRAL',
-  'GOOGLE_AI_STUDIO',
-  'COHERE',
-  'VOYAGE',
-  'DEEPINFRA',
-  'NEBIUS',
-  'TOGETHER',
-  'ANTHROPIC',
-  'GROQ',
-  'FIREWORKS',
-];
+/** Every provider of the shipped config/providers.yaml, as its environment names it. */
+const SLUGS = shippedProviders().map((p) => providerEnvName(p.slug));
 
 let db: Database;
 beforeAll(async () => {

@@ -34,14 +34,21 @@ export const OPENAI_CHAT_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof ChatBody>;
 
 /**
- * Sampling parameters OpenAI does not define but many compatible servers do (vLLM, Together,
- * DeepInfra, Fireworks): sent only to an endpoint whose catalog entry lists them, since OpenAI
- * itself refuses a request that carries one.
+ * Parameters not every OpenAI-compatible server takes: sampling ones OpenAI does not define but
+ * many compatible servers do (vLLM, Together, DeepInfra, Fireworks), and OpenAI's own that only
+ * some models take (`prediction`, `verbosity`, `web_search_options`, …). Each is sent only to an
+ * endpoint whose catalog entry lists it, since a server refuses a parameter it lacks.
  */
 export const EXTENSION_CHAT_FIELDS = [
   'top_k',
   'min_p',
   'repetition_penalty',
+  'top_a',
+  'prediction',
+  'service_tier',
+  'prompt_cache_key',
+  'verbosity',
+  'web_search_options',
 ] as const satisfies ReadonlyArray<ChatParameter>;
 
 /**

@@ -102,6 +102,20 @@ export default {
     },
     reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', null] },
     include_reasoning: { type: ['boolean', 'null'] },
+    // Sent only to endpoints whose catalog entry lists them (src/providers/openai/chat-request.ts).
+    prediction: {
+      type: ['object', 'null'],
+      required: ['type', 'content'],
+      properties: { type: { const: 'content' }, content: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'array' }] } },
+    },
+    service_tier: { enum: ['auto', 'default', 'flex', 'priority', 'scale', null] },
+    prompt_cache_key: { type: ['string', 'null'], maxLength: 1024 },
+    verbosity: { enum: ['low', 'medium', 'high', null] },
+    web_search_options: { type: ['object', 'null'] },
+    top_a: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    // Output modalities: audio output is served by no endpoint of the catalog (src/chat/format-rule.ts).
+    modalities: { type: ['array', 'null'], maxItems: 2, items: { enum: ['text', 'audio'] } },
+    audio: { type: ['object', 'null'] },
     n: { const: 1, description: 'One choice per request, as the hosted service serves' },
     user: { type: 'string', maxLength: 512 },
     session_id: { type: 'string', maxLength: 256 },

@@ -1,0 +1,29 @@
+/**
+ * Two chat fields the gateway cannot honour, refused rather than dropped: `modalities` with
+ * `audio` (audio output) narrows the plan to endpoints whose catalog entry lists audio output,
+ * a 400 naming the field when none does; and `transforms` (the hosted service's `middle-out`
+ * prompt compression), which the gateway does not apply, is a 400 unless empty.
+ * @module
+ */
+import { ValidationError } from '../errors';
+import type { ChatPlan } from './plan';
+import type { ChatBody } from './types';
+
+/** `plan` under the rules (see the module comment). */
+export function withOutputRules(plan: ChatPlan, body: ChatBody): ChatPlan {
+  if (body.transforms && body.transforms.length > 0)
+    throw new ValidationError([
+      {
+        path: 'body.transforms',
+        message:
+          'is not applied by this gateway (no middle-out compression); send a prompt that fits the model context, or []',
+      },
+    ]);
+  if (!body.modalities?.includes('audio')) return plan;
+  const candidates = plan.candidates.filter((e) => e.outputModalities.has('audio'));
+  if (candidates.length === plan.candidates.length) return plan;
+  if (candidates.length > 0) return { ...plan, candidates };
+  throw new ValidationError([
+    { path: 'body.modalities', message: `audio output is served by none of ${plan.primary.id}'s providers` },
+  ]);
+}
