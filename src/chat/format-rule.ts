@@ -10,25 +10,18 @@
 import { ValidationError } from '../errors';
 import type { ResponseFormat } from '../inference/exchange';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatPlan } from './plan';
+import type { Endpoint } from '../catalog/types';
+import { narrowedTo, type ChatPlan } from './plan';
 
 /** `plan` under the rule (see the module comment); `path` names the request's format field. */
 export function withFormatRule(plan: ChatPlan, format: ResponseFormat | undefined, path: string): ChatPlan {
   if (!format || format.type === 'text') return plan;
   const schema = format.type === 'json_schema' && format.schema !== undefined;
-  const candidates = plan.candidates.filter(
-    (e) =>
-      chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
-      (schema && e.parameters.has('structured_outputs')),
-  );
-  if (candidates.length === plan.candidates.length) return plan;
-  if (candidates.length > 0) return { ...plan, candidates };
-  throw new ValidationError([
-    {
-      path,
-      message: schema
-        ? `json_schema needs structured outputs, which ${plan.primary.id}'s providers do not offer; use a model that lists structured_outputs`
-        : `json_object has no form on ${plan.primary.id}'s providers (Anthropic's structured outputs need a schema); send json_schema with a schema`,
-    },
-  ]);
+  const keep = (e: Endpoint) =>
+    chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
+    (schema && e.parameters.has('structured_outputs'));
+  const message = schema
+    ? `json_schema needs structured outputs, which ${plan.primary.id}'s providers do not offer; use a model that lists structured_outputs`
+    : `json_object has no form on ${plan.primary.id}'s providers (Anthropic's structured outputs need a schema); send json_schema with a schema`;
+  return narrowedTo(plan, keep, () => new ValidationError([{ path, message }]));
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { ValidationError } from '../errors';
-import type { ChatPlan } from './plan';
+import { narrowedTo, type ChatPlan } from './plan';
 import type { ChatBody } from './types';
 
 /** `plan` under the rules (see the module comment). */
@@ -20,10 +20,10 @@ export function withOutputRules(plan: ChatPlan, body: ChatBody): ChatPlan {
       },
     ]);
   if (!body.modalities?.includes('audio')) return plan;
-  const candidates = plan.candidates.filter((e) => e.outputModalities.has('audio'));
-  if (candidates.length === plan.candidates.length) return plan;
-  if (candidates.length > 0) return { ...plan, candidates };
-  throw new ValidationError([
-    { path: 'body.modalities', message: `audio output is served by none of ${plan.primary.id}'s providers` },
-  ]);
+  const message = `audio output is served by none of ${plan.primary.id}'s providers`;
+  return narrowedTo(
+    plan,
+    (e) => e.outputModalities.has('audio'),
+    () => new ValidationError([{ path: 'body.modalities', message }]),
+  );
 }

@@ -143,7 +143,12 @@ export function narrowedToFormats(
   keep: (format: WireFormat) => boolean,
   refusal: () => GatewayError,
 ): ChatPlan {
-  const candidates = plan.candidates.filter((e) => keep(chatAdapterFor(e.provider.adapter).format));
+  return narrowedTo(plan, (e) => keep(chatAdapterFor(e.provider.adapter).format), refusal);
+}
+
+/** `plan` with only the candidates `keep` accepts; `refusal` is thrown when none is left (a request part no candidate can take). */
+export function narrowedTo(plan: ChatPlan, keep: (e: Endpoint) => boolean, refusal: () => GatewayError): ChatPlan {
+  const candidates = plan.candidates.filter(keep);
   if (candidates.length === plan.candidates.length) return plan;
   if (candidates.length === 0) throw refusal();
   return { ...plan, candidates };

@@ -9,24 +9,17 @@ import { ValidationError } from '../errors';
 import type { ReasoningRequest } from '../inference/exchange';
 import { MIN_THINKING_BUDGET, wantsReasoning } from '../inference/reasoning';
 import { chatAdapterFor } from '../providers/chat-registry';
-import type { ChatPlan } from './plan';
+import type { Endpoint } from '../catalog/types';
+import { narrowedTo, type ChatPlan } from './plan';
 
 /** `plan` under the rule (see the module comment); `path` names the request's completion bound. */
 export function withReasoningRule(plan: ChatPlan, reasoning: ReasoningRequest | undefined, path: string): ChatPlan {
   const bound = plan.maxTokens;
   if (!wantsReasoning(reasoning) || bound === undefined || bound > MIN_THINKING_BUDGET) return plan;
   // Adaptive thinking (Claude 4.6 and later) takes no budget, so any bound will do.
-  const candidates = plan.candidates.filter(
-    (e) =>
-      chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
-      (e.thinking !== undefined && e.thinking !== 'budget'),
-  );
-  if (candidates.length === plan.candidates.length) return plan;
-  if (candidates.length > 0) return { ...plan, candidates };
-  throw new ValidationError([
-    {
-      path,
-      message: `must be above ${MIN_THINKING_BUDGET} for reasoning on ${plan.primary.id}'s providers (Anthropic's thinking budget is at least ${MIN_THINKING_BUDGET} tokens below it); raise it or turn reasoning off`,
-    },
-  ]);
+  const keep = (e: Endpoint) =>
+    chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
+    (e.thinking !== undefined && e.thinking !== 'budget');
+  const message = `must be above ${MIN_THINKING_BUDGET} for reasoning on ${plan.primary.id}'s providers (Anthropic's thinking budget is at least ${MIN_THINKING_BUDGET} tokens below it); raise it or turn reasoning off`;
+  return narrowedTo(plan, keep, () => new ValidationError([{ path, message }]));
 }
