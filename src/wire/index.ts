@@ -32,6 +32,7 @@ import messagesCountTokensBody from './requests/messages.count_tokens.body';
 import membersListQuery from './requests/members.list.query';
 import modelsEndpointsParams from './requests/models.endpoints.params';
 import modelsListQuery from './requests/models.list.query';
+import modelsRetrieveParams from './requests/models.retrieve.params';
 import responsesCreateBody from './requests/responses.create.body';
 import workspacesCreateBody from './requests/workspaces.create.body';
 import workspacesDeleteQuery from './requests/workspaces.delete.query';
@@ -86,6 +87,7 @@ export const requestSchemas = [
   messagesCountTokensBody,
   modelsEndpointsParams,
   modelsListQuery,
+  modelsRetrieveParams,
   responsesCreateBody,
   workspacesCreateBody,
   workspacesDeleteQuery,

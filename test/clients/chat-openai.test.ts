@@ -292,3 +292,10 @@ describe('openai chat.completions.create (streams)', () => {
     },
   );
 });
+
+test('models.retrieve reads one catalog model; an unknown one is the client’s NotFoundError', async () => {
+  const model = await client.models.retrieve(MINI);
+  expect(model).toMatchObject({ id: MINI, object: 'model', owned_by: 'openai' });
+  expect((model as unknown as { context_length: number }).context_length).toBe(128000);
+  await expect(client.models.retrieve('nobody/nothing')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+});

@@ -65,6 +65,8 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
   'delete /api/v1/files/:file_id': { key: 'api', query: 'files.scope.query' },
   'get /api/v1/generation': { key: 'api', query: 'generation.query' },
   'get /api/v1/models': { key: 'api', query: 'models.list.query' },
+  'get /api/v1/models/:model': { key: 'api' },
+  'get /api/v1/models/:author/:slug': { key: 'api' },
   'get /api/v1/models/:author/:slug/endpoints': { key: 'api' },
   'get /api/v1/providers': { key: 'api' },
   'get /api/v1/datasets/rankings-daily': { key: 'api', query: 'datasets.rankings.query' },
@@ -155,6 +157,7 @@ describe.each(DATABASES)('route fuzzing on $name', (dbKind) => {
     real.file_id = [file.body.id];
     real.author = ['openai', 'baai'];
     real.slug = ['text-embedding-3-small', 'bge-m3'];
+    real.model = ['openai/gpt-4o', 'anthropic/claude-sonnet-4.5'];
     const classifier = await request(gw.app)
       .post(`/api/v1/workspaces/${gw.defaultWorkspaceId}/classifiers`)
       .set('Authorization', bearer(gw.mgmtKey))

@@ -339,6 +339,8 @@ const ROUTES: RouteCase[] = [
       category: 'enum',
     },
   },
+  { method: 'get', template: '/api/v1/models/:model', key: 'api' },
+  { method: 'get', template: '/api/v1/models/:author/:slug', key: 'api' },
   { method: 'get', template: '/api/v1/models/:author/:slug/endpoints', key: 'api' },
   { method: 'get', template: '/api/v1/providers', key: 'api' },
   {
