@@ -27,6 +27,14 @@ function partOf(part: ChatContentPart): Part {
         : { type: 'image', source: imageSource(part.image_url.url) };
     case 'input_audio':
       return { type: 'audio', data: part.input_audio.data, format: part.input_audio.format };
+    case 'file': {
+      // `file_id`s were read into `file_data` before the plan (file-parts.ts).
+      const inline = DATA_URL.exec(part.file.file_data ?? '');
+      const file: Part = { type: 'file' };
+      if (part.file.filename !== undefined) file.filename = part.file.filename;
+      if (inline) Object.assign(file, { mediaType: inline[1]!, data: inline[2]! });
+      return file;
+    }
   }
 }
 

@@ -76,6 +76,12 @@ function collect(m: ChatMessage, into: Collected): void {
       continue;
     }
     into.media++;
+    if (part.type === 'file') {
+      // A document counts for at most its bytes (its base64 text is longer than its tokens).
+      into.modalities.add('file');
+      into.texts.push(part.file.file_data ?? '');
+      continue;
+    }
     into.modalities.add(part.type === 'image_url' ? 'image' : 'audio');
   }
   if (m.role !== 'assistant') return;

@@ -51,6 +51,8 @@ export interface Config {
     keepAliveMs: number;
     /** The largest whole answer read (bytes); a larger one is a failed attempt. */
     maxAnswerBytes: number;
+    /** The files one chat request names by `file_id` (read from `/files` and sent inline), together, at most. */
+    maxFilePartBytes: number;
     /** The most a stream's upstream may send (bytes), and for how long (ms), before the gateway ends it. */
     streamMaxBytes: number;
     streamMaxMs: number;

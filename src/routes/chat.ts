@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
-import { requireInferenceKey } from '../auth/authenticate';
+import { currentKey, requireInferenceKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
@@ -19,6 +19,7 @@ import { withFormatRule } from '../chat/format-rule';
 import { withOutputRules } from '../chat/output-rule';
 import { responseFormatOf } from '../chat/exchange-in';
 import { reasoningOf } from '../chat/reasoning-in';
+import { inlineFileParts, withFileRule } from '../chat/file-parts';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
@@ -33,9 +34,10 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
     requireInferenceKey(),
     validate({ body: 'chat.create.body' }),
     pricedRoute(deps, {
-      plan: (req: Request) => {
+      plan: async (req: Request) => {
         const body = validated(req, 'chat.create.body');
-        const plan = withStopRule(chat.plan(CHAT_DOOR, body), body);
+        await inlineFileParts(deps.files, currentKey(req), body, deps.config.chat.maxFilePartBytes);
+        const plan = withFileRule(withStopRule(chat.plan(CHAT_DOOR, body), body), body);
         const bound = body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens';
         const reasoned = withReasoningRule(plan, reasoningOf(body), bound);
         return withOutputRules(withFormatRule(reasoned, responseFormatOf(body), 'body.response_format'), body);

@@ -15,6 +15,7 @@ import type {
   AnthropicMessage,
   AnthropicRequest,
   AnthropicToolChoice,
+  DocumentBlock,
   ImageBlock,
   RedactedThinkingBlock,
   RequestBlock,
@@ -27,9 +28,24 @@ import { effortOf, thinkingBudget, wantsReasoning } from '../../inference/reason
 /** The completion bound when neither the client nor the catalog gives one (Anthropic requires `max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-/** Text and image parts as blocks (audio has no Anthropic form; candidate selection never sends it here). Empty texts are dropped: Anthropic refuses them. */
-function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock> {
-  const blocks: Array<TextBlock | ImageBlock> = [];
+/** A file part as a document block: a PDF as base64, text as text; null for any other type (the plan sends none here, see src/chat/file-parts.ts). */
+function documentOf(p: Extract<Part, { type: 'file' }>): DocumentBlock | null {
+  if (p.data === undefined) return null;
+  const title = p.filename !== undefined ? { title: p.filename } : {};
+  if (p.mediaType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: p.data }, ...title };
+  if (p.mediaType?.startsWith('text/'))
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(p.data, 'base64').toString('utf8') },
+      ...title,
+    };
+  return null;
+}
+
+/** Text, image and file parts as blocks (audio has no Anthropic form; candidate selection never sends it here). Empty texts are dropped: Anthropic refuses them. */
+function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock | DocumentBlock> {
+  const blocks: Array<TextBlock | ImageBlock | DocumentBlock> = [];
   for (const part of parts) {
     if (part.type === 'text' && part.text !== '')
       blocks.push(
@@ -37,7 +53,10 @@ function blocksOf(parts: readonly Part[]): Array<TextBlock | ImageBlock> {
           ? { type: 'text', text: part.text, cache_control: part.cacheControl }
           : { type: 'text', text: part.text },
       );
-    else if (part.type === 'image') {
+    else if (part.type === 'file') {
+      const document = documentOf(part);
+      if (document) blocks.push(document);
+    } else if (part.type === 'image') {
       const s = part.source;
       blocks.push({
         type: 'image',

@@ -16,6 +16,15 @@ export interface ImageBlock {
   source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 }
 
+/** A document: a PDF as base64, or plain text. */
+export interface DocumentBlock {
+  type: 'document';
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string };
+  title?: string;
+}
+
 /** A call the assistant made. */
 export interface ToolUseBlock {
   type: 'tool_use';
@@ -28,7 +37,7 @@ export interface ToolUseBlock {
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string | Array<TextBlock | ImageBlock>;
+  content: string | Array<TextBlock | ImageBlock | DocumentBlock>;
 }
 
 /** Claude's reasoning, sent back unchanged (its signature is checked). */
@@ -46,7 +55,7 @@ export interface RedactedThinkingBlock {
 
 /** Any block of a request message. */
 export type RequestBlock =
-  TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
+  TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
 
 /** One turn; Anthropic wants user and assistant turns alternating. */
 export interface AnthropicMessage {

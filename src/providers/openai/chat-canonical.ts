@@ -27,7 +27,15 @@ function contentPart(p: Part): Record<string, unknown> | null {
     case 'audio':
       return { type: 'input_audio', input_audio: { data: p.data, format: p.format } };
     case 'file':
-      return { type: 'file', file: { filename: p.filename, file_data: p.data, file_id: p.fileId } };
+      return {
+        type: 'file',
+        file: {
+          filename: p.filename,
+          file_data:
+            p.data !== undefined ? `data:${p.mediaType ?? 'application/octet-stream'};base64,${p.data}` : undefined,
+          file_id: p.fileId,
+        },
+      };
     case 'tool_call':
     case 'tool_result':
     case 'reasoning':

@@ -159,6 +159,22 @@ export default {
           },
         },
         {
+          // A document: inline (`file_data`, a data: URL) or a file of the caller's workspace (`file_id`).
+          type: 'object',
+          required: ['type', 'file'],
+          properties: {
+            type: { const: 'file' },
+            file: {
+              type: 'object',
+              properties: {
+                filename: { type: 'string', maxLength: 512 },
+                file_data: { type: 'string', pattern: '^data:[^;,]+;base64,' },
+                file_id: { type: 'string', minLength: 1, maxLength: 128 },
+              },
+            },
+          },
+        },
+        {
           type: 'object',
           required: ['type', 'input_audio'],
           properties: {

@@ -1,0 +1,79 @@
+/**
+ * File parts that name a file of the caller's workspace (`{type: "file", file: {file_id}}`): the
+ * gateway reads it from `/files` and sends it inline (`file_data`, a `data:` URL with its sniffed
+ * type), since an upstream knows nothing of the gateway's file ids. Done before the plan, so that
+ * the prompt's size and the routing (endpoints that take files) see the file. Another workspace's
+ * file answers 404, as `/files` does; the files of one request are bounded together. Anthropic's
+ * documents are PDFs and plain text: a file of another type leaves Anthropic endpoints out.
+ * @module
+ */
+import type { ApiKeyRecord } from '../keys/types';
+import type { FileService } from '../files/service';
+import { ValidationError } from '../errors';
+import { chatAdapterFor } from '../providers/chat-registry';
+import { narrowedTo, type ChatPlan } from './plan';
+import type { ChatBody, ChatContentPart } from './types';
+
+type FilePart = Extract<ChatContentPart, { type: 'file' }>;
+
+/** The file parts of `body` that still name a file by id. */
+function byId(body: ChatBody): FilePart[] {
+  const out: FilePart[] = [];
+  for (const m of body.messages)
+    if (Array.isArray(m.content))
+      for (const p of m.content) if (p.type === 'file' && p.file.file_data === undefined) out.push(p);
+  return out;
+}
+
+/** Replace each `file_id` of `body` by its content (in place); `maxBytes` bounds them together. */
+export async function inlineFileParts(
+  files: Pick<FileService, 'content'>,
+  key: ApiKeyRecord,
+  body: ChatBody,
+  maxBytes: number,
+): Promise<void> {
+  const parts = byId(body);
+  let total = 0;
+  for (const [i, part] of parts.entries()) {
+    const id = part.file.file_id;
+    if (id === undefined)
+      throw new ValidationError([
+        { path: 'body.messages', message: 'a file part needs file.file_data or file.file_id' },
+      ]);
+    const { file, body: chunks } = await files.content(key, id, undefined);
+    total += file.sizeBytes;
+    if (total > maxBytes)
+      throw new ValidationError([
+        {
+          path: 'body.messages',
+          message: `the files named by file_id exceed ${maxBytes} bytes together (file ${i + 1})`,
+        },
+      ]);
+    const bytes: Buffer[] = [];
+    for await (const chunk of chunks) bytes.push(chunk);
+    part.file = {
+      filename: part.file.filename ?? file.filename,
+      file_data: `data:${file.mimeType};base64,${Buffer.concat(bytes).toString('base64')}`,
+    };
+  }
+}
+
+/** The media types Anthropic's document blocks take. */
+const ANTHROPIC_DOCUMENT = /^(application\/pdf|text\/[\w.+-]+)$/;
+
+/** `plan` without the Anthropic endpoints when a file part is of a type they cannot read; a 400 when none is left. */
+export function withFileRule(plan: ChatPlan, body: ChatBody): ChatPlan {
+  const types: string[] = [];
+  for (const m of body.messages)
+    if (Array.isArray(m.content))
+      for (const p of m.content)
+        if (p.type === 'file') types.push(/^data:([^;,]+);/.exec(p.file.file_data ?? '')?.[1] ?? 'unknown');
+  const unreadable = types.filter((t) => !ANTHROPIC_DOCUMENT.test(t));
+  if (unreadable.length === 0) return plan;
+  const message = `a file of type ${unreadable[0]} is read by none of ${plan.primary.id}'s providers (Anthropic's take PDF and text)`;
+  return narrowedTo(
+    plan,
+    (e) => chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages',
+    () => new ValidationError([{ path: 'body.messages', message }]),
+  );
+}
