@@ -84,7 +84,7 @@ const FUZZ_ROUTES: Record<string, RouteFuzz> = {
  * before its first case counts as failed, and on a slow, busy machine a route's first request
  * (one that starts the classifier thread, say) took over 2 s: the limit leaves room for several.
  */
-const RUNS = 50;
+const RUNS = 30;
 const TIME_LIMIT_MS = 3000;
 /** Largest answer allowed: errors stay small whatever the request; successes are lists at most. */
 const MAX_ERROR_BYTES = 16 * 1024;

@@ -28,7 +28,7 @@ test.each([
   [
     'a part of no known type: the types there are',
     { role: 'user', content: [{ type: 'txt', text: 'hi' }] },
-    [{ path: 'body.messages.0.content.0.type', message: 'must be "text", "image_url" or "input_audio"' }],
+    [{ path: 'body.messages.0.content.0.type', message: 'must be "text", "image_url", "file" or "input_audio"' }],
   ],
   [
     'a text part without its text',
