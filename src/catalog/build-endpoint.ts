@@ -143,7 +143,6 @@ export function buildChatEndpoint(
     tokenInput: false,
     parameters: new Set(e.supported_parameters ?? []),
     ...(e.thinking && e.thinking !== 'budget' ? { thinking: e.thinking } : {}),
-    ...(e.thinking && e.thinking !== 'budget' ? { thinking: e.thinking } : {}),
   };
 }
 

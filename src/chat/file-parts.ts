@@ -63,6 +63,8 @@ const ANTHROPIC_DOCUMENT = /^(application\/pdf|text\/[\w.+-]+)$/;
 
 /** `plan` without the Anthropic endpoints when a file part is of a type they cannot read; a 400 when none is left. */
 export function withFileRule(plan: ChatPlan, body: ChatBody): ChatPlan {
+  // The prompt's one pass over the messages saw whether any part is a file.
+  if (!plan.prompt.modalities.has('file')) return plan;
   const types: string[] = [];
   for (const m of body.messages)
     if (Array.isArray(m.content))

@@ -22,7 +22,7 @@ export const MIN_THINKING_BUDGET = 1024;
 const MAX_THINKING_BUDGET = 128_000;
 
 /** Whether the request asks for reasoning at all (an explicit `none` or `enabled: false` does not). */
-export function wantsReasoning(r: ReasoningRequest | undefined): boolean {
+export function wantsReasoning(r: ReasoningRequest | undefined): r is ReasoningRequest {
   return r?.enabled === true && r.effort !== 'none';
 }
 
@@ -46,7 +46,7 @@ export function effortOf(r: ReasoningRequest, maxTokens: number | undefined): Re
  * Anthropic requires. Null when reasoning is off or the bound leaves no room for the minimum.
  */
 export function thinkingBudget(r: ReasoningRequest | undefined, maxTokens: number): number | null {
-  if (!r || !wantsReasoning(r) || maxTokens <= MIN_THINKING_BUDGET) return null;
+  if (!wantsReasoning(r) || maxTokens <= MIN_THINKING_BUDGET) return null;
   const share = EFFORT_SHARE[(r.effort ?? 'medium') as Exclude<ReasoningEffort, 'none'>];
   const asked = r.maxTokens ?? Math.min(Math.floor(maxTokens * share), MAX_THINKING_BUDGET);
   return Math.min(Math.max(asked, MIN_THINKING_BUDGET), maxTokens - 1);

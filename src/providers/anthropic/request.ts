@@ -170,7 +170,7 @@ const CLAUDE_EFFORT = {
  */
 function withThinking(out: AnthropicRequest, x: Exchange, endpoint: Endpoint): boolean {
   const always = endpoint.thinking === 'always';
-  if (!x.reasoning || !wantsReasoning(x.reasoning)) return always;
+  if (!wantsReasoning(x.reasoning)) return always;
   if (endpoint.thinking === 'adaptive' || always) {
     out.thinking = { type: 'adaptive' };
     out.output_config = { ...out.output_config, effort: CLAUDE_EFFORT[effortOf(x.reasoning, out.max_tokens)] };

@@ -10,15 +10,19 @@ import { asObject } from '../parse';
 
 const DETAIL_TYPES: ReadonlySet<unknown> = new Set(['reasoning.text', 'reasoning.summary', 'reasoning.encrypted']);
 
+/** Whether `type` is a `reasoning_details` entry's type. */
+const isDetailType = (type: unknown): type is ReasoningDetailOut['type'] => DETAIL_TYPES.has(type);
+
 /** The well-formed entries of an upstream's `reasoning_details`, in order (each keeps its members). */
 function detailsOf(raw: unknown): ReasoningDetailOut[] | undefined {
   if (!Array.isArray(raw)) return undefined;
   const out: ReasoningDetailOut[] = [];
   for (const d of raw) {
     const detail = asObject(d);
-    if (!detail || !DETAIL_TYPES.has(detail.type)) continue;
+    if (!detail || !isDetailType(detail.type)) continue;
     out.push({
-      ...(detail as unknown as ReasoningDetailOut),
+      ...detail,
+      type: detail.type,
       format: typeof detail.format === 'string' ? detail.format : 'unknown',
       index: typeof detail.index === 'number' ? detail.index : out.length,
     });

@@ -127,6 +127,7 @@ export default {
   },
   $defs: {
     text: { type: 'string', maxLength: 10000000 },
+    nullableText: { type: ['string', 'null'], maxLength: 10000000 },
     content: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/part' } }] },
     part: {
       anyOf: [
@@ -201,9 +202,9 @@ export default {
         id: { type: ['string', 'null'], maxLength: 256 },
         format: { type: ['string', 'null'], maxLength: 64 },
         index: { type: ['integer', 'null'], minimum: 0 },
-        text: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
-        summary: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
-        signature: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+        text: { $ref: '#/$defs/nullableText' },
+        summary: { $ref: '#/$defs/nullableText' },
+        signature: { $ref: '#/$defs/nullableText' },
         data: { $ref: '#/$defs/text' },
       },
     },
@@ -240,7 +241,7 @@ export default {
             name: { type: 'string', maxLength: 256 },
             refusal: { type: ['string', 'null'] },
             tool_calls: { type: 'array', maxItems: 128, items: { $ref: '#/$defs/toolCall' } },
-            reasoning: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'null' }] },
+            reasoning: { $ref: '#/$defs/nullableText' },
             reasoning_details: { type: ['array', 'null'], maxItems: 1000, items: { $ref: '#/$defs/reasoningDetail' } },
           },
         },
