@@ -22,7 +22,7 @@ import {
 } from './build-endpoint';
 import { toModelWire } from './wire';
 import { sampleEndpoint, toWildcard, type Wildcard, type WildcardYaml } from './wildcard';
-import type { CatalogModel, Endpoint, ModelKind, ProviderInfo } from './types';
+import type { AwsCredentials, CatalogModel, Endpoint, ModelKind, ProviderInfo, ProviderKey } from './types';
 
 interface ProviderYaml {
   slug: string;
@@ -30,6 +30,10 @@ interface ProviderYaml {
   adapter: string;
   base_url: string;
   api_key?: string | null;
+  api_keys?: Array<string | { key: string; weight?: number }>;
+  api_version?: string;
+  api_style?: 'deployments' | 'v1';
+  region?: string;
   timeout_ms?: number;
   base64_passthrough?: boolean;
   wildcard?: WildcardYaml;
@@ -89,21 +93,49 @@ function readFile(file: string, which: Which, problems: string[]): unknown {
   }
 }
 
+/** The API version Azure OpenAI requests name when neither YAML nor `<SLUG>_API_VERSION` sets one (a GA version). */
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
 function buildProvider(p: ProviderYaml, config: Config): ProviderInfo {
   const env = config.providers[providerEnvName(p.slug)] ?? {};
   // `api_key: null` in the YAML marks a provider that needs no key (a local Ollama/vLLM/TEI).
   const needsKey = p.api_key !== null;
-  const apiKey = env.apiKey ?? p.api_key ?? null;
+  const keys = keyPool(
+    env.apiKeys ?? (env.apiKey ? [env.apiKey] : undefined) ?? p.api_keys ?? (p.api_key ? [p.api_key] : []),
+  );
+  // The standard AWS variables are every process's; only a Bedrock provider signs with them.
+  const aws = p.adapter === 'bedrock' ? awsCredentials(config) : null;
+  const entra = env.entraToken ? { token: env.entraToken } : env.entraTokenFile ? { file: env.entraTokenFile } : null;
   return {
     slug: p.slug,
     name: p.name,
     adapter: p.adapter,
     baseUrl: (env.baseUrl ?? p.base_url).replace(/\/+$/, ''),
-    apiKey,
-    configured: !needsKey || apiKey !== null,
+    keys,
+    configured: !needsKey || keys.length > 0 || aws !== null || entra !== null,
+    apiVersion: env.apiVersion ?? p.api_version ?? (p.adapter === 'azure' ? DEFAULT_AZURE_API_VERSION : null),
+    apiStyle: p.api_style ?? 'deployments',
+    region: env.region ?? p.region ?? config.aws.region,
+    aws,
+    entra,
     timeoutMs: p.timeout_ms ?? null,
     base64Passthrough: p.base64_passthrough ?? false,
   };
+}
+
+/** Keys as given (strings, or `{key, weight}`) → the pool's entries, labelled by position. */
+function keyPool(given: ReadonlyArray<string | { key: string; weight?: number }>): ProviderKey[] {
+  return given.map((k, i) => ({
+    label: `key-${i + 1}`,
+    secret: typeof k === 'string' ? k : k.key,
+    weight: typeof k === 'string' ? 1 : (k.weight ?? 1),
+  }));
+}
+
+/** Static credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (both, or none). */
+function awsCredentials(config: Config): AwsCredentials | null {
+  const { accessKeyId, secretAccessKey, sessionToken } = config.aws;
+  return accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, sessionToken } : null;
 }
 
 /** Builds the models of one file, adding its problems to the shared list. */

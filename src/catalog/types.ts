@@ -51,6 +51,22 @@ export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;
 export type Quantization =
   'int4' | 'int8' | 'fp4' | 'mxfp4' | 'nvfp4' | 'fp6' | 'fp8' | 'mxfp8' | 'fp16' | 'bf16' | 'fp32' | 'unknown';
 
+/** One key of a provider's pool: its secret, how often it is picked, and a label that never shows the secret. */
+export interface ProviderKey {
+  /** `key-1`, `key-2` … by position: what `/providers`, metrics and logs call it. */
+  label: string;
+  secret: string;
+  /** Relative share of the picks (default 1). */
+  weight: number;
+}
+
+/** Static AWS credentials (the standard variables). */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string | null;
+}
+
 /** One upstream provider: where it is, how to talk to it, how to authenticate. */
 export interface ProviderInfo {
   /** Lower-case slug, e.g. `deepinfra`; used in `provider.order/only/ignore` and metrics. */
@@ -61,10 +77,23 @@ export interface ProviderInfo {
   adapter: string;
   /** Base URL without trailing slash (env override applied). */
   baseUrl: string;
-  /** Secret for the upstream (env override applied); null when the provider needs none. */
-  apiKey: string | null;
-  /** Whether the provider can be used at all (it needs a key and has none → false). */
+  /**
+   * The provider's keys, used in turn (a pool: `<SLUG>_API_KEYS`, or YAML `api_keys`; one key:
+   * `<SLUG>_API_KEY`); empty when it needs none or has none. The key pool picks one per attempt.
+   */
+  keys: readonly ProviderKey[];
+  /** Whether the provider can be used at all (it needs a credential and has none → false). */
   configured: boolean;
+  /** The API version a request names, where the wire format has one (Azure's `api-version`). */
+  apiVersion: string | null;
+  /** Which URL scheme an Azure OpenAI provider uses: per-deployment URLs, or the v1 API. */
+  apiStyle: 'deployments' | 'v1';
+  /** The cloud region, where the wire format signs for one (Bedrock: `<SLUG>_REGION`, else `AWS_REGION`). */
+  region: string | null;
+  /** AWS credentials for SigV4 (only `adapter: bedrock` providers get them); null when unset. */
+  aws: AwsCredentials | null;
+  /** A Microsoft Entra bearer token (Azure), as given or as a file re-read when it changes. */
+  entra: { token: string } | { file: string } | null;
   /** Per-attempt timeout for this provider, overriding `upstream.attemptTimeoutMs`. */
   timeoutMs: number | null;
   /** The upstream can answer `encoding_format: base64` itself, so its strings pass through untouched. */

@@ -51,6 +51,10 @@ export const ENV_VARS: ReadonlyArray<EnvVar> = [
   { name: 'OTEL_SERVICE_NAME', path: ['tracing', 'serviceName'] },
   { name: 'OTEL_TRACES_SAMPLER', path: ['tracing', 'sampler'] },
   { name: 'OTEL_TRACES_SAMPLER_ARG', path: ['tracing', 'samplerArg'] },
+  { name: 'AWS_ACCESS_KEY_ID', path: ['aws', 'accessKeyId'], secret: true },
+  { name: 'AWS_SECRET_ACCESS_KEY', path: ['aws', 'secretAccessKey'], secret: true },
+  { name: 'AWS_SESSION_TOKEN', path: ['aws', 'sessionToken'], secret: true },
+  { name: 'AWS_REGION', path: ['aws', 'region'] },
 ];
 
 /**
@@ -120,12 +124,7 @@ export function envLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
     }
     if (value === undefined || value === '') continue;
     const [section, key] = v.path;
-    const parsed = v.list
-      ? value
-          .split(',')
-          .map((item) => item.trim())
-          .filter((item) => item !== '')
-      : value;
+    const parsed = v.list ? listOf(value) : value;
     layer[section] = { ...(layer[section] ?? {}), [key]: parsed };
   }
   return layer;
@@ -144,20 +143,66 @@ export function providerKeyVariable(slug: string): string {
   return `${providerEnvName(slug)}_API_KEY`;
 }
 
-const PROVIDER_ENV = /^(?<prefix>[A-Z0-9_]+?)_(?<kind>BASE_URL|API_KEY)(?<file>_FILE)?$/;
-const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.(baseUrl|apiKey)$/;
+/** A provider's settings from the environment: `<NAME>_<KIND>`, keyed by the env form of its slug. */
+export interface ProviderEnv {
+  baseUrl?: string;
+  apiKey?: string;
+  /** `<NAME>_API_KEYS`: a key pool, comma-separated. */
+  apiKeys?: string[];
+  /** `<NAME>_API_VERSION` (Azure OpenAI's `api-version`). */
+  apiVersion?: string;
+  /** `<NAME>_REGION` (a Bedrock provider's AWS region, over `AWS_REGION`). */
+  region?: string;
+  /** `<NAME>_ENTRA_TOKEN`: a Microsoft Entra bearer token (Azure OpenAI). */
+  entraToken?: string;
+  /** `<NAME>_ENTRA_TOKEN_FILE`: where a rotated Entra token is read from (re-read as it changes). */
+  entraTokenFile?: string;
+}
+
+/** The provider variables: kind → the setting it fills, and whether `<NAME>_<KIND>_FILE` reads it from a file. */
+const PROVIDER_KINDS: Readonly<Record<string, { key: keyof ProviderEnv; file: boolean }>> = {
+  BASE_URL: { key: 'baseUrl', file: false },
+  API_KEY: { key: 'apiKey', file: true },
+  API_KEYS: { key: 'apiKeys', file: true },
+  API_VERSION: { key: 'apiVersion', file: false },
+  REGION: { key: 'region', file: false },
+  ENTRA_TOKEN: { key: 'entraToken', file: false },
+};
+
+const PROVIDER_ENV =
+  /^(?<prefix>[A-Z0-9_]+?)_(?<kind>BASE_URL|API_KEYS|API_KEY|API_VERSION|REGION|ENTRA_TOKEN)(?<file>_FILE)?$/;
+const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.([A-Za-z]+)$/;
+const VARIABLE_SUFFIX: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(PROVIDER_KINDS).map(([kind, k]) => [k.key, kind])),
+  entraTokenFile: 'ENTRA_TOKEN_FILE',
+};
+
+/** A comma list with blanks between commas dropped. */
+function listOf(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
 
 /**
- * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY` (or `<NAME>_API_KEY_FILE`)
- * in the environment. Which names matter is decided by the catalog (its slugs), not here.
+ * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY`, `<NAME>_API_KEYS`,
+ * `<NAME>_API_VERSION`, `<NAME>_REGION`, `<NAME>_ENTRA_TOKEN` (the secrets also as `…_FILE`) in the
+ * environment. Which names matter is decided by the catalog (its slugs), not here.
  */
 export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
-  const out: Record<string, { baseUrl?: string; apiKey?: string }> = {};
+  const out: Record<string, ProviderEnv> = {};
   for (const [name, raw] of Object.entries(env)) {
     const groups = PROVIDER_ENV.exec(name)?.groups;
     if (!groups || raw === undefined || raw === '') continue;
-    const { prefix = '', kind, file } = groups;
-    if (file && kind === 'BASE_URL') continue;
+    const { prefix = '', kind = '', file } = groups;
+    const spec = PROVIDER_KINDS[kind];
+    const entry = (out[prefix] ??= {});
+    if (kind === 'ENTRA_TOKEN' && file) {
+      entry.entraTokenFile = raw;
+      continue;
+    }
+    if (!spec || (file && !spec.file)) continue;
     let value = raw;
     if (file) {
       try {
@@ -167,9 +212,8 @@ export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): La
         continue;
       }
     }
-    const entry = (out[prefix] ??= {});
-    if (kind === 'BASE_URL') entry.baseUrl = value;
-    else entry.apiKey = value;
+    if (spec.key === 'apiKeys') entry.apiKeys = listOf(value);
+    else entry[spec.key] = value;
   }
   return Object.keys(out).length > 0 ? { providers: out } : {};
 }
@@ -206,7 +250,7 @@ const VARIABLE_OF = new Map<string, string>([
 export function settingLabel(configPath: string): string {
   const provider = PROVIDER_PATH.exec(configPath);
   const variable = provider
-    ? `${provider[1]}_${provider[2] === 'baseUrl' ? 'BASE_URL' : 'API_KEY'}`
+    ? `${provider[1]}_${VARIABLE_SUFFIX[provider[2] ?? ''] ?? 'API_KEY'}`
     : VARIABLE_OF.get(configPath);
   return variable ? `${configPath} (${variable})` : configPath;
 }

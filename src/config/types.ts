@@ -3,6 +3,7 @@
  * environment and test overrides all fill in, checked by `schemas/config.json`.
  * @module
  */
+import type { ProviderEnv } from './env';
 
 /** The validated, frozen configuration. */
 export interface Config {
@@ -65,7 +66,12 @@ export interface Config {
    * Per-provider overrides from `<SLUG>_BASE_URL` / `<SLUG>_API_KEY`, keyed by the env form of the slug
    * (upper-cased, non-alphanumerics → `_`, e.g. `DEEPINFRA`): see `providerEnvName`.
    */
-  providers: Record<string, { baseUrl?: string; apiKey?: string }>;
+  providers: Record<string, ProviderEnv>;
+  /**
+   * AWS credentials and region from the standard variables (`AWS_ACCESS_KEY_ID`, …), for the
+   * providers of `adapter: bedrock` (SigV4); null where unset.
+   */
+  aws: { accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null; region: string | null };
   /**
    * Uploaded files: the size limit (larger → 413), the size of the chunks content is stored in, and
    * how uploads share a replica. A body is spooled to disk first, so only a complete upload ever

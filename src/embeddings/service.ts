@@ -4,6 +4,7 @@
  * and serialise the response. Route handlers call only this.
  * @module
  */
+import { prepareRequest, settleKey } from '../inference/upstream-request';
 import type { CatalogModel, Endpoint, RoutableParameter } from '../catalog/types';
 import type { InferenceServiceDeps } from '../inference/service-deps';
 import type { EmbeddingsCache } from './cache/cache';
@@ -412,9 +413,17 @@ export class EmbeddingsService {
     timeoutMs: number,
     inject?: InjectTrace,
   ): Promise<AttemptResult<ParsedEmbeddings>> {
-    const req = adapter.buildRequest(job, endpoint);
-    inject?.(req.headers);
-    const res = await this.routing.http.post(req, adapter, timeoutMs);
+    const keys = this.routing.keys;
+    const prepared = await prepareRequest(
+      keys,
+      adapter,
+      endpoint,
+      (key) => adapter.buildRequest(job, endpoint, key),
+      inject,
+    );
+    if (!('req' in prepared)) return prepared;
+    const res = await this.routing.http.post(prepared.req, adapter, timeoutMs);
+    settleKey(keys, endpoint, prepared, res);
     if (res.outcome !== 'ok') return res;
     const parsed = adapter.parseResponse(res.body, job);
     if (!parsed || parsed.vectors.length !== inputCount(job.input) || !hasLength(parsed.vectors, job, endpoint)) {

@@ -136,6 +136,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly providerKeyState = new Gauge({
+    name: 'switchyard_provider_key_state',
+    help: 'State of each key of a provider key pool as this replica sees it: 0 in use, 1 resting after a 429, 2 taken out after a 401/403',
+    labelNames: ['provider', 'key'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerKeyRefusals = new Counter({
+    name: 'switchyard_provider_key_refusals_total',
+    help: 'Answers that rested (429) or took out (401, 403) a key of a provider key pool, by provider, key label and status',
+    labelNames: ['provider', 'key', 'status'] as const,
+    registers: [this.registry],
+  });
+
   readonly embeddingTokens = new Counter({
     name: 'switchyard_embeddings_tokens_total',
     help: 'Prompt tokens of successful embeddings requests by provider and model',

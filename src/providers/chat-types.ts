@@ -151,8 +151,13 @@ export interface ChatAdapter {
   readonly name: string;
   /** The wire format it speaks; a door of the same format passes its body and answers through. */
   readonly format: WireFormat;
-  /** Build the HTTP request for `job` on `endpoint`; a stream asks for usage in its last event. */
-  buildRequest(job: ChatJob, endpoint: Endpoint): UpstreamRequest;
+  /**
+   * Build the HTTP request for `job` on `endpoint` with `key` (the key pool's pick for this
+   * attempt; null when the provider has none); a stream asks for usage in its last event.
+   */
+  buildRequest(job: ChatJob, endpoint: Endpoint, key: string | null): UpstreamRequest;
+  /** Sign a built request where the format signs each one (SigV4), adding its headers; it never sends. */
+  authorize?(req: UpstreamRequest, endpoint: Endpoint, key: string | null): Promise<void>;
   /** A 2xx body (raw bytes) in canonical form; null when it is not a valid answer (→ fallback, else 502). */
   parseAnswer(body: Buffer): Answer | null;
   /** A translator of one streamed answer into canonical events. */

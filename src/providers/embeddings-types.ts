@@ -53,8 +53,10 @@ export interface ParsedEmbeddings {
 /** One wire format. */
 export interface EmbeddingsAdapter {
   readonly name: string;
-  /** Build the HTTP request for `job` on `endpoint`. */
-  buildRequest(job: EmbeddingJob, endpoint: Endpoint): UpstreamRequest;
+  /** Build the HTTP request for `job` on `endpoint` with `key` (the key pool's pick; null when the provider has none). */
+  buildRequest(job: EmbeddingJob, endpoint: Endpoint, key: string | null): UpstreamRequest;
+  /** Sign a built request where the format signs each one (SigV4), adding its headers; it never sends. */
+  authorize?(req: UpstreamRequest, endpoint: Endpoint, key: string | null): Promise<void>;
   /**
    * Most inputs one upstream call takes; larger requests are sent in chunks (see
    * `embeddings/batches.ts`). Omitted → no limit below the API's own 2048.

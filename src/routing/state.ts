@@ -18,6 +18,7 @@ import { UpstreamHttp } from '../transport/upstream-http';
 import { CircuitBreaker } from './breaker';
 import { EndpointStats } from './endpoint-stats';
 import { SessionAffinity } from './session-affinity';
+import { KeyPools } from './key-pool';
 
 /** What the routing state is built from. */
 export interface RoutingDeps {
@@ -38,6 +39,8 @@ export class RoutingState {
   readonly http: UpstreamHttp;
   /** Which endpoint each session last used (sticky sessions). */
   readonly affinity: SessionAffinity;
+  /** The key pools of providers with several keys (shared across replicas). */
+  readonly keys: KeyPools;
 
   constructor(
     deps: RoutingDeps,
@@ -48,6 +51,7 @@ export class RoutingState {
     this.stats = new EndpointStats(deps.kv, { clock, logger: deps.logger, metrics: deps.metrics });
     this.http = new UpstreamHttp(deps.config.upstream);
     this.affinity = new SessionAffinity(deps.kv, deps.config.chat.sessionAffinityTtlMs, deps.logger);
+    this.keys = new KeyPools(catalog.providers, deps.kv, deps.metrics, deps.logger, clock);
   }
 
   /**

@@ -21,8 +21,13 @@ export function chatEndpoint(
       name: slug,
       adapter: slug,
       baseUrl,
-      apiKey: `key-${slug}`,
+      keys: [{ label: 'key-1', secret: `key-${slug}`, weight: 1 }],
       configured: true,
+      apiVersion: null,
+      apiStyle: 'deployments',
+      region: null,
+      aws: null,
+      entra: null,
       timeoutMs: null,
       base64Passthrough: false,
     },
@@ -68,4 +73,9 @@ export function feed(
   else out.push(...stream.push(bytes));
   out.push(...stream.end());
   return out;
+}
+
+/** The key an adapter test builds with: the endpoint's first, as the key pool would pick it. */
+export function keyOf(endpoint: Endpoint): string | null {
+  return endpoint.provider.keys[0]?.secret ?? null;
 }

@@ -10,7 +10,7 @@ import type { ChatStream } from '../../src/providers/chat-types';
 import { anthropicChatWire, openaiChatWire } from '../fakes/chat-wires';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import { openaiWire } from '../fakes/wires';
-import { HEAD, chatEndpoint, chatJob } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob, keyOf } from '../helpers/chat-endpoint';
 import { countTokens } from '../../src/usage/tokens';
 
 let openai: FakeUpstream;
@@ -52,7 +52,8 @@ const weather: ChatBody['tools'] = [
 /** Send `body` through `wire`'s adapter to its fake. */
 function send(wire: WireName, body: ChatBody, stream: boolean, signal?: AbortSignal) {
   const { fake, adapter } = WIRES[wire]();
-  const req = adapter.buildRequest(chatJob(body, stream), chatEndpoint({}, wire, `${fake.origin}/v1`));
+  const ep = chatEndpoint({}, wire, `${fake.origin}/v1`);
+  const req = adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep));
   return request(req.url, { method: 'POST', headers: req.headers, body: req.body, signal });
 }
 

@@ -78,7 +78,7 @@ describe.each(CASES)('$adapter adapter', (c) => {
   });
   const adapter = embeddingsAdapterFor(c.adapter);
   const endpoint = () => endpoints.get(c.model)!;
-  const call = (j = job(), timeoutMs = 2000) => http.post(adapter.buildRequest(j, endpoint()), adapter, timeoutMs);
+  const call = (j = job(), timeoutMs = 2000) => http.post(adapter.buildRequest(j, endpoint(), endpoint().provider.keys[0]?.secret ?? null), adapter, timeoutMs);
   /** What the service does with a result: an unparseable 2xx body is a server failure. */
   const attempt = async (j = job(), timeoutMs = 2000) => {
     const res = await call(j, timeoutMs);

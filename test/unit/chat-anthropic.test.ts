@@ -1,7 +1,7 @@
 import type { ChatBody } from '../../src/chat/types';
 import { anthropicChatAdapter as adapter } from '../../src/providers/anthropic/chat';
 import { chatViewOf } from '../../src/chat/view';
-import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob, feed, keyOf } from '../helpers/chat-endpoint';
 import { countTokens } from '../../src/usage/tokens';
 
 /** The chat door's view of the adapter's answers. */
@@ -9,11 +9,11 @@ const view = chatViewOf(adapter);
 
 const endpoint = chatEndpoint({}, 'anthropic', 'https://api.anthropic.example/v1');
 const request = (body: ChatBody, stream = false, ep = endpoint) =>
-  JSON.parse(adapter.buildRequest(chatJob(body, stream), ep).body) as Record<string, unknown>;
+  JSON.parse(adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep)).body) as Record<string, unknown>;
 
 describe('Anthropic chat: request', () => {
   it('POSTs <baseUrl>/messages with x-api-key and the API version', () => {
-    const req = adapter.buildRequest(chatJob({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), endpoint);
+    const req = adapter.buildRequest(chatJob({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), endpoint, keyOf(endpoint));
     expect(req.url).toBe('https://api.anthropic.example/v1/messages');
     expect(req.headers).toMatchObject({ 'x-api-key': 'key-anthropic', 'anthropic-version': '2023-06-01' });
     expect(req.headers.authorization).toBeUndefined();

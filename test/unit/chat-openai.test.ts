@@ -1,7 +1,7 @@
 import type { ChatBody } from '../../src/chat/types';
 import { openaiChatAdapter as adapter } from '../../src/providers/openai/chat';
 import { chatViewOf } from '../../src/chat/view';
-import { HEAD, chatEndpoint, chatJob, feed } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, chatJob, feed, keyOf } from '../helpers/chat-endpoint';
 import { countTokens } from '../../src/usage/tokens';
 import { OpenAIEvents } from '../../src/providers/openai/chat-canonical';
 
@@ -33,7 +33,7 @@ describe('OpenAI chat: request', () => {
       trace: { a: 1 },
       metadata: { k: 'v' },
     };
-    const req = adapter.buildRequest(chatJob(body), chatEndpoint());
+    const req = adapter.buildRequest(chatJob(body), chatEndpoint(), keyOf(chatEndpoint()));
     expect(req.url).toBe('https://up.example/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer key-openai');
     expect(JSON.parse(req.body)).toEqual({
@@ -54,7 +54,7 @@ describe('OpenAI chat: request', () => {
   it('sends top_k, min_p and repetition_penalty only to an endpoint whose catalog entry lists them', () => {
     const body: ChatBody = { model: 'm', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 };
     const listing = chatEndpoint({ parameters: new Set(['top_k', 'min_p', 'repetition_penalty']) }, 'together');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing).body)).toEqual({
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing, null).body)).toEqual({
       model: 'upstream-model',
       messages,
       top_k: 40,
@@ -62,17 +62,17 @@ describe('OpenAI chat: request', () => {
       repetition_penalty: 1.1,
     });
     const onlyTopK = chatEndpoint({ parameters: new Set(['top_k']) }, 'groq');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK).body)).toEqual({
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK, null).body)).toEqual({
       model: 'upstream-model',
       messages,
       top_k: 40,
     });
     // OpenAI's own API refuses them; a null from the client means "unset" and is not sent either.
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint()).body)).toEqual({
+    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint(), keyOf(chatEndpoint())).body)).toEqual({
       model: 'upstream-model',
       messages,
     });
-    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing).body)).not.toHaveProperty(
+    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing, null).body)).not.toHaveProperty(
       'top_k',
     );
   });
@@ -81,6 +81,7 @@ describe('OpenAI chat: request', () => {
     const req = adapter.buildRequest(
       chatJob({ model: 'm', messages, max_completion_tokens: 7, stream_options: { include_usage: false } }, true),
       chatEndpoint(),
+      null,
     );
     expect(JSON.parse(req.body)).toEqual({
       model: 'upstream-model',

@@ -12,7 +12,7 @@ import type { MessagesBody } from '../../src/messages/types';
 import { anthropicChatAdapter } from '../../src/providers/anthropic/chat';
 import { openaiChatAdapter } from '../../src/providers/openai/chat';
 import type { Usage } from '../../src/inference/exchange';
-import { HEAD, chatEndpoint } from '../helpers/chat-endpoint';
+import { HEAD, chatEndpoint, keyOf } from '../helpers/chat-endpoint';
 
 const body = (over: Record<string, unknown> = {}): MessagesBody => ({
   model: 'claude-sonnet-4-5',
@@ -143,7 +143,7 @@ describe('the Anthropic adapter and the Messages job', () => {
       new_field: { a: 1 },
       thinking: { type: 'enabled', budget_tokens: 10 },
     });
-    const req = anthropicChatAdapter.buildRequest(messagesJob({ body: sent, headers }, 100, true), endpoint);
+    const req = anthropicChatAdapter.buildRequest(messagesJob({ body: sent, headers }, 100, true), endpoint, keyOf(endpoint));
     expect(JSON.parse(req.body)).toEqual({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 100,
@@ -163,6 +163,7 @@ describe('the Anthropic adapter and the Messages job', () => {
         false,
       ),
       chatEndpoint(),
+      null,
     );
     expect(JSON.parse(req.body)).toEqual({
       model: 'upstream-model',

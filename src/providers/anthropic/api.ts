@@ -16,9 +16,9 @@ export const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta'] as cons
  * `x-api-key` (not a bearer token) and the API version; a Messages door request's own
  * `anthropic-version` and `anthropic-beta` (`client`) are forwarded as the client sent them.
  */
-export function headers(endpoint: Endpoint, client: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function headers(key: string | null, client: Readonly<Record<string, string>> = {}): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_VERSION };
   for (const name of FORWARDED_HEADERS) if (client[name]) h[name] = client[name];
-  if (endpoint.provider.apiKey) h['x-api-key'] = endpoint.provider.apiKey;
+  if (key) h['x-api-key'] = key;
   return h;
 }

@@ -13,9 +13,9 @@ import { messagesPassThrough } from './pass-through';
 export const anthropicChatAdapter: ChatAdapter = {
   name: 'anthropic',
   format: 'anthropic-messages',
-  buildRequest: (job, endpoint) => ({
+  buildRequest: (job, endpoint, key) => ({
     url: messagesUrl(endpoint),
-    headers: headers(endpoint, job.native?.format === 'anthropic-messages' ? job.headers : undefined),
+    headers: headers(key, job.native?.format === 'anthropic-messages' ? job.headers : undefined),
     body: messagesBody(job, endpoint),
   }),
   parseAnswer: fromMessagesResponse,

@@ -8,4 +8,4 @@ export function embedUrl(endpoint: Endpoint): string {
 }
 
 /** `Authorization: Bearer <key>`. */
-export const headers = (endpoint: Endpoint) => bearerHeaders(endpoint.provider.apiKey);
+export const headers = (key: string | null) => bearerHeaders(key);

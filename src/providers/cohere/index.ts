@@ -6,9 +6,9 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: cohere` in providers.yaml. */
 export const cohereAdapter: EmbeddingsAdapter = {
   name: 'cohere',
-  buildRequest: (job, endpoint) => ({
+  buildRequest: (job, endpoint, key) => ({
     url: embedUrl(endpoint),
-    headers: headers(endpoint),
+    headers: headers(key),
     body: JSON.stringify(toRequest(job, endpoint)),
   }),
   parseResponse: fromResponse,

@@ -7,8 +7,8 @@ export function batchEmbedUrl(endpoint: Endpoint): string {
 }
 
 /** Gemini authenticates with `x-goog-api-key`. */
-export function headers(endpoint: Endpoint): Record<string, string> {
+export function headers(key: string | null): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json' };
-  if (endpoint.provider.apiKey) h['x-goog-api-key'] = endpoint.provider.apiKey;
+  if (key) h['x-goog-api-key'] = key;
   return h;
 }

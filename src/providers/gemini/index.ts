@@ -6,9 +6,9 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: gemini` in providers.yaml. */
 export const geminiAdapter: EmbeddingsAdapter = {
   name: 'gemini',
-  buildRequest: (job, endpoint) => ({
+  buildRequest: (job, endpoint, key) => ({
     url: batchEmbedUrl(endpoint),
-    headers: headers(endpoint),
+    headers: headers(key),
     body: JSON.stringify(toRequest(job, endpoint)),
   }),
   parseResponse: fromResponse,

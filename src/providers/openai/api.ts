@@ -13,4 +13,4 @@ export function chatUrl(endpoint: Endpoint): string {
 }
 
 /** `Authorization: Bearer <key>` when a key is configured. */
-export const headers = (endpoint: Endpoint) => bearerHeaders(endpoint.provider.apiKey);
+export const headers = (key: string | null) => bearerHeaders(key);

@@ -13,9 +13,9 @@ import { OpenAIChatStream } from './chat-stream';
 export const openaiChatAdapter: ChatAdapter = {
   name: 'openai',
   format: 'openai-chat',
-  buildRequest: (job, endpoint) => ({
+  buildRequest: (job, endpoint, key) => ({
     url: chatUrl(endpoint),
-    headers: headers(endpoint),
+    headers: headers(key),
     body: JSON.stringify(toChatRequest(job, endpoint)),
   }),
   parseAnswer: (body) => {

@@ -6,9 +6,9 @@ import { fromResponse, toRequest } from './embeddings';
 /** `adapter: voyage` in providers.yaml. */
 export const voyageAdapter: EmbeddingsAdapter = {
   name: 'voyage',
-  buildRequest: (job, endpoint) => ({
+  buildRequest: (job, endpoint, key) => ({
     url: embeddingsUrl(endpoint),
-    headers: headers(endpoint),
+    headers: headers(key),
     body: JSON.stringify(toRequest(job, endpoint)),
   }),
   parseResponse: fromResponse,
