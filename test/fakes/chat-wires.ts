@@ -77,12 +77,25 @@ const EFFORT_TOKENS: Record<string, number> = { none: 0, minimal: 2, low: 4, med
 export interface ChatWire {
   /** The path suffix it answers (`/chat/completions`, `/messages`). */
   path: string;
+  /** Whether it answers `path` (the URL path without its query), where a suffix is not enough (`models/{m}:generateContent`). */
+  matches?(path: string): boolean;
+  /** Whether a request asks for a stream, where the body does not say it (default: `body.stream === true`). */
+  streams?(path: string, query: URLSearchParams, body: Record<string, unknown>): boolean;
+  /** The stream's content type (default `text/event-stream`), for a binary framing such as AWS event streams. */
+  streamContentType?: string;
+  /** Checks a request's authentication (a signature); a non-null result is sent as that status and body. */
+  authenticate?(req: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: Buffer;
+  }): { status: number; body: unknown } | null;
   /** The whole answer to a non-streamed request. */
   answer(body: Record<string, unknown>, opts: { reportUsage: boolean }): unknown;
-  /** A streamed answer as complete SSE events (`…\n\n`), written one per write. */
-  events(body: Record<string, unknown>, opts: { reportUsage: boolean }): string[];
+  /** A streamed answer as complete SSE events (`…\n\n`), or binary frames, written one per write. */
+  events(body: Record<string, unknown>, opts: { reportUsage: boolean }): Array<string | Buffer>;
   /** The wire's in-stream error event. */
-  errorEvent: string;
+  errorEvent: string | Buffer;
   /** The provider's own 400 body for a request it refuses (as the real one validates), or null. */
   refuse?(body: Record<string, unknown>): unknown;
 }

@@ -75,12 +75,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function writeStream(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  wireEvents: string[],
+  wireEvents: Array<string | Buffer>,
   chat: ChatWire,
   fault: StreamFault | null,
 ): Promise<void> {
-  const events = fault && 'reshapeEvents' in fault ? fault.reshapeEvents(wireEvents) : wireEvents;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const events =
+    fault && 'reshapeEvents' in fault ? fault.reshapeEvents(wireEvents.map((e) => e.toString())) : wireEvents;
+  res.writeHead(200, { 'content-type': chat.streamContentType ?? 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   for (let i = 0; i < events.length; i++) {
     if (fault && 'cutAfterEvents' in fault && i === fault.cutAfterEvents) return void req.socket.destroy();
@@ -155,8 +156,21 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
         res.on('close', () => resolve({ aborted: !res.writableFinished })),
       );
       fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ended });
-      const path = (req.url ?? '').split('?')[0]!;
-      const chatWire = chat && path.endsWith(chat.path) ? chat : null;
+      const [path = '', query = ''] = (req.url ?? '').split('?');
+      const chatWire = chat && (chat.matches ? chat.matches(path) : path.endsWith(chat.path)) ? chat : null;
+      const denied = chatWire?.authenticate?.({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks),
+      });
+      if (denied)
+        return void res
+          .writeHead(denied.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify(denied.body));
+      const streams = chatWire?.streams
+        ? chatWire.streams(path, new URLSearchParams(query), body)
+        : body.stream === true;
       if (!chatWire && !wire)
         return void res
           .writeHead(404, { 'content-type': 'application/json' })
@@ -166,8 +180,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       const fault: Exclude<Fault, StreamFault> | null = next && !isStreamFault(next) ? next : null;
       const opts = { reportUsage: fake.reportUsage };
       const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
-        if (chatWire && body.stream === true)
-          return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
+        if (chatWire && streams) return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
         let answer: unknown;
         try {
           answer = chatWire ? chatWire.answer(body, opts) : wire!(req.url ?? '', body, opts);
