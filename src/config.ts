@@ -11,5 +11,5 @@
  * @module
  */
 export type { Config, ConfigOverrides, TracesSampler } from './config/types';
-export { ENV_VARS, RETIRED_ENV_VARS, providerEnvName, providerKeyVariable } from './config/env';
+export { ENV_VARS, RETIRED_ENV_VARS, providerEnvName, providerKeyVariable, providerCredentialHint } from './config/env';
 export { ConfigError, loadConfig } from './config/load';

@@ -3,11 +3,13 @@
  * (`{data:[{name, slug, privacy_policy_url, …}]}`), each with what the hosted list cannot know:
  * whether it is usable here (its key is configured), every model endpoint it serves with that
  * endpoint's circuit state now, and the caller's organization's attempts on it in the last hour
- * (error rate, mean latency). The dashboard's Providers page reads it.
+ * (error rate, mean latency), and the state of each key of its key pool, by label. The dashboard's
+ * Providers page reads it.
  * @module
  */
 import type { Catalog } from '../catalog/catalog';
-import type { Endpoint } from '../catalog/types';
+import type { Endpoint, ProviderInfo } from '../catalog/types';
+import type { KeyReading } from '../routing/key-pool';
 import { STATS_WINDOW_MINUTES, type EndpointWindow } from '../routing/endpoint-stats';
 import { toWireCircuit, type CircuitReading } from './model-endpoints';
 import type { Wire } from '../wire';
@@ -42,6 +44,7 @@ export async function providerList(
   catalog: Catalog,
   circuitOf: (e: Endpoint) => Promise<CircuitReading>,
   recentOf: (e: Endpoint) => EndpointWindow | undefined,
+  keysOf: (p: ProviderInfo) => KeyReading[],
 ): Promise<Wire<'providers.list.response'>> {
   const endpoints = catalog.models.flatMap((m) => m.endpoints);
   const circuits = await Promise.all(endpoints.map(circuitOf));
@@ -68,6 +71,7 @@ export async function providerList(
           circuit: toWireCircuit(circuit),
           recent: toWireRecent(recent),
         })),
+        keys: keysOf(p),
       };
     }),
   };

@@ -4,15 +4,18 @@
  * enable them, so a first `POST /embeddings` answering 404 is explained in the log already.
  * @module
  */
-import { providerKeyVariable } from '../config';
+import { providerCredentialHint } from '../config';
 import type { Logger } from '../observability/logger';
 import type { Catalog } from './catalog';
 
 /** Ids of the models with no configured endpoint, and the key variables that would enable them. */
 export function unusableModels(catalog: Catalog): { models: string[]; keyVariables: string[] } {
   const models = catalog.models.filter((m) => !m.endpoints.some((e) => e.provider.configured));
-  const slugs = new Set(models.flatMap((m) => m.endpoints.map((e) => e.provider.slug)));
-  return { models: models.map((m) => m.id), keyVariables: [...slugs].sort().map(providerKeyVariable) };
+  const providers = new Map(models.flatMap((m) => m.endpoints.map((e) => [e.provider.slug, e.provider.adapter])));
+  const keyVariables = [...providers.keys()]
+    .sort()
+    .map((slug) => providerCredentialHint(slug, providers.get(slug) ?? ''));
+  return { models: models.map((m) => m.id), keyVariables };
 }
 
 /** Log one warning when some catalog models have no usable endpoint; nothing when all do. */

@@ -17,7 +17,7 @@ import type { RoutingState } from '../routing/state';
 import { SessionAffinity, type SessionPin } from '../routing/session-affinity';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
 import { SseWriter } from '../inference/sse-writer';
-import { prepareRequest, settleKey } from '../inference/upstream-request';
+import { withPooledKey } from '../inference/upstream-request';
 import { attemptStream, type LiveStream, type StreamEnd, type StreamTiming } from '../inference/stream-attempt';
 import { PendingWork } from '../usage/pending-work';
 import { billChat } from './billed';
@@ -259,35 +259,22 @@ export class ChatService {
   }
 
   /** One streamed attempt on `endpoint`, its events translated to chat chunks carrying the gateway's id. */
-  private async attemptStream(
+  private attemptStream(
     s: OneStream,
     endpoint: Endpoint,
     timeoutMs: number,
     inject: InjectTrace | undefined,
   ): Promise<AttemptResult<LiveStream<DoorStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
-    const keys = this.routing.keys;
-    const prepared = await prepareRequest(
-      keys,
-      adapter,
-      endpoint,
-      (key) => adapter.buildRequest(s.job, endpoint, key),
-      inject,
-    );
-    if (!('req' in prepared)) return prepared;
     const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
-    const result = await attemptStream(
-      this.routing.http,
-      s.writer,
-      { req: prepared.req, signal: adapter, endpoint, translator: () => s.door.view(adapter).stream(head, s.job) },
-      timeoutMs,
-      s.timing,
+    const translator = () => s.door.view(adapter).stream(head, s.job);
+    const build = (key: string | null) => adapter.buildRequest(s.job, endpoint, key);
+    return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, (req) =>
+      attemptStream(this.routing.http, s.writer, { req, signal: adapter, endpoint, translator }, timeoutMs, s.timing),
     );
-    settleKey(keys, endpoint, prepared, result);
-    return result;
   }
 
-  private async callWhole(
+  private callWhole(
     door: Door<never>,
     endpoint: Endpoint,
     job: ChatJob,
@@ -296,16 +283,14 @@ export class ChatService {
   ): Promise<AttemptResult<DoorAnswer>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const maxBodyBytes = this.deps.config.chat.maxAnswerBytes;
-    const keys = this.routing.keys;
     const build = (key: string | null) => ({ ...adapter.buildRequest(job, endpoint, key), maxBodyBytes });
-    const prepared = await prepareRequest(keys, adapter, endpoint, build, inject);
-    if (!('req' in prepared)) return prepared;
-    const res = await this.routing.http.post(prepared.req, adapter, timeoutMs);
-    settleKey(keys, endpoint, prepared, res);
-    if (res.outcome !== 'ok') return res;
-    const parsed = door.view(adapter).parse(wholeBody(res.body), job);
-    if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
-    return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
+    return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, async (req) => {
+      const res = await this.routing.http.post(req, adapter, timeoutMs);
+      if (res.outcome !== 'ok') return res;
+      const parsed = door.view(adapter).parse(wholeBody(res.body), job);
+      if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
+      return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
+    });
   }
 
   private head(endpoint: Endpoint, id: string): StreamHead {

@@ -143,6 +143,17 @@ export function providerKeyVariable(slug: string): string {
   return `${providerEnvName(slug)}_API_KEY`;
 }
 
+/**
+ * What would configure a provider, as an operator is told it: its key variable, or for the clouds
+ * the other credential its wire format takes (an Entra token, the standard AWS keys).
+ */
+export function providerCredentialHint(slug: string, adapter: string): string {
+  const key = providerKeyVariable(slug);
+  if (adapter === 'azure') return `${key} or ${providerEnvName(slug)}_ENTRA_TOKEN`;
+  if (adapter === 'bedrock') return `${key} or AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY`;
+  return key;
+}
+
 /** A provider's settings from the environment: `<NAME>_<KIND>`, keyed by the env form of its slug. */
 export interface ProviderEnv {
   baseUrl?: string;

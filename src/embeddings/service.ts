@@ -4,7 +4,7 @@
  * and serialise the response. Route handlers call only this.
  * @module
  */
-import { prepareRequest, settleKey } from '../inference/upstream-request';
+import { withPooledKey } from '../inference/upstream-request';
 import type { CatalogModel, Endpoint, RoutableParameter } from '../catalog/types';
 import type { InferenceServiceDeps } from '../inference/service-deps';
 import type { EmbeddingsCache } from './cache/cache';
@@ -406,30 +406,23 @@ export class EmbeddingsService {
     return { outcome: 'ok', value: joined, upstreamMs };
   }
 
-  private async call(
+  private call(
     adapter: EmbeddingsAdapter,
     endpoint: Endpoint,
     job: EmbeddingJob,
     timeoutMs: number,
     inject?: InjectTrace,
   ): Promise<AttemptResult<ParsedEmbeddings>> {
-    const keys = this.routing.keys;
-    const prepared = await prepareRequest(
-      keys,
-      adapter,
-      endpoint,
-      (key) => adapter.buildRequest(job, endpoint, key),
-      inject,
-    );
-    if (!('req' in prepared)) return prepared;
-    const res = await this.routing.http.post(prepared.req, adapter, timeoutMs);
-    settleKey(keys, endpoint, prepared, res);
-    if (res.outcome !== 'ok') return res;
-    const parsed = adapter.parseResponse(res.body, job);
-    if (!parsed || parsed.vectors.length !== inputCount(job.input) || !hasLength(parsed.vectors, job, endpoint)) {
-      return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
-    }
-    return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
+    const build = (key: string | null) => adapter.buildRequest(job, endpoint, key);
+    return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, async (req) => {
+      const res = await this.routing.http.post(req, adapter, timeoutMs);
+      if (res.outcome !== 'ok') return res;
+      const parsed = adapter.parseResponse(res.body, job);
+      if (!parsed || parsed.vectors.length !== inputCount(job.input) || !hasLength(parsed.vectors, job, endpoint)) {
+        return { outcome: 'server', status: res.status, reason: 'invalid embeddings body' };
+      }
+      return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
+    });
   }
 
   /**

@@ -1,12 +1,15 @@
 /**
- * One attempt's upstream request, the same for every operation and format: the key pool's key,
- * the adapter's request built with it, signed where the format signs (SigV4), the trace headers;
- * and, once the upstream has answered, what its status means for that key.
+ * One attempt's upstream call, the same for every operation and format: the key pool's key, the
+ * adapter's request built with it, signed where the format signs (SigV4), the trace headers. A
+ * pooled key the upstream refuses (401, 403) or rate-limits (429) is settled with the pool and the
+ * attempt is made again at once with the next usable key, so traffic moves to the healthy keys
+ * within the request; the fallback runner sees only the last try.
  * @module
  */
-import type { Endpoint, ProviderKey } from '../catalog/types';
+import type { Endpoint } from '../catalog/types';
+import type { AttemptResult } from '../routing/run-with-fallback';
 import type { KeyPools } from '../routing/key-pool';
-import type { UpstreamFailure, UpstreamRequest } from '../transport/outcome';
+import type { UpstreamRequest } from '../transport/outcome';
 import type { InjectTrace } from './attempt-runner';
 
 /** What an adapter of either kind offers for building one request. */
@@ -14,42 +17,35 @@ export interface RequestBuilder {
   authorize?(req: UpstreamRequest, endpoint: Endpoint, key: string | null): Promise<void>;
 }
 
-/** A request ready to send, and the key it carries (to settle its outcome on). */
-export interface PreparedRequest {
-  req: UpstreamRequest;
-  key: ProviderKey | null;
-}
-
-/** Build `endpoint`'s request with the pool's key; a failure when no key is usable or signing failed. */
-export async function prepareRequest(
+/**
+ * Run `send` with a request built by `build` for each key the pool offers, until one is not
+ * refused by the upstream or the pool has none left.
+ */
+export async function withPooledKey<T>(
   keys: KeyPools,
   adapter: RequestBuilder,
   endpoint: Endpoint,
   build: (key: string | null) => UpstreamRequest,
   inject: InjectTrace | undefined,
-): Promise<PreparedRequest | UpstreamFailure> {
-  const pick = keys.pick(endpoint.provider);
-  if ('failure' in pick) return pick.failure;
-  const secret = pick.key?.secret ?? null;
-  const req = build(secret);
-  inject?.(req.headers);
-  if (adapter.authorize) {
-    try {
-      await adapter.authorize(req, endpoint, secret);
-    } catch {
-      return { outcome: 'server', status: null, reason: 'the request could not be signed' };
+  send: (req: UpstreamRequest) => Promise<AttemptResult<T>>,
+): Promise<AttemptResult<T>> {
+  const tries = Math.max(1, endpoint.provider.keys.length);
+  for (let i = 0; ; i++) {
+    const pick = keys.pick(endpoint.provider);
+    if ('failure' in pick) return pick.failure;
+    const secret = pick.key?.secret ?? null;
+    const req = build(secret);
+    inject?.(req.headers);
+    if (adapter.authorize) {
+      try {
+        await adapter.authorize(req, endpoint, secret);
+      } catch {
+        return { outcome: 'server', status: null, reason: 'the request could not be signed' };
+      }
     }
+    const result = await send(req);
+    if (result.outcome === 'ok') return result;
+    const settled = keys.settle(endpoint.provider, pick.key, result.status, result.retryAfterSeconds);
+    if (!settled || i + 1 >= tries) return result;
   }
-  return { req, key: pick.key };
-}
-
-/** Tell the pool what the upstream said to an attempt with `prepared`'s key. */
-export function settleKey(
-  keys: KeyPools,
-  endpoint: Endpoint,
-  prepared: PreparedRequest,
-  result: { outcome: string; status?: number | null; retryAfterSeconds?: number },
-): void {
-  if (result.outcome === 'ok') return;
-  void keys.settle(endpoint.provider, prepared.key, result.status ?? null, result.retryAfterSeconds);
 }

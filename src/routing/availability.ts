@@ -9,7 +9,7 @@
  */
 import type { CatalogModel, Endpoint } from '../catalog/types';
 import { NoEndpointsError, ServiceUnavailableError, type GatewayError } from '../errors';
-import { providerKeyVariable } from '../config';
+import { providerCredentialHint } from '../config';
 import { matchesProvider, type ProviderPreferences } from './preferences';
 import { PROVIDER_CONSTRAINTS, acceptsInput, type RequestNeeds } from './select-candidates';
 
@@ -75,7 +75,8 @@ export function noCandidates(
  */
 function notConfigured(model: CatalogModel, left: readonly Endpoint[]): NoEndpointsError {
   const slugs = [...new Set(left.map((e) => e.provider.slug))];
-  const variables = slugs.map(providerKeyVariable);
+  const adapters = new Map(left.map((e) => [e.provider.slug, e.provider.adapter]));
+  const variables = slugs.map((s) => providerCredentialHint(s, adapters.get(s) ?? ''));
   const text = `no provider of ${model.id} is configured; set ${variables.length === 1 ? variables[0] : `one of ${variables.join(', ')}`}`;
   return new NoEndpointsError(
     { code: 'no_endpoints', retryable: false, requested_models: [model.id], affected_providers: slugs },

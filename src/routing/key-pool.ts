@@ -15,6 +15,7 @@ import type { Kv } from '../kv/kv';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { UpstreamFailure } from '../transport/outcome';
+import { PendingWork } from '../usage/pending-work';
 import { KEY_MARK, KEY_READ } from './key-pool-scripts';
 
 /** How long a refused (401/403) key stays out. */
@@ -48,6 +49,7 @@ interface Slot {
 /** The pools of every provider with two or more keys, one per gateway (on the routing state). */
 export class KeyPools {
   private readonly pools = new Map<string, Slot[]>();
+  private readonly writes = new PendingWork();
   /** Settles once this replica has subscribed and read the shared state (or failed to, logged). */
   readonly ready: Promise<void>;
 
@@ -133,16 +135,12 @@ export class KeyPools {
 
   /**
    * What the upstream said to an attempt with `key`: a 401/403 takes it out, a 429 rests it.
-   * Returns the shared write, if any (the caller tracks it; it never fails).
+   * Returns whether it did (the attempt may then be made with the next key); the shared write
+   * goes on in the background and never fails.
    */
-  settle(
-    provider: ProviderInfo,
-    key: ProviderKey | null,
-    status: number | null,
-    retryAfterSeconds?: number,
-  ): Promise<void> | undefined {
+  settle(provider: ProviderInfo, key: ProviderKey | null, status: number | null, retryAfterSeconds?: number): boolean {
     const slot = key && this.pools.get(provider.slug)?.find((s) => s.key === key);
-    if (!slot || (status !== 401 && status !== 403 && status !== 429)) return undefined;
+    if (!slot || (status !== 401 && status !== 403 && status !== 429)) return false;
     const now = this.now();
     let state: string;
     let until: number;
@@ -163,7 +161,8 @@ export class KeyPools {
     }
     this.metrics.providerKeyRefusals.inc({ provider: provider.slug, key: slot.key.label, status: String(status) });
     this.gauge(provider.slug, slot);
-    return this.share(provider.slug, slot, state, until);
+    this.writes.track(this.share(provider.slug, slot, state, until));
+    return true;
   }
 
   private async share(slug: string, slot: Slot, state: string, until: number): Promise<void> {
@@ -182,6 +181,11 @@ export class KeyPools {
     const now = this.now();
     const value = s.outStatus !== null && s.outUntil > now ? 2 : s.restUntil > now ? 1 : 0;
     this.metrics.providerKeyState.set({ provider: slug, key: s.key.label }, value);
+  }
+
+  /** Resolves once every shared write begun has settled (shutdown). */
+  drain(): Promise<void> {
+    return this.writes.drain();
   }
 
   /** Each key of `provider`'s pool by label and state; empty for a provider without a pool. */

@@ -70,19 +70,21 @@ export class RoutingState {
     );
   }
 
-  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now and `orgId`'s recent attempts. */
+  /** GET /providers: the catalog's providers, each with its endpoints' circuit state now, `orgId`'s recent attempts and its key pool. */
   async providers(orgId: string) {
     const recent = await this.stats.read(orgId);
     return providerList(
       this.catalog,
       (e) => this.breaker.peek(e, orgId),
       (e) => recent.get(e.id),
+      (p) => this.keys.readings(p),
     );
   }
 
   /** Flush the endpoint stats and close the upstream pool (shutdown). */
   async close(): Promise<void> {
     await this.stats.close();
+    await this.keys.drain();
     await this.http.close();
   }
 }

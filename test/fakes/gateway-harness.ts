@@ -3,6 +3,7 @@
  * inference key, short upstream timeouts and a controllable clock for the circuit breaker. Used by
  * the chat and embeddings integration and client tests.
  */
+import type { ProviderEnv } from '../../src/config/env';
 import request from 'supertest';
 import type { ConfigOverrides } from '../../src/config';
 import type { Kv } from '../../src/kv/kv';
@@ -46,6 +47,16 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
+/** The fleet's provider settings with `extras` joined per provider. */
+function withExtras(
+  providers: Record<string, ProviderEnv | undefined>,
+  extras: Record<string, ProviderEnv> = {},
+): Record<string, ProviderEnv | undefined> {
+  const out = { ...providers };
+  for (const [name, more] of Object.entries(extras)) out[name] = { ...out[name], ...more };
+  return out;
+}
+
 /** A recorder that lists each event in `events` and records it with `inner`. */
 function listingRecorder(inner: UsageRecorder, events: UsageEvent[]): UsageRecorder {
   return {
@@ -64,7 +75,13 @@ function listingRecorder(inner: UsageRecorder, events: UsageEvent[]): UsageRecor
  * they are built (see `GatewayOptions`); a `wrap.recorder` wraps the harness's listing recorder.
  */
 export async function startGatewayHarness(
-  opts: { kv?: Kv; overrides?: ConfigOverrides; listen?: boolean } & GatewayOptions = {},
+  opts: {
+    kv?: Kv;
+    overrides?: ConfigOverrides;
+    listen?: boolean;
+    /** Provider settings joined to the fake's base URL and key (a key pool, an API version), where `overrides.providers` replaces them. */
+    providerExtras?: Record<string, ProviderEnv>;
+  } & GatewayOptions = {},
 ): Promise<GatewayHarness> {
   const fleet = await startFakeFleet();
   const db = await openTestPglite();
@@ -72,7 +89,7 @@ export async function startGatewayHarness(
   const clock = { now: Date.UTC(2026, 10, 1) };
   const overrides: ConfigOverrides = {
     ...opts.overrides,
-    providers: { ...fleet.overrides.providers, ...opts.overrides?.providers },
+    providers: { ...withExtras(fleet.overrides.providers ?? {}, opts.providerExtras), ...opts.overrides?.providers },
     upstream: { ...FAST_UPSTREAM, ...opts.overrides?.upstream },
     breaker: { failureThreshold: 3, cooldownMs: 10_000, ...opts.overrides?.breaker },
   };

@@ -111,6 +111,8 @@ export interface FakeUpstream {
   queue(...faults: Fault[]): void;
   /** Applied to every request once the queue is empty; null = behave. */
   setSticky(fault: Fault | null): void;
+  /** Decides a request's fault from its headers first (e.g. per API key); null = the queue and sticky decide. */
+  decide: ((headers: http.IncomingHttpHeaders) => Fault | null) | null;
   /** Forget calls and faults. */
   reset(): void;
   close(): Promise<void>;
@@ -128,12 +130,14 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
     origin: '',
     calls: [],
     reportUsage: true,
+    decide: null,
     queue: (...faults) => void queued.push(...faults),
     setSticky: (f) => void (sticky = f),
     reset: () => {
       fake.calls.length = 0;
       queued.length = 0;
       sticky = null;
+      fake.decide = null;
       fake.reportUsage = true;
     },
     close: () =>
@@ -175,7 +179,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
         return void res
           .writeHead(404, { 'content-type': 'application/json' })
           .end('{"error":{"message":"no such route"}}');
-      const next = queued.shift() ?? sticky;
+      const next = fake.decide?.(req.headers) ?? queued.shift() ?? sticky;
       const streamFault = next && isStreamFault(next) ? next : null;
       const fault: Exclude<Fault, StreamFault> | null = next && !isStreamFault(next) ? next : null;
       const opts = { reportUsage: fake.reportUsage };

@@ -1,4 +1,4 @@
-/** JSON Schema `providers.list.response`: the answer of `GET /providers`, with circuit states and recent attempts. */
+/** JSON Schema `providers.list.response`: the answer of `GET /providers`, with circuit states, recent attempts and key pools. */
 
 export default {
   $id: 'providers.list.response',
@@ -20,6 +20,7 @@ export default {
           'configured',
           'recent',
           'endpoints',
+          'keys',
         ],
         properties: {
           name: { type: 'string' },
@@ -30,6 +31,21 @@ export default {
           configured: { type: 'boolean' },
           recent: { $ref: 'defs.objects#/$defs/recent' },
           endpoints: { type: 'array', items: { $ref: 'defs.objects#/$defs/providerEndpoint' } },
+          keys: {
+            description: 'The key pool (a provider with two or more keys), each key by label, never by value',
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['label', 'state', 'until', 'status'],
+              properties: {
+                label: { type: 'string' },
+                state: { enum: ['active', 'resting', 'out'] },
+                until: { type: ['string', 'null'], format: 'date-time' },
+                status: { type: ['integer', 'null'] },
+              },
+            },
+          },
         },
       },
     },
