@@ -14,7 +14,7 @@ import { callerOf } from '../http/caller';
 import { CHAT_DOOR } from '../chat/door';
 import { exactPlan } from '../chat/plan';
 import { withStopRule } from '../chat/stop-rule';
-import { withReasoningRule } from '../chat/reasoning-rule';
+import { withForcedToolRule, withReasoningRule } from '../chat/reasoning-rule';
 import { withFormatRule } from '../chat/format-rule';
 import { withOutputRules } from '../chat/output-rule';
 import { responseFormatOf } from '../chat/exchange-in';
@@ -39,7 +39,12 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
         await inlineFileParts(deps.files, currentKey(req), body, deps.config.chat.maxFilePartBytes);
         const plan = withFileRule(withStopRule(chat.plan(CHAT_DOOR, body), body), body);
         const bound = body.max_completion_tokens != null ? 'body.max_completion_tokens' : 'body.max_tokens';
-        const reasoned = withReasoningRule(plan, reasoningOf(body), bound);
+        const forced = body.tool_choice === 'required' || typeof body.tool_choice === 'object';
+        const reasoned = withForcedToolRule(
+          withReasoningRule(plan, reasoningOf(body), bound),
+          forced,
+          'body.tool_choice',
+        );
         return withOutputRules(withFormatRule(reasoned, responseFormatOf(body), 'body.response_format'), body);
       },
       run: (req: Request, res: Response, plan) =>

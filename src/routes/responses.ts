@@ -4,7 +4,7 @@
  * leaves out are named in `X-Switchyard-Tools-Left-Out`.
  * @module
  */
-import { withReasoningRule } from '../chat/reasoning-rule';
+import { withForcedToolRule, withReasoningRule } from '../chat/reasoning-rule';
 import { reasoningOf, responseFormatOf } from '../responses/exchange-in';
 import { withFormatRule } from '../chat/format-rule';
 import type { Request, Response } from 'express';
@@ -35,11 +35,16 @@ export function registerResponsesRoutes(api: ApiRouter, deps: AppDeps): void {
     pricedRoute(deps, {
       plan: (req: Request) => {
         const b = body(req);
-        const plan = withReasoningRule(
+        const reasoned = withReasoningRule(
           chat.plan(responsesDoor(b), b),
           reasoningOf(b.reasoning),
           'body.max_output_tokens',
         );
+        // An object forces a tool unless it lets the model choose (`allowed_tools` with mode auto).
+        const choice = b.tool_choice;
+        const forced =
+          choice === 'required' || (typeof choice === 'object' && choice !== null && choice.mode !== 'auto');
+        const plan = withForcedToolRule(reasoned, forced, 'body.tool_choice');
         return withFormatRule(plan, responseFormatOf(b), 'body.text.format');
       },
       run: (req: Request, res: Response, plan) => {

@@ -133,6 +133,26 @@ describe('adaptive Claude (4.6 and later)', () => {
     expect(messages.body.model).toBe('anthropic/claude-opus-5.5');
     expect(sent('anthropic')).toMatchObject({ model: 'claude-opus-5-5' });
   });
+
+  test('Opus 5.5 cannot be forced to call a tool: a 400 naming tool_choice, on chat and Responses, before any call', async () => {
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
+    const forced = await chat(ask('anthropic/claude-opus-5.5', { tools, tool_choice: 'required' }));
+    expect(forced.status).toBe(400);
+    expect(JSON.stringify(forced.body)).toContain('tool_choice');
+    const responses = await request(h.gw.app)
+      .post('/api/v1/responses')
+      .set('Authorization', `Bearer ${h.key}`)
+      .send({
+        model: 'anthropic/claude-opus-5.5',
+        input: 'hi',
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }],
+        tool_choice: { type: 'function', name: 'f' },
+      });
+    expect(responses.status).toBe(400);
+    expect(h.fleet.fakes.anthropic!.calls).toHaveLength(0);
+    const auto = await chat(ask('anthropic/claude-opus-5.5', { tools, tool_choice: 'auto' }));
+    expect(auto.status).toBe(200);
+  });
 });
 
 describe('reasoning out, the same whole and streamed', () => {
