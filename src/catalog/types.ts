@@ -42,7 +42,8 @@ export type ChatParameter =
   | 'prompt_cache_key'
   | 'verbosity'
   | 'web_search_options'
-  | 'top_a';
+  | 'top_a'
+  | 'n';
 
 /** Request parameters an endpoint may or may not honour (decides `require_parameters`). */
 export type RoutableParameter = 'dimensions' | 'input_type' | ChatParameter;

@@ -32,17 +32,18 @@ export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
 
 /**
  * The worst case on `endpoint`: `promptTokens` at the prompt (or cache-write, if dearer) price plus
- * the largest completion. With `bound` the prompt count is an upper bound, so the completion's
- * room is taken as if the prompt were empty: a bound never makes the worst case smaller.
+ * the largest completion for each of `choices`. With `bound` the prompt count is an upper bound, so
+ * the completion's room is taken as if the prompt were empty: a bound never makes the worst case smaller.
  */
 export function worstCaseCost(
   endpoint: Endpoint,
   promptTokens: number,
   asked: number | undefined,
   bound = false,
+  choices = 1,
 ): number {
   const p = endpoint.pricing;
   const promptPrice = Math.max(p.prompt, p.cacheWrite ?? 0);
-  const completion = maxCompletionOn(endpoint, bound ? 0 : promptTokens, asked);
+  const completion = choices * maxCompletionOn(endpoint, bound ? 0 : promptTokens, asked);
   return roundUsd(promptTokens * promptPrice + completion * p.completion + p.request);
 }

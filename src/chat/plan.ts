@@ -29,6 +29,8 @@ export interface ChatPlan {
   prompt: ChatPrompt;
   /** The client's completion bound (`max_completion_tokens`, else `max_tokens`), if set. */
   maxTokens: number | undefined;
+  /** The choices asked for (`n`), each bounded by `maxTokens`. */
+  choices: number;
   /** The most the request can cost on any candidate (USD): what the budget step reserves. */
   estimateUsd: number;
   stream: boolean;
@@ -51,6 +53,7 @@ export function chatPlanInput(body: ChatBody): PlanInput {
     provider: body.provider,
     prompt: readPrompt(body),
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    choices: body.n ?? 1,
     stream: body.stream === true,
   };
 }
@@ -116,12 +119,13 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
     if (selectCandidates(primary, needs, prefs, random).length > 0) throw contextExceeded(primary, prompt.tokens);
     throw noCandidates(primary, needs, prefs);
   }
-  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true)));
+  const choices = input.choices ?? 1;
+  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true, choices)));
   const { stream } = input;
   const explicitOrder = (provider?.order?.length ?? 0) > 0;
   // The rankings and classifiers see the name without its routing variant: the model is the base one.
   const requested = first.variant ? (splitVariant(ids[0]!)?.base ?? ids[0]!) : ids[0]!;
-  return { primary, requested, candidates, prompt, maxTokens, estimateUsd, stream, explicitOrder, variants };
+  return { primary, requested, candidates, prompt, maxTokens, choices, estimateUsd, stream, explicitOrder, variants };
 }
 
 /**
@@ -129,7 +133,9 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
  * cannot be smaller. The priced route asks for it only when the bound's reservation was refused.
  */
 export function exactPlan(plan: ChatPlan): ChatPlan | null {
-  const estimateUsd = Math.max(...plan.candidates.map((e) => worstCaseCost(e, plan.prompt.tokens, plan.maxTokens)));
+  const estimateUsd = Math.max(
+    ...plan.candidates.map((e) => worstCaseCost(e, plan.prompt.tokens, plan.maxTokens, false, plan.choices)),
+  );
   return estimateUsd < plan.estimateUsd ? { ...plan, estimateUsd } : null;
 }
 

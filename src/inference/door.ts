@@ -22,6 +22,8 @@ export interface PlanInput {
   prompt: ChatPrompt;
   /** The client's completion bound, if set. */
   maxTokens: number | undefined;
+  /** The choices asked for (`n`; 1 when unset): each may take the whole completion bound. */
+  choices?: number;
   stream: boolean;
 }
 

@@ -219,10 +219,13 @@ function chatTurn(body: Record<string, unknown>): Turn {
 }
 
 const OPENAI_FINISH = { stop: 'stop', length: 'length', tool: 'tool_calls' } as const;
-const openaiUsage = (t: OpenAITurn) => ({
+/** `n` choices (OpenAI's), each the same turn. */
+const choicesOf = (body: Record<string, unknown>) => (typeof body.n === 'number' ? body.n : 1);
+
+const openaiUsage = (t: OpenAITurn, n = 1) => ({
   prompt_tokens: t.promptTokens,
-  completion_tokens: t.completionTokens,
-  total_tokens: t.promptTokens + t.completionTokens,
+  completion_tokens: n * t.completionTokens,
+  total_tokens: t.promptTokens + n * t.completionTokens,
   prompt_tokens_details: { cached_tokens: 0 },
   completion_tokens_details: { reasoning_tokens: t.reasoningTokens },
 });
@@ -252,34 +255,32 @@ export const openaiChatWire: ChatWire = {
       created: FAKE_CREATED,
       model: String(body.model),
       system_fingerprint: 'fp_fake',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: t.text,
-            refusal: null,
-            ...(t.reasoning ? { [t.field]: t.reasoning } : {}),
-            ...(toolCalls ? { tool_calls: toolCalls } : {}),
-          },
-          logprobs: null,
-          finish_reason: OPENAI_FINISH[t.finish],
+      choices: Array.from({ length: choicesOf(body) }, (_, index) => ({
+        index,
+        message: {
+          role: 'assistant',
+          content: t.text,
+          refusal: null,
+          ...(t.reasoning ? { [t.field]: t.reasoning } : {}),
+          ...(toolCalls ? { tool_calls: toolCalls } : {}),
         },
-      ],
-      ...(opts.reportUsage ? { usage: openaiUsage(t) } : {}),
+        logprobs: null,
+        finish_reason: OPENAI_FINISH[t.finish],
+      })),
+      ...(opts.reportUsage ? { usage: openaiUsage(t, choicesOf(body)) } : {}),
     };
   },
   events(body, opts) {
     const t = openaiTurn(body);
     const withUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}, index = 0) =>
       `data: ${JSON.stringify({
         id: 'chatcmpl-fake-1',
         object: 'chat.completion.chunk',
         created: FAKE_CREATED,
         model: String(body.model),
         system_fingerprint: 'fp_fake',
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        choices: [{ index, delta, logprobs: null, finish_reason: finish }],
         ...(withUsage ? { usage: null } : {}),
         ...extra,
       })}\n\n`;
@@ -297,9 +298,12 @@ export const openaiChatWire: ChatWire = {
         out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
     } else for (const part of pieces(t.text ?? '')) out.push(chunk({ content: part }));
     out.push(chunk({}, OPENAI_FINISH[t.finish]));
+    // Further choices (n > 1) after the first, whole in one chunk each.
+    for (let i = 1; i < choicesOf(body); i++)
+      out.push(chunk({ role: 'assistant', content: t.text ?? '' }, OPENAI_FINISH[t.finish], {}, i));
     if (withUsage && opts.reportUsage) {
       const last = JSON.parse(chunk({}).slice(6)) as Record<string, unknown>;
-      out.push(`data: ${JSON.stringify({ ...last, choices: [], usage: openaiUsage(t) })}\n\n`);
+      out.push(`data: ${JSON.stringify({ ...last, choices: [], usage: openaiUsage(t, choicesOf(body)) })}\n\n`);
     }
     out.push('data: [DONE]\n\n');
     return out;

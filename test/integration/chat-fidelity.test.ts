@@ -6,6 +6,7 @@
  */
 import request from 'supertest';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
+import { createInferenceKey } from '../helpers/gateway';
 
 let h: GatewayHarness;
 beforeAll(async () => {
@@ -76,4 +77,54 @@ test('a field of the wrong type is a 400 before any call', async () => {
   const res = await chat('openai/gpt-5.5', { verbosity: 'shouty' });
   expect(res.status).toBe(400);
   expect(h.fleet.fakes.openai!.calls).toHaveLength(0);
+});
+
+describe('n: several choices', () => {
+  const MINI = 'openai/gpt-4o-mini';
+  /** gpt-4o-mini's completion price per token (config/chat-models.yaml, $0.60 per 1M). */
+  const COMPLETION = 0.6e-6;
+
+  test('forwarded where the endpoint lists n; every choice comes back and its tokens are billed', async () => {
+    const one = await chat(MINI, { max_tokens: 20 });
+    const three = await chat(MINI, { n: 3, max_tokens: 20 });
+    expect(three.status).toBe(200);
+    expect(lastBody('openai').n).toBe(3);
+    expect(three.body.choices.map((c: { index: number }) => c.index)).toEqual([0, 1, 2]);
+    const extra = three.body.usage.completion_tokens - one.body.usage.completion_tokens;
+    expect(extra).toBe(2 * one.body.usage.completion_tokens);
+    expect(three.body.usage.cost - one.body.usage.cost).toBeCloseTo(extra * COMPLETION, 12);
+  });
+
+  test('streamed, each choice keeps its index', async () => {
+    const res = await chat(MINI, { n: 2, stream: true });
+    expect(res.status).toBe(200);
+    const indexes = new Set(
+      res.text
+        .split('\n\n')
+        .filter((e) => e.startsWith('data: {'))
+        .flatMap((e) => (JSON.parse(e.slice(6)) as { choices: Array<{ index: number }> }).choices.map((c) => c.index)),
+    );
+    expect(indexes).toEqual(new Set([0, 1]));
+  });
+
+  test('a model none of whose endpoints lists n is a 400 naming body.n, before any call; n: 1 is served anywhere', async () => {
+    const refused = await chat('anthropic/claude-sonnet-4.5', { n: 2 });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('body.n');
+    expect(Object.values(h.fleet.fakes).every((f) => f.calls.length === 0)).toBe(true);
+    expect((await chat('anthropic/claude-sonnet-4.5', { n: 1 })).status).toBe(200);
+    expect((await chat(MINI, { n: 17 })).status).toBe(400);
+  });
+
+  test('the budget reserves the worst case of every choice', async () => {
+    // gpt-4o-mini: 1000 completion tokens cost $0.0006; a budget of $0.001 fits one choice, not three.
+    const { secret } = await createInferenceKey(h.gw, { name: 'small budget', limit: 0.001 });
+    const send = (n: number) =>
+      request(h.gw.app)
+        .post('/api/v1/chat/completions')
+        .set('Authorization', `Bearer ${secret}`)
+        .send({ model: MINI, messages: [{ role: 'user', content: 'hello' }], max_tokens: 1000, n });
+    expect((await send(1)).status).toBe(200);
+    expect((await send(3)).status).toBe(402);
+  });
 });

@@ -49,6 +49,7 @@ export const EXTENSION_CHAT_FIELDS = [
   'prompt_cache_key',
   'verbosity',
   'web_search_options',
+  'n',
 ] as const satisfies ReadonlyArray<ChatParameter>;
 
 /**

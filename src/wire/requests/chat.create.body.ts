@@ -116,7 +116,12 @@ export default {
     // Output modalities: audio output is served by no endpoint of the catalog (src/chat/format-rule.ts).
     modalities: { type: ['array', 'null'], maxItems: 2, items: { enum: ['text', 'audio'] } },
     audio: { type: ['object', 'null'] },
-    n: { const: 1, description: 'One choice per request, as the hosted service serves' },
+    n: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 16,
+      description: 'Choices per request; above 1 only endpoints that list `n` serve it (at most 16)',
+    },
     user: { type: 'string', maxLength: 512 },
     session_id: { type: 'string', maxLength: 256 },
     trace: { type: 'object' },
