@@ -88,6 +88,7 @@ export function responseFormatOf(body: ChatBody): ResponseFormat | undefined {
 /** `body` in canonical form; `maxTokens` is the completion bound the plan read from it. */
 export function exchangeOf(body: ChatBody, maxTokens: number | undefined, stream: boolean): Exchange {
   const x: Exchange = { messages: body.messages.map(messageOf), stream };
+  if (body.cache_control) x.cacheControl = body.cache_control;
   if (body.tools) x.tools = body.tools.map(toolOf);
   if (body.tool_choice !== undefined) x.toolChoice = toolChoiceOf(body.tool_choice);
   if (typeof body.parallel_tool_calls === 'boolean') x.parallelToolCalls = body.parallel_tool_calls;

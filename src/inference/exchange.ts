@@ -113,6 +113,8 @@ export interface Exchange {
   user?: string;
   /** The reasoning the client asked for, if any (absent: the model's default). */
   reasoning?: ReasoningRequest;
+  /** Automatic prompt caching (a top-level `cache_control`): the upstream places the breakpoint itself. */
+  cacheControl?: CacheControl;
   stream: boolean;
 }
 

@@ -8,7 +8,7 @@
  * - when the request has tools and the last message is the user's, the model calls the first
  *   tool with `{"text": <last user text>}`;
  * - prompt tokens are the words of every text in the request (Anthropic: text blocks marked
- *   `cache_control` count as cache reads);
+ *   `cache_control`, or all of them under a top-level one, count as cache reads);
  * - streams are real SSE events, one per write: a word per chunk, tool-call arguments in three
  *   pieces, usage last (OpenAI only when `stream_options.include_usage` is set).
  * - Anthropic with `thinking: {type: "enabled"}`: a thinking block (`thinking about: <last user
@@ -334,8 +334,10 @@ function anthropicTurn(body: Record<string, unknown>): AnthropicTurn {
     typeof body.system === 'string'
       ? [{ text: body.system }]
       : ((body.system as Array<{ text: string; cache_control?: unknown }> | undefined) ?? []);
-  const cacheRead = system.filter((b) => b.cache_control).reduce((n, b) => n + words(b.text).length, 0);
   const prompt = wordCount(messages) + wordCount(system);
+  // Automatic caching (a top-level `cache_control`) reads the system prompt as a marked block would.
+  const marked = body.cache_control ? system : system.filter((b) => b.cache_control);
+  const cacheRead = marked.reduce((n, b) => n + words(b.text).length, 0);
   const results =
     last && isToolResult(last)
       ? (last.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === 'tool_result')

@@ -200,6 +200,21 @@ describe('POST /chat/completions (whole answers)', () => {
     expect(u.cost).toBeCloseTo(4 * 0.08e-6 + (u.prompt_tokens - 4) * 0.8e-6 + u.completion_tokens * 4e-6, 12);
   });
 
+  test('a top-level cache_control is Anthropic automatic caching; an OpenAI-format upstream never gets it', async () => {
+    const messages = [
+      { role: 'system', content: 'be brief and kind' },
+      { role: 'user', content: 'hello there' },
+    ];
+    const res = await chat({ model: HAIKU, max_tokens: 50, messages, cache_control: { type: 'ephemeral', ttl: '1h' } });
+    expect(res.status).toBe(200);
+    expect(h.fleet.fakes.anthropic!.calls[0]!.body).toMatchObject({ cache_control: { type: 'ephemeral', ttl: '1h' } });
+    expect(res.body.usage.prompt_tokens_details.cached_tokens).toBe(4);
+    const openai = await chat({ model: 'openai/gpt-4o-mini', messages, cache_control: { type: 'ephemeral' } });
+    expect(openai.status).toBe(200);
+    expect(h.fleet.fakes.openai!.calls[0]!.body).not.toHaveProperty('cache_control');
+    expect((await chat({ model: HAIKU, messages, cache_control: { type: 'persistent' } })).status).toBe(400);
+  });
+
   test('an upstream that reports no usage: the gateway counts the tokens and marks the record estimated', async () => {
     h.fleet.fakes.deepinfra!.reportUsage = false;
     const res = await chat({});

@@ -206,6 +206,7 @@ export function toMessagesRequest(x: Exchange, endpoint: Endpoint): AnthropicReq
   if (x.topP !== undefined && (!thinking || x.topP >= 0.95)) out.top_p = x.topP;
   if (x.topK !== undefined && !thinking) out.top_k = x.topK;
   if (x.user !== undefined) out.metadata = { user_id: x.user };
+  if (x.cacheControl) out.cache_control = x.cacheControl;
   if (x.stream) out.stream = true;
   return out;
 }

@@ -90,5 +90,7 @@ export interface AnthropicRequest {
     /** Structured outputs (Claude 4.5 and later): the answer's text follows the schema. */
     format?: { type: 'json_schema'; schema: Record<string, unknown> };
   };
+  /** Automatic prompt caching: the breakpoint on the last cacheable block, moving forward as the conversation grows. */
+  cache_control?: { type: 'ephemeral'; ttl?: string };
   stream?: boolean;
 }

@@ -129,6 +129,13 @@ export default {
     usage: { type: 'object', properties: { include: { type: 'boolean' } } },
     transforms: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 100 } },
     provider: { $ref: 'defs#/$defs/providerPreferences' },
+    cache_control: {
+      description: "Automatic prompt caching: Anthropic-format upstreams get it as their top-level cache_control (the breakpoint on the last cacheable block); the others cache prompts unasked",
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: { type: { const: 'ephemeral' }, ttl: { enum: ['5m', '1h'] } },
+    },
   },
   $defs: {
     text: { type: 'string', maxLength: 10000000 },

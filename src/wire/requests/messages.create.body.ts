@@ -71,6 +71,7 @@ export default {
     container: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'object' }, { type: 'null' }] },
     mcp_servers: { type: 'array', maxItems: 256, items: { type: 'object' } },
     session_id: { type: 'string', maxLength: 256 },
+    cache_control: cacheControl,
     provider: { $ref: 'defs#/$defs/providerPreferences' },
   },
   $defs: {
