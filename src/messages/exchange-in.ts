@@ -172,7 +172,7 @@ export function exchangeOf(body: MessagesBody, maxTokens: number | undefined, st
   if (typeof user === 'string' && user.length <= 256) x.user = user;
   const reasoning = reasoningOf(body);
   if (reasoning) x.reasoning = reasoning;
-  const cache = cacheOf(body as Raw);
+  const cache = cacheOf(body);
   if (cache) x.cacheControl = cache;
   return x;
 }
