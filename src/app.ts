@@ -10,6 +10,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from './deps';
 import { requestContext } from './http/request-context';
+import { inflightBodies, jsonBodies } from './http/body-limits';
 import { accessLog } from './http/access-log';
 import { authenticate, requireManagementKeyOnManagementPaths } from './auth/authenticate';
 import { perKeyRateLimit } from './http/rate-limit';
@@ -93,7 +94,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Express {
     ...(options.use ?? []),
     // Proxied routes (off unless configured) go before the JSON body: their bodies stream through unparsed.
     passthrough.proxy,
-    express.json({ limit: deps.config.server.bodyLimitBytes, strict: false }),
+    inflightBodies(deps.config.server),
+    jsonBodies(deps.config.server),
     api.router,
   );
   // The 404 names what was asked for and, when it can, what would serve it.

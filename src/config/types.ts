@@ -11,7 +11,12 @@ export interface Config {
     host: string;
     port: number;
     metricsPort: number;
+    /** JSON bodies of every route but the inference ones; larger → 413. */
     bodyLimitBytes: number;
+    /** JSON bodies of the inference routes (agents' whole conversations); larger → 413. */
+    inferenceBodyLimitBytes: number;
+    /** The large inference bodies one replica reads at once, together (bytes); more → 503. */
+    inflightBodyBytes: number;
     shutdownTimeoutMs: number;
     trustProxy: boolean;
     /** Longest a client may take to send a request's head (Node `headersTimeout`); then 408. */

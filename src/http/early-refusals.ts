@@ -17,6 +17,7 @@ import type { Config } from '../config';
 import { FORM_OVERHEAD_BYTES } from '../files/multipart';
 import { API_PREFIX } from './router';
 import { RouteTemplates } from './route-templates';
+import { jsonLimitOf } from './body-limits';
 import { PASSTHROUGH_ROUTES } from '../routes/passthrough';
 
 /** The error for `status`. */
@@ -26,7 +27,7 @@ function refusal(status: number, metadata?: Record<string, unknown>): GatewayErr
 
 /**
  * The largest body `req` may declare: the upload limit (plus form overhead) for multipart
- * bodies, the JSON body limit otherwise; null for passthrough routes while passthrough is on
+ * bodies, the route's JSON body limit otherwise (large on the inference routes); null for passthrough routes while passthrough is on
  * (their bodies stream to the upstream, which sets its own limit).
  */
 export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthrough'>) {
@@ -36,7 +37,9 @@ export function declaredLimit(config: Pick<Config, 'server' | 'files' | 'passthr
   return function limitOf(req: http.IncomingMessage): number | null {
     if (routes.match(req.method ?? '', (req.url ?? '').split('?')[0]!) !== undefined) return null;
     const type = req.headers['content-type'] ?? '';
-    return /^multipart\//i.test(type) ? config.files.maxBytes + FORM_OVERHEAD_BYTES : config.server.bodyLimitBytes;
+    if (/^multipart\//i.test(type)) return config.files.maxBytes + FORM_OVERHEAD_BYTES;
+    const path = (req.url ?? '').split('?')[0]!;
+    return jsonLimitOf(config.server, path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path);
   };
 }
 

@@ -572,7 +572,7 @@ describe.each(DATABASES)('hostile input on every route ($name)', (dbKind) => {
   beforeAll(async () => {
     // The rankings route's own limits (30/min per key) would answer most of its sweep with 429s.
     ({ db, kv, gw } = await openTestGateway(dbKind, {
-      server: { bodyLimitBytes: BODY_LIMIT },
+      server: { bodyLimitBytes: BODY_LIMIT, inferenceBodyLimitBytes: BODY_LIMIT },
       rankings: { perKeyPerMinute: 100000, perOrgPerDay: 100000 },
     }));
     apiKey = (await createInferenceKey(gw)).secret;

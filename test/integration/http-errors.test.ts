@@ -65,6 +65,7 @@ describe('HTTP-level errors on a listening gateway', () => {
         headersTimeoutMs: 1000,
         requestTimeoutMs: 5000,
         bodyLimitBytes: 16384,
+        inferenceBodyLimitBytes: 16384,
       },
       files: { maxBytes: 1024 * 1024, uploadDeadlineMs: 4000 },
     });

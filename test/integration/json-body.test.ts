@@ -68,7 +68,7 @@ test('what only body-parser serves keeps its answers: another charset 415, an un
   expect(latin1.body.error.code).toBe(415);
   const unknown = await send(Buffer.from(VALID), { 'Content-Type': 'application/json', 'Content-Encoding': 'snappy' });
   expect(unknown.status).toBe(415);
-  const limit = h.gw.deps.config.server.bodyLimitBytes;
+  const limit = h.gw.deps.config.server.inferenceBodyLimitBytes;
   const big = await send(
     Buffer.from(JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'x'.repeat(limit) })),
     { 'Content-Type': 'application/json' },

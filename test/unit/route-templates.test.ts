@@ -87,7 +87,8 @@ describe('paths matched outside the router', () => {
     ]) {
       expect({ url, limit: limitOf(req('POST', url)) }).toEqual({ url, limit: null });
     }
-    expect(limitOf(req('POST', '/api/v1/embeddings'))).toBe(config.server.bodyLimitBytes);
+    expect(limitOf(req('POST', '/api/v1/embeddings'))).toBe(config.server.inferenceBodyLimitBytes);
+    expect(limitOf(req('POST', '/api/v1/keys'))).toBe(config.server.bodyLimitBytes);
     expect(limitOf(req('GET', '/api/v1/completions'))).toBe(config.server.bodyLimitBytes);
   });
 });
