@@ -48,7 +48,9 @@ export function contentPart(p: Part): GeminiPart | null {
       return p.data === undefined
         ? null
         : { inlineData: { mimeType: p.mediaType ?? 'application/octet-stream', data: p.data } };
-    default:
+    case 'tool_call':
+    case 'tool_result':
+    case 'reasoning':
       return null;
   }
 }

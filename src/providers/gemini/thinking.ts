@@ -21,12 +21,12 @@ const DEFAULT_BOUND = 8192;
 
 /** The canonical efforts as Gemini 3's levels. */
 const LEVEL: Readonly<Record<ReasoningEffort, NonNullable<GeminiThinkingConfig['thinkingLevel']>>> = {
-  none: 'minimal',
-  minimal: 'minimal',
-  low: 'low',
-  medium: 'medium',
-  high: 'high',
-  xhigh: 'high',
+  none: 'MINIMAL',
+  minimal: 'MINIMAL',
+  low: 'LOW',
+  medium: 'MEDIUM',
+  high: 'HIGH',
+  xhigh: 'HIGH',
 };
 
 /** A budget for `r` under the completion bound `bound`, inside {@link GEMINI_BUDGET}. */
@@ -38,7 +38,7 @@ function budgetOf(r: ReasoningRequest, bound: number): number {
 /**
  * `thinkingConfig` for a request with reasoning `r` and completion bound `bound` on `endpoint`;
  * `hide` is the job's `reasoning.exclude`. Reasoning switched off is budget 0 (Gemini 2.5 Pro
- * refuses it: it always thinks) or level `minimal`; on a `thinking: always` endpoint nothing.
+ * refuses it: it always thinks) or level `MINIMAL`; on a `thinking: always` endpoint nothing.
  */
 export function thinkingConfigOf(
   r: ReasoningRequest | undefined,
@@ -50,7 +50,7 @@ export function thinkingConfigOf(
   const levels = endpoint.thinking === 'adaptive' || endpoint.thinking === 'always';
   if (!wantsReasoning(r)) {
     if (endpoint.thinking === 'always') return undefined;
-    return levels ? { thinkingLevel: 'minimal' } : { thinkingBudget: 0 };
+    return levels ? { thinkingLevel: 'MINIMAL' } : { thinkingBudget: 0 };
   }
   const thoughts = r.exclude || hide ? {} : { includeThoughts: true };
   const limit = bound ?? endpoint.maxCompletionTokens ?? DEFAULT_BOUND;

@@ -50,7 +50,8 @@ export interface GeminiContent {
 /** `generationConfig.thinkingConfig`: a token budget (Gemini 2.5) or a level (Gemini 3). */
 export interface GeminiThinkingConfig {
   thinkingBudget?: number;
-  thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Sent as the API's enum names, as Google's SDKs send them. */
+  thinkingLevel?: 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH';
   includeThoughts?: boolean;
 }
 
