@@ -92,7 +92,9 @@ function thinks(body: Record<string, unknown>, model: string): boolean {
   const config = (body.generationConfig as { thinkingConfig?: Record<string, unknown> } | undefined)?.thinkingConfig;
   if (/gemini-2\.5-pro|gemini-3/.test(model)) return true;
   if (!config) return false;
-  return config.thinkingLevel !== undefined || (typeof config.thinkingBudget === 'number' && config.thinkingBudget !== 0);
+  return (
+    config.thinkingLevel !== undefined || (typeof config.thinkingBudget === 'number' && config.thinkingBudget !== 0)
+  );
 }
 
 function geminiTurn(body: Record<string, unknown>, path: string | undefined): GeminiTurn {
@@ -113,7 +115,9 @@ function geminiTurn(body: Record<string, unknown>, path: string | undefined): Ge
   const asked = {
     lastUser: userText,
     toolResult: results.length
-      ? results.map((p) => String(p.functionResponse!.response?.output ?? p.functionResponse!.response?.error)).join(' ')
+      ? results
+          .map((p) => String(p.functionResponse!.response?.output ?? p.functionResponse!.response?.error))
+          .join(' ')
       : null,
     json: config.responseMimeType === 'application/json',
   };
@@ -209,7 +213,12 @@ function callPart(t: GeminiTurn): Part {
 }
 
 function response(model: string, rest: Record<string, unknown>, usage: unknown, reportUsage: boolean) {
-  return { ...rest, ...(reportUsage ? { usageMetadata: usage } : {}), modelVersion: model, responseId: GEMINI_RESPONSE_ID };
+  return {
+    ...rest,
+    ...(reportUsage ? { usageMetadata: usage } : {}),
+    modelVersion: model,
+    responseId: GEMINI_RESPONSE_ID,
+  };
 }
 
 const candidate = (parts: Part[], finish?: string) => ({
@@ -218,7 +227,8 @@ const candidate = (parts: Part[], finish?: string) => ({
 
 /** The whole answer's body. */
 function answerOf(t: GeminiTurn, model: string, reportUsage: boolean) {
-  if (t.blocked) return response(model, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } }, usageOf(t), reportUsage);
+  if (t.blocked)
+    return response(model, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } }, usageOf(t), reportUsage);
   if (t.safety) return response(model, { candidates: [{ finishReason: 'SAFETY', index: 0 }] }, usageOf(t), reportUsage);
   const parts: Part[] = t.showThoughts ? [{ text: t.thinking!, thought: true }] : [];
   if (t.tool) parts.push(callPart(t));
@@ -238,7 +248,11 @@ export const geminiChatWire: ChatWire = {
       ? null
       : {
           status: 403,
-          body: geminiError(403, "Method doesn't allow unregistered callers. Please use an API key.", 'PERMISSION_DENIED'),
+          body: geminiError(
+            403,
+            "Method doesn't allow unregistered callers. Please use an API key.",
+            'PERMISSION_DENIED',
+          ),
         },
   refuse: refusal,
   answer(body, opts) {
@@ -250,7 +264,11 @@ export const geminiChatWire: ChatWire = {
     if (t.blocked || t.safety) return [event(answerOf(t, model, opts.reportUsage))];
     const out: string[] = [];
     const chunk = (parts: Part[], finish?: string) =>
-      event(finish ? response(model, candidate(parts, finish), usageOf(t), opts.reportUsage) : response(model, candidate(parts), null, false));
+      event(
+        finish
+          ? response(model, candidate(parts, finish), usageOf(t), opts.reportUsage)
+          : response(model, candidate(parts), null, false),
+      );
     if (t.showThoughts) out.push(chunk([{ text: t.thinking!, thought: true }]));
     if (t.tool) {
       out.push(chunk([callPart(t)]));

@@ -68,13 +68,18 @@ function geminiReasoning(parts: readonly Part[]): { thoughts: GeminiPart[]; sign
     if (p.type !== 'reasoning' || p.format !== 'google-gemini-v1') continue;
     if (p.encrypted !== undefined) signatures.push(p);
     // A thought without its signature gives the model nothing back: it is not sent.
-    else if (p.signature !== undefined) thoughts.push({ text: p.text ?? '', thought: true, thoughtSignature: p.signature });
+    else if (p.signature !== undefined)
+      thoughts.push({ text: p.text ?? '', thought: true, thoughtSignature: p.signature });
   }
   return { thoughts, signatures };
 }
 
 /** Each signature onto its part (see the module comment); one with no part left gets a part of its own. */
-function attachSignatures(out: GeminiPart[], signatures: readonly ReasoningPart[], calls: Map<string, GeminiPart>): void {
+function attachSignatures(
+  out: GeminiPart[],
+  signatures: readonly ReasoningPart[],
+  calls: Map<string, GeminiPart>,
+): void {
   for (const s of signatures) {
     const signature = s.encrypted!;
     const target =
@@ -116,11 +121,12 @@ export function toolResultParts(m: Message, names: ReadonlyMap<string, string>):
     if (p.type !== 'tool_result') continue;
     const parts = typeof p.content === 'string' ? [] : p.content;
     const text =
-      typeof p.content === 'string'
-        ? p.content
-        : parts.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      typeof p.content === 'string' ? p.content : parts.map((c) => (c.type === 'text' ? c.text : '')).join('');
     out.push({
-      functionResponse: { name: names.get(p.callId) ?? p.callId, response: p.isError ? { error: text } : { output: text } },
+      functionResponse: {
+        name: names.get(p.callId) ?? p.callId,
+        response: p.isError ? { error: text } : { output: text },
+      },
     });
     for (const c of parts) {
       const extra = c.type === 'text' ? null : contentPart(c);
