@@ -11,10 +11,11 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { geminiError, signatureOf } from '../fakes/gemini-chat-wire';
 import { bearer } from '../helpers/gateway';
+import { drain, recordedIn } from '../helpers/chat-client';
 import { until } from '../helpers/eventually';
 import { tempDir } from '../helpers/temp-dir';
 import { fromRoot } from '../../src/paths';
@@ -88,17 +89,7 @@ beforeEach(() => {
 
 const gemini = () => h.fleet.fakes['google-ai-studio']!;
 
-function recorded(id: string): UsageEvent {
-  const matching = h.events.filter((e) => e.id === id);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
-
-async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
+const recorded = (id: string): UsageEvent => recordedIn(h.events, id);
 
 describe('whole and streamed answers', () => {
   test('a system prompt and a question: the contents sent, the answer, usage with cache reads and reasoning tokens, the cost', async () => {
