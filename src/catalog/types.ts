@@ -123,7 +123,7 @@ export interface EndpointPricing {
   };
 }
 
-/** How an Anthropic endpoint takes reasoning (`thinking` in chat-models.yaml). */
+/** How an Anthropic or Gemini endpoint takes reasoning (`thinking` in chat-models.yaml). */
 export type ThinkingStyle = 'budget' | 'adaptive' | 'always';
 
 /** One way to serve a model: a provider plus that provider's name, price and limits for it. */
@@ -148,7 +148,7 @@ export interface Endpoint {
   /** Typical tokens/s and latency; used by `sort` and the soft `preferred_*` preferences. */
   throughput: number | null;
   latencyMs: number | null;
-  /** How Claude takes reasoning: `adaptive` (Claude 4.6 and later: `thinking: adaptive` with an effort), `always` (adaptive and never off: Claude 5.5), else a thinking budget. */
+  /** How Claude takes reasoning: `adaptive` (Claude 4.6 and later: `thinking: adaptive` with an effort), `always` (adaptive and never off: Claude 5.5), else a thinking budget; on Gemini, `adaptive` / `always` is Gemini 3's `thinkingLevel`, else Gemini 2.5's budget. */
   thinking?: ThinkingStyle;
   /** The provider wildcard (`openai/*`) this endpoint was made from for a model the catalog lacks; its prices are the wildcard's defaults. */
   wildcard?: string;

@@ -13,7 +13,7 @@
  */
 
 /** The wire formats a door or an upstream speaks. */
-export type WireFormat = 'openai-chat' | 'anthropic-messages';
+export type WireFormat = 'openai-chat' | 'anthropic-messages' | 'gemini';
 
 /** A prompt-cache marker (Anthropic's `cache_control`), kept on the part it marks. */
 export interface CacheControl {
@@ -147,7 +147,15 @@ export interface Answer {
 /** One event of a streamed answer. Tool calls are numbered in the order they start. */
 export type StreamEvent =
   | { type: 'text'; text: string }
-  | { type: 'reasoning'; text?: string; signature?: string; encrypted?: string; format: ReasoningFormat }
+  | {
+      type: 'reasoning';
+      text?: string;
+      signature?: string;
+      encrypted?: string;
+      format: ReasoningFormat;
+      /** The part the reasoning belongs to, when the provider ties it to one (Gemini's signature of a tool call: its id). */
+      id?: string;
+    }
   | { type: 'tool_call_start'; index: number; id: string; name: string }
   | { type: 'tool_call_delta'; index: number; arguments: string }
   | { type: 'stop'; reason: StopReason; native: string }

@@ -7,13 +7,10 @@
  */
 import OpenAI from 'openai';
 import request from 'supertest';
-import type {
-  ChatCompletionChunk,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
+import { drain, recordedIn } from '../helpers/chat-client';
 import type { UsageEvent } from '../../src/usage/types';
 
 const MINI = 'openai/gpt-4o-mini';
@@ -51,19 +48,7 @@ beforeEach(() => {
   h.events.length = 0;
 });
 
-/** The one usage event recorded for generation `id`. */
-function recorded(id: string): UsageEvent {
-  const matching = h.events.filter((e) => e.id === id);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
-
-/** Read a streamed answer to its end: its chunks in order. */
-async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
+const recorded = (id: string): UsageEvent => recordedIn(h.events, id);
 
 describe('openai chat.completions.create (whole answers)', () => {
   test('a plain answer: content, usage with cost, provider, and the record behind its id', async () => {

@@ -90,23 +90,23 @@ export interface ChatWire {
     headers: Record<string, string | string[] | undefined>;
     rawBody: Buffer;
   }): { status: number; body: unknown } | null;
-  /** The whole answer to a non-streamed request. */
-  answer(body: Record<string, unknown>, opts: { reportUsage: boolean }): unknown;
+  /** The whole answer to a non-streamed request (`path`: the URL path, for wires that name the model there). */
+  answer(body: Record<string, unknown>, opts: { reportUsage: boolean; path?: string }): unknown;
   /** A streamed answer as complete SSE events (`…\n\n`), or binary frames, written one per write. */
-  events(body: Record<string, unknown>, opts: { reportUsage: boolean }): Array<string | Buffer>;
+  events(body: Record<string, unknown>, opts: { reportUsage: boolean; path?: string }): Array<string | Buffer>;
   /** The wire's in-stream error event. */
   errorEvent: string | Buffer;
   /** The provider's own 400 body for a request it refuses (as the real one validates), or null. */
-  refuse?(body: Record<string, unknown>): unknown;
+  refuse?(body: Record<string, unknown>, path?: string): unknown;
 }
 
 /** When the fake's answers were created (unix seconds). */
 export const FAKE_CREATED = 1767225600;
 
-const words = (text: string) => text.split(/\s+/).filter(Boolean);
+export const words = (text: string) => text.split(/\s+/).filter(Boolean);
 
 /** Every text in a request's messages (`text` members and string `content`), for the prompt token count. */
-function textsIn(value: unknown, out: string[] = []): string[] {
+export function textsIn(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) textsIn(v, out);
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -117,7 +117,7 @@ function textsIn(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-const wordCount = (value: unknown) => textsIn(value).reduce((n, t) => n + words(t).length, 0);
+export const wordCount = (value: unknown) => textsIn(value).reduce((n, t) => n + words(t).length, 0);
 
 /** The text of a message's content (a string, or its text parts/blocks joined). */
 function textOf(content: unknown): string {
@@ -127,7 +127,7 @@ function textOf(content: unknown): string {
 }
 
 /** What the fake model does for a request, whichever wire asked. */
-interface Turn {
+export interface Turn {
   /** The reply text (already cut to the bound), or null when it calls a tool. */
   text: string | null;
   tool: { name: string; arguments: string } | null;
@@ -137,14 +137,14 @@ interface Turn {
 }
 
 /** What the reply answers: the last user text, or the tool result when that is the last message. */
-interface Asked {
+export interface Asked {
   lastUser: string | null;
   toolResult: string | null;
   /** `response_format` asked for JSON (`json_object` / `json_schema`). */
   json: boolean;
 }
 
-function turnFor(asked: Asked, toolName: string | null, maxTokens: unknown, promptTokens: number): Turn {
+export function turnFor(asked: Asked, toolName: string | null, maxTokens: unknown, promptTokens: number): Turn {
   const { lastUser, toolResult } = asked;
   if (toolName !== null && lastUser !== null) {
     const args = JSON.stringify({ text: lastUser });
@@ -169,7 +169,7 @@ function turnFor(asked: Asked, toolName: string | null, maxTokens: unknown, prom
 }
 
 /** The reply split into per-word pieces (spaces kept), the tool arguments into three pieces. */
-function pieces(text: string): string[] {
+export function pieces(text: string): string[] {
   return text.split(/(?<= )/);
 }
 function thirds(text: string): string[] {

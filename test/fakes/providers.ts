@@ -5,6 +5,7 @@
 import type { ConfigOverrides } from '../../src/config';
 import { providerEnvName } from '../../src/config';
 import { anthropicChatWire, openaiChatWire, type ChatWire } from './chat-wires';
+import { geminiChatWire } from './gemini-chat-wire';
 import { startFake, type FakeUpstream, type WireHandler } from './server';
 import { cohereWire, geminiWire, openaiWire, voyageWire } from './wires';
 
@@ -12,7 +13,7 @@ import { cohereWire, geminiWire, openaiWire, voyageWire } from './wires';
 export const FAKE_PROVIDERS: Record<string, { wire: WireHandler | null; chat?: ChatWire; basePath: string }> = {
   openai: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
   mistral: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
-  'google-ai-studio': { wire: geminiWire, basePath: '/v1beta' },
+  'google-ai-studio': { wire: geminiWire, chat: geminiChatWire, basePath: '/v1beta' },
   cohere: { wire: cohereWire, basePath: '' },
   voyage: { wire: voyageWire, basePath: '' },
   deepinfra: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1/openai' },

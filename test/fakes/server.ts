@@ -182,7 +182,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       const next = fake.decide?.(req.headers) ?? queued.shift() ?? sticky;
       const streamFault = next && isStreamFault(next) ? next : null;
       const fault: Exclude<Fault, StreamFault> | null = next && !isStreamFault(next) ? next : null;
-      const opts = { reportUsage: fake.reportUsage };
+      const opts = { reportUsage: fake.reportUsage, path };
       const succeed = (edit: (b: Record<string, unknown>) => unknown = (b) => b) => {
         if (chatWire && streams) return void writeStream(req, res, chatWire.events(body, opts), chatWire, streamFault);
         let answer: unknown;
@@ -199,7 +199,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(edit(answer as Record<string, unknown>)));
       };
-      const refused = chatWire?.refuse?.(body);
+      const refused = chatWire?.refuse?.(body, path);
       if (refused && !fault)
         return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       if (!fault) return succeed();

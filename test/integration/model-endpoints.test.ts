@@ -105,7 +105,7 @@ test('needs a key: none → 401', async () => {
 
 test.each([
   ['/api/v1/models/nobody/nothing/endpoints', 'nobody/nothing'],
-  ['/api/v1/models/google/gemini-2.5-flash/endpoints', 'google/gemini-2.5-flash'],
+  ['/api/v1/models/google/gemini-1.5-flash/endpoints', 'google/gemini-1.5-flash'],
   ['/api/v1/models/%2e%2e/x/endpoints', '../x'],
 ])('%s → 404 naming the model and the list', async (path, model) => {
   const res = await get(h, path);

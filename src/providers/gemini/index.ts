@@ -1,6 +1,6 @@
 /** The Google Gemini (AI Studio) batchEmbedContents adapter. */
 import type { EmbeddingsAdapter } from '../embeddings-types';
-import { batchEmbedUrl, headers } from './api';
+import { batchEmbedUrl, headers, isOverloaded } from './api';
 import { fromResponse, toRequest } from './embeddings';
 
 /** `adapter: gemini` in providers.yaml. */
@@ -14,6 +14,5 @@ export const geminiAdapter: EmbeddingsAdapter = {
   parseResponse: fromResponse,
   // batchEmbedContents: at most 100 requests per call.
   maxBatch: 100,
-  // Gemini signals overload as 503 UNAVAILABLE "The model is overloaded".
-  isOverloaded: (status, text) => status === 503 && /overload|UNAVAILABLE/i.test(text),
+  isOverloaded,
 };
