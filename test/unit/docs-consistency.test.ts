@@ -167,6 +167,10 @@ describe("README's configuration table", () => {
       'SWITCHYARD_CONFIG',
       '<SLUG>_BASE_URL',
       '<SLUG>_API_KEY',
+      '<SLUG>_API_KEYS',
+      '<SLUG>_API_VERSION',
+      '<SLUG>_REGION',
+      '<SLUG>_ENTRA_TOKEN',
     ];
     expect([...listed].sort()).toEqual([...read].sort());
   });
