@@ -6,10 +6,11 @@
 import type { ChatAdapter } from './chat-types';
 import { openaiChatAdapter } from './openai/chat';
 import { anthropicChatAdapter } from './anthropic/chat';
+import { azureChatAdapter } from './azure/chat';
 
 /** Every chat wire format the gateway speaks. */
 export const CHAT_ADAPTERS: ReadonlyMap<string, ChatAdapter> = new Map(
-  [openaiChatAdapter, anthropicChatAdapter].map((a) => [a.name, a]),
+  [openaiChatAdapter, anthropicChatAdapter, azureChatAdapter].map((a) => [a.name, a]),
 );
 
 /** The chat adapter for `name`; the catalog loader has already checked that it exists. */
