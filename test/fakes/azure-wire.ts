@@ -50,7 +50,8 @@ function refusalOf(url: string, headers: Record<string, string | string[] | unde
   let deployment = route.deployment ? decodeURIComponent(route.deployment) : '';
   if (route.v1) {
     try {
-      deployment = String((JSON.parse(rawBody.toString('utf8')) as { model?: unknown }).model ?? '');
+      const model = (JSON.parse(rawBody.toString('utf8')) as { model?: unknown }).model;
+      deployment = typeof model === 'string' ? model : '';
     } catch {
       deployment = '';
     }
