@@ -13,7 +13,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { startFake, type FakeUpstream } from '../fakes/server';
 import {
@@ -26,6 +26,7 @@ import {
 } from '../fakes/azure-wire';
 import { openaiWire } from '../fakes/wires';
 import { bearer } from '../helpers/gateway';
+import { drain, recordedOnce, weather, type Extensions } from '../helpers/openai-client';
 import { tempDir } from '../helpers/temp-dir';
 import { fromRoot } from '../../src/paths';
 import { DEFAULT_AZURE_API_VERSION } from '../../src/catalog/load';
@@ -40,22 +41,6 @@ const MINI_PRICE = { prompt: 0.4e-6, completion: 1.6e-6 };
 const GPT5_MINI_PRICE = { prompt: 0.25e-6, completion: 2e-6 };
 const EMBED_PRICE = 0.13e-6;
 const ONLY_AZURE = { only: ['azure'] };
-
-interface Extensions {
-  provider: string;
-  usage: { cost: number; prompt_tokens: number; completion_tokens: number };
-}
-
-const weather: ChatCompletionTool[] = [
-  {
-    type: 'function',
-    function: {
-      name: 'weather',
-      description: 'The weather in a place',
-      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-  },
-];
 
 /** The shipped catalog plus `azure-v1` and `azure-sso`, serving gpt-4.1-mini and text-embedding-3-large. */
 function testCatalog(): { providersFile: string; chatModelsFile: string; modelsFile: string } {
@@ -123,17 +108,7 @@ beforeEach(() => {
 const azure = () => h.fleet.fakes.azure!;
 
 /** The one usage event recorded for generation `id`. */
-function recorded(id: string): UsageEvent {
-  const matching = h.events.filter((e) => e.id === id);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
-
-async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
+const recorded = (id: string): UsageEvent => recordedOnce(h.events, id);
 
 /** The chat door's answer to `body` as raw status, text and parsed JSON (or SSE data lines). */
 async function post(body: Record<string, unknown>): Promise<{ status: number; text: string; headers: Headers }> {

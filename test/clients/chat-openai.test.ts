@@ -7,13 +7,10 @@
  */
 import OpenAI from 'openai';
 import request from 'supertest';
-import type {
-  ChatCompletionChunk,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
+import { drain, recordedOnce, weather, type Extensions } from '../helpers/openai-client';
 import type { UsageEvent } from '../../src/usage/types';
 
 const MINI = 'openai/gpt-4o-mini';
@@ -21,23 +18,6 @@ const HAIKU = 'anthropic/claude-3.5-haiku';
 /** Per-token prices (config/chat-models.yaml, USD per 1M). */
 const MINI_PRICE = { prompt: 0.15e-6, completion: 0.6e-6 };
 const HAIKU_PRICE = { prompt: 0.8e-6, completion: 4e-6 };
-
-/** The gateway's extensions of the OpenAI answer. */
-interface Extensions {
-  provider: string;
-  usage: { cost: number; prompt_tokens: number; completion_tokens: number };
-}
-
-const weather: ChatCompletionTool[] = [
-  {
-    type: 'function',
-    function: {
-      name: 'weather',
-      description: 'The weather in a place',
-      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-  },
-];
 
 let h: GatewayHarness;
 let client: OpenAI;
@@ -52,18 +32,7 @@ beforeEach(() => {
 });
 
 /** The one usage event recorded for generation `id`. */
-function recorded(id: string): UsageEvent {
-  const matching = h.events.filter((e) => e.id === id);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
-
-/** Read a streamed answer to its end: its chunks in order. */
-async function drain(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const out: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
+const recorded = (id: string): UsageEvent => recordedOnce(h.events, id);
 
 describe('openai chat.completions.create (whole answers)', () => {
   test('a plain answer: content, usage with cost, provider, and the record behind its id', async () => {
