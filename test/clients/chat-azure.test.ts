@@ -395,6 +395,16 @@ describe('configurations', () => {
   });
 });
 
+test('GET /providers lists Azure with its endpoints and the attempts made on it', async () => {
+  await create(chat('count me'));
+  const data = (await request(h.gw.app).get('/api/v1/providers').set('Authorization', bearer(h.key)).expect(200)).body
+    .data as Array<{ slug: string; name: string; endpoints: Array<{ model: string }>; recent: { attempts: number } }>;
+  const listed = data.find((p) => p.slug === 'azure')!;
+  expect(listed.name).toBe('Azure OpenAI');
+  expect(listed.endpoints.map((e) => e.model)).toEqual(expect.arrayContaining([MINI, GPT5_MINI, EMBED]));
+  expect(listed.recent.attempts).toBeGreaterThan(0);
+});
+
 describe('the other doors', () => {
   test('POST /messages: an Anthropic-shaped answer from an Azure deployment', async () => {
     const res = await request(h.gw.app)
