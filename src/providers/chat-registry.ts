@@ -7,10 +7,11 @@ import type { ChatAdapter } from './chat-types';
 import { openaiChatAdapter } from './openai/chat';
 import { anthropicChatAdapter } from './anthropic/chat';
 import { geminiChatAdapter } from './gemini/chat';
+import { azureChatAdapter } from './azure/chat';
 
 /** Every chat wire format the gateway speaks. */
 export const CHAT_ADAPTERS: ReadonlyMap<string, ChatAdapter> = new Map(
-  [openaiChatAdapter, anthropicChatAdapter, geminiChatAdapter].map((a) => [a.name, a]),
+  [openaiChatAdapter, anthropicChatAdapter, geminiChatAdapter, azureChatAdapter].map((a) => [a.name, a]),
 );
 
 /** The chat adapter for `name`; the catalog loader has already checked that it exists. */

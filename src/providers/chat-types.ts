@@ -8,7 +8,7 @@ import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
 import type { MessagesBody } from '../messages/types';
 import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
-import type { UpstreamRequest } from '../transport/outcome';
+import type { UpstreamErrorDetail, UpstreamRequest } from '../transport/outcome';
 
 /** OpenAI's finish reasons plus the hosted service's `error` (the canonical stop reasons). */
 export type FinishReason = StopReason;
@@ -168,6 +168,8 @@ export interface ChatAdapter {
   readonly messagesPassThrough?: MessagesPassThrough;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
   isOverloaded?(status: number, bodyText: string): boolean;
+  /** A refusal the client should see, read from an error body (see `OverloadSignal.errorDetail`). */
+  errorDetail?(status: number, bodyText: string): UpstreamErrorDetail | null;
 }
 
 /** A Messages answer as it came: the canonical reading (billing, the record) and the upstream's JSON. */

@@ -8,10 +8,11 @@ import { openaiAdapter } from './openai';
 import { cohereAdapter } from './cohere';
 import { geminiAdapter } from './gemini';
 import { voyageAdapter } from './voyage';
+import { azureAdapter } from './azure';
 
 /** Every wire format the gateway speaks. */
 export const EMBEDDINGS_ADAPTERS: ReadonlyMap<string, EmbeddingsAdapter> = new Map(
-  [openaiAdapter, cohereAdapter, geminiAdapter, voyageAdapter].map((a) => [a.name, a]),
+  [openaiAdapter, cohereAdapter, geminiAdapter, voyageAdapter, azureAdapter].map((a) => [a.name, a]),
 );
 
 /** The adapter for `name`; the catalog loader has already checked that it exists. */

@@ -7,7 +7,7 @@
  */
 import type { Endpoint } from '../catalog/types';
 import type { BodyBytes, RawVector } from './raw-json';
-import type { UpstreamRequest } from '../transport/outcome';
+import type { UpstreamErrorDetail, UpstreamRequest } from '../transport/outcome';
 
 /** One part of a multimodal input item (the hosted service's ContentPart). */
 export type ContentPart =
@@ -69,4 +69,6 @@ export interface EmbeddingsAdapter {
    * e.g. a 503 "model is overloaded". Optional; the default looks for "overload".
    */
   isOverloaded?(status: number, bodyText: string): boolean;
+  /** A refusal the client should see, read from an error body (see `OverloadSignal.errorDetail`). */
+  errorDetail?(status: number, bodyText: string): UpstreamErrorDetail | null;
 }

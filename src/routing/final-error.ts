@@ -17,6 +17,9 @@ import type { CatalogModel, Endpoint } from '../catalog/types';
 import type { FallbackResult } from './run-with-fallback';
 import { temporarilyUnavailable } from './availability';
 
+/** The message of a 400 whose provider's content filter refused the prompt (its verdict in `metadata.content_filter`). */
+export const CONTENT_FILTER_MESSAGE = "The provider's content filter refused the prompt";
+
 /**
  * Map a failed run to the error the client receives.
  * @param tried - the candidates the run had; when none was attempted (every circuit open) they are the affected providers
@@ -38,6 +41,15 @@ export function finalError(
   };
   switch (last.outcome) {
     case 'client':
+      if (last.detail?.code === 'content_filter')
+        return new GatewayError(400, CONTENT_FILTER_MESSAGE, {
+          metadata: {
+            ...metadata,
+            error_type: 'content_filter',
+            provider_code: last.status,
+            content_filter: last.detail.data,
+          },
+        });
       return new GatewayError(400, STATUS_MESSAGES[400], {
         metadata: { ...metadata, error_type: 'invalid_request', provider_code: last.status },
       });

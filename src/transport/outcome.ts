@@ -27,6 +27,19 @@ export interface UpstreamFailure {
   retryAfterSeconds?: number;
   /** Short, secret-free reason for logs (never the upstream body). */
   reason: string;
+  /** What the adapter read from the error body for the client (a content filter's verdict), when it did. */
+  detail?: UpstreamErrorDetail;
+}
+
+/**
+ * A secret-free reading of an upstream error body, which the final error passes on: a code the
+ * gateway knows and small, bounded facts the adapter picked out (never the body's text).
+ */
+export interface UpstreamErrorDetail {
+  /** `content_filter`: the provider's content filter refused the prompt. */
+  code: 'content_filter';
+  /** The facts, e.g. each filter category with its verdict; the adapter bounds their size. */
+  data: Record<string, unknown>;
 }
 
 /** A finished whole-body call as a value: the body when ok, else the failure's kind. */
@@ -41,15 +54,21 @@ export type UpstreamResult =
     }
   | UpstreamFailure;
 
-/** What the transport needs of an adapter: its overload signal, if it has its own. */
+/** What the transport needs of an adapter: its readings of an error body, if it has its own. */
 export interface OverloadSignal {
   /** Whether an error body signals overload (→ 529) although its status is not 529. */
   isOverloaded?(status: number, bodyText: string): boolean;
+  /**
+   * A refusal the client should see (a content filter's verdict) read from an error body; null
+   * when the body says nothing the gateway passes on. A detail makes the failure `client`: the
+   * request itself was refused, so no other provider is tried (it would bill twice).
+   */
+  errorDetail?(status: number, bodyText: string): UpstreamErrorDetail | null;
 }
 
 /**
- * An upstream error status → outcome. 400/413/422 mean the request itself is bad (returned to the
- * client, no fallback); 401/403/404 and other 4xx mean the provider is misconfigured or does not
+ * An upstream error status → outcome. 400/413/422, or a body the adapter reads as a refusal
+ * ({@link OverloadSignal.errorDetail}), mean the request itself is bad (returned to the client, no fallback); 401/403/404 and other 4xx mean the provider is misconfigured or does not
  * serve the model (a provider-side failure worth falling back from).
  */
 export function classifyStatus(
@@ -60,6 +79,8 @@ export function classifyStatus(
 ): UpstreamFailure {
   const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
   if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
+  const detail = adapter.errorDetail?.(status, text) ?? null;
+  if (detail) return { outcome: 'client', ...base, reason: `upstream refused the request (${detail.code})`, detail };
   if (status === 529 || (adapter.isOverloaded ? adapter.isOverloaded(status, text) : defaultOverloaded(status, text))) {
     return { outcome: 'overloaded', ...base, reason: 'upstream overloaded' };
   }

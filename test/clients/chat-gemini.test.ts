@@ -15,7 +15,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { geminiError, signatureOf } from '../fakes/gemini-chat-wire';
 import { bearer } from '../helpers/gateway';
-import { drain, recordedIn } from '../helpers/chat-client';
+import { drain, recordedOnce } from '../helpers/openai-client';
 import { until } from '../helpers/eventually';
 import { tempDir } from '../helpers/temp-dir';
 import { fromRoot } from '../../src/paths';
@@ -89,7 +89,7 @@ beforeEach(() => {
 
 const gemini = () => h.fleet.fakes['google-ai-studio']!;
 
-const recorded = (id: string): UsageEvent => recordedIn(h.events, id);
+const recorded = (id: string): UsageEvent => recordedOnce(h.events, id);
 
 describe('whole and streamed answers', () => {
   test('a system prompt and a question: the contents sent, the answer, usage with cache reads and reasoning tokens, the cost', async () => {

@@ -7,10 +7,10 @@
  */
 import OpenAI from 'openai';
 import request from 'supertest';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { bearer } from '../helpers/gateway';
-import { drain, recordedIn } from '../helpers/chat-client';
+import { drain, recordedOnce, weather, type Extensions } from '../helpers/openai-client';
 import type { UsageEvent } from '../../src/usage/types';
 
 const MINI = 'openai/gpt-4o-mini';
@@ -18,23 +18,6 @@ const HAIKU = 'anthropic/claude-3.5-haiku';
 /** Per-token prices (config/chat-models.yaml, USD per 1M). */
 const MINI_PRICE = { prompt: 0.15e-6, completion: 0.6e-6 };
 const HAIKU_PRICE = { prompt: 0.8e-6, completion: 4e-6 };
-
-/** The gateway's extensions of the OpenAI answer. */
-interface Extensions {
-  provider: string;
-  usage: { cost: number; prompt_tokens: number; completion_tokens: number };
-}
-
-const weather: ChatCompletionTool[] = [
-  {
-    type: 'function',
-    function: {
-      name: 'weather',
-      description: 'The weather in a place',
-      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-  },
-];
 
 let h: GatewayHarness;
 let client: OpenAI;
@@ -48,7 +31,8 @@ beforeEach(() => {
   h.events.length = 0;
 });
 
-const recorded = (id: string): UsageEvent => recordedIn(h.events, id);
+/** The one usage event recorded for generation `id`. */
+const recorded = (id: string): UsageEvent => recordedOnce(h.events, id);
 
 describe('openai chat.completions.create (whole answers)', () => {
   test('a plain answer: content, usage with cost, provider, and the record behind its id', async () => {

@@ -6,6 +6,7 @@ import type { ConfigOverrides } from '../../src/config';
 import { providerEnvName } from '../../src/config';
 import { anthropicChatWire, openaiChatWire, type ChatWire } from './chat-wires';
 import { geminiChatWire } from './gemini-chat-wire';
+import { azureChatWire } from './azure-wire';
 import { startFake, type FakeUpstream, type WireHandler } from './server';
 import { cohereWire, geminiWire, openaiWire, voyageWire } from './wires';
 
@@ -23,6 +24,7 @@ export const FAKE_PROVIDERS: Record<string, { wire: WireHandler | null; chat?: C
   groq: { wire: null, chat: openaiChatWire, basePath: '/openai/v1' },
   fireworks: { wire: null, chat: openaiChatWire, basePath: '/inference/v1' },
   xai: { wire: null, chat: openaiChatWire, basePath: '/v1' },
+  azure: { wire: openaiWire, chat: azureChatWire, basePath: '/openai' },
 };
 
 /** Every fake, keyed by provider slug, plus helpers. */

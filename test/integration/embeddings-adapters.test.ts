@@ -46,16 +46,24 @@ const CASES = [
     auth: ['authorization', 'Bearer test-key-voyage'],
     reportsUsage: true,
   },
+  {
+    adapter: 'azure',
+    model: 'openai/text-embedding-3-large',
+    slug: 'azure',
+    auth: ['api-key', 'test-key-azure'],
+    reportsUsage: true,
+  },
 ] as const;
 
 let fleet: FakeFleet;
 let http: UpstreamHttp;
+/** Each model's endpoint on each provider, keyed `<model> <slug>`. */
 let endpoints: Map<string, Endpoint>;
 beforeAll(async () => {
   fleet = await startFakeFleet();
   http = new UpstreamHttp({ connectionsPerOrigin: 4, keepAliveTimeoutMs: 1000 });
   const catalog = loadCatalog(loadConfig({}, fleet.overrides), ADAPTER_NAMES);
-  endpoints = new Map(catalog.models.map((m) => [m.id, m.endpoints[0]!]));
+  endpoints = new Map(catalog.models.flatMap((m) => m.endpoints.map((e) => [`${m.id} ${e.provider.slug}`, e])));
 });
 afterAll(async () => {
   await http.close();
@@ -77,8 +85,9 @@ describe.each(CASES)('$adapter adapter', (c) => {
     ...over,
   });
   const adapter = embeddingsAdapterFor(c.adapter);
-  const endpoint = () => endpoints.get(c.model)!;
-  const call = (j = job(), timeoutMs = 2000) => http.post(adapter.buildRequest(j, endpoint(), endpoint().provider.keys[0]?.secret ?? null), adapter, timeoutMs);
+  const endpoint = () => endpoints.get(`${c.model} ${c.slug}`)!;
+  const call = (j = job(), timeoutMs = 2000) =>
+    http.post(adapter.buildRequest(j, endpoint(), endpoint().provider.keys[0]?.secret ?? null), adapter, timeoutMs);
   /** What the service does with a result: an unparseable 2xx body is a server failure. */
   const attempt = async (j = job(), timeoutMs = 2000) => {
     const res = await call(j, timeoutMs);

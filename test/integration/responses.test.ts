@@ -250,8 +250,9 @@ describe('POST /responses', () => {
     expect(s.events.at(-1)!.data.response).toMatchObject({ status: 'completed', provider: 'Groq' });
   });
 
-  test('fallback across formats (models): an OpenAI upstream fails, the Anthropic one answers', async () => {
+  test('fallback across formats (models): the OpenAI-format upstreams fail, the Anthropic one answers', async () => {
     h.fleet.fakes.openai!.setSticky({ status: 503 });
+    h.fleet.fakes.azure!.setSticky({ status: 503 });
     const s = await stream({ models: [SONNET] });
     expect(textOf(s)).toBe('echo: hello there my friend');
     expect(s.events.at(-1)!.data.response).toMatchObject({ status: 'completed', model: SONNET, provider: 'Anthropic' });
