@@ -47,11 +47,17 @@ function answersByKey(overrides: Record<string, Fault | null> = {}) {
 const keysUsed = (h: GatewayHarness) =>
   h.fleet.fakes.openai!.calls.map((c) => String(c.headers.authorization).replace(/^Bearer /, ''));
 
+/** One chat request, kept on OpenAI (the model has other providers, which would answer instead). */
 async function chat(h: GatewayHarness) {
   return request(h.gw.app)
     .post('/api/v1/chat/completions')
     .set('Authorization', bearer(h.key))
-    .send({ model: MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 });
+    .send({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 5,
+      provider: { only: ['openai'] },
+    });
 }
 
 async function pool(h: GatewayHarness): Promise<KeyReading[]> {
