@@ -76,7 +76,12 @@ export interface Config {
    * AWS credentials and region from the standard variables (`AWS_ACCESS_KEY_ID`, …), for the
    * providers of `adapter: bedrock` (SigV4); null where unset.
    */
-  aws: { accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null; region: string | null };
+  aws: {
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+    sessionToken: string | null;
+    region: string | null;
+  };
   /**
    * Uploaded files: the size limit (larger → 413), the size of the chunks content is stored in, and
    * how uploads share a replica. A body is spooled to disk first, so only a complete upload ever

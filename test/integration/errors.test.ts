@@ -15,7 +15,9 @@ let apiKey: string;
 
 beforeAll(async () => {
   db = await openTestPglite();
-  gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), { server: { bodyLimitBytes: 2048, inferenceBodyLimitBytes: 2048 } });
+  gw = await createTestGateway(db, new MemoryKv(`t:${uniqueId()}:`), {
+    server: { bodyLimitBytes: 2048, inferenceBodyLimitBytes: 2048 },
+  });
   apiKey = (await createInferenceKey(gw)).secret;
 });
 afterAll(() => db.close());

@@ -13,7 +13,11 @@ const request = (body: ChatBody, stream = false, ep = endpoint) =>
 
 describe('Anthropic chat: request', () => {
   it('POSTs <baseUrl>/messages with x-api-key and the API version', () => {
-    const req = adapter.buildRequest(chatJob({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), endpoint, keyOf(endpoint));
+    const req = adapter.buildRequest(
+      chatJob({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      endpoint,
+      keyOf(endpoint),
+    );
     expect(req.url).toBe('https://api.anthropic.example/v1/messages');
     expect(req.headers).toMatchObject({ 'x-api-key': 'key-anthropic', 'anthropic-version': '2023-06-01' });
     expect(req.headers.authorization).toBeUndefined();

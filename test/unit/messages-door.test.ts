@@ -143,7 +143,11 @@ describe('the Anthropic adapter and the Messages job', () => {
       new_field: { a: 1 },
       thinking: { type: 'enabled', budget_tokens: 10 },
     });
-    const req = anthropicChatAdapter.buildRequest(messagesJob({ body: sent, headers }, 100, true), endpoint, keyOf(endpoint));
+    const req = anthropicChatAdapter.buildRequest(
+      messagesJob({ body: sent, headers }, 100, true),
+      endpoint,
+      keyOf(endpoint),
+    );
     expect(JSON.parse(req.body)).toEqual({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 100,

@@ -130,7 +130,8 @@ export default {
     transforms: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 100 } },
     provider: { $ref: 'defs#/$defs/providerPreferences' },
     cache_control: {
-      description: "Automatic prompt caching: Anthropic-format upstreams get it as their top-level cache_control (the breakpoint on the last cacheable block); the others cache prompts unasked",
+      description:
+        'Automatic prompt caching: Anthropic-format upstreams get it as their top-level cache_control (the breakpoint on the last cacheable block); the others cache prompts unasked',
       type: 'object',
       required: ['type'],
       additionalProperties: false,
