@@ -21,6 +21,8 @@ const CATALOGUE: ReadonlyArray<readonly [string, 'counter' | 'histogram' | 'gaug
   ['switchyard_gateway_overhead_seconds', 'histogram', ['route']],
   ['switchyard_upstream_fallbacks_total', 'counter', ['provider', 'model']],
   ['switchyard_circuit_state', 'gauge', ['provider', 'model']],
+  ['switchyard_provider_key_state', 'gauge', ['provider', 'key']],
+  ['switchyard_provider_key_refusals_total', 'counter', ['provider', 'key', 'status']],
   ['switchyard_embeddings_tokens_total', 'counter', ['provider', 'model']],
   ['switchyard_embeddings_cost_usd_total', 'counter', ['provider', 'model']],
   ['switchyard_chat_tokens_total', 'counter', ['provider', 'model', 'kind']],

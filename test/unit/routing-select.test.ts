@@ -30,9 +30,9 @@ test('<SLUG>_BASE_URL and <SLUG>_API_KEY override the catalog; providers without
   });
   const catalog = loadCatalog(config, adapters);
   const openai = catalog.providers.find((p) => p.slug === 'openai')!;
-  expect(openai).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'sk-o', configured: true });
+  expect(openai).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', keys: [{ label: 'key-1', secret: 'sk-o', weight: 1 }], configured: true });
   expect(catalog.providers.find((p) => p.slug === 'nebius')).toMatchObject({
-    apiKey: null,
+    keys: [],
     configured: false,
     baseUrl: 'https://api.studio.nebius.com/v1',
   });
@@ -86,7 +86,7 @@ test('<SLUG>_API_KEY_FILE reads the key from a file', () => {
   try {
     const catalog = loadCatalog(loadConfig({ GOOGLE_AI_STUDIO_API_KEY_FILE: file }), adapters);
     expect(catalog.providers.find((p) => p.slug === 'google-ai-studio')).toMatchObject({
-      apiKey: 'from-file',
+      keys: [{ label: 'key-1', secret: 'from-file', weight: 1 }],
       configured: true,
     });
   } finally {
