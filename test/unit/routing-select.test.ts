@@ -30,7 +30,11 @@ test('<SLUG>_BASE_URL and <SLUG>_API_KEY override the catalog; providers without
   });
   const catalog = loadCatalog(config, adapters);
   const openai = catalog.providers.find((p) => p.slug === 'openai')!;
-  expect(openai).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', keys: [{ label: 'key-1', secret: 'sk-o', weight: 1 }], configured: true });
+  expect(openai).toMatchObject({
+    baseUrl: 'http://127.0.0.1:1/v1',
+    keys: [{ label: 'key-1', secret: 'sk-o', weight: 1 }],
+    configured: true,
+  });
   expect(catalog.providers.find((p) => p.slug === 'nebius')).toMatchObject({
     keys: [],
     configured: false,
