@@ -142,7 +142,7 @@ export function buildChatEndpoint(
     outputModalities: new Set(e.output_modalities ?? ['text']),
     tokenInput: false,
     parameters: new Set(e.supported_parameters ?? []),
-    ...(e.thinking && e.thinking !== 'budget' ? { thinking: e.thinking } : {}),
+    ...(e.thinking ? { thinking: e.thinking } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ import {
 import { toModelWire } from './wire';
 import { sampleEndpoint, toWildcard, type Wildcard, type WildcardYaml } from './wildcard';
 import type { AwsCredentials, CatalogModel, Endpoint, ModelKind, ProviderInfo, ProviderKey } from './types';
+import { DEFAULT_BEDROCK_REGION } from '../providers/bedrock/api';
 
 interface ProviderYaml {
   slug: string;
@@ -106,16 +107,19 @@ function buildProvider(p: ProviderYaml, config: Config): ProviderInfo {
   // The standard AWS variables are every process's; only a Bedrock provider signs with them.
   const aws = p.adapter === 'bedrock' ? awsCredentials(config) : null;
   const entra = env.entraToken ? { token: env.entraToken } : env.entraTokenFile ? { file: env.entraTokenFile } : null;
+  const region =
+    env.region ?? p.region ?? config.aws.region ?? (p.adapter === 'bedrock' ? DEFAULT_BEDROCK_REGION : null);
   return {
     slug: p.slug,
     name: p.name,
     adapter: p.adapter,
-    baseUrl: (env.baseUrl ?? p.base_url).replace(/\/+$/, ''),
+    // A base URL may name the region (`https://bedrock-runtime.{region}.amazonaws.com`).
+    baseUrl: (env.baseUrl ?? p.base_url).replace(/\/+$/, '').replace('{region}', region ?? '{region}'),
     keys,
     configured: !needsKey || keys.length > 0 || aws !== null || entra !== null,
     apiVersion: env.apiVersion ?? p.api_version ?? (p.adapter === 'azure' ? DEFAULT_AZURE_API_VERSION : null),
     apiStyle: p.api_style ?? 'deployments',
-    region: env.region ?? p.region ?? config.aws.region,
+    region,
     aws,
     entra,
     timeoutMs: p.timeout_ms ?? null,

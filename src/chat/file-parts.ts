@@ -3,14 +3,17 @@
  * gateway reads it from `/files` and sends it inline (`file_data`, a `data:` URL with its sniffed
  * type), since an upstream knows nothing of the gateway's file ids. Done before the plan, so that
  * the prompt's size and the routing (endpoints that take files) see the file. Another workspace's
- * file answers 404, as `/files` does; the files of one request are bounded together. Anthropic's
- * documents are PDFs and plain text: a file of another type leaves Anthropic endpoints out.
+ * file answers 404, as `/files` does; the files of one request are bounded together. A wire
+ * format that reads only some media (`ChatAdapter.media`: Anthropic's documents are PDFs and
+ * text, Bedrock's a list of office types and it takes no image URLs) is left out of the plan for
+ * a request holding others.
  * @module
  */
 import type { ApiKeyRecord } from '../keys/types';
 import type { FileService } from '../files/service';
 import { ValidationError } from '../errors';
 import { chatAdapterFor } from '../providers/chat-registry';
+import type { Endpoint } from '../catalog/types';
 import { narrowedTo, type ChatPlan } from './plan';
 import type { ChatBody, ChatContentPart } from './types';
 
@@ -58,24 +61,41 @@ export async function inlineFileParts(
   }
 }
 
-/** The media types Anthropic's document blocks take. */
-const ANTHROPIC_DOCUMENT = /^(application\/pdf|text\/[\w.+-]+)$/;
+/** The media of a request: its files' types, and whether an image is a remote URL. */
+interface RequestMedia {
+  types: string[];
+  imageUrls: boolean;
+}
 
-/** `plan` without the Anthropic endpoints when a file part is of a type they cannot read; a 400 when none is left. */
-export function withFileRule(plan: ChatPlan, body: ChatBody): ChatPlan {
-  // The prompt's one pass over the messages saw whether any part is a file.
-  if (!plan.prompt.modalities.has('file')) return plan;
-  const types: string[] = [];
+function mediaOf(body: ChatBody): RequestMedia {
+  const media: RequestMedia = { types: [], imageUrls: false };
   for (const m of body.messages)
     if (Array.isArray(m.content))
       for (const p of m.content)
-        if (p.type === 'file') types.push(/^data:([^;,]+);/.exec(p.file.file_data ?? '')?.[1] ?? 'unknown');
-  const unreadable = types.filter((t) => !ANTHROPIC_DOCUMENT.test(t));
-  if (unreadable.length === 0) return plan;
-  const message = `a file of type ${unreadable[0]} is read by none of ${plan.primary.id}'s providers (Anthropic's take PDF and text)`;
+        if (p.type === 'file') media.types.push(/^data:([^;,]+);/.exec(p.file.file_data ?? '')?.[1] ?? 'unknown');
+        else if (p.type === 'image_url' && !p.image_url.url.startsWith('data:')) media.imageUrls = true;
+  return media;
+}
+
+/** Whether an endpoint's format reads every file of `media` and its image URLs. */
+function readsAll(e: Endpoint, media: RequestMedia): boolean {
+  const reads = chatAdapterFor(e.provider.adapter).media;
+  return !reads || ((!media.imageUrls || reads.imageUrls) && media.types.every((t) => reads.readsDocument(t)));
+}
+
+/** `plan` without the endpoints whose format cannot read the request's files or image URLs; a 400 when none is left. */
+export function withFileRule(plan: ChatPlan, body: ChatBody): ChatPlan {
+  // The prompt's one pass over the messages saw whether any part is a file or an image.
+  const { modalities } = plan.prompt;
+  if (!modalities.has('file') && !modalities.has('image')) return plan;
+  const media = mediaOf(body);
+  if (media.types.length === 0 && !media.imageUrls) return plan;
+  const message = media.imageUrls
+    ? `an image given by URL, or a file of type ${media.types[0] ?? 'none'}, is read by none of ${plan.primary.id}'s providers that are left (Bedrock takes images as data: URLs only; Anthropic's files are PDF and text)`
+    : `a file of type ${media.types[0]} is read by none of ${plan.primary.id}'s providers (Anthropic's take PDF and text)`;
   return narrowedTo(
     plan,
-    (e) => chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages',
+    (e) => readsAll(e, media),
     () => new ValidationError([{ path: 'body.messages', message }]),
   );
 }

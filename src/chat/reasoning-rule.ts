@@ -1,7 +1,8 @@
 /**
  * Rules of the chat-like doors' plans about thinking. Anthropic's thinking needs a budget of at
  * least {@link MIN_THINKING_BUDGET} tokens below `max_tokens`, so a request that asks for reasoning
- * with a smaller completion bound leaves the budget-style Anthropic candidates out (they could only
+ * with a smaller completion bound leaves the budget-style Claude candidates out (Anthropic's and
+ * Bedrock's) (they could only
  * answer without the reasoning asked for), and is a 400 naming the bound when no other candidate is
  * left. A model that always thinks (catalog `thinking: always`) cannot be forced to call a tool
  * (Anthropic refuses `tool_choice` any/tool with thinking), so a forced tool leaves it out the same way.
@@ -19,9 +20,7 @@ export function withReasoningRule(plan: ChatPlan, reasoning: ReasoningRequest | 
   const bound = plan.maxTokens;
   if (!wantsReasoning(reasoning) || bound === undefined || bound > MIN_THINKING_BUDGET) return plan;
   // Adaptive thinking (Claude 4.6 and later) takes no budget, so any bound will do.
-  const keep = (e: Endpoint) =>
-    chatAdapterFor(e.provider.adapter).format !== 'anthropic-messages' ||
-    (e.thinking !== undefined && e.thinking !== 'budget');
+  const keep = (e: Endpoint) => chatAdapterFor(e.provider.adapter).thinksByBudget?.(e) !== true;
   const message = `must be above ${MIN_THINKING_BUDGET} for reasoning on ${plan.primary.id}'s providers (Anthropic's thinking budget is at least ${MIN_THINKING_BUDGET} tokens below it); raise it or turn reasoning off`;
   return narrowedTo(plan, keep, () => new ValidationError([{ path, message }]));
 }

@@ -13,7 +13,7 @@
  */
 
 /** The wire formats a door or an upstream speaks. */
-export type WireFormat = 'openai-chat' | 'anthropic-messages' | 'gemini';
+export type WireFormat = 'openai-chat' | 'anthropic-messages' | 'gemini' | 'bedrock-converse';
 
 /** A prompt-cache marker (Anthropic's `cache_control`), kept on the part it marks. */
 export interface CacheControl {

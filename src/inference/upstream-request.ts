@@ -45,7 +45,9 @@ export async function withPooledKey<T>(
     }
     const result = await send(req);
     if (result.outcome === 'ok') return result;
-    const settled = keys.settle(endpoint.provider, pick.key, result.status, result.retryAfterSeconds);
+    // A model that is not ready says nothing about the key it was asked with.
+    const status = result.unavailable ? null : result.status;
+    const settled = keys.settle(endpoint.provider, pick.key, status, result.retryAfterSeconds);
     if (!settled || i + 1 >= tries) return result;
   }
 }

@@ -8,10 +8,14 @@ import { openaiChatAdapter } from './openai/chat';
 import { anthropicChatAdapter } from './anthropic/chat';
 import { geminiChatAdapter } from './gemini/chat';
 import { azureChatAdapter } from './azure/chat';
+import { bedrockChatAdapter } from './bedrock/chat';
 
 /** Every chat wire format the gateway speaks. */
 export const CHAT_ADAPTERS: ReadonlyMap<string, ChatAdapter> = new Map(
-  [openaiChatAdapter, anthropicChatAdapter, geminiChatAdapter, azureChatAdapter].map((a) => [a.name, a]),
+  [openaiChatAdapter, anthropicChatAdapter, geminiChatAdapter, azureChatAdapter, bedrockChatAdapter].map((a) => [
+    a.name,
+    a,
+  ]),
 );
 
 /** The chat adapter for `name`; the catalog loader has already checked that it exists. */

@@ -8,7 +8,7 @@ import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
 import type { MessagesBody } from '../messages/types';
 import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
-import type { UpstreamErrorDetail, UpstreamRequest } from '../transport/outcome';
+import type { UpstreamErrorDetail, UpstreamHeaders, UpstreamRequest } from '../transport/outcome';
 
 /** OpenAI's finish reasons plus the hosted service's `error` (the canonical stop reasons). */
 export type FinishReason = StopReason;
@@ -167,9 +167,26 @@ export interface ChatAdapter {
   /** The Messages door's view of an Anthropic-format upstream's answers, passed through (relabelled). */
   readonly messagesPassThrough?: MessagesPassThrough;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
-  isOverloaded?(status: number, bodyText: string): boolean;
+  isOverloaded?(status: number, bodyText: string, headers?: UpstreamHeaders): boolean;
+  /** Whether an error says the model cannot serve yet (→ another provider, else 503; see `UpstreamFailure.unavailable`). */
+  isUnavailable?(status: number, bodyText: string, headers?: UpstreamHeaders): boolean;
+  /** What the format reads of a request's media, where it cannot read everything: the plan leaves its endpoints out for the rest. */
+  readonly media?: FormatMedia;
+  /**
+   * How the format takes a JSON response format: `any` (the default), `schema` (only `json_schema`,
+   * on endpoints listing `structured_outputs`) or `none`; the plan leaves its endpoints out otherwise.
+   */
+  readonly jsonOutput?: 'any' | 'schema' | 'none';
+  /** Whether `endpoint` reasons by Claude's thinking budget (at least 1024 tokens below `max_tokens`). */
+  thinksByBudget?(endpoint: Endpoint): boolean;
   /** A refusal the client should see, read from an error body (see `OverloadSignal.errorDetail`). */
   errorDetail?(status: number, bodyText: string): UpstreamErrorDetail | null;
+}
+
+/** The media a wire format can send on: remote image URLs (the provider fetches them), and which document types. */
+export interface FormatMedia {
+  imageUrls: boolean;
+  readsDocument(mediaType: string): boolean;
 }
 
 /** A Messages answer as it came: the canonical reading (billing, the record) and the upstream's JSON. */

@@ -1,13 +1,14 @@
 /**
  * The final status when no attempt succeeded: every circuit open → 503 (with availability), the
  * request rejected upstream → 400, timeout → 524, overloaded → 529, rate limited → 429 with
- * Retry-After, any other upstream failure (5xx, invalid body, network) → 502. The metadata names
+ * Retry-After, a model not ready to serve → 503, any other upstream failure (5xx, invalid body, network) → 502. The metadata names
  * each attempt and nothing from upstream bodies.
  * @module
  */
 import {
   GatewayError,
   RateLimitError,
+  ServiceUnavailableError,
   STATUS_MESSAGES,
   UpstreamError,
   UpstreamOverloadedError,
@@ -59,8 +60,10 @@ export function finalError(
       return new UpstreamOverloadedError(metadata, last.retryAfterSeconds);
     case 'rate_limited':
       return new RateLimitError(last.retryAfterSeconds ?? 1, metadata);
-    case 'network':
     case 'server':
+      if (last.unavailable) return new ServiceUnavailableError(metadata, last.retryAfterSeconds ?? 1);
+      return new UpstreamError(metadata);
+    case 'network':
     default:
       return new UpstreamError(metadata);
   }

@@ -13,6 +13,7 @@ import {
   retryAfter,
   type OverloadSignal,
   type UpstreamFailure,
+  type UpstreamHeaders,
   type UpstreamRequest,
   type UpstreamResult,
 } from './outcome';
@@ -57,6 +58,8 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
   private retryAfterHeader: string | string[] | undefined;
+  /** An error answer's headers, for the adapter's reading of it. */
+  private errorHeaders: UpstreamHeaders | undefined;
   private settled = false;
   private aborted = false;
   /** A 2xx arrived: its body is the answer (whole) or the stream's (streamed). */
@@ -101,7 +104,10 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   ): void {
     this.status = statusCode;
     this.retryAfterHeader = headers['retry-after'];
-    if (statusCode < 200 || statusCode >= 300) return;
+    if (statusCode < 200 || statusCode >= 300) {
+      this.errorHeaders = headers;
+      return;
+    }
     this.opened = true;
     if (this.mode === 'stream') this.settle({ outcome: 'ok', stream: this.openStream() });
   }
@@ -132,7 +138,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     if (!this.opened) {
       const text = Buffer.concat(this.errorBody).toString('utf8');
       this.errorBody = [];
-      this.settle(classifyStatus(this.status, text, retryAfter(this.retryAfterHeader), this.signal));
+      this.settle(classifyStatus(this.status, text, retryAfter(this.retryAfterHeader), this.signal, this.errorHeaders));
     } else if (this.mode === 'stream') this.bodyEnded(null);
     else
       this.settle({

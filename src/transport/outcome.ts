@@ -29,7 +29,15 @@ export interface UpstreamFailure {
   reason: string;
   /** What the adapter read from the error body for the client (a content filter's verdict), when it did. */
   detail?: UpstreamErrorDetail;
+  /**
+   * The model cannot serve yet (Bedrock's `ModelNotReadyException`): another provider is tried,
+   * and when none answers the client gets a 503, not a rate limit, as waiting a moment will not do.
+   */
+  unavailable?: true;
 }
+
+/** An upstream answer's headers (lower-case names), as undici hands them. */
+export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * A secret-free reading of an upstream error body, which the final error passes on: a code the
@@ -56,8 +64,10 @@ export type UpstreamResult =
 
 /** What the transport needs of an adapter: its readings of an error body, if it has its own. */
 export interface OverloadSignal {
-  /** Whether an error body signals overload (→ 529) although its status is not 529. */
-  isOverloaded?(status: number, bodyText: string): boolean;
+  /** Whether an error body (or its headers: Bedrock names errors in one) signals overload (→ 529) although its status is not 529. */
+  isOverloaded?(status: number, bodyText: string, headers?: UpstreamHeaders): boolean;
+  /** Whether an error says the model cannot serve yet ({@link UpstreamFailure.unavailable}). */
+  isUnavailable?(status: number, bodyText: string, headers?: UpstreamHeaders): boolean;
   /**
    * A refusal the client should see (a content filter's verdict) read from an error body; null
    * when the body says nothing the gateway passes on. A detail makes the failure `client`: the
@@ -76,12 +86,18 @@ export function classifyStatus(
   text: string,
   retryAfterSeconds: number | undefined,
   adapter: OverloadSignal,
+  headers?: UpstreamHeaders,
 ): UpstreamFailure {
   const base = { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  if (adapter.isUnavailable?.(status, text, headers))
+    return { outcome: 'server', ...base, reason: 'upstream model not ready', unavailable: true };
   if (status === 429) return { outcome: 'rate_limited', ...base, reason: 'upstream rate limit' };
   const detail = adapter.errorDetail?.(status, text) ?? null;
   if (detail) return { outcome: 'client', ...base, reason: `upstream refused the request (${detail.code})`, detail };
-  if (status === 529 || (adapter.isOverloaded ? adapter.isOverloaded(status, text) : defaultOverloaded(status, text))) {
+  if (
+    status === 529 ||
+    (adapter.isOverloaded ? adapter.isOverloaded(status, text, headers) : defaultOverloaded(status, text))
+  ) {
     return { outcome: 'overloaded', ...base, reason: 'upstream overloaded' };
   }
   if (status === 408 || status === 504) return { outcome: 'timeout', ...base, reason: `upstream ${status}` };

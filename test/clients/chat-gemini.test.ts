@@ -15,7 +15,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
 import { geminiError, signatureOf } from '../fakes/gemini-chat-wire';
 import { bearer } from '../helpers/gateway';
-import { drain, recordedOnce } from '../helpers/openai-client';
+import { drain, readUntilFailure, recordedOnce, statusOf } from '../helpers/openai-client';
 import { until } from '../helpers/eventually';
 import { tempDir } from '../helpers/temp-dir';
 import { fromRoot } from '../../src/paths';
@@ -328,11 +328,6 @@ describe('faults, filters and fallback', () => {
   const messages = [{ role: 'user' as const, content: 'hello there' }];
   const ask = (model: string) => client.chat.completions.create({ model, messages });
   const askStream = (model: string) => client.chat.completions.create({ model, messages, stream: true });
-  const statusOf = (p: Promise<unknown>) =>
-    p.then(
-      () => 200,
-      (e: unknown) => (e as { status?: number }).status,
-    );
 
   test.each([
     [
@@ -359,16 +354,10 @@ describe('faults, filters and fallback', () => {
     '%s after the first content: the stream ends with the error, the tokens generated are recorded',
     async (_n, fault) => {
       gemini().setSticky(fault);
-      const seen: string[] = [];
-      const failed = await (async () => {
-        for await (const c of await askStream(FLASH)) seen.push(c.choices[0]?.delta?.content ?? '');
-      })().then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const { seen, failed } = await readUntilFailure(await askStream(FLASH));
       expect(failed).toBeInstanceOf(Error);
       // The first piece reached the client (a cut may lose the one written just before it).
-      expect(seen.join('')).toMatch(/^echo: /);
+      expect(seen).toMatch(/^echo: /);
       await until('the usage record', () => h.events.length === 1);
       expect(h.events[0]).toMatchObject({ status: 'error', finishReason: 'error', streamed: true });
       expect(h.events[0]!.tokensCompletion).toBeGreaterThan(0);

@@ -89,7 +89,10 @@ export interface ChatWire {
     url: string;
     headers: Record<string, string | string[] | undefined>;
     rawBody: Buffer;
-  }): { status: number; body: unknown } | null;
+  }):
+    | { status: number; body: unknown; headers?: Record<string, string> }
+    | null
+    | Promise<{ status: number; body: unknown; headers?: Record<string, string> } | null>;
   /** The whole answer to a non-streamed request (`path`: the URL path, for wires that name the model there). */
   answer(body: Record<string, unknown>, opts: { reportUsage: boolean; path?: string }): unknown;
   /** A streamed answer as complete SSE events (`…\n\n`), or binary frames, written one per write. */

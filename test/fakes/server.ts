@@ -149,7 +149,8 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => void handle());
+    const handle = async (): Promise<void> => {
       let body: Record<string, unknown> = {};
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
@@ -162,7 +163,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ended });
       const [path = '', query = ''] = (req.url ?? '').split('?');
       const chatWire = chat && (chat.matches ? chat.matches(path) : path.endsWith(chat.path)) ? chat : null;
-      const denied = chatWire?.authenticate?.({
+      const denied = await chatWire?.authenticate?.({
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
@@ -170,7 +171,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       });
       if (denied)
         return void res
-          .writeHead(denied.status, { 'content-type': 'application/json' })
+          .writeHead(denied.status, { 'content-type': 'application/json', ...denied.headers })
           .end(JSON.stringify(denied.body));
       const streams = chatWire?.streams
         ? chatWire.streams(path, new URLSearchParams(query), body)
@@ -204,7 +205,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
         return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
       if (!fault) return succeed();
       if ('hang' in fault) return; // never answer; the socket is destroyed on close
-      if ('reset' in fault) return req.socket.destroy();
+      if ('reset' in fault) return void req.socket.destroy();
       if ('malformed' in fault)
         return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data": [ {"embedding": [0.1, ');
       if ('rawBody' in fault) return void res.writeHead(200, { 'content-type': 'application/json' }).end(fault.rawBody);
@@ -217,7 +218,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       res
         .writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
         .end(JSON.stringify(fault.body ?? { error: { message: 'fake failure' } }));
-    });
+    };
   });
   server.on('connection', (s) => {
     sockets.add(s);

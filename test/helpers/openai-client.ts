@@ -36,3 +36,24 @@ export async function drain<T = ChatCompletionChunk>(stream: AsyncIterable<T>): 
   for await (const chunk of stream) out.push(chunk);
   return out;
 }
+
+/** The HTTP status a call ends with: 200, or the status of the error the client threw. */
+export function statusOf(p: Promise<unknown>): Promise<number | undefined> {
+  return p.then(
+    () => 200,
+    (e: unknown) => (e as { status?: number }).status,
+  );
+}
+
+/** Read a stream that should fail: the content that reached the client, and the error it ended with (null if none). */
+export async function readUntilFailure(
+  stream: AsyncIterable<ChatCompletionChunk>,
+): Promise<{ seen: string; failed: unknown }> {
+  const seen: string[] = [];
+  try {
+    for await (const c of stream) seen.push(c.choices[0]?.delta?.content ?? '');
+    return { seen: seen.join(''), failed: null };
+  } catch (e) {
+    return { seen: seen.join(''), failed: e };
+  }
+}

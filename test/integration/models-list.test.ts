@@ -195,7 +195,13 @@ test('GET /models needs a key (any kind), and answers the management key too', a
 test("a chat model's endpoints page: completion and cache prices, completion limit, parameters, tool choice, implicit caching", async () => {
   const llama = (await get('/api/v1/models/meta-llama/llama-3.3-70b-instruct/endpoints').expect(200)).body.data;
   expect(llama.architecture).toMatchObject({ modality: 'text->text', output_modalities: ['text'] });
-  expect(llama.endpoints.map((e: { tag: string }) => e.tag)).toEqual(['deepinfra', 'together', 'groq', 'fireworks']);
+  expect(llama.endpoints.map((e: { tag: string }) => e.tag)).toEqual([
+    'deepinfra',
+    'together',
+    'groq',
+    'fireworks',
+    'amazon-bedrock',
+  ]);
   const groq = llama.endpoints.find((e: { tag: string }) => e.tag === 'groq');
   expect(groq).toMatchObject({
     provider_name: 'Groq',

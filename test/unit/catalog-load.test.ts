@@ -181,6 +181,7 @@ test('resolveEmbeddings serves embeddings only, resolveChat chat only; find find
     'together',
     'groq',
     'fireworks',
+    'amazon-bedrock',
   ]);
   expect(catalog.find('baai/bge-m3')?.kind).toBe('embeddings');
 });

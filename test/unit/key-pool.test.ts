@@ -70,6 +70,29 @@ test('YAML api_keys take weights; the API version, region and Entra token come f
   expect(withAws.providers.find((p) => p.slug === 'openai')!.aws).toBeNull();
 });
 
+test('Bedrock: AWS credentials or an API key configure it; the region fills its base URL (AMAZON_BEDROCK_REGION, AWS_REGION, us-east-1)', () => {
+  const bedrock = (env: NodeJS.ProcessEnv) =>
+    catalogWith(BASE, env).providers.find((p) => p.slug === 'amazon-bedrock')!;
+  const bare = bedrock({});
+  expect(bare).toMatchObject({ configured: false, region: 'us-east-1', aws: null });
+  expect(bare.baseUrl).toBe('https://bedrock-runtime.us-east-1.amazonaws.com');
+  const signed = bedrock({ AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's', AWS_REGION: 'eu-central-1' });
+  expect(signed).toMatchObject({
+    configured: true,
+    region: 'eu-central-1',
+    aws: { accessKeyId: 'AKIA1', secretAccessKey: 's', sessionToken: null },
+  });
+  expect(signed.baseUrl).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com');
+  const keyed = bedrock({
+    AMAZON_BEDROCK_API_KEY: 'br-key',
+    AWS_REGION: 'eu-central-1',
+    AMAZON_BEDROCK_REGION: 'us-west-2',
+  });
+  expect(keyed).toMatchObject({ configured: true, region: 'us-west-2', aws: null });
+  expect(keyed.keys.map((k) => k.secret)).toEqual(['br-key']);
+  expect(keyed.baseUrl).toBe('https://bedrock-runtime.us-west-2.amazonaws.com');
+});
+
 test('a malformed API version or region is a configuration problem naming its variable', () => {
   expect(() => loadConfig({ OPENAI_API_VERSION: 'a b' })).toThrow(/OPENAI_API_VERSION/);
   expect(() => loadConfig({ AWS_REGION: 'Not A Region' })).toThrow(/AWS_REGION/);

@@ -23,4 +23,10 @@ export const anthropicChatAdapter: ChatAdapter = {
   messagesPassThrough,
   // Anthropic says "overloaded" with 529 or an `overloaded_error` body (also seen behind a 500/503).
   isOverloaded: (status, bodyText) => status === 529 || bodyText.includes('overloaded_error'),
+  // Documents are PDFs and plain text.
+  media: { imageUrls: true, readsDocument: (type) => /^(application\/pdf|text\/[\w.+-]+)$/.test(type) },
+  // JSON output is structured outputs, which takes a schema (Claude 4.5 and later).
+  jsonOutput: 'schema',
+  // A budget unless the catalog marks the endpoint adaptive (Claude 4.6 and later).
+  thinksByBudget: (e) => e.thinking === undefined || e.thinking === 'budget',
 };

@@ -153,8 +153,8 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefi
   return { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
-/** The canonical efforts as Anthropic's (`max` is its highest). */
-const CLAUDE_EFFORT = {
+/** The canonical efforts as Anthropic's (`max` is its highest); Claude on Bedrock takes the same. */
+export const CLAUDE_EFFORT = {
   none: 'low',
   minimal: 'low',
   low: 'low',
