@@ -68,7 +68,7 @@ function holdKeys(counters: readonly LimitCounter[]): string[] {
   return counters.flatMap((c) => [c.spentKey, c.holdsKey]);
 }
 
-const NOOP: Reservation = { settle: () => Promise.resolve(), release: () => Promise.resolve() };
+const NOOP: Reservation = { settle: () => Promise.resolve(), release: () => Promise.resolve(), unlimited: true };
 
 /**
  * The 402: the spec's meaning (credits are insufficient) and where the limit is managed, in the

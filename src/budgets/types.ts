@@ -12,6 +12,8 @@ export interface Reservation {
   settle(actualUsd: number): Promise<void>;
   /** Give the reservation back (the call failed and costs nothing). */
   release(): Promise<void>;
+  /** No limit applies to the request: nothing is held, so its answer needs no metering (see slices.ts). */
+  readonly unlimited?: boolean;
 }
 
 /** Reserve spend for one request; throws PaymentRequiredError (402) when it does not fit. */
@@ -26,6 +28,6 @@ export interface SpendGuard {
 /** A guard that never refuses (no budgets configured in this build). */
 export const UNLIMITED: SpendGuard = {
   reserve() {
-    return Promise.resolve({ settle: () => Promise.resolve(), release: () => Promise.resolve() });
+    return Promise.resolve({ settle: () => Promise.resolve(), release: () => Promise.resolve(), unlimited: true });
   },
 };

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChatChoice, ChatUsage, ParsedChat, StreamHead } from '../providers/chat-types';
+import { BUDGET_NATIVE_STOP } from '../budgets/slices';
 
 /** The stream's terminator. */
 export const DONE_EVENT = 'data: [DONE]\n\n';
@@ -59,11 +60,21 @@ function ownChunk(head: StreamHead, rest: Record<string, unknown>): string {
   return event({ id, object: 'chat.completion.chunk', created, model, provider, ...rest });
 }
 
-/** The stream's last chunk: no choices, the usage and its cost. */
-export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number): string {
+/** The stream's last chunk: no choices, the usage and its cost (and `metadata`, when the budget ended the answer). */
+export function usageChunk(head: StreamHead, usage: ChatUsage, cost: number, metadata?: object): string {
   return ownChunk(head, {
     choices: [],
     usage: usageWire(usage, cost),
+    ...(metadata ? { metadata } : {}),
+  });
+}
+
+/** The chunk that stops a stream the budget ended: a length stop of the first choice, its native reason the budget's. */
+export function budgetStopChunk(head: StreamHead): string {
+  return ownChunk(head, {
+    choices: [
+      { index: 0, delta: {}, finish_reason: 'length', native_finish_reason: BUDGET_NATIVE_STOP, logprobs: null },
+    ],
   });
 }
 

@@ -21,7 +21,8 @@ export interface BilledChat {
 
 /**
  * Bill an answer of `endpoint` to the request `plan`: `reported` bounded (the prompt by the
- * plan's count, the completion by `generatedTokens()`, each only when needed), then priced.
+ * plan's count, the completion by `generatedTokens()`, each only when needed), then priced and
+ * capped at `reservedUsd` (what its budget held; the plan's estimate when not given).
  */
 export function billChat(
   deps: { logger: Logger; metrics: Metrics },
@@ -30,14 +31,10 @@ export function billChat(
   endpoint: Endpoint,
   reported: ChatUsage | null,
   generatedTokens: () => number,
+  reservedUsd = plan.estimateUsd,
 ): BilledChat {
   const own = { prompt: () => plan.prompt.tokens, completion: generatedTokens };
   const { usage, estimated, replaced } = boundChatUsage(reported, chatUsageLimits(endpoint, plan.maxTokens), own);
-  const cost = billedCost(
-    deps,
-    { api: 'chat', endpoint, requestId, replaced },
-    chatCost(endpoint, usage),
-    plan.estimateUsd,
-  );
+  const cost = billedCost(deps, { api: 'chat', endpoint, requestId, replaced }, chatCost(endpoint, usage), reservedUsd);
   return { usage, estimated, cost };
 }

@@ -48,6 +48,10 @@ export class ChatChunks implements ChatStream {
     return this.handle(this.events.end());
   }
 
+  generatedBound(): number {
+    return this.texts.bytes;
+  }
+
   summary(): StreamSummary {
     const texts = this.texts;
     const parts = {

@@ -34,6 +34,8 @@ export function chatCost(endpoint: Endpoint, usage: ChatUsage): number {
  * The worst case on `endpoint`: `promptTokens` at the prompt (or cache-write, if dearer) price plus
  * the largest completion for each of `choices`. With `bound` the prompt count is an upper bound, so
  * the completion's room is taken as if the prompt were empty: a bound never makes the worst case smaller.
+ * With `sliceTokens` the completion counted is at most that many tokens (the first slice, see
+ * budgets/slices.ts).
  */
 export function worstCaseCost(
   endpoint: Endpoint,
@@ -41,9 +43,21 @@ export function worstCaseCost(
   asked: number | undefined,
   bound = false,
   choices = 1,
+  sliceTokens = 0,
 ): number {
   const p = endpoint.pricing;
   const promptPrice = Math.max(p.prompt, p.cacheWrite ?? 0);
-  const completion = choices * maxCompletionOn(endpoint, bound ? 0 : promptTokens, asked);
+  const whole = choices * maxCompletionOn(endpoint, bound ? 0 : promptTokens, asked);
+  const completion = sliceTokens > 0 ? Math.min(whole, sliceTokens) : whole;
   return roundUsd(promptTokens * promptPrice + completion * p.completion + p.request);
+}
+
+/** Whether a completion on `endpoint` may be longer than one slice of `sliceTokens` (0: slices off). */
+export function outgrowsSlice(
+  endpoint: Endpoint,
+  asked: number | undefined,
+  choices: number,
+  sliceTokens: number,
+): boolean {
+  return sliceTokens > 0 && choices * maxCompletionOn(endpoint, 0, asked) > sliceTokens;
 }

@@ -6,7 +6,9 @@
  */
 import type { Door, DoorStream, DoorView } from '../inference/door';
 import type { ChatAdapter, ChatStream, ParsedChat } from '../providers/chat-types';
-import { completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
+import { budgetStopChunk, completionBody, DONE_EVENT, errorChunk, usageChunk } from './answer';
+import { assembleCompletion } from './assemble';
+import { BUDGET_STOP } from '../budgets/slices';
 import { chatJob } from './job';
 import { chatPlanInput } from './plan';
 import type { ChatBody } from './types';
@@ -30,6 +32,7 @@ function closing(stream: ChatStream): DoorStream {
   const closed = stream as DoorStream;
   closed.finish = (head, usage, cost) => usageChunk(head, usage, cost) + DONE_EVENT;
   closed.fail = (head, code, message) => errorChunk(head, code, message) + DONE_EVENT;
+  closed.cut = (head, usage, cost) => budgetStopChunk(head) + usageChunk(head, usage, cost, BUDGET_STOP) + DONE_EVENT;
   return closed;
 }
 
@@ -67,6 +70,7 @@ export const CHAT_DOOR: Door<ChatBody> = {
     }
     return view;
   },
+  assemble: assembleCompletion,
   endUser: (body) => body.user ?? null,
   sessionId: (body) => body.session_id,
 };

@@ -11,7 +11,7 @@ import { GatewayError, STATUS_MESSAGES, ValidationError } from '../errors';
 import { noCandidates } from '../routing/availability';
 import type { ProviderPreferences } from '../routing/preferences';
 import { selectCandidates, type RequestNeeds } from '../routing/select-candidates';
-import { worstCaseCost } from './cost';
+import { maxCompletionOn, outgrowsSlice, worstCaseCost } from './cost';
 import { readPrompt, type ChatPrompt } from './prompt';
 import type { ChatBody } from './types';
 import type { PlanInput } from '../inference/door';
@@ -31,13 +31,57 @@ export interface ChatPlan {
   maxTokens: number | undefined;
   /** The choices asked for (`n`), each bounded by `maxTokens`. */
   choices: number;
-  /** The most the request can cost on any candidate (USD): what the budget step reserves. */
+  /** The most the request can cost on any candidate (USD), or with `slice` its prompt and first slice: what the budget step reserves. */
   estimateUsd: number;
+  /** The most the request can cost on any candidate (USD), sliced or not: what an answer is capped at when no limit held it. */
+  worstUsd: number;
+  /** Whether `estimateUsd` holds only a first slice of the completion (the priced route's cue). */
+  sliced: boolean;
+  /** The completion slice, when a candidate's completion may outgrow one; null: the worst case is held. */
+  slice: CompletionSlice | null;
   stream: boolean;
   /** The client set `provider.order`: its order wins over the session's endpoint (no stickiness). */
   explicitOrder: boolean;
   /** Candidate endpoint id → the routing variant (`nitro`) of the model name it came from, for the record. */
   variants: ReadonlyMap<string, string>;
+}
+
+/** How an answer's hold grows (budgets/slices.ts): `tokens` at a time, at the dearest candidate's completion price. */
+export interface CompletionSlice {
+  tokens: number;
+  usdPerToken: number;
+  /** The most completion any candidate may return (its choices together): no slice is asked for past it. */
+  ceilingTokens: number;
+}
+
+/** The slice of `candidates`, or null when none of them can outgrow one. */
+function sliceOf(
+  candidates: readonly Endpoint[],
+  asked: number | undefined,
+  choices: number,
+  tokens: number,
+): CompletionSlice | null {
+  if (!candidates.some((e) => outgrowsSlice(e, asked, choices, tokens))) return null;
+  return {
+    tokens,
+    usdPerToken: Math.max(...candidates.map((e) => e.pricing.completion)),
+    ceilingTokens: choices * Math.max(...candidates.map((e) => maxCompletionOn(e, 0, asked))),
+  };
+}
+
+/** The most on any candidate: the worst case, and what is reserved (its first slice when sliced). */
+function reservedCosts(
+  candidates: readonly Endpoint[],
+  promptTokens: number,
+  maxTokens: number | undefined,
+  bound: boolean,
+  choices: number,
+  slice: CompletionSlice | null,
+): { estimateUsd: number; worstUsd: number } {
+  const most = (sliceTokens: number) =>
+    Math.max(...candidates.map((e) => worstCaseCost(e, promptTokens, maxTokens, bound, choices, sliceTokens)));
+  const worstUsd = most(0);
+  return { estimateUsd: slice ? most(slice.tokens) : worstUsd, worstUsd };
 }
 
 /** The models to try, in order, each once: `model`, then `models`. */
@@ -120,12 +164,17 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
     throw noCandidates(primary, needs, prefs);
   }
   const choices = input.choices ?? 1;
-  const estimateUsd = Math.max(...candidates.map((e) => worstCaseCost(e, prompt.tokenBound, maxTokens, true, choices)));
+  const slice = sliceOf(candidates, maxTokens, choices, input.sliceTokens ?? 0);
+  const { estimateUsd, worstUsd } = reservedCosts(candidates, prompt.tokenBound, maxTokens, true, choices, slice);
   const { stream } = input;
   const explicitOrder = (provider?.order?.length ?? 0) > 0;
   // The rankings and classifiers see the name without its routing variant: the model is the base one.
   const requested = first.variant ? (splitVariant(ids[0]!)?.base ?? ids[0]!) : ids[0]!;
-  return { primary, requested, candidates, prompt, maxTokens, choices, estimateUsd, stream, explicitOrder, variants };
+  const sliced = slice !== null;
+  return {
+    ...{ primary, requested, candidates, prompt, maxTokens, choices, estimateUsd, worstUsd, sliced, slice },
+    ...{ stream, explicitOrder, variants },
+  };
 }
 
 /**
@@ -133,10 +182,9 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
  * cannot be smaller. The priced route asks for it only when the bound's reservation was refused.
  */
 export function exactPlan(plan: ChatPlan): ChatPlan | null {
-  const estimateUsd = Math.max(
-    ...plan.candidates.map((e) => worstCaseCost(e, plan.prompt.tokens, plan.maxTokens, false, plan.choices)),
-  );
-  return estimateUsd < plan.estimateUsd ? { ...plan, estimateUsd } : null;
+  const { prompt, maxTokens, choices, slice } = plan;
+  const exact = reservedCosts(plan.candidates, prompt.tokens, maxTokens, false, choices, slice);
+  return exact.estimateUsd < plan.estimateUsd ? { ...plan, ...exact } : null;
 }
 
 /**

@@ -3,6 +3,10 @@
  * request (models, candidates, worst case), runs the fallback runner over the chat adapters, whole
  * or streamed, then counts the cost, records usage and has the door write the answer. Route
  * handlers call only this; a door ({@link Door}) only reads its body and writes its shape.
+ *
+ * Under a limit, a sliced plan's answer is metered (budgets/slices.ts): a stream asks for the next
+ * slice as it grows and ends as the door's length stop when one is refused; a whole answer is read
+ * from the upstream as a stream for the same reason and assembled by its door before it is sent.
  * @module
  */
 import type { ServerResponse } from 'node:http';
@@ -16,9 +20,19 @@ import type { AttemptResult } from '../routing/run-with-fallback';
 import type { RoutingState } from '../routing/state';
 import { SessionAffinity, type SessionPin } from '../routing/session-affinity';
 import type { AttemptRunner, InjectTrace, RunSpec } from '../inference/attempt-runner';
-import { SseWriter } from '../inference/sse-writer';
+import { SseWriter, type StreamSink } from '../inference/sse-writer';
+import { GatheredStream } from '../inference/gathered-stream';
+import { SliceMeter } from '../inference/slice-meter';
+import type { RunSuccess } from '../inference/attempt-runner';
+import { BUDGET_NATIVE_STOP, type SliceBudget } from '../budgets/slices';
 import { withPooledKey } from '../inference/upstream-request';
-import { attemptStream, type LiveStream, type StreamEnd, type StreamTiming } from '../inference/stream-attempt';
+import {
+  attemptStream,
+  type LiveStream,
+  type StreamEnd,
+  type StreamMetering,
+  type StreamTiming,
+} from '../inference/stream-attempt';
 import { PendingWork } from '../usage/pending-work';
 import { billChat } from './billed';
 import { planChat, type ChatPlan } from './plan';
@@ -51,13 +65,24 @@ const CLIENT_ENDS: Partial<Record<StreamEnd['kind'], string>> = {
 /** What every attempt of one streamed request shares. */
 interface OneStream {
   door: Pick<Door<never>, 'view'>;
-  writer: SseWriter;
+  writer: StreamSink;
   job: ChatJob;
   /** The generation id every chunk carries. */
   id: string;
   /** Unix seconds, for every chunk. */
   created: number;
   timing: StreamTiming;
+  metering: StreamMetering;
+}
+
+/** A live stream billed and recorded: what its closing events and its answer need. */
+interface BilledStream {
+  end: StreamEnd;
+  head: StreamHead;
+  live: LiveStream<DoorStream>;
+  usage: ChatOutcome['usage'];
+  cost: number;
+  recorded: Promise<void>;
 }
 
 /** What the service knows of one request: its door, its validated body, its plan and its session's pin. */
@@ -68,6 +93,8 @@ interface Asked<B> {
   /** With the session's endpoint first, when it has one. */
   plan: ChatPlan;
   pin: SessionPin | null;
+  /** The request's slices, when its answer is metered. */
+  budget?: SliceBudget;
 }
 
 /** One per app instance. */
@@ -82,17 +109,26 @@ export class ChatService {
     private readonly observers: AnswerObservers,
   ) {}
 
-  /** The first half of a door's request (see `plan.ts`). */
+  /** The first half of a door's request (see `plan.ts`); sliced when the door can meter its answers. */
   plan<B>(door: Door<B>, body: B): ChatPlan {
-    return planChat(this.routing.catalog, door.planInput(body), this.deps.random);
+    const sliceTokens = door.assemble ? this.deps.config.budgets.sliceTokens : 0;
+    return planChat(this.routing.catalog, { ...door.planInput(body), sliceTokens }, this.deps.random);
   }
 
   /**
    * The second half: answer the planned request on `res` in the door's shape, whole or streamed;
    * resolves with what it cost once the answer is over (0 when it failed mid-stream).
-   * Throws a GatewayError (the door's error answer) only while nothing has been sent.
+   * Throws a GatewayError (the door's error answer) only while nothing has been sent. With
+   * `budget` (a sliced plan under a limit) the answer is metered slice by slice.
    */
-  async answer<B>(door: Door<B>, ctx: CallerContext, body: B, plan: ChatPlan, res: ServerResponse): Promise<number> {
+  async answer<B>(
+    door: Door<B>,
+    ctx: CallerContext,
+    body: B,
+    plan: ChatPlan,
+    res: ServerResponse,
+    budget?: SliceBudget,
+  ): Promise<number> {
     // Sticky sessions: one Kv read for a request with a session, nothing for one without.
     const lookup = plan.explicitOrder
       ? null
@@ -100,9 +136,10 @@ export class ChatService {
     const pin = lookup && (await lookup);
     const candidates = SessionAffinity.ordered(plan.candidates, pin);
     const ordered = candidates === plan.candidates ? plan : { ...plan, candidates };
-    const asked: Asked<B> = { door, ctx, body, plan: ordered, pin };
-    if (plan.stream) return this.stream(asked, res);
-    const answer = await this.complete(asked);
+    const meter = budget && plan.slice && door.assemble ? new SliceMeter(budget, plan.slice) : undefined;
+    const asked: Asked<B> = { door, ctx, body, plan: ordered, pin, budget };
+    if (plan.stream) return this.stream(asked, res, meter);
+    const answer = meter ? await this.gathered(asked, res, meter) : await this.complete(asked);
     // If so configured, a client never holds an answer whose usage record a crash could lose.
     if (this.deps.config.usage.answerAfterRecord) await answer.recorded;
     this.observe(asked, res, answer.id, answer.promptTokens);
@@ -138,8 +175,14 @@ export class ChatService {
     const { value: parsed, endpoint } = run;
     this.stick(asked, endpoint);
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
-    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, endpoint, parsed.usage, () =>
-      countTokens([parsed.text()]),
+    const { usage, estimated, cost } = billChat(
+      this.deps,
+      ctx.requestId,
+      plan,
+      endpoint,
+      parsed.usage,
+      () => countTokens([parsed.text()]),
+      plan.worstUsd,
     );
     const head = this.head(endpoint, generationId(this.deps.clock(), 'gen'));
     const totalMs = this.since(ctx);
@@ -171,28 +214,16 @@ export class ChatService {
   }
 
   /**
-   * A streamed answer, written to `res` as it arrives. Resolves with what it cost once the stream
-   * is over. Throws a GatewayError (the door's error answer) only while nothing has been sent.
+   * A streamed answer, written to `res` as it arrives (metered by `meter`, when given). Resolves
+   * with what it cost once the stream is over. Throws a GatewayError (the door's error answer) only
+   * while nothing has been sent.
    */
-  private async stream<B>(asked: Asked<B>, res: ServerResponse): Promise<number> {
-    const { door, ctx, body, plan } = asked;
-    const { config } = this.deps;
+  private async stream<B>(asked: Asked<B>, res: ServerResponse, meter?: SliceMeter): Promise<number> {
+    const { door, ctx, plan } = asked;
     const id = generationId(this.deps.clock(), 'gen');
     const created = this.created();
     const writer = new SseWriter(res, { 'X-Generation-Id': id });
-    const stream: OneStream = {
-      door,
-      writer,
-      job: door.job(body, plan.maxTokens, true),
-      id,
-      created,
-      timing: {
-        idleTimeoutMs: config.chat.streamIdleTimeoutMs,
-        keepAliveMs: config.chat.keepAliveMs,
-        maxBytes: config.chat.streamMaxBytes,
-        maxMs: config.chat.streamMaxMs,
-      },
-    };
+    const stream = this.oneStream(asked, writer, id, created, { meter });
     const run = await this.runner.run(ctx, this.spec(plan), (e, timeoutMs, inject) =>
       this.attemptStream(stream, e, timeoutMs, inject),
     );
@@ -202,30 +233,101 @@ export class ChatService {
       writer.finish(door.failed(head, run.error.status, run.error.message));
       return 0;
     }
+    const billed = await this.billLive(asked, run, id, true);
+    const whole = billed.end.kind === 'done' || billed.end.kind === 'budget_cut';
+    if (this.deps.config.usage.answerAfterRecord && whole) await billed.recorded;
+    this.observe(asked, res, id, billed.usage.promptTokens);
+    writer.finish(this.closing(billed));
+    return billed.cost;
+  }
+
+  /**
+   * A whole answer read from the upstream as a stream metered by `meter`, then assembled by its
+   * door (see the module comment). Throws a GatewayError when no attempt succeeded.
+   */
+  private async gathered<B>(asked: Asked<B>, res: ServerResponse, meter: SliceMeter): Promise<ChatAnswer> {
+    const { door, ctx, plan } = asked;
+    const id = generationId(this.deps.clock(), 'gen');
+    const sink = new GatheredStream(res);
+    const stream = this.oneStream(asked, sink, id, this.created(), { meter, whole: true });
+    const run = await this.runner.runOrThrow(ctx, this.spec(plan), (e, timeoutMs, inject) =>
+      this.attemptStream(stream, e, timeoutMs, inject),
+    );
+    const billed = await this.billLive(asked, run, id, false);
+    const { usage, cost, recorded } = billed;
+    const events = sink.text(this.closing(billed));
+    // Gathered only for a door that assembles (see `answer`).
+    const body = door.assemble ? door.assemble(events, billed.head) : events;
+    return { id, body, costUsd: cost, promptTokens: usage.promptTokens, recorded };
+  }
+
+  /** What every attempt of one streamed (or gathered) request shares. */
+  private oneStream<B>(
+    asked: Asked<B>,
+    writer: StreamSink,
+    id: string,
+    created: number,
+    metering: StreamMetering,
+  ): OneStream {
+    const { chat } = this.deps.config;
+    const job = asked.door.job(asked.body, asked.plan.maxTokens, true);
+    const timing = {
+      idleTimeoutMs: chat.streamIdleTimeoutMs,
+      keepAliveMs: chat.keepAliveMs,
+      maxBytes: chat.streamMaxBytes,
+      maxMs: chat.streamMaxMs,
+    };
+    return { door: asked.door, writer, job, id, created, timing, metering };
+  }
+
+  /** The door's closing events of a billed stream: its error, its length stop for a budget cut, or its end. */
+  private closing({ end, head, live, usage, cost }: BilledStream): string {
+    const t = live.translator;
+    if (end.kind === 'upstream_error') return t.fail(head, end.code, end.message);
+    if (end.kind === 'budget_cut' && t.cut) return t.cut(head, usage, cost);
+    return t.finish(head, usage, cost);
+  }
+
+  /** Wait for a live stream's end, then bill it (capped at what its budget held) and record it. */
+  private async billLive<B>(
+    asked: Asked<B>,
+    run: RunSuccess<LiveStream<DoorStream>>,
+    id: string,
+    streamed: boolean,
+  ): Promise<BilledStream> {
+    const { door, ctx, plan } = asked;
     const live = run.value;
     this.stick(asked, live.endpoint);
     this.runner.observeOverhead(door.route, ctx, run.upstreamMs);
     const end = await live.ended;
     const ttftMs = this.since(ctx) - (performance.now() - live.firstContentAt);
     const summary = live.translator.summary();
-    const { usage, estimated, cost } = billChat(this.deps, ctx.requestId, plan, live.endpoint, summary.usage, () =>
-      summary.generatedTokens(),
+    const held = asked.budget?.heldUsd ?? plan.worstUsd;
+    const { usage, estimated, cost } = billChat(
+      this.deps,
+      ctx.requestId,
+      plan,
+      live.endpoint,
+      summary.usage,
+      () => summary.generatedTokens(),
+      held,
     );
-    const head = this.head(live.endpoint, id);
-    this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
-    this.deps.metrics.chatTimeToFirstToken.observe(
-      { provider: live.endpoint.provider.slug, model: live.endpoint.modelId },
-      ttftMs / 1000,
-    );
+    const labels = { provider: live.endpoint.provider.slug, model: live.endpoint.modelId };
+    if (streamed) {
+      this.deps.metrics.chatStreamEnds.inc({ outcome: end.kind });
+      this.deps.metrics.chatTimeToFirstToken.observe(labels, ttftMs / 1000);
+    }
+    const failed = end.kind === 'upstream_error';
+    const cut = end.kind === 'budget_cut';
     const recorded = this.record(asked, {
       id,
       endpoint: live.endpoint,
       usage,
       cost,
       estimated,
-      streamed: true,
-      finishReason: end.kind === 'upstream_error' ? 'error' : summary.finishReason,
-      nativeFinishReason: CLIENT_ENDS[end.kind] ?? summary.nativeFinishReason,
+      streamed,
+      finishReason: failed ? 'error' : cut ? 'length' : summary.finishReason,
+      nativeFinishReason: cut ? BUDGET_NATIVE_STOP : (CLIENT_ENDS[end.kind] ?? summary.nativeFinishReason),
       toolCalls: summary.toolCalls,
       upstreamId: summary.upstreamId,
       ttftMs,
@@ -233,17 +335,9 @@ export class ChatService {
       generationMs: performance.now() - live.attemptStart,
       attempts: run.attempts.length,
       modalityLabel: plan.prompt.modalityLabel,
-      status: end.kind === 'upstream_error' ? 'error' : 'ok',
+      status: failed ? 'error' : 'ok',
     });
-    if (this.deps.config.usage.answerAfterRecord && end.kind === 'done') await recorded;
-    this.observe(asked, res, id, usage.promptTokens);
-    const translator = live.translator;
-    writer.finish(
-      end.kind === 'upstream_error'
-        ? translator.fail(head, end.code, end.message)
-        : translator.finish(head, usage, cost),
-    );
-    return cost;
+    return { end, head: this.head(live.endpoint, id), live, usage, cost, recorded };
   }
 
   /** Point the request's session at the endpoint that answered it, without delaying the answer. */
@@ -270,7 +364,14 @@ export class ChatService {
     const translator = () => s.door.view(adapter).stream(head, s.job);
     const build = (key: string | null) => adapter.buildRequest(s.job, endpoint, key);
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, (req) =>
-      attemptStream(this.routing.http, s.writer, { req, signal: adapter, endpoint, translator }, timeoutMs, s.timing),
+      attemptStream(
+        this.routing.http,
+        s.writer,
+        { req, signal: adapter, endpoint, translator },
+        timeoutMs,
+        s.timing,
+        s.metering,
+      ),
     );
   }
 

@@ -127,9 +127,12 @@ export interface Config {
   };
   /**
    * Spend enforcement: how long an unsettled reservation (a crashed request's) holds budget, and
-   * budget leases (see budgets/leases.ts): requests' worth per lease (0 = off), how long one admits.
+   * budget leases (see budgets/leases.ts): requests' worth per lease (0 = off), how long one admits,
+   * and the completion slice (see budgets/slices.ts): a chat request under a limit holds its prompt
+   * and this many completion tokens to start, and one more slice at a time as it streams (0 = off:
+   * the whole worst case is held up front).
    */
-  budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number };
+  budgets: { reservationTtlMs: number; leaseRequests: number; leaseMs: number; sliceTokens: number };
   /** Passthrough of other OpenAI-compatible routes; off while `baseUrl` is null. */
   passthrough: { baseUrl: string | null; apiKey: string | null; timeoutMs: number };
   /**

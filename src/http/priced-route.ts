@@ -9,10 +9,15 @@
  * Settling follows the run, not the socket: a client that leaves while the upstream call is in
  * flight does not stop that call from being recorded, so its cost must still reach the counters.
  * A client that leaves while the reservation is being made gets no upstream call at all.
+ *
+ * A sliced plan (budgets/slices.ts) reserves its prompt and a first slice of completion; when a
+ * limit applies, the run is handed the {@link SliceBudget} to ask for more as its answer grows, and
+ * the settle covers every slice it was granted.
  * @module
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Reservation, SpendGuard } from '../budgets/types';
+import { SlicedReservation, type SliceBudget } from '../budgets/slices';
 import { currentKey } from '../auth/authenticate';
 import { PaymentRequiredError } from '../errors';
 import type { Tracing } from '../observability/tracing';
@@ -21,14 +26,19 @@ import { tracedWork } from '../observability/spans';
 /** What every plan says: the most the request can cost (USD), which is reserved. */
 export interface PricedPlan {
   estimateUsd: number;
+  /** The estimate holds only a first slice of the completion: the run asks for the rest as it goes. */
+  sliced?: boolean;
 }
 
 /** One priced operation, as a route wires it. */
 export interface PricedOperation<P extends PricedPlan> {
   /** The plan of a validated request (model, candidates, worst case); throws a GatewayError. */
   plan(req: Request): P | Promise<P>;
-  /** Answer the planned request on `res`; resolves with what it cost once its work is over. */
-  run(req: Request, res: Response, plan: P): Promise<number>;
+  /**
+   * Answer the planned request on `res`; resolves with what it cost once its work is over. A
+   * sliced plan under a limit gets `budget`, to hold more of the answer as it grows.
+   */
+  run(req: Request, res: Response, plan: P, budget?: SliceBudget): Promise<number>;
   /** Receives each settle or release, so shutdown can wait for the spend of answered requests. */
   track(work: Promise<unknown>): void;
   /** Added to a 402's message: what the client can change so that the request fits. */
@@ -73,14 +83,14 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
     } finally {
       res.off('close', leave);
     }
-    const { reservation } = held;
+    const { reservation, budget } = sliced(deps, req, held);
     if (gone) {
       op.track(reservation.release());
       return;
     }
     let actual: number | undefined;
     try {
-      actual = await op.run(req, res, held.plan);
+      actual = await op.run(req, res, held.plan, budget);
     } finally {
       op.track(actual === undefined ? reservation.release() : reservation.settle(actual));
     }
@@ -109,6 +119,19 @@ async function refining<P extends PricedPlan>(
     const again = reserve(deps, req, tighter.estimateUsd);
     return { reservation: again instanceof Promise ? await again : again, plan: tighter };
   }
+}
+
+/** The held reservation, as slices when its plan is sliced and a limit applies (else as it is, with no budget to extend). */
+function sliced<P extends PricedPlan>(
+  deps: PricedDeps,
+  req: Request,
+  held: Held<P>,
+): { reservation: Reservation; budget?: SliceBudget } {
+  if (!held.plan.sliced || held.reservation.unlimited) return { reservation: held.reservation };
+  const slices = new SlicedReservation(held.reservation, held.plan.estimateUsd, (usd) =>
+    Promise.resolve(reserve(deps, req, usd)),
+  );
+  return { reservation: slices, budget: slices };
 }
 
 /**

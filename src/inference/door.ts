@@ -25,6 +25,8 @@ export interface PlanInput {
   /** The choices asked for (`n`; 1 when unset): each may take the whole completion bound. */
   choices?: number;
   stream: boolean;
+  /** Completion tokens the budget holds at a time (budgets/slices.ts); 0 or unset: the whole worst case. */
+  sliceTokens?: number;
 }
 
 /** A whole answer as the door read it: what billing and the record need, and the body it sends. */
@@ -46,6 +48,8 @@ export interface DoorStream extends ChatStream {
   finish(head: StreamHead, usage: Usage, cost: number): string;
   /** The events that close a stream that broke after it started (its 200 is already sent). */
   fail(head: StreamHead, code: number, message: string): string;
+  /** The events that close a stream the budget ended (budgets/slices.ts): the door's length stop saying so, the billed usage, the terminator. */
+  cut?(head: StreamHead, usage: Usage, cost: number): string;
 }
 
 /** A door's view of one adapter's answers. */
@@ -68,6 +72,12 @@ export interface Door<B> {
   failed(head: StreamHead, code: number, message: string): string;
   /** Its view of `adapter`'s answers (made once per adapter). */
   view(adapter: ChatAdapter): DoorView;
+  /**
+   * The whole body from the door's own stream events (ending with its closing events), for a
+   * whole answer read as a stream so that the budget could meter it. A
+   * door without it (and its streams' `cut`) is not sliced: it holds the whole worst case.
+   */
+  assemble?(events: string, head: StreamHead): string;
   /** The record's end user and session, as the body names them. */
   endUser(body: B): string | null;
   sessionId(body: B): string | undefined;

@@ -16,8 +16,11 @@ export interface Pausable {
   resume(): void;
 }
 
+/** What a stream attempt writes to: the client's SSE ({@link SseWriter}), or a whole answer being gathered (`gathered-stream.ts`). */
+export type StreamSink = Pick<SseWriter, 'open' | 'write' | 'whenLeft' | 'waiting' | 'abandon' | 'left'>;
+
 /** One streamed answer's writer. */
-export class SseWriter {
+export class SseWriter implements StreamSink {
   private headersSent = false;
   private gone: boolean;
   /** A write found the client's buffer full and its drain has not come yet. */

@@ -9,6 +9,13 @@
  * success. While live, events go to the client as they arrive (the upstream paused while the
  * client is slow) until the stream ends, and `ended` says how. The writer of the client's SSE
  * (`sse-writer.ts`) and the translator of the format (a door's) are given; this decides only when.
+ *
+ * Two options serve sliced budgets (budgets/slices.ts). A meter is told the generated bound after
+ * each chunk: while the next slice is being asked for past the hold the upstream is paused, and a
+ * refused slice ends the stream (`budget_cut`, the upstream aborted). A whole attempt gathers a
+ * whole answer from the stream: it stays holding until the upstream ends, so any failure before
+ * then is a failed attempt (the runner may fall back, as for a whole call), and it writes to a
+ * sink that gathers rather than to the client.
  * @module
  */
 import type { Endpoint } from '../catalog/types';
@@ -16,14 +23,16 @@ import type { AttemptResult } from '../routing/run-with-fallback';
 import type { OpenStream } from '../transport/dispatch';
 import type { OverloadSignal, UpstreamRequest } from '../transport/outcome';
 import type { UpstreamHttp } from '../transport/upstream-http';
-import { KEEP_ALIVE_EVENT, type SseWriter } from './sse-writer';
+import { KEEP_ALIVE_EVENT, type StreamSink } from './sse-writer';
+import type { SliceMeter } from './slice-meter';
 
 /** How a started stream ended: `client_stalled` is a client that stopped reading for the idle timeout. */
 export type StreamEnd =
   | { kind: 'done' }
   | { kind: 'upstream_error'; code: number; message: string }
   | { kind: 'client_left' }
-  | { kind: 'client_stalled' };
+  | { kind: 'client_stalled' }
+  | { kind: 'budget_cut' };
 
 /** What the attempt needs of a format's stream translator. */
 export interface StreamTranslator {
@@ -37,6 +46,8 @@ export interface StreamTranslator {
   readonly done: boolean;
   /** An error the upstream sent inside the stream. */
   readonly error: { code: number; message: string } | null;
+  /** An upper bound on the completion tokens generated so far (what a meter is told); a translator without it cannot be metered. */
+  generatedBound?(): number;
 }
 
 /** A stream that has started: the endpoint serving it and how to wait for its end. */
@@ -48,6 +59,13 @@ export interface LiveStream<T extends StreamTranslator = StreamTranslator> {
   /** `performance.now()` when the first content was written to the client. */
   firstContentAt: number;
   ended: Promise<StreamEnd>;
+}
+
+/** The sliced-budget options (see the module comment). */
+export interface StreamMetering {
+  meter?: SliceMeter;
+  /** Gather a whole answer: hold until the upstream ends. */
+  whole?: boolean;
 }
 
 /** The stream's timing. */
@@ -84,14 +102,17 @@ class StreamAttempt<T extends StreamTranslator> {
   private bytes = 0;
   private decide: (result: AttemptResult<LiveStream<T>>) => void = () => undefined;
   private endLive: (end: StreamEnd) => void = () => undefined;
+  /** Paused for the slice being asked for. */
+  private awaitingSlice = false;
 
   constructor(
     private readonly upstream: OpenStream,
     private readonly translator: T,
-    private readonly writer: SseWriter,
+    private readonly writer: StreamSink,
     private readonly endpoint: Endpoint,
     private readonly attemptStart: number,
     private readonly timing: StreamTiming,
+    private readonly metering: StreamMetering = {},
   ) {}
 
   /** Follow the upstream; resolves once the attempt is decided (the live stream's `ended` follows). */
@@ -100,10 +121,11 @@ class StreamAttempt<T extends StreamTranslator> {
       this.decide = resolve;
       // The 200 waits for the first content, so a failure before it still gets its own status; a
       // wait longer than the keep-alive interval sends it, to keep proxies from closing the connection.
-      this.keepAlive = setInterval(() => {
-        this.writer.open();
-        this.writer.write(KEEP_ALIVE_EVENT);
-      }, this.timing.keepAliveMs);
+      if (!this.metering.whole)
+        this.keepAlive = setInterval(() => {
+          this.writer.open();
+          this.writer.write(KEEP_ALIVE_EVENT);
+        }, this.timing.keepAliveMs);
       this.firstContent = setTimeout(
         () => this.fail({ outcome: 'timeout', status: null, reason: `no content within ${Math.round(timeoutMs)} ms` }),
         timeoutMs,
@@ -123,11 +145,37 @@ class StreamAttempt<T extends StreamTranslator> {
       this.armIdle();
       this.writeAll(events);
       if (this.translator.error) this.end({ kind: 'upstream_error', ...this.translator.error });
+      else this.metered();
       return;
     }
     this.held.push(...events);
     if (this.translator.error) this.fail(failureOf(this.translator.error));
-    else if (this.translator.started) this.goLive();
+    else if (this.translator.started && !this.metering.whole) this.goLive();
+    if ((this.state as State) !== 'ended') this.metered();
+  }
+
+  /** Tell the meter the generated bound: go on, pause for the slice being asked for, or end as a budget cut. */
+  private metered(): void {
+    const { meter } = this.metering;
+    if (!meter || this.awaitingSlice) return;
+    const state = meter.observe(this.translator.generatedBound?.() ?? 0);
+    if (state === 'cut') return this.cut();
+    if (state === 'covered') return;
+    this.awaitingSlice = true;
+    this.upstream.pause();
+    void meter.decided.then(() => {
+      this.awaitingSlice = false;
+      if (this.state === 'ended') return;
+      // A client that is not reading keeps the upstream paused; its drain resumes it.
+      if (!this.writer.waiting) this.upstream.resume();
+      this.metered();
+    });
+  }
+
+  /** The budget has no room for more: what was generated goes out, the upstream is stopped. */
+  private cut(): void {
+    if (this.state === 'holding') this.goLive();
+    this.end({ kind: 'budget_cut' });
   }
 
   private bodyEnded(failure: string | null): void {
@@ -142,6 +190,13 @@ class StreamAttempt<T extends StreamTranslator> {
           outcome: failure ? 'network' : 'server',
           status: 200,
           reason: failure ?? 'stream ended without content',
+        });
+      // Gathering a whole answer, a stream that broke off is a failed attempt, as a broken body is.
+      if (this.metering.whole && (failure || !t.done))
+        return this.fail({
+          outcome: failure ? 'network' : 'server',
+          status: 200,
+          reason: failure ?? 'the upstream stream broke off',
         });
       this.goLive();
     } else this.writeAll(events);
@@ -226,10 +281,11 @@ class StreamAttempt<T extends StreamTranslator> {
  */
 export async function attemptStream<T extends StreamTranslator>(
   http: UpstreamHttp,
-  writer: SseWriter,
+  writer: StreamSink,
   call: { req: UpstreamRequest; signal: OverloadSignal; endpoint: Endpoint; translator: () => T },
   timeoutMs: number,
   timing: StreamTiming,
+  metering: StreamMetering = {},
 ): Promise<AttemptResult<LiveStream<T>>> {
   const attemptStart = performance.now();
   if (writer.left) return CLIENT_LEFT;
@@ -240,5 +296,14 @@ export async function attemptStream<T extends StreamTranslator>(
     return CLIENT_LEFT;
   }
   const left = Math.max(1, timeoutMs - (performance.now() - attemptStart));
-  return new StreamAttempt(opening.stream, call.translator(), writer, call.endpoint, attemptStart, timing).run(left);
+  const attempt = new StreamAttempt(
+    opening.stream,
+    call.translator(),
+    writer,
+    call.endpoint,
+    attemptStart,
+    timing,
+    metering,
+  );
+  return attempt.run(left);
 }

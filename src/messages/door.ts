@@ -13,6 +13,8 @@ import { messagesJob } from './job';
 import { messagesPlanInput } from './prompt';
 import type { MessagesAsk } from './types';
 import { blockStops, closingEvents, errorEvent, stopReasonOf } from './wire';
+import { assembleMessage } from './assemble';
+import { BUDGET_STOP } from '../budgets/slices';
 
 /** How a stream's last events are written: which blocks are open, and the stop as the door tells it. */
 interface Closable {
@@ -30,6 +32,8 @@ function closing(stream: ChatStream, c: Closable): DoorStream {
     return c.preamble() + blockStops(c.openBlocks()) + closingEvents(reason, sequence, usage, cost);
   };
   closed.fail = (_head, code, message) => blockStops(c.openBlocks()) + errorEvent(code, message);
+  closed.cut = (_head, usage, cost) =>
+    c.preamble() + blockStops(c.openBlocks()) + closingEvents('max_tokens', null, usage, cost, BUDGET_STOP);
   return closed;
 }
 
@@ -107,6 +111,7 @@ export const MESSAGES_DOOR: Door<MessagesAsk> = {
     }
     return view;
   },
+  assemble: assembleMessage,
   endUser: ({ body }) => (typeof body.metadata?.user_id === 'string' ? body.metadata.user_id.slice(0, 512) : null),
   sessionId: ({ body, agentSession }) => body.session_id ?? agentSession,
 };

@@ -56,6 +56,10 @@ export class MessagesEvents implements ChatStream {
     return this.handle(this.events.end());
   }
 
+  generatedBound(): number {
+    return this.texts.bytes;
+  }
+
   summary(): StreamSummary {
     const texts = this.texts;
     const parts = {

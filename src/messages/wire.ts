@@ -39,12 +39,19 @@ export function stopReasonOf(reason: StopReason | null): string | null {
   return reason === null ? null : STOP[reason];
 }
 
-/** The events that close a stream that ran to its end: the billed usage and the terminator. */
-export function closingEvents(stopReason: string | null, stopSequence: string | null, usage: Usage, cost: number) {
+/** The events that close a stream that ran to its end: the billed usage and the terminator (`metadata` when the budget ended it). */
+export function closingEvents(
+  stopReason: string | null,
+  stopSequence: string | null,
+  usage: Usage,
+  cost: number,
+  metadata?: object,
+) {
   return (
     sseEvent('message_delta', {
       delta: { stop_reason: stopReason ?? 'end_turn', stop_sequence: stopSequence },
       usage: usageWire(usage, cost),
+      ...(metadata ? { metadata } : {}),
     }) + sseEvent('message_stop', {})
   );
 }

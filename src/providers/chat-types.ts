@@ -124,6 +124,8 @@ export interface ChatStream {
   /** An error the upstream sent inside the stream (the service ends the stream with its error chunk). */
   readonly error: { code: number; message: string } | null;
   summary(): StreamSummary;
+  /** An upper bound on the completion tokens generated so far (the UTF-8 bytes of the generated text), for a budget's meter. */
+  generatedBound?(): number;
 }
 
 /** Who answers a stream: every chunk the client gets carries these, as the hosted service's do. */

@@ -18,13 +18,23 @@ export class GeneratedText {
   private readonly parts: string[] = [];
   private kept = 0;
   private seen = 0;
+  private seenBytes = 0;
 
   /** Add `text` (kept while there is room, counted always). */
   add(text: string): void {
     this.seen += text.length;
+    this.seenBytes += Buffer.byteLength(text);
     if (this.kept >= MAX_KEPT_CHARS) return;
     this.parts.push(text);
     this.kept += text.length;
+  }
+
+  /**
+   * UTF-8 bytes of everything added: an upper bound on its tokens, since a token of a byte-level
+   * tokenizer is at least one byte (what a budget's meter is told, budgets/slices.ts).
+   */
+  get bytes(): number {
+    return this.seenBytes;
   }
 
   /** The parts kept, in order. */

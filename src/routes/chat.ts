@@ -47,8 +47,8 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
         );
         return withOutputRules(withFormatRule(reasoned, responseFormatOf(body), 'body.response_format'), body);
       },
-      run: (req: Request, res: Response, plan) =>
-        chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res),
+      run: (req: Request, res: Response, plan, budget) =>
+        chat.answer(CHAT_DOOR, callerOf(req), validated(req, 'chat.create.body'), plan, res, budget),
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
       refine: exactPlan,

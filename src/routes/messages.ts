@@ -47,7 +47,8 @@ export function registerMessagesRoutes(api: ApiRouter, deps: AppDeps): void {
     validate({ body: 'messages.create.body' }),
     pricedRoute(deps, {
       plan: (req: Request) => planMessages(chat, askOf(req)),
-      run: (req: Request, res: Response, plan) => chat.answer(MESSAGES_DOOR, callerOf(req), askOf(req), plan, res),
+      run: (req: Request, res: Response, plan, budget) =>
+        chat.answer(MESSAGES_DOOR, callerOf(req), askOf(req), plan, res, budget),
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
       refine: exactPlan,

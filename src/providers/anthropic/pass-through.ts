@@ -51,6 +51,10 @@ class PassThroughStream implements MessagesPassThroughStream {
     return out;
   }
 
+  generatedBound(): number {
+    return this.texts.bytes;
+  }
+
   summary(): StreamSummary {
     const usage: ChatUsage | null = this.rawUsage ? usageOf(this.rawUsage) : null;
     const parts = {

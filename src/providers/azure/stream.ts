@@ -72,6 +72,10 @@ export class AzureChatStream implements ChatStream {
   summary(): ReturnType<ChatStream['summary']> {
     return this.inner.summary();
   }
+
+  generatedBound(): number {
+    return this.inner.generatedBound?.() ?? 0;
+  }
 }
 
 /** The canonical events of an Azure stream (for a door of another format): OpenAI's, fed the filtered events. */

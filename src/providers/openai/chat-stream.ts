@@ -108,6 +108,9 @@ export class OpenAIChatStream implements ChatStream {
   error: { code: number; message: string } | null = null;
   /** The gateway's members that replace the upstream's in each chunk. */
   private readonly ours: { id: string; model: string };
+  /** Kept chunks already read for {@link generatedBound}, and the UTF-8 bytes of their text. */
+  private bounded = 0;
+  private boundedBytes = 0;
   /** The upstream's members exactly as its chunks write them, learnt from its first chunk. */
   private theirs: { id: string | null; model: string | null } | null = null;
 
@@ -143,6 +146,16 @@ export class OpenAIChatStream implements ChatStream {
       upstreamId: this.upstreamId,
     };
     return summaryOf(parts, () => scaled(countTokens([generatedText(kept.keptParts)]), kept.keptShare));
+  }
+
+  /** The generated text's UTF-8 bytes, read from the chunks kept since the last call (scaled once the kept share is capped). */
+  generatedBound(): number {
+    const parts = this.kept.keptParts;
+    if (this.bounded < parts.length) {
+      this.boundedBytes += Buffer.byteLength(generatedText(parts.slice(this.bounded)));
+      this.bounded = parts.length;
+    }
+    return scaled(this.boundedBytes, this.kept.keptShare);
   }
 
   private handle(events: SseEvent[]): string[] {
