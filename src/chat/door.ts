@@ -71,6 +71,8 @@ export const CHAT_DOOR: Door<ChatBody> = {
     return view;
   },
   assemble: assembleCompletion,
+  // A whole answer assembled from chunks would lose its log probabilities: such a request holds its worst case.
+  meters: (body) => body.stream === true || body.logprobs !== true,
   endUser: (body) => body.user ?? null,
   sessionId: (body) => body.session_id,
 };

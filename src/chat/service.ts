@@ -111,7 +111,8 @@ export class ChatService {
 
   /** The first half of a door's request (see `plan.ts`); sliced when the door can meter its answers. */
   plan<B>(door: Door<B>, body: B): ChatPlan {
-    const sliceTokens = door.assemble ? this.deps.config.budgets.sliceTokens : 0;
+    const metered = door.assemble !== undefined && door.meters?.(body) !== false;
+    const sliceTokens = metered ? this.deps.config.budgets.sliceTokens : 0;
     return planChat(this.routing.catalog, { ...door.planInput(body), sliceTokens }, this.deps.random);
   }
 

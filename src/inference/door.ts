@@ -78,6 +78,11 @@ export interface Door<B> {
    * door without it (and its streams' `cut`) is not sliced: it holds the whole worst case.
    */
   assemble?(events: string, head: StreamHead): string;
+  /**
+   * Whether answers to `body` may be metered in slices (default: whenever the door assembles): a
+   * whole one is then assembled from a stream, which must lose nothing the client asked for.
+   */
+  meters?(body: B): boolean;
   /** The record's end user and session, as the body names them. */
   endUser(body: B): string | null;
   sessionId(body: B): string | undefined;

@@ -23,7 +23,7 @@ import { inlineFileParts, withFileRule } from '../chat/file-parts';
 
 /** Why a chat request reserves what the 402 names, and what its client can change so that it fits. */
 const REFUSAL_HINT =
-  "Its worst case is its prompt plus the largest completion it allows (max_tokens, else the model's whole output limit) at the dearest candidate: set max_tokens lower, or raise the budget.";
+  'It holds its prompt plus the first slice of completion (budgets.sliceTokens, or max_tokens when smaller) at the dearest candidate, and more as the answer grows: shorten the prompt, or raise the budget.';
 
 /** Register the chat route. */
 export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {

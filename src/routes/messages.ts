@@ -22,7 +22,7 @@ import { FORWARDED_HEADERS } from '../providers/anthropic/api';
 
 /** Why a Messages request reserves what the 402 names, and what its client can change. */
 const REFUSAL_HINT =
-  'Its worst case is its prompt plus max_tokens at the dearest candidate: set max_tokens lower, or raise the budget.';
+  'It holds its prompt plus the first slice of completion (budgets.sliceTokens, or max_tokens when smaller) at the dearest candidate, and more as the answer grows: shorten the prompt, or raise the budget.';
 
 /** The validated body and the client's Anthropic headers. */
 function askOf(req: Request): MessagesAsk {

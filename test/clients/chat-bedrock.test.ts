@@ -194,6 +194,28 @@ describe('whole and streamed answers', () => {
     expect(bedrock().calls).toHaveLength(1);
   });
 
+  test('a PDF file part goes as a document block, its name cleaned to what Bedrock allows', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+    await client.chat.completions.create({
+      model: CLAUDE,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'summarise' },
+            { type: 'file', file: { filename: 'q3_report.v2.pdf', file_data: `data:application/pdf;base64,${pdf}` } },
+          ],
+        },
+      ],
+    });
+    expect(bedrock().calls[0]!.body.messages).toEqual([
+      {
+        role: 'user',
+        content: [{ text: 'summarise' }, { document: { format: 'pdf', name: 'q3 report v2', source: { bytes: pdf } } }],
+      },
+    ]);
+  });
+
   test('a JSON response format, which Converse has no form for, is a 400 on a Bedrock-only model', async () => {
     const err = await statusOf(
       client.chat.completions.create({
