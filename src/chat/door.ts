@@ -71,8 +71,9 @@ export const CHAT_DOOR: Door<ChatBody> = {
     return view;
   },
   assemble: assembleCompletion,
-  // A whole answer assembled from chunks would lose its log probabilities: such a request holds its worst case.
-  meters: (body) => body.stream === true || body.logprobs !== true,
+  // A whole answer assembled from chunks would lose its log probabilities and a web search's
+  // annotations: such a request holds its worst case.
+  meters: (body) => body.stream === true || (body.logprobs !== true && body.web_search_options == null),
   endUser: (body) => body.user ?? null,
   sessionId: (body) => body.session_id,
 };

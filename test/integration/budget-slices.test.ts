@@ -168,7 +168,7 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
     for (const upstream of ['openai', 'anthropic'] as const)
       for (const stream of [false, true]) CASES.push([door, upstream, stream]);
 
-  test('a whole answer with logprobs, which assembling chunks would lose, holds its worst case: $4 on a $1 budget is a 402', async () => {
+  test('a whole answer with logprobs or a web search, whose log probabilities and annotations assembling chunks would lose, holds its worst case: $4 on a $1 budget is a 402', async () => {
     const ws = await tenant();
     const ask = (logprobs: boolean) =>
       request(h.gw.app)
@@ -177,6 +177,11 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
         .send({ model: MODEL, max_tokens: 128000, logprobs, messages: [{ role: 'user', content: 'hi' }] });
     expect((await ask(true)).status).toBe(402);
     expect((await ask(false)).status).toBe(200);
+    const searching = await request(h.gw.app)
+      .post('/api/v1/chat/completions')
+      .set('Authorization', bearer(ws.secret))
+      .send({ model: MODEL, max_tokens: 128000, web_search_options: {}, messages: [{ role: 'user', content: 'hi' }] });
+    expect(searching.status).toBe(402);
   });
 
   test.each(CASES)(
