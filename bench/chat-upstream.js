@@ -2,7 +2,8 @@
  * The chat benchmark's fake upstream: OpenAI-compatible `POST /v1/chat/completions` on 127.0.0.1,
  * answering from bytes built once (per prompt size) so the upstream itself costs as little as possible.
  * - Whole answers: one choice of about 500 completion tokens (about 2.6 kB of text), with usage.
- * - `stream: true`: 200 SSE events (the role, 197 content pieces, the finish reason, and with
+ * - `stream: true`: 200 SSE events (the role, 197 content pieces (the whole answer's 500 in the whole
+ *   cases, where only a gateway metering its budget streams), the finish reason, and with
  *   `stream_options.include_usage` the usage chunk with empty choices, as OpenAI sends it; without
  *   it the usage chunk is left out), then `data: [DONE]`. Each event is its own write, on its own
  *   turn of the event loop, so a reader sees the events arrive one by one as a model's tokens do,
@@ -23,8 +24,12 @@ const MODEL = 'gpt-4o-mini';
 const CREATED = 1767225600;
 /** Completion tokens of a whole answer. */
 const WHOLE_TOKENS = 500;
-/** Content pieces of a stream (one token each); with the role, finish and usage chunks, 200 events. */
-const STREAM_PIECES = 197;
+/**
+ * Content pieces of a stream (one token each): in the stream cases 197, with the role, finish and
+ * usage chunks 200 events. In the whole cases only the gateway streams (it reads a budgeted whole
+ * answer as a stream, to meter it in slices), and it gets the whole answer's tokens.
+ */
+const STREAM_PIECES = /stream/.test(process.env.BENCH_CASE ?? 'chat') ? 197 : WHOLE_TOKENS;
 
 const WORDS = (
   'Switchyard routes each request to the cheapest healthy provider that serves the model, retries the next one ' +

@@ -178,6 +178,16 @@ export function planChat(catalog: Catalog, input: PlanInput, random: () => numbe
 }
 
 /**
+ * For a sliced plan of a whole answer, the same plan holding its whole worst case (no slices);
+ * null otherwise. The priced route tries it first: metering a whole answer in slices means reading
+ * it from the upstream as a stream and assembling it, which costs far more than one whole call, so
+ * it is done only when the worst case does not fit.
+ */
+export function wholePlan(plan: ChatPlan): ChatPlan | null {
+  return plan.sliced && !plan.stream ? { ...plan, sliced: false, slice: null, estimateUsd: plan.worstUsd } : null;
+}
+
+/**
  * The plan with its worst case from the prompt's exact count instead of its bound; null when that
  * cannot be smaller. The priced route asks for it only when the bound's reservation was refused.
  */

@@ -12,7 +12,8 @@
  *
  * A sliced plan (budgets/slices.ts) reserves its prompt and a first slice of completion; when a
  * limit applies, the run is handed the {@link SliceBudget} to ask for more as its answer grows, and
- * the settle covers every slice it was granted.
+ * the settle covers every slice it was granted. A whole answer tries its whole worst case first
+ * (`unsliced`), as metering it costs a streamed upstream call.
  * @module
  */
 import type { Request, RequestHandler, Response } from 'express';
@@ -49,6 +50,11 @@ export interface PricedOperation<P extends PricedPlan> {
    * change the outcome. Null when it is not tighter.
    */
   refine?(plan: P): P | null;
+  /**
+   * The plan holding its whole worst case, for a sliced plan whose answer is whole (null
+   * otherwise): reserved first, and the sliced plan only when it is refused (see `wholePlan`).
+   */
+  unsliced?(plan: P): P | null;
 }
 
 /** What the factory needs of the gateway. */
@@ -70,10 +76,13 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
     res.once('close', leave);
     let held: Held<P>;
     try {
+      const whole = op.unsliced?.(plan) ?? null;
+      const first = whole ? await unlessRefused(reserve(deps, req, whole.estimateUsd)) : null;
       // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
-      const reserving = reserve(deps, req, plan.estimateUsd);
-      held =
-        reserving instanceof Promise
+      const reserving = first ?? reserve(deps, req, plan.estimateUsd);
+      held = first
+        ? { reservation: first, plan: whole! }
+        : reserving instanceof Promise
           ? await refining(deps, req, op, plan, reserving)
           : { reservation: reserving, plan };
     } catch (err) {
@@ -95,6 +104,16 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
       op.track(actual === undefined ? reservation.release() : reservation.settle(actual));
     }
   };
+}
+
+/** The reservation, or null when the guard refused it (a 402); any other failure is thrown. */
+async function unlessRefused(reserving: Reservation | Promise<Reservation>): Promise<Reservation | null> {
+  try {
+    return await reserving;
+  } catch (err) {
+    if (err instanceof PaymentRequiredError) return null;
+    throw err;
+  }
 }
 
 /** A reservation and the plan whose worst case it holds. */

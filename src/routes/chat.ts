@@ -12,7 +12,7 @@ import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
 import { callerOf } from '../http/caller';
 import { CHAT_DOOR } from '../chat/door';
-import { exactPlan } from '../chat/plan';
+import { exactPlan, wholePlan } from '../chat/plan';
 import { withStopRule } from '../chat/stop-rule';
 import { withForcedToolRule, withReasoningRule } from '../chat/reasoning-rule';
 import { withFormatRule } from '../chat/format-rule';
@@ -52,6 +52,7 @@ export function registerChatRoutes(api: ApiRouter, deps: AppDeps): void {
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
       refine: exactPlan,
+      unsliced: wholePlan,
     }),
   );
 }

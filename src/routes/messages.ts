@@ -12,7 +12,7 @@ import { requireInferenceKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
-import { exactPlan } from '../chat/plan';
+import { exactPlan, wholePlan } from '../chat/plan';
 import { callerOf } from '../http/caller';
 import { MESSAGES_DOOR } from '../messages/door';
 import { planMessages } from '../messages/plan';
@@ -52,6 +52,7 @@ export function registerMessagesRoutes(api: ApiRouter, deps: AppDeps): void {
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
       refine: exactPlan,
+      unsliced: wholePlan,
     }),
   );
   api.add(

@@ -168,6 +168,29 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
     for (const upstream of ['openai', 'anthropic'] as const)
       for (const stream of [false, true]) CASES.push([door, upstream, stream]);
 
+  test('a whole answer whose worst case fits is one whole upstream call, unsliced; a stream is metered all the same', async () => {
+    const ws = await tenant();
+    // 20000 completion tokens are $0.625 at most: that fits the $1 budget, so it is held whole.
+    const send = (stream: boolean) =>
+      request(h.gw.app)
+        .post('/api/v1/chat/completions')
+        .set('Authorization', bearer(ws.secret))
+        .send({
+          model: MODEL,
+          max_tokens: 20000,
+          stream,
+          provider: { only: ['openai'] },
+          messages: [{ role: 'user', content: 'hi' }],
+        });
+    expect((await send(false)).status).toBe(200);
+    expect(h.fleet.fakes.openai!.calls.at(-1)!.body.stream).toBeUndefined();
+    expect((await send(true)).status).toBe(200);
+    expect(h.fleet.fakes.openai!.calls.at(-1)!.body.stream).toBe(true);
+    await h.gw.deps.chat.drain();
+    await h.gw.deps.recorder.flush();
+    expect((await budget(ws.id)).reserved_usd).toBe(0);
+  });
+
   test('a whole answer with logprobs or a web search, whose log probabilities and annotations assembling chunks would lose, holds its worst case: $4 on a $1 budget is a 402', async () => {
     const ws = await tenant();
     const ask = (logprobs: boolean) =>
