@@ -29,7 +29,7 @@ const WHOLE_TOKENS = 500;
  * usage chunks 200 events. In the whole cases only the gateway streams (it reads a budgeted whole
  * answer as a stream, to meter it in slices), and it gets the whole answer's tokens.
  */
-const STREAM_PIECES = /stream/.test(process.env.BENCH_CASE ?? 'chat') ? 197 : WHOLE_TOKENS;
+const STREAM_PIECES = ['chat', 'agent'].includes(process.env.BENCH_CASE ?? '') ? WHOLE_TOKENS : 197;
 
 const WORDS = (
   'Switchyard routes each request to the cheapest healthy provider that serves the model, retries the next one ' +
