@@ -77,7 +77,9 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
     let held: Held<P>;
     try {
       const whole = op.unsliced?.(plan) ?? null;
-      const first = whole ? await unlessRefused(reserve(deps, req, whole.estimateUsd)) : null;
+      const trying = whole ? reserve(deps, req, whole.estimateUsd) : null;
+      // As below, a whole reservation made at once costs no await.
+      const first = trying instanceof Promise ? await unlessRefused(trying) : trying;
       // A reservation made at once (a lease, or no limit) costs no await, as on the hot path it usually is.
       const reserving = first ?? reserve(deps, req, plan.estimateUsd);
       held = first
@@ -107,7 +109,7 @@ export function pricedRoute<P extends PricedPlan>(deps: PricedDeps, op: PricedOp
 }
 
 /** The reservation, or null when the guard refused it (a 402); any other failure is thrown. */
-async function unlessRefused(reserving: Reservation | Promise<Reservation>): Promise<Reservation | null> {
+async function unlessRefused(reserving: Promise<Reservation>): Promise<Reservation | null> {
   try {
     return await reserving;
   } catch (err) {

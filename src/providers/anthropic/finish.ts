@@ -18,25 +18,37 @@ export function finishOf(stopReason: unknown): FinishReason | null {
 }
 
 /**
- * Anthropic's `usage` → {@link ChatUsage} (counts as reported, see `reportedCount`). Its
- * `input_tokens` excludes the cached part, so the prompt is input + cache read + cache write, as
- * OpenAI counts it; when one of the three is not a count, neither is the prompt (NaN), so a bad
- * part can never pass for a smaller prompt.
+ * Claude's counts → {@link ChatUsage}, on Anthropic's API and Bedrock's alike: the input count
+ * excludes the cached part, so the prompt is input + cache read + cache write, as OpenAI counts it;
+ * when one of the three is not a count, neither is the prompt (NaN), so a bad part can never pass
+ * for a smaller prompt. Null when there is neither an input nor an output count.
  */
-export function usageOf(raw: unknown): ChatUsage | null {
-  const u = asObject(raw);
-  const input = reportedCount(u?.input_tokens);
-  const output = reportedCount(u?.output_tokens);
-  if (!u || (input === null && output === null)) return null;
-  const cacheRead = reportedCount(u.cache_read_input_tokens) ?? 0;
-  const cacheWrite = reportedCount(u.cache_creation_input_tokens) ?? 0;
-  const parts = [input ?? 0, cacheRead, cacheWrite];
+export function claudeUsage(
+  input: number | null,
+  output: number | null,
+  cacheRead: number | null,
+  cacheWrite: number | null,
+): ChatUsage | null {
+  if (input === null && output === null) return null;
+  const parts = [input ?? 0, cacheRead ?? 0, cacheWrite ?? 0];
   const prompt = parts.every((n) => countOrNull(n) !== null) ? parts.reduce((a, b) => a + b, 0) : NaN;
   return {
     promptTokens: prompt,
     completionTokens: output ?? 0,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
+    cacheReadTokens: cacheRead ?? 0,
+    cacheWriteTokens: cacheWrite ?? 0,
     reasoningTokens: 0,
   };
+}
+
+/** Anthropic's `usage` (counts as reported, see `reportedCount`) → {@link claudeUsage}. */
+export function usageOf(raw: unknown): ChatUsage | null {
+  const u = asObject(raw);
+  if (!u) return null;
+  return claudeUsage(
+    reportedCount(u.input_tokens),
+    reportedCount(u.output_tokens),
+    reportedCount(u.cache_read_input_tokens),
+    reportedCount(u.cache_creation_input_tokens),
+  );
 }

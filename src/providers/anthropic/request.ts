@@ -153,8 +153,8 @@ function toolChoiceOf(choice: ToolChoice | undefined, parallel: boolean | undefi
   return { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
-/** The canonical efforts as Anthropic's (`max` is its highest); Claude on Bedrock takes the same. */
-export const CLAUDE_EFFORT = {
+/** The canonical efforts as Anthropic's (`max` is its highest). */
+const CLAUDE_EFFORT = {
   none: 'low',
   minimal: 'low',
   low: 'low',
@@ -163,22 +163,34 @@ export const CLAUDE_EFFORT = {
   xhigh: 'max',
 } as const;
 
+/** Claude's reasoning control: adaptive thinking with an effort, or a thinking budget. */
+export interface ClaudeThinking {
+  thinking?: NonNullable<AnthropicRequest['thinking']>;
+  effort?: (typeof CLAUDE_EFFORT)[keyof typeof CLAUDE_EFFORT];
+  /** Whether Claude thinks (always, on an endpoint marked `always`: Claude 5.5). */
+  on: boolean;
+}
+
 /**
- * The reasoning asked for as Claude's control on `out`: adaptive thinking with an effort on an
- * endpoint marked `thinking: adaptive` (Claude 4.6 and later, which refuse budgets), else a
- * thinking budget. Whether thinking is on (always, on an endpoint marked `always`: Claude 5.5).
+ * The reasoning asked for as Claude's control, under the completion bound `maxTokens`: adaptive
+ * thinking with an effort on an endpoint marked `thinking: adaptive` or `always` (Claude 4.6 and
+ * later, which refuse budgets), else a thinking budget. Shared by Anthropic's API and Bedrock's.
  */
-function withThinking(out: AnthropicRequest, x: Exchange, endpoint: Endpoint): boolean {
+export function claudeThinking(x: Exchange, endpoint: Endpoint, maxTokens: number): ClaudeThinking {
   const always = endpoint.thinking === 'always';
-  if (!wantsReasoning(x.reasoning)) return always;
-  if (endpoint.thinking === 'adaptive' || always) {
-    out.thinking = { type: 'adaptive' };
-    out.output_config = { ...out.output_config, effort: CLAUDE_EFFORT[effortOf(x.reasoning, out.max_tokens)] };
-    return true;
-  }
-  const budget = thinkingBudget(x.reasoning, out.max_tokens);
-  if (budget !== null) out.thinking = { type: 'enabled', budget_tokens: budget };
-  return budget !== null;
+  if (!wantsReasoning(x.reasoning)) return { on: always };
+  if (endpoint.thinking === 'adaptive' || always)
+    return { thinking: { type: 'adaptive' }, effort: CLAUDE_EFFORT[effortOf(x.reasoning, maxTokens)], on: true };
+  const budget = thinkingBudget(x.reasoning, maxTokens);
+  return budget === null ? { on: false } : { thinking: { type: 'enabled', budget_tokens: budget }, on: true };
+}
+
+/** `claudeThinking` set on `out`; whether thinking is on. */
+function withThinking(out: AnthropicRequest, x: Exchange, endpoint: Endpoint): boolean {
+  const c = claudeThinking(x, endpoint, out.max_tokens);
+  if (c.thinking) out.thinking = c.thinking;
+  if (c.effort) out.output_config = { ...out.output_config, effort: c.effort };
+  return c.on;
 }
 
 /** An exchange → the Messages body. `max_tokens` is required there: the client's, else the catalog's limit, else {@link DEFAULT_MAX_TOKENS}. */

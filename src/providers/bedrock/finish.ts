@@ -1,6 +1,7 @@
 /** Converse's `stopReason` and `usage` in canonical terms. */
 import type { StopReason, Usage } from '../../inference/exchange';
-import { asObject, countOrNull, reportedCount } from '../parse';
+import { asObject, reportedCount } from '../parse';
+import { claudeUsage } from '../anthropic/finish';
 
 const STOP: Readonly<Record<string, StopReason>> = {
   end_turn: 'stop',
@@ -17,24 +18,14 @@ export function stopOf(reason: string): StopReason {
   return STOP[reason] ?? 'stop';
 }
 
-/**
- * Converse `usage` → canonical usage (counts as reported): `inputTokens` leaves out the tokens
- * read from and written to the prompt cache, so the prompt is the three together (NaN when one
- * is not a count, so that a bad part never passes for a smaller prompt). Null without counts.
- */
+/** Converse `usage` (counts as reported; `inputTokens` leaves the cached part out, as Anthropic's does) → canonical usage. */
 export function usageOf(raw: unknown): Usage | null {
   const u = asObject(raw);
-  const input = reportedCount(u?.inputTokens);
-  const output = reportedCount(u?.outputTokens);
-  if (!u || (input === null && output === null)) return null;
-  const cacheRead = reportedCount(u.cacheReadInputTokens) ?? 0;
-  const cacheWrite = reportedCount(u.cacheWriteInputTokens) ?? 0;
-  const parts = [input ?? 0, cacheRead, cacheWrite];
-  return {
-    promptTokens: parts.every((n) => countOrNull(n) !== null) ? parts.reduce((a, b) => a + b, 0) : NaN,
-    completionTokens: output ?? 0,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
-    reasoningTokens: 0,
-  };
+  if (!u) return null;
+  return claudeUsage(
+    reportedCount(u.inputTokens),
+    reportedCount(u.outputTokens),
+    reportedCount(u.cacheReadInputTokens),
+    reportedCount(u.cacheWriteInputTokens),
+  );
 }

@@ -11,9 +11,8 @@
 import type { Endpoint } from '../../catalog/types';
 import { cappedCompletion } from '../../catalog/completion-cap';
 import type { Exchange, Message, Tool, ToolChoice } from '../../inference/exchange';
-import { effortOf, thinkingBudget, wantsReasoning } from '../../inference/reasoning';
 import type { ChatJob } from '../chat-types';
-import { CLAUDE_EFFORT, DEFAULT_MAX_TOKENS } from '../anthropic/request';
+import { claudeThinking, DEFAULT_MAX_TOKENS } from '../anthropic/request';
 import { contentBlocks, DocumentNames, reasoningBlocks, toolResultBlock, toolUseBlock } from './content';
 import type { BedrockBlock, BedrockMessage, BedrockTool, BedrockToolChoice, ConverseRequest } from './types';
 
@@ -73,18 +72,13 @@ function hasToolBlocks(messages: readonly BedrockMessage[]): boolean {
   return messages.some((m) => m.content.some((b) => b.toolUse !== undefined || b.toolResult !== undefined));
 }
 
-/** Claude's thinking for `x` on `endpoint` into `extra`; whether thinking is on. */
+/** Claude's thinking for `x` on `endpoint` into `extra` (an endpoint without a `thinking` style is no Claude); whether thinking is on. */
 function withThinking(extra: Record<string, unknown>, x: Exchange, endpoint: Endpoint, maxTokens: number): boolean {
-  const always = endpoint.thinking === 'always';
-  if (endpoint.thinking === undefined || !wantsReasoning(x.reasoning)) return always;
-  if (endpoint.thinking === 'adaptive' || always) {
-    extra.thinking = { type: 'adaptive' };
-    extra.output_config = { effort: CLAUDE_EFFORT[effortOf(x.reasoning, maxTokens)] };
-    return true;
-  }
-  const budget = thinkingBudget(x.reasoning, maxTokens);
-  if (budget !== null) extra.thinking = { type: 'enabled', budget_tokens: budget };
-  return budget !== null;
+  if (endpoint.thinking === undefined) return false;
+  const c = claudeThinking(x, endpoint, maxTokens);
+  if (c.thinking) extra.thinking = c.thinking;
+  if (c.effort) extra.output_config = { effort: c.effort };
+  return c.on;
 }
 
 /** The job as a Converse body (the model and the stream are in the URL). */
