@@ -16,15 +16,58 @@ export interface PromptTokens {
   readonly tokens: number;
 }
 
-/** The size of a prompt of `texts` plus `fixed` tokens (media parts, per-message overhead). */
-export function promptTokens(texts: readonly string[], fixed: number): PromptTokens {
-  let bytes = 0;
-  for (const t of texts) bytes += Buffer.byteLength(t, 'utf8');
+/** Tokens each member or item of a JSON value adds around its text (quotes, colon, comma), as the count assumes. */
+const JSON_NODE_TOKENS = 2;
+
+/**
+ * Visit the texts of a JSON value (keys, strings, numbers as written) and return its members and
+ * items: what a prompt's tools, schemas and tool inputs are counted as. Upstreams do not read tools
+ * as JSON text (OpenAI renders them as type declarations), so their texts plus a little per member
+ * is as near as their JSON, and it is sized without building that JSON on every turn.
+ */
+function walkJson(value: unknown, text: (s: string) => void): number {
+  if (typeof value === 'string') return (text(value), 1);
+  if (typeof value === 'number') return (text(String(value)), 1);
+  if (value === null || typeof value !== 'object') return 1;
+  let nodes = 1;
+  if (Array.isArray(value)) for (const v of value) nodes += walkJson(v, text);
+  else
+    for (const k in value) {
+      text(k);
+      nodes += walkJson((value as Record<string, unknown>)[k], text);
+    }
+  return nodes;
+}
+
+/** {@link walkJson}'s texts' UTF-8 bytes plus its members' tokens: the bound, walked with no allocation. */
+function jsonBound(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8') + JSON_NODE_TOKENS;
+  // A number's text is ASCII: at most 24 characters (`-1.2345678901234567e-300`).
+  if (typeof value === 'number') return 24 + JSON_NODE_TOKENS;
+  if (value === null || typeof value !== 'object') return JSON_NODE_TOKENS;
+  let n = JSON_NODE_TOKENS;
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) n += jsonBound(value[i]);
+  else for (const k in value) n += Buffer.byteLength(k, 'utf8') + jsonBound((value as Record<string, unknown>)[k]);
+  return n;
+}
+
+/**
+ * The size of a prompt of `texts`, `values` (JSON it carries: tools, schemas, tool inputs, counted
+ * by their texts, see {@link walkJson}) and `fixed` tokens (media parts, per-message overhead).
+ */
+export function promptTokens(texts: readonly string[], fixed: number, values: readonly unknown[] = []): PromptTokens {
+  let bound = fixed;
+  for (const t of texts) bound += Buffer.byteLength(t, 'utf8');
+  for (const v of values) bound += jsonBound(v);
   let counted: number | undefined;
   return {
-    tokenBound: bytes + fixed,
+    tokenBound: bound,
     get tokens() {
-      return (counted ??= countTokens(texts as string[]) + fixed);
+      if (counted !== undefined) return counted;
+      const all = [...texts];
+      let nodes = 0;
+      for (const v of values) nodes += walkJson(v, (t) => void all.push(t));
+      return (counted = countTokens(all) + nodes * JSON_NODE_TOKENS + fixed);
     },
   };
 }

@@ -100,9 +100,11 @@ export function readPrompt(body: ChatBody): ChatPrompt {
     if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
   if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
   if (wantsReasoning(reasoningOf(body))) parameters.add('reasoning');
-  if (body.tools) c.texts.push(JSON.stringify(body.tools));
-  if (body.response_format?.type === 'json_schema') c.texts.push(JSON.stringify(body.response_format.json_schema));
+  const values: unknown[] = [];
+  if (body.tools) values.push(body.tools);
+  if (body.response_format?.type === 'json_schema') values.push(body.response_format.json_schema);
   const { modalities, userTexts } = c;
-  const size = promptTokens(c.texts, c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS);
+  const fixed = c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS;
+  const size = promptTokens(c.texts, fixed, values);
   return withSize({ modalities, modalityLabel: [...modalities].join('+'), parameters, userTexts }, size);
 }

@@ -36,6 +36,8 @@ export function blocksOf(content: MessagesTurn['content']): readonly Block[] {
 interface Collected {
   modalities: Set<Modality>;
   texts: string[];
+  /** JSON the prompt carries (tools, tool inputs, other blocks), sized by its texts. */
+  values: unknown[];
   userTexts: string[];
   media: number;
 }
@@ -57,25 +59,26 @@ function collect(block: Block, role: string, into: Collected): void {
       into.texts.push(String(b.thinking));
       return;
     case 'tool_use':
-      into.texts.push(String(b.name), JSON.stringify(b.input ?? {}));
+      into.texts.push(String(b.name));
+      into.values.push(b.input ?? {});
       return;
     case 'tool_result':
       if (typeof b.content === 'string') into.texts.push(b.content);
       else if (Array.isArray(b.content)) for (const inner of b.content as Block[]) collect(inner, 'tool', into);
       return;
     default: // redacted thinking and unknown blocks: their JSON, so they are never free
-      into.texts.push(JSON.stringify(b));
+      into.values.push(b);
   }
 }
 
 /** Read a Messages (or count_tokens) body once for everything routing, budgeting and the samplers need. */
 export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number }): ChatPrompt {
-  const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], userTexts: [], media: 0 };
+  const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], values: [], userTexts: [], media: 0 };
   const system = body.system;
   if (typeof system === 'string') c.texts.push(system);
   else for (const b of system ?? []) c.texts.push(b.text);
   for (const turn of body.messages) for (const block of blocksOf(turn.content)) collect(block, turn.role, c);
-  if (body.tools) c.texts.push(JSON.stringify(body.tools));
+  if (body.tools) c.values.push(body.tools);
   const parameters = new Set<ChatParameter>();
   const fields = body as Record<string, unknown>;
   for (const [field, parameter] of SET_PARAMETERS) if (fields[field] !== undefined) parameters.add(parameter);
@@ -84,7 +87,7 @@ export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number
   const fixed = c.media * MEDIA_BLOCK_TOKENS + body.messages.length * PER_TURN_TOKENS;
   return withSize(
     { modalities: c.modalities, modalityLabel: [...c.modalities].join('+'), parameters, userTexts: c.userTexts },
-    promptTokens(c.texts, fixed),
+    promptTokens(c.texts, fixed, c.values),
   );
 }
 

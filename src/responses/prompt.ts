@@ -63,11 +63,12 @@ export function promptOf(x: Exchange): ChatPrompt {
     }
   };
   for (const m of x.messages) for (const p of m.parts) visit(p, m.role === 'user');
-  if (x.tools) texts.push(JSON.stringify(x.tools));
-  if (x.responseFormat?.type === 'json_schema') texts.push(JSON.stringify(x.responseFormat.schema ?? {}));
+  const values: unknown[] = [];
+  if (x.tools) values.push(x.tools);
+  if (x.responseFormat?.type === 'json_schema') values.push(x.responseFormat.schema ?? {});
   const fixed = media * MEDIA_PART_TOKENS + x.messages.length * PER_MESSAGE_TOKENS;
   return withSize(
     { modalities, modalityLabel: [...modalities].join('+'), parameters: parametersOf(x), userTexts },
-    promptTokens(texts, fixed),
+    promptTokens(texts, fixed, values),
   );
 }

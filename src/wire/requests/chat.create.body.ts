@@ -139,8 +139,8 @@ export default {
     },
   },
   $defs: {
-    text: { type: 'string', maxLength: 10000000 },
-    nullableText: { type: ['string', 'null'], maxLength: 10000000 },
+    text: { type: 'string' },
+    nullableText: { type: ['string', 'null'] },
     content: { anyOf: [{ $ref: '#/$defs/text' }, { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/part' } }] },
     part: {
       anyOf: [
@@ -279,7 +279,7 @@ export default {
           required: ['name'],
           properties: {
             name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
-            description: { type: 'string', maxLength: 100000 },
+            description: { type: 'string' },
             parameters: { type: 'object' },
             strict: { type: ['boolean', 'null'] },
           },

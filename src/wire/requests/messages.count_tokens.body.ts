@@ -13,10 +13,7 @@ export default {
     model: create.properties.model,
     messages: { type: 'array', minItems: 1, maxItems: 10000, items: { $ref: '#/$defs/message' } },
     system: {
-      anyOf: [
-        { type: 'string', maxLength: 10000000 },
-        { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/textBlock' } },
-      ],
+      anyOf: [{ type: 'string' }, { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/textBlock' } }],
     },
     tools: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/tool' } },
   },

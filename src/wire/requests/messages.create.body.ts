@@ -24,7 +24,7 @@ const cacheControl = {
   properties: { type: { type: 'string', minLength: 1, maxLength: 64 }, ttl: { type: 'string', maxLength: 16 } },
 } as const;
 
-const text = { type: 'string', maxLength: 10000000 } as const;
+const text = { type: 'string' } as const;
 
 export default {
   $id: 'messages.create.body',
@@ -98,7 +98,7 @@ export default {
             type: { enum: ['base64', 'url', 'file'] },
             media_type: { type: 'string', maxLength: 100 },
             data: { type: 'string' },
-            url: { type: 'string', maxLength: 100000 },
+            url: { type: 'string' },
             file_id: { type: 'string', maxLength: 256 },
           },
         },
@@ -183,7 +183,7 @@ export default {
           properties: {
             type: { enum: ['custom'] },
             name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,128}$' },
-            description: { type: 'string', maxLength: 1000000 },
+            description: { type: 'string' },
             input_schema: { type: 'object' },
             cache_control: cacheControl,
           },

@@ -6,7 +6,7 @@
  * their 400 can say what to send instead. Unknown top-level fields are accepted and ignored.
  */
 
-const text = { type: 'string', maxLength: 10000000 } as const;
+const text = { type: 'string' } as const;
 const id = { type: 'string', minLength: 1, maxLength: 512 } as const;
 /** A tool's or function's name (as OpenAI's: letters, digits, `_`, `-`). */
 const toolName = { type: 'string', pattern: '^[a-zA-Z0-9_.-]{1,128}$' } as const;
@@ -191,7 +191,7 @@ export default {
               maxItems: 1000,
               items: { type: 'object', required: ['text'], properties: { text } },
             },
-            encrypted_content: { type: ['string', 'null'], maxLength: 10000000 },
+            encrypted_content: { type: ['string', 'null'] },
           },
         },
       ],
@@ -202,7 +202,7 @@ export default {
       properties: {
         type: { const: 'function' },
         name: toolName,
-        description: { type: ['string', 'null'], maxLength: 100000 },
+        description: { type: ['string', 'null'] },
         parameters: { type: ['object', 'null'] },
         strict: { type: ['boolean', 'null'] },
       },
@@ -213,14 +213,14 @@ export default {
       properties: {
         type: { const: 'custom' },
         name: toolName,
-        description: { type: 'string', maxLength: 100000 },
+        description: { type: 'string' },
         format: {
           type: 'object',
           required: ['type'],
           properties: {
             type: { enum: ['text', 'grammar'] },
             syntax: { enum: ['lark', 'regex'] },
-            definition: { type: 'string', maxLength: 1000000 },
+            definition: { type: 'string' },
           },
         },
       },
@@ -231,7 +231,7 @@ export default {
       properties: {
         type: { const: 'namespace' },
         name: toolName,
-        description: { type: 'string', maxLength: 100000 },
+        description: { type: 'string' },
         tools: {
           type: 'array',
           maxItems: 256,
