@@ -12,6 +12,7 @@
 import type { ApiKeyRecord } from '../keys/types';
 import type { FileService } from '../files/service';
 import { ValidationError } from '../errors';
+import { forgetRawJson } from '../http/raw-json-body';
 import { chatAdapterFor } from '../providers/chat-registry';
 import type { Endpoint } from '../catalog/types';
 import { narrowedTo, type ChatPlan } from './plan';
@@ -36,6 +37,7 @@ export async function inlineFileParts(
   maxBytes: number,
 ): Promise<void> {
   const parts = byId(body);
+  if (parts.length > 0) forgetRawJson(body);
   let total = 0;
   for (const [i, part] of parts.entries()) {
     const id = part.file.file_id;

@@ -11,6 +11,7 @@
 import express, { type RequestHandler } from 'express';
 import type { Config } from '../config';
 import { ServiceUnavailableError } from '../errors';
+import { keepRawJson } from './raw-json-body';
 
 /** The inference routes (paths under the API prefix), whose bodies are agents' turns. */
 export const INFERENCE_PATHS: ReadonlySet<string> = new Set([
@@ -28,11 +29,29 @@ export function jsonLimitOf(server: Limits, path: string): number {
   return INFERENCE_PATHS.has(path) ? server.inferenceBodyLimitBytes : server.bodyLimitBytes;
 }
 
-/** `express.json` with the route's limit (two parsers, chosen by path). */
+/**
+ * `express.json` with the route's limit (two parsers, chosen by path). An inference body's UTF-8
+ * bytes are kept beside the parsed body (src/http/raw-json-body.ts), for the upstream body to copy
+ * the members it passes on unchanged.
+ */
 export function jsonBodies(server: Limits): RequestHandler {
-  const large = express.json({ limit: server.inferenceBodyLimitBytes, strict: false });
+  const bytesOf = new WeakMap<object, Buffer>();
+  const large = express.json({
+    limit: server.inferenceBodyLimitBytes,
+    strict: false,
+    verify: (req, _res, bytes, encoding) => {
+      if (encoding === 'utf-8' || encoding === 'utf8') bytesOf.set(req, bytes);
+    },
+  });
   const small = express.json({ limit: server.bodyLimitBytes, strict: false });
-  return (req, res, next) => (INFERENCE_PATHS.has(req.path) ? large : small)(req, res, next);
+  return (req, res, next) => {
+    if (!INFERENCE_PATHS.has(req.path)) return small(req, res, next);
+    large(req, res, (err?: unknown) => {
+      const bytes = bytesOf.get(req);
+      if (bytes && err === undefined) keepRawJson(req.body, bytes);
+      next(err);
+    });
+  };
 }
 
 /**

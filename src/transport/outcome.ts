@@ -10,7 +10,8 @@ import type { BodyBytes } from '../providers/raw-json';
 export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (members of the client's body copied as sent: providers/upstream-json.ts). */
+  body: string | Buffer;
   /** The largest whole 2xx body read (bytes); larger is a failed attempt. Default: the transport's bound. */
   maxBodyBytes?: number;
 }

@@ -42,6 +42,8 @@ export interface RecordedCall {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body's text as it arrived. */
+  text: string;
   /**
    * Settles when the fake's response is over: `aborted` when the connection closed before the
    * answer was complete (the client, e.g. the gateway, gave up on it).
@@ -152,15 +154,16 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
     req.on('end', () => void handle());
     const handle = async (): Promise<void> => {
       let body: Record<string, unknown> = {};
+      const text = Buffer.concat(chunks).toString('utf8');
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        body = JSON.parse(text) as Record<string, unknown>;
       } catch {
         /* recorded as {} */
       }
       const ended = new Promise<{ aborted: boolean }>((resolve) =>
         res.on('close', () => resolve({ aborted: !res.writableFinished })),
       );
-      fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ended });
+      fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, text, ended });
       const [path = '', query = ''] = (req.url ?? '').split('?');
       const chatWire = chat && (chat.matches ? chat.matches(path) : path.endsWith(chat.path)) ? chat : null;
       const denied = await chatWire?.authenticate?.({

@@ -9,7 +9,7 @@ const view = chatViewOf(adapter);
 
 const endpoint = chatEndpoint({}, 'anthropic', 'https://api.anthropic.example/v1');
 const request = (body: ChatBody, stream = false, ep = endpoint) =>
-  JSON.parse(adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep)).body) as Record<string, unknown>;
+  JSON.parse(String(adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep)).body)) as Record<string, unknown>;
 
 describe('Anthropic chat: request', () => {
   it('POSTs <baseUrl>/messages with x-api-key and the API version', () => {

@@ -11,7 +11,7 @@ import { chatEndpoint, chatJob, keyOf } from '../helpers/chat-endpoint';
 
 const endpoint = chatEndpoint({ maxCompletionTokens: 65536 }, 'gemini', 'https://gemini.example/v1beta');
 const request = (body: ChatBody, ep = endpoint, stream = false) =>
-  JSON.parse(adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep)).body) as Record<string, unknown>;
+  JSON.parse(String(adapter.buildRequest(chatJob(body, stream), ep, keyOf(ep)).body)) as Record<string, unknown>;
 const G = 'google-gemini-v1';
 
 describe('Gemini chat: request', () => {
@@ -23,7 +23,7 @@ describe('Gemini chat: request', () => {
     const streamed = adapter.buildRequest(chatJob(body, true), endpoint, 'k');
     expect(streamed.url).toBe('https://gemini.example/v1beta/models/upstream-model:streamGenerateContent?alt=sse');
     expect(streamed.headers).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': 'k' });
-    expect(JSON.parse(streamed.body)).not.toHaveProperty('stream');
+    expect(JSON.parse(String(streamed.body))).not.toHaveProperty('stream');
   });
 
   it('system and developer text → systemInstruction; user/model turns; the results of parallel calls in one user turn', () => {

@@ -36,7 +36,7 @@ describe('OpenAI chat: request', () => {
     const req = adapter.buildRequest(chatJob(body), chatEndpoint(), keyOf(chatEndpoint()));
     expect(req.url).toBe('https://up.example/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer key-openai');
-    expect(JSON.parse(req.body)).toEqual({
+    expect(JSON.parse(String(req.body))).toEqual({
       model: 'upstream-model',
       messages,
       max_tokens: 50,
@@ -54,7 +54,7 @@ describe('OpenAI chat: request', () => {
   it('sends top_k, min_p and repetition_penalty only to an endpoint whose catalog entry lists them', () => {
     const body: ChatBody = { model: 'm', messages, top_k: 40, min_p: 0.05, repetition_penalty: 1.1 };
     const listing = chatEndpoint({ parameters: new Set(['top_k', 'min_p', 'repetition_penalty']) }, 'together');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), listing, null).body)).toEqual({
+    expect(JSON.parse(String(adapter.buildRequest(chatJob(body), listing, null).body))).toEqual({
       model: 'upstream-model',
       messages,
       top_k: 40,
@@ -62,19 +62,21 @@ describe('OpenAI chat: request', () => {
       repetition_penalty: 1.1,
     });
     const onlyTopK = chatEndpoint({ parameters: new Set(['top_k']) }, 'groq');
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), onlyTopK, null).body)).toEqual({
+    expect(JSON.parse(String(adapter.buildRequest(chatJob(body), onlyTopK, null).body))).toEqual({
       model: 'upstream-model',
       messages,
       top_k: 40,
     });
     // OpenAI's own API refuses them; a null from the client means "unset" and is not sent either.
-    expect(JSON.parse(adapter.buildRequest(chatJob(body), chatEndpoint(), keyOf(chatEndpoint())).body)).toEqual({
-      model: 'upstream-model',
-      messages,
-    });
-    expect(JSON.parse(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing, null).body)).not.toHaveProperty(
-      'top_k',
+    expect(JSON.parse(String(adapter.buildRequest(chatJob(body), chatEndpoint(), keyOf(chatEndpoint())).body))).toEqual(
+      {
+        model: 'upstream-model',
+        messages,
+      },
     );
+    expect(
+      JSON.parse(String(adapter.buildRequest(chatJob({ ...body, top_k: null }), listing, null).body)),
+    ).not.toHaveProperty('top_k');
   });
 
   it('asks a stream for usage in its last chunk, and keeps max_completion_tokens as the client named it', () => {
@@ -83,7 +85,7 @@ describe('OpenAI chat: request', () => {
       chatEndpoint(),
       null,
     );
-    expect(JSON.parse(req.body)).toEqual({
+    expect(JSON.parse(String(req.body))).toEqual({
       model: 'upstream-model',
       messages,
       max_completion_tokens: 7,

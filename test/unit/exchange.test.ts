@@ -105,7 +105,10 @@ describe('the chat door in canonical form', () => {
 
   it('an OpenAI adapter given no door body of its own format builds its request from the canonical form', () => {
     const job = { exchange: () => x, stream: true, maxTokens: 64 };
-    const sent = JSON.parse(openaiChatAdapter.buildRequest(job, chatEndpoint(), null).body) as Record<string, unknown>;
+    const sent = JSON.parse(String(openaiChatAdapter.buildRequest(job, chatEndpoint(), null).body)) as Record<
+      string,
+      unknown
+    >;
     expect(sent).toMatchObject({
       model: 'upstream-model',
       stream: true,

@@ -148,7 +148,7 @@ describe('the Anthropic adapter and the Messages job', () => {
       endpoint,
       keyOf(endpoint),
     );
-    expect(JSON.parse(req.body)).toEqual({
+    expect(JSON.parse(String(req.body))).toEqual({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 100,
       messages: [{ role: 'user', content: 'hi' }],
@@ -169,7 +169,7 @@ describe('the Anthropic adapter and the Messages job', () => {
       chatEndpoint(),
       null,
     );
-    expect(JSON.parse(req.body)).toEqual({
+    expect(JSON.parse(String(req.body))).toEqual({
       model: 'upstream-model',
       messages: [{ role: 'user', content: 'hi' }],
       max_completion_tokens: 100,

@@ -11,6 +11,7 @@ import type { Exchange, Message, Part, Tool, ToolChoice } from '../../inference/
 import type { ChatJob } from '../chat-types';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
+import { upstreamJson } from '../upstream-json';
 import type {
   AnthropicMessage,
   AnthropicRequest,
@@ -232,7 +233,7 @@ export const GATEWAY_FIELDS: ReadonlySet<string> = new Set(['models', 'provider'
  * `provider`, `session_id` dropped; every other
  * field, block, signature and `cache_control` as sent), else from the canonical form.
  */
-export function messagesBody(job: ChatJob, endpoint: Endpoint): string {
+export function messagesBody(job: ChatJob, endpoint: Endpoint): string | Buffer {
   if (job.native?.format !== 'anthropic-messages') return JSON.stringify(toMessagesRequest(job.exchange(), endpoint));
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(job.native.body))
@@ -241,5 +242,5 @@ export function messagesBody(job: ChatJob, endpoint: Endpoint): string {
         field === 'model' ? endpoint.upstreamModel : field === 'max_tokens' ? cappedCompletion(endpoint, value) : value;
   if (out.model === undefined) out.model = endpoint.upstreamModel;
   if (job.stream) out.stream = true;
-  return JSON.stringify(out);
+  return upstreamJson(out, job.native.body);
 }

@@ -5,6 +5,7 @@ import { answerOf, OpenAIEvents } from './chat-canonical';
 import { toChatRequest } from './chat-request';
 import { fromChatResponse } from './chat-response';
 import { OpenAIChatStream } from './chat-stream';
+import { upstreamJson } from '../upstream-json';
 
 /**
  * The OpenAI-compatible chat wire format. The chat door's body is sent as the client wrote it (but
@@ -13,11 +14,15 @@ import { OpenAIChatStream } from './chat-stream';
 export const openaiChatAdapter: ChatAdapter = {
   name: 'openai',
   format: 'openai-chat',
-  buildRequest: (job, endpoint, key) => ({
-    url: chatUrl(endpoint),
-    headers: headers(key),
-    body: JSON.stringify(toChatRequest(job, endpoint)),
-  }),
+  buildRequest: (job, endpoint, key) => {
+    const body = toChatRequest(job, endpoint);
+    const native = job.native?.format === 'openai-chat' ? job.native.body : null;
+    return {
+      url: chatUrl(endpoint),
+      headers: headers(key),
+      body: native ? upstreamJson(body, native) : JSON.stringify(body),
+    };
+  },
   parseAnswer: (body) => {
     const parsed = fromChatResponse(body);
     return parsed && answerOf(parsed);

@@ -1,0 +1,89 @@
+/**
+ * The upstream body copies the members of the client's body it passes on unchanged, as the
+ * client wrote them (src/providers/upstream-json.ts): on the chat door to an OpenAI-format
+ * upstream and on the Messages door to Anthropic, also for a gzip-encoded body. The gateway's own
+ * members are still its own (the provider's model name, the stream flag), a body in another
+ * charset or one the gateway changed (a file part sent inline) is serialised again, and what the
+ * upstream reads means the same as the client's request.
+ */
+import { gzipSync } from 'node:zlib';
+import request from 'supertest';
+import { request as undiciRequest } from 'undici';
+import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
+import { bearer } from '../helpers/gateway';
+import { listenApp } from '../helpers/listening';
+
+let h: GatewayHarness;
+let gateway: Awaited<ReturnType<typeof listenApp>>;
+beforeAll(async () => {
+  h = await startGatewayHarness({});
+  gateway = await listenApp(h.gw.app);
+});
+afterAll(async () => {
+  await gateway.close();
+  await h.close();
+});
+beforeEach(() => h.fleet.resetAll());
+
+/** POST `bytes` as they are (supertest would serialise a Buffer sent as JSON): the status and the answer's text. */
+async function post(path: string, headers: Record<string, string>, bytes: Buffer): Promise<[number, string]> {
+  const res = await undiciRequest(`${gateway.baseUrl}${path}`, { method: 'POST', headers, body: bytes });
+  const text = await res.body.text();
+  return [res.statusCode, res.statusCode === 200 ? '' : text];
+}
+
+/** Members as a client may write them: spacing, `\u` escapes, an escaped slash. */
+const MESSAGES = '[ {"role":"user",\n "content":"caf\\u00e9 \\/ \\"quoted\\" \\ud83d\\ude00"} ]';
+const TOOLS =
+  '[{"type":"function","function":{"name":"read_file","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}]';
+
+const JSON_AUTH = () => ({ authorization: bearer(h.key), 'content-type': 'application/json' });
+
+const sent = (slug: string) => {
+  const call = h.fleet.fakes[slug]!.calls[0];
+  if (!call) throw new Error(`no call to ${slug}`);
+  return call;
+};
+
+test('chat: messages and tools reach an OpenAI-format upstream as the client wrote them', async () => {
+  const text = `{"model":"openai/gpt-4o","messages":${MESSAGES},"tools":${TOOLS},"metadata":{"k":"v"},"max_tokens":20}`;
+  expect(await post('/chat/completions', JSON_AUTH(), Buffer.from(text))).toEqual([200, '']);
+  const call = sent('openai');
+  expect(call.text).toContain(`"messages":${MESSAGES}`);
+  expect(call.text).toContain(`"tools":${TOOLS}`);
+  // The gateway's members: the upstream's model name; its own `metadata` stays at the gateway.
+  expect(call.body).toMatchObject({ model: 'gpt-4o', max_tokens: 20 });
+  expect(call.body).not.toHaveProperty('metadata');
+  expect(call.body.messages).toEqual(JSON.parse(MESSAGES));
+});
+
+test('messages: a gzip-encoded body reaches Anthropic with its messages as written, streamed', async () => {
+  const text = `{"model":"anthropic/claude-sonnet-4.5","max_tokens":30,"stream":true,"messages":${MESSAGES}}`;
+  const headers = { 'x-api-key': h.key, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+  expect(await post('/messages', headers, gzipSync(text))).toEqual([200, '']);
+  const call = sent('anthropic');
+  expect(call.text).toContain(`"messages":${MESSAGES}`);
+  expect(call.body).toMatchObject({ model: 'claude-sonnet-4-5-20250929', max_tokens: 30, stream: true });
+});
+
+test('a body in UTF-16 is serialised again, and means the same', async () => {
+  const text = `{"model":"openai/gpt-4o","messages":${MESSAGES}}`;
+  const headers = { authorization: bearer(h.key), 'content-type': 'application/json; charset=utf-16le' };
+  expect(await post('/chat/completions', headers, Buffer.from(text, 'utf16le'))).toEqual([200, '']);
+  const call = sent('openai');
+  expect(call.text).not.toContain(MESSAGES);
+  expect(call.body.messages).toEqual(JSON.parse(MESSAGES));
+});
+
+test('a file part the gateway sends inline is in the upstream body, not the client bytes', async () => {
+  const upload = await request(h.gw.app)
+    .post('/api/v1/files')
+    .set('Authorization', bearer(h.key))
+    .attach('file', Buffer.from('%PDF-1.7\n'), 'a.pdf');
+  const part = `{"type":"file","file":{"file_id":"${upload.body.id as string}"}}`;
+  const text = `{"model":"openai/gpt-4o","messages":[{"role":"user","content":[${part}]}]}`;
+  expect(await post('/chat/completions', JSON_AUTH(), Buffer.from(text))).toEqual([200, '']);
+  const call = sent('openai');
+  expect(call.text).not.toContain('file_id');
+  expect(call.text).toContain(Buffer.from('%PDF-1.7\n').toString('base64'));
+});
