@@ -2,6 +2,7 @@
  * Issue 61 item 5: a stream keeps a bounded summary of what it generated, never every chunk, and
  * the gateway's own count of a long answer still covers all of it.
  */
+import fc from 'fast-check';
 import { GeneratedText, MAX_KEPT_CHARS } from '../../src/providers/generated-text';
 import { OpenAIChatStream } from '../../src/providers/openai/chat-stream';
 import { countTokens } from '../../src/usage/tokens';
@@ -39,4 +40,38 @@ test('an OpenAI stream of 4 × the cap keeps a bounded summary; its count withou
   const counted = s.summary().generatedTokens();
   expect(counted).toBeGreaterThanOrEqual(exact * 0.98);
   expect(counted).toBeLessThanOrEqual(exact * 1.05);
+});
+
+test("an OpenAI stream's metered bound is at least its text's UTF-8 bytes, and no looser than the deltas' literals", () => {
+  const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+  const delta = fc.oneof(
+    text.map((content) => ({ content })),
+    fc.record({ content: text, reasoning: text }),
+    fc.record({
+      tool_calls: fc.tuple(fc.record({ index: fc.constant(0), function: fc.record({ name: text, arguments: text }) })),
+    }),
+  );
+  fc.assert(
+    fc.property(fc.array(delta, { minLength: 1, maxLength: 8 }), fc.boolean(), (deltas, spaced) => {
+      const s = new OpenAIChatStream({ id: 'gen-1', model: 'm', provider: 'P', created: 1 });
+      let exact = 0;
+      let literals = 0;
+      for (const d of deltas) {
+        const value = { id: 'up', model: 'm', choices: [{ index: 0, delta: d, finish_reason: null }] };
+        // Blanks between members, on one line (a data line holds no line break; a string's is escaped).
+        const json = spaced ? JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ') : JSON.stringify(value);
+        s.push(Buffer.from(`data: ${json}\n\n`));
+        const strings =
+          'tool_calls' in d ? [d.tool_calls[0].function.name, d.tool_calls[0].function.arguments] : Object.values(d);
+        for (const t of strings as string[]) {
+          exact += Buffer.byteLength(t);
+          literals += Buffer.byteLength(JSON.stringify(t));
+        }
+      }
+      const bound = s.generatedBound();
+      expect(bound).toBeGreaterThanOrEqual(exact);
+      expect(bound).toBeLessThanOrEqual(literals);
+    }),
+    { numRuns: 300 },
+  );
 });

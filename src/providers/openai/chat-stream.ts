@@ -84,6 +84,20 @@ function generatedText(kept: readonly string[]): string {
   return text;
 }
 
+/** A lone choice's delta that holds content and nothing else: `"delta":{"content":"…"}` (the literal in group 1). */
+const CONTENT_ONLY_DELTA = /"delta"\s*:\s*\{\s*"content"\s*:\s*"((?:[^"\\]|\\.)*)"\s*\}/;
+
+/**
+ * The UTF-8 bytes of the text one chunk generated, at least (escapes only lengthen a literal):
+ * for a chunk whose only delta is content, the bytes of its literal, read without parsing the
+ * chunk, as nearly every chunk of a streamed answer is; any other chunk is parsed.
+ */
+function generatedBytes(data: string): number {
+  const first = data.indexOf('"delta"');
+  const plain = first !== -1 && data.indexOf('"delta"', first + 7) === -1 ? CONTENT_ONLY_DELTA.exec(data) : null;
+  return plain ? Buffer.byteLength(plain[1] as string) : Buffer.byteLength(generatedText([data]));
+}
+
 /** Tool calls started in one chunk's data (a call's first delta carries its `id`). */
 function toolCallsStarted(data: string): number {
   let n = 0;
@@ -151,10 +165,8 @@ export class OpenAIChatStream implements ChatStream {
   /** The generated text's UTF-8 bytes, read from the chunks kept since the last call (scaled once the kept share is capped). */
   generatedBound(): number {
     const parts = this.kept.keptParts;
-    if (this.bounded < parts.length) {
-      this.boundedBytes += Buffer.byteLength(generatedText(parts.slice(this.bounded)));
-      this.bounded = parts.length;
-    }
+    for (; this.bounded < parts.length; this.bounded++)
+      this.boundedBytes += generatedBytes(parts[this.bounded] as string);
     return scaled(this.boundedBytes, this.kept.keptShare);
   }
 
