@@ -1,5 +1,6 @@
 /**
- * The chat benchmark's featureless Express floor (bench/floor.js's, for `POST /chat/completions`):
+ * The chat benchmark's featureless Express floor (bench/floor.js's, for `POST /chat/completions`,
+ * and `POST /messages` for the agent turn through the Messages door, to Anthropic's `/v1/messages`):
  * Express 5 with `express.json`, one undici POST upstream with the client's request, and the
  * upstream's bytes sent back, on the checkout's own express and undici. The upstream body is a new
  * one, as a gateway's is: the provider's model name (the client's without its `vendor/` prefix),
@@ -20,22 +21,43 @@ const { Pool } = require('undici');
 /** The members of the client's body sent upstream as they came, when present. */
 const FORWARDED = ['messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'max_tokens'];
 
+/** The members of a Messages body sent upstream as they came (the Messages door's bench turn, bench/lib/agent-request.js). */
+const FORWARDED_MESSAGES = ['max_tokens', 'system', 'tools', 'tool_choice', 'temperature', 'messages'];
+/** Anthropic's model name for the bench's Messages model (the gateway's catalog maps it so). */
+const CLAUDE = { 'anthropic/claude-sonnet-4.5': 'claude-sonnet-4-5-20250929' };
+
 const pool = new Pool(process.env.UPSTREAM, { connections: 64, keepAliveTimeout: 60_000 });
 const app = express();
 // Above the largest agent turn the bench sends by default (1 MB).
 app.use(express.json({ limit: '10mb' }));
-app.post('/api/v1/chat/completions', async function floor(req, res) {
-  const stream = req.body.stream === true;
-  const model = String(req.body.model);
+
+/** The upstream request of a chat body: the provider's model name, the forwarded members, usage asked for a stream. */
+function chatUpstream(client, stream) {
+  const model = String(client.model);
   const body = { model: model.slice(model.indexOf('/') + 1) };
-  for (const name of FORWARDED) if (req.body[name] !== undefined) body[name] = req.body[name];
+  for (const name of FORWARDED) if (client[name] !== undefined) body[name] = client[name];
   if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  const up = await pool.request({
-    method: 'POST',
-    path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' },
-    body: JSON.stringify(body),
-  });
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' };
+  return { path: '/v1/chat/completions', headers, body };
+}
+
+/** The upstream request of a Messages body, as the gateway's Anthropic adapter sends one. */
+function messagesUpstream(client, stream) {
+  const body = { model: CLAUDE[client.model] ?? String(client.model) };
+  for (const name of FORWARDED_MESSAGES) if (client[name] !== undefined) body[name] = client[name];
+  if (stream) body.stream = true;
+  const headers = {
+    'content-type': 'application/json',
+    'x-api-key': 'sk-bench-upstream',
+    'anthropic-version': '2023-06-01',
+  };
+  return { path: '/v1/messages', headers, body };
+}
+
+app.post(['/api/v1/chat/completions', '/api/v1/messages'], async function floor(req, res) {
+  const stream = req.body.stream === true;
+  const to = (req.path.endsWith('/messages') ? messagesUpstream : chatUpstream)(req.body, stream);
+  const up = await pool.request({ method: 'POST', path: to.path, headers: to.headers, body: JSON.stringify(to.body) });
   if (!stream) {
     const bytes = Buffer.from(await up.body.arrayBuffer());
     return void res.status(up.statusCode).set('content-type', 'application/json').end(bytes);

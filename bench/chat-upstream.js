@@ -8,6 +8,9 @@
  *   it the usage chunk is left out), then `data: [DONE]`. Each event is its own write, on its own
  *   turn of the event loop, so a reader sees the events arrive one by one as a model's tokens do,
  *   not as one block.
+ * `POST /v1/messages` answers in Anthropic's format the same text: whole, or as its named events
+ * (message_start, the text block's start, one text_delta per piece, its stop, message_delta with
+ * the usage, message_stop), for the agent turns sent through the Messages door.
  * The agent cases' turns (bench/lib/agent-request.js, up to 1 MB and more) get the same answer, so
  * an agent turn differs from the small chat request in what is sent only. The body is read whole
  * but not parsed: the few members the answer depends on are found in its bytes (see
@@ -29,7 +32,7 @@ const WHOLE_TOKENS = 500;
  * usage chunks 200 events. In the whole cases only the gateway streams (it reads a budgeted whole
  * answer as a stream, to meter it in slices), and it gets the whole answer's tokens.
  */
-const STREAM_PIECES = ['chat', 'agent'].includes(process.env.BENCH_CASE ?? '') ? WHOLE_TOKENS : 197;
+const STREAM_PIECES = ['chat', 'agent', 'agent-messages'].includes(process.env.BENCH_CASE ?? '') ? WHOLE_TOKENS : 197;
 
 const WORDS = (
   'Switchyard routes each request to the cheapest healthy provider that serves the model, retries the next one ' +
@@ -104,6 +107,63 @@ function answersFor(promptTokens) {
   return a;
 }
 
+/** Anthropic's model name in the Messages answers. */
+const CLAUDE = 'claude-sonnet-4-5-20250929';
+const claudeUsage = (prompt, completion) => ({
+  input_tokens: prompt,
+  output_tokens: completion,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});
+/** A named SSE event of Anthropic's stream. */
+const named = (value) => Buffer.from(`event: ${value.type}\ndata: ${JSON.stringify(value)}\n\n`);
+
+/** The Messages answers (`POST /v1/messages`) naming the prompt's tokens, built once per count: whole, and the stream's events. */
+const messagesAnswers = new Map();
+function messagesAnswersFor(promptTokens) {
+  let a = messagesAnswers.get(promptTokens);
+  if (a !== undefined) return a;
+  if (messagesAnswers.size >= 64) messagesAnswers.clear();
+  const message = { id: 'msg_bench_1', type: 'message', role: 'assistant', model: CLAUDE };
+  a = {
+    whole: Buffer.from(
+      JSON.stringify({
+        ...message,
+        content: [{ type: 'text', text: WHOLE_TEXT }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: claudeUsage(promptTokens, WHOLE_TOKENS),
+      }),
+    ),
+    // message_start, the text block's start, its pieces and stop, message_delta, message_stop.
+    stream: [
+      named({
+        type: 'message_start',
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: claudeUsage(promptTokens, 1),
+        },
+      }),
+      named({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      ...tokens(STREAM_PIECES).map((t) =>
+        named({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } }),
+      ),
+      named({ type: 'content_block_stop', index: 0 }),
+      named({
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: STREAM_PIECES },
+      }),
+      named({ type: 'message_stop' }),
+    ],
+  };
+  messagesAnswers.set(promptTokens, a);
+  return a;
+}
+
 const MESSAGES = Buffer.from('"messages":[');
 const STREAM_TRUE = Buffer.from('"stream":true');
 const INCLUDE_USAGE_TRUE = Buffer.from('"include_usage":true');
@@ -149,9 +209,20 @@ const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
-    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) return fail(res, 404, 'not found');
+    const messages = req.url.endsWith('/v1/messages');
+    if (req.method !== 'POST' || !(messages || req.url.endsWith('/chat/completions')))
+      return fail(res, 404, 'not found');
     const request = readRequest(Buffer.concat(chunks));
     if (request === null) return fail(res, 400, 'a JSON object with messages required');
+    if (messages) {
+      const answer = messagesAnswersFor(request.promptTokens);
+      if (!request.stream) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.whole.length });
+        return void res.end(answer.whole);
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      return writeEvents(res, answer.stream);
+    }
     if (!request.stream) {
       const { whole } = answersFor(request.promptTokens);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': whole.length });

@@ -45,7 +45,14 @@ const { cpuLine, maxRound, median, pooledTurns } = require('./lib/rounds');
 const { percentile } = require('./lib/percentile');
 
 /** The case (bench/lib/cases.js): its name, bodies, route and the gateway's settings for it. */
-const BENCH = benchCase(process.env.BENCH_CASE || 'chat', ['chat', 'chat-stream', 'agent', 'agent-stream']);
+const BENCH = benchCase(process.env.BENCH_CASE || 'chat', [
+  'chat',
+  'chat-stream',
+  'agent',
+  'agent-stream',
+  'agent-messages',
+  'agent-messages-stream',
+]);
 /** The share of the floor's requests/s each case must reach (#60: agent turns 0.80, small chat 0.55). */
 const TARGET = BENCH.name.startsWith('agent') ? 0.8 : 0.55;
 const CASE = BENCH.name;
@@ -57,8 +64,12 @@ const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const CONNECTIONS = 32;
 const FIXED_RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
-/** `data:` events a whole stream has, `[DONE]` included: 200 from the upstream, or the gateway's 199 passed through, its usage chunk and `[DONE]`. */
-const STREAM_EVENTS = 201;
+/**
+ * `data:` events a whole stream has: chat, `[DONE]` included, 200 from the upstream or the
+ * gateway's 199 passed through, its usage chunk and `[DONE]`; Messages, 202 (message_start, the
+ * block's start, 197 text deltas, its stop, message_delta, message_stop).
+ */
+const STREAM_EVENTS = BENCH.format === 'messages' ? 202 : 201;
 
 /** The client's body to the gateway and the floor, and the same request as the gateway sends it upstream (for direct and proxy). */
 const GATEWAY_BODY = BENCH.body;
@@ -74,16 +85,23 @@ async function check(t) {
   const text = await res.text();
   const fail = (why) => new Error(`${t.name}: ${why}: ${res.status} ${text.slice(0, 300)}`);
   if (res.status !== 200) throw fail('expected 200');
+  const messages = BENCH.format === 'messages';
   if (!STREAM) {
     const json = JSON.parse(text);
-    if (json.usage?.completion_tokens !== 500 || !json.choices?.[0]?.message?.content)
-      throw fail('expected a whole answer of 500 completion tokens');
+    const whole = messages
+      ? json.usage?.output_tokens === 500 && json.content?.[0]?.text
+      : json.usage?.completion_tokens === 500 && json.choices?.[0]?.message?.content;
+    if (!whole) throw fail('expected a whole answer of 500 completion tokens');
     return;
   }
   const events = text.split('\n').filter((l) => l.startsWith('data:'));
-  const usage = JSON.parse(events[events.length - 2].slice(5)).usage;
-  if (events.length !== STREAM_EVENTS || events[events.length - 1] !== 'data: [DONE]' || !usage?.completion_tokens) {
-    throw fail(`expected ${STREAM_EVENTS} data events ending with usage and [DONE], got ${events.length}`);
+  const last = events[events.length - 1];
+  const finished = messages
+    ? last?.includes('"message_stop"') && JSON.parse(events[events.length - 2].slice(5)).usage?.output_tokens
+    : last === 'data: [DONE]' && JSON.parse(events[events.length - 2].slice(5)).usage?.completion_tokens;
+  if (events.length !== STREAM_EVENTS || !finished) {
+    const end = messages ? 'message_delta with usage and message_stop' : 'usage and [DONE]';
+    throw fail(`expected ${STREAM_EVENTS} data events ending with ${end}, got ${events.length}`);
   }
 }
 
@@ -242,21 +260,21 @@ async function main() {
       {
         name: 'direct',
         handle: upstream.handle,
-        url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`,
+        url: `http://127.0.0.1:${upstream.port}${BENCH.upstreamPath}`,
         headers: {},
         body: UPSTREAM_BODY,
       },
       {
         name: 'proxy',
         handle: proxy.handle,
-        url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`,
+        url: `http://127.0.0.1:${proxy.port}${BENCH.upstreamPath}`,
         headers: {},
         body: UPSTREAM_BODY,
       },
       {
         name: 'floor',
         handle: floor.handle,
-        url: `http://127.0.0.1:${floor.port}/api/v1/chat/completions`,
+        url: `http://127.0.0.1:${floor.port}/api/v1${BENCH.route}`,
         headers: {},
         body: GATEWAY_BODY,
       },

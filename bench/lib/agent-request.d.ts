@@ -39,3 +39,8 @@ export const MIN_KB: number;
 export function agentTurn(kb?: number, seed?: number): AgentTurn;
 export function agentGatewayBody(stream: boolean, kb?: number, seed?: number): string;
 export function agentUpstreamBody(stream: boolean, kb?: number, seed?: number): string;
+export const AGENT_MESSAGES_MODEL: string;
+export const AGENT_MESSAGES_UPSTREAM_MODEL: string;
+/** The turn in Anthropic's Messages shape, without `model` and `stream`. */
+export function agentMessagesFields(kb?: number, seed?: number): Record<string, unknown> & { messages: unknown[] };
+export function agentMessagesBody(stream: boolean, upstream: boolean, kb?: number, seed?: number): string;

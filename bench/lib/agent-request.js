@@ -515,8 +515,72 @@ function agentUpstreamBody(stream, kb = AGENT_KB, seed = SEED) {
   });
 }
 
+/** The Messages door's model (Anthropic's format upstream, as Claude Code sends a turn) and its upstream name. */
+const AGENT_MESSAGES_MODEL = 'anthropic/claude-sonnet-4.5';
+const AGENT_MESSAGES_UPSTREAM_MODEL = 'claude-sonnet-4-5-20250929';
+
+/** A tool call id in Anthropic's form (`toolu_…`). */
+const toolUseId = (id) => `toolu_${id.slice('call_'.length)}`;
+
+/**
+ * The same turn in Anthropic's Messages shape, as Claude Code sends one: the system prompt as a
+ * text block, the tools with `input_schema`, each assistant step's text and `tool_use` block, and
+ * each result as a user turn's `tool_result` block (without `model` and `stream`).
+ * @param {number} [kb]
+ * @param {number} [seed]
+ */
+function agentMessagesFields(kb = AGENT_KB, seed = SEED) {
+  const { fields, system, tools, messages } = agentTurn(kb, seed);
+  const turns = [];
+  for (const m of messages) {
+    if (m.role === 'user') turns.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    else if (m.role === 'assistant')
+      turns.push({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: m.content },
+          ...m.tool_calls.map((c) => ({
+            type: 'tool_use',
+            id: toolUseId(c.id),
+            name: c.function.name,
+            input: JSON.parse(c.function.arguments),
+          })),
+        ],
+      });
+    else if (m.role === 'tool')
+      turns.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: toolUseId(m.tool_call_id), content: m.content }],
+      });
+  }
+  return {
+    max_tokens: fields.max_tokens,
+    system: [{ type: 'text', text: system }],
+    tools: tools.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      input_schema: t.function.parameters,
+    })),
+    tool_choice: { type: 'auto' },
+    temperature: fields.temperature,
+    messages: turns,
+  };
+}
+
+/** The Messages turn as the client's body to the gateway and the floor, or (`upstream`) as the gateway sends it on. */
+const agentMessagesBody = (stream, upstream, kb = AGENT_KB, seed = SEED) =>
+  JSON.stringify({
+    model: upstream ? AGENT_MESSAGES_UPSTREAM_MODEL : AGENT_MESSAGES_MODEL,
+    ...agentMessagesFields(kb, seed),
+    ...(stream ? { stream: true } : {}),
+  });
+
 module.exports = {
   AGENT_DEFAULT_KB: DEFAULT_KB,
+  AGENT_MESSAGES_MODEL,
+  AGENT_MESSAGES_UPSTREAM_MODEL,
+  agentMessagesBody,
+  agentMessagesFields,
   AGENT_KB,
   AGENT_MAX_TOKENS,
   AGENT_MODEL,

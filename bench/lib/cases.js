@@ -12,7 +12,13 @@ const { readFileSync } = require('node:fs');
 const { parse: parseYaml } = require('yaml');
 const { BATCH, GATEWAY_BODY } = require('./gateway');
 const { CHAT_ROUTE, chatGatewayBody, chatUpstreamBody } = require('./chat-request');
-const { AGENT_DEFAULT_KB, AGENT_KB, agentGatewayBody, agentUpstreamBody } = require('./agent-request');
+const {
+  AGENT_DEFAULT_KB,
+  AGENT_KB,
+  agentGatewayBody,
+  agentMessagesBody,
+  agentUpstreamBody,
+} = require('./agent-request');
 
 /** The gateway's JSON body limit as this checkout ships it (`server.bodyLimitBytes`). */
 const defaultBodyLimit = () =>
@@ -29,12 +35,16 @@ function configFor(body) {
   return size <= defaultBodyLimit() ? {} : { server: { bodyLimitBytes: 2 * size } };
 }
 
-const chatLike = (name, stream, body, upstreamBody) => ({
+const chatLike = (name, stream, body, upstreamBody, format = 'chat') => ({
   name,
   stream,
+  /** The wire format of the route and the upstream: `chat` (OpenAI's chat completions) or `messages` (Anthropic's). */
+  format,
   upstream: 'chat-upstream.js',
   floor: 'chat-floor.js',
-  route: CHAT_ROUTE,
+  route: format === 'messages' ? '/messages' : CHAT_ROUTE,
+  /** The upstream's path, for the direct and proxy targets. */
+  upstreamPath: format === 'messages' ? '/v1/messages' : '/v1/chat/completions',
   body,
   upstreamBody,
   config: configFor(body),
@@ -44,6 +54,17 @@ const chatCase = (stream) =>
 /** A coding agent's turn of BENCH_AGENT_KB (bench/lib/agent-request.js); `kb` is in the case for labels. */
 const agentCase = (stream) => ({
   ...chatLike(stream ? 'agent-stream' : 'agent', stream, agentGatewayBody(stream), agentUpstreamBody(stream)),
+  kb: AGENT_KB,
+});
+
+const agentMessagesCase = (stream) => ({
+  ...chatLike(
+    stream ? 'agent-messages-stream' : 'agent-messages',
+    stream,
+    agentMessagesBody(stream, false),
+    agentMessagesBody(stream, true),
+    'messages',
+  ),
   kb: AGENT_KB,
 });
 
@@ -62,6 +83,9 @@ const CASES = {
   'chat-stream': () => chatCase(true),
   agent: () => agentCase(false),
   'agent-stream': () => agentCase(true),
+  /** The same turn through the Messages door to an Anthropic-format upstream (bench/lib/agent-request.js). */
+  'agent-messages': () => agentMessagesCase(false),
+  'agent-messages-stream': () => agentMessagesCase(true),
 };
 
 /**

@@ -92,6 +92,9 @@ async function spawnGateway({
       SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
       OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
       OPENAI_API_KEY: 'sk-bench-upstream',
+      // The Messages door's agent turns go to the same fake, which answers Anthropic's format too.
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+      ANTHROPIC_API_KEY: 'sk-bench-upstream',
       ...env,
       SWITCHYARD_CONFIG: configFile,
     },

@@ -8,7 +8,14 @@ import http from 'node:http';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { agentGatewayBody, agentUpstreamBody } from '../lib/agent-request';
+import Anthropic from '@anthropic-ai/sdk';
+import {
+  AGENT_MESSAGES_UPSTREAM_MODEL,
+  agentGatewayBody,
+  agentMessagesBody,
+  agentMessagesFields,
+  agentUpstreamBody,
+} from '../lib/agent-request';
 import { chatUpstreamBody } from '../lib/chat-request';
 
 const children: ChildProcess[] = [];
@@ -63,6 +70,11 @@ describe('chat floor', () => {
         );
         expect(status).toBe(200);
         expect(received.pop()).toEqual(JSON.parse(agentUpstreamBody(stream, 150)));
+        // The Messages door's turn: Anthropic's members, the provider's model name.
+        expect((await post(`http://127.0.0.1:${port}/api/v1/messages`, agentMessagesBody(stream, false))).status).toBe(
+          200,
+        );
+        expect(received.pop()).toEqual(JSON.parse(agentMessagesBody(stream, true)));
       }
     } finally {
       capture.closeAllConnections();
@@ -104,5 +116,37 @@ describe('chat upstream', () => {
     expect(dataEvents((await post(url, noUsage)).text)).toHaveLength(200);
     expect((await post(url, JSON.stringify({ model: 'm', messages: [] }))).status).toBe(400);
     expect((await post(url, 'not json')).status).toBe(400);
+  });
+});
+
+describe('chat upstream, Messages', () => {
+  let client: Anthropic;
+  beforeAll(async () => {
+    const port = await start('chat-upstream.js');
+    client = new Anthropic({ apiKey: 'sk-bench', baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
+  });
+  const turn = () =>
+    ({
+      ...agentMessagesFields(),
+      model: AGENT_MESSAGES_UPSTREAM_MODEL,
+    }) as unknown as Anthropic.MessageCreateParamsNonStreaming;
+
+  it("answers an agent turn whole as Anthropic's SDK reads a message, its prompt's size in the usage", async () => {
+    // A timeout of its own: the SDK refuses a whole answer of 32,000 tokens without one.
+    const message = await client.messages.create(turn(), { timeout: 30_000 });
+    expect(message.content[0]).toMatchObject({ type: 'text' });
+    expect(message.stop_reason).toBe('end_turn');
+    const bytes = Buffer.byteLength(JSON.stringify(turn()));
+    expect(message.usage).toMatchObject({ input_tokens: Math.ceil(bytes / 4), output_tokens: 500 });
+  });
+
+  it("streams it as Anthropic's SDK reads a stream: the text in 197 deltas, the usage in message_delta", async () => {
+    const stream = client.messages.stream(turn());
+    let deltas = 0;
+    stream.on('text', () => void deltas++);
+    const message = await stream.finalMessage();
+    expect(deltas).toBe(197);
+    expect(message.usage.output_tokens).toBe(197);
+    expect(message.stop_reason).toBe('end_turn');
   });
 });

@@ -63,7 +63,7 @@ test("an OpenAI stream's metered bound is at least its text's UTF-8 bytes, and n
         s.push(Buffer.from(`data: ${json}\n\n`));
         const strings =
           'tool_calls' in d ? [d.tool_calls[0].function.name, d.tool_calls[0].function.arguments] : Object.values(d);
-        for (const t of strings as string[]) {
+        for (const t of strings) {
           exact += Buffer.byteLength(t);
           literals += Buffer.byteLength(JSON.stringify(t));
         }
