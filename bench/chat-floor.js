@@ -17,14 +17,13 @@ const express = require('express');
 const { Buffer } = require('node:buffer');
 const { pipeline } = require('node:stream/promises');
 const { Pool } = require('undici');
+const { AGENT_MESSAGES_MODEL, AGENT_MESSAGES_UPSTREAM_MODEL } = require('./lib/agent-request');
 
 /** The members of the client's body sent upstream as they came, when present. */
 const FORWARDED = ['messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'max_tokens'];
 
 /** The members of a Messages body sent upstream as they came (the Messages door's bench turn, bench/lib/agent-request.js). */
 const FORWARDED_MESSAGES = ['max_tokens', 'system', 'tools', 'tool_choice', 'temperature', 'messages'];
-/** Anthropic's model name for the bench's Messages model (the gateway's catalog maps it so). */
-const CLAUDE = { 'anthropic/claude-sonnet-4.5': 'claude-sonnet-4-5-20250929' };
 
 const pool = new Pool(process.env.UPSTREAM, { connections: 64, keepAliveTimeout: 60_000 });
 const app = express();
@@ -43,7 +42,8 @@ function chatUpstream(client, stream) {
 
 /** The upstream request of a Messages body, as the gateway's Anthropic adapter sends one. */
 function messagesUpstream(client, stream) {
-  const body = { model: CLAUDE[client.model] ?? String(client.model) };
+  // Anthropic's name for the bench's Messages model, as the gateway's catalog maps it.
+  const body = { model: client.model === AGENT_MESSAGES_MODEL ? AGENT_MESSAGES_UPSTREAM_MODEL : String(client.model) };
   for (const name of FORWARDED_MESSAGES) if (client[name] !== undefined) body[name] = client[name];
   if (stream) body.stream = true;
   const headers = {

@@ -22,6 +22,7 @@
 const { Buffer } = require('node:buffer');
 const http = require('node:http');
 const { setImmediate } = require('node:timers');
+const { AGENT_MESSAGES_UPSTREAM_MODEL } = require('./lib/agent-request');
 
 const MODEL = 'gpt-4o-mini';
 const CREATED = 1767225600;
@@ -107,8 +108,6 @@ function answersFor(promptTokens) {
   return a;
 }
 
-/** Anthropic's model name in the Messages answers. */
-const CLAUDE = 'claude-sonnet-4-5-20250929';
 const claudeUsage = (prompt, completion) => ({
   input_tokens: prompt,
   output_tokens: completion,
@@ -124,7 +123,7 @@ function messagesAnswersFor(promptTokens) {
   let a = messagesAnswers.get(promptTokens);
   if (a !== undefined) return a;
   if (messagesAnswers.size >= 64) messagesAnswers.clear();
-  const message = { id: 'msg_bench_1', type: 'message', role: 'assistant', model: CLAUDE };
+  const message = { id: 'msg_bench_1', type: 'message', role: 'assistant', model: AGENT_MESSAGES_UPSTREAM_MODEL };
   a = {
     whole: Buffer.from(
       JSON.stringify({

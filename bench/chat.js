@@ -96,9 +96,11 @@ async function check(t) {
   }
   const events = text.split('\n').filter((l) => l.startsWith('data:'));
   const last = events[events.length - 1];
+  // The usage is in the event before the last: the usage chunk before `[DONE]`, or message_delta before message_stop.
+  const usage = JSON.parse(events[events.length - 2].slice(5)).usage;
   const finished = messages
-    ? last?.includes('"message_stop"') && JSON.parse(events[events.length - 2].slice(5)).usage?.output_tokens
-    : last === 'data: [DONE]' && JSON.parse(events[events.length - 2].slice(5)).usage?.completion_tokens;
+    ? last?.includes('"message_stop"') && usage?.output_tokens
+    : last === 'data: [DONE]' && usage?.completion_tokens;
   if (events.length !== STREAM_EVENTS || !finished) {
     const end = messages ? 'message_delta with usage and message_stop' : 'usage and [DONE]';
     throw fail(`expected ${STREAM_EVENTS} data events ending with ${end}, got ${events.length}`);

@@ -29,11 +29,6 @@ export function forgetRawJson(body: object): void {
   kept.delete(body);
 }
 
-/** Whether `body` has its bytes kept. */
-export function hasRawJson(body: object): boolean {
-  return kept.has(body);
-}
-
 /**
  * The bytes of `body`'s top-level member `name` as sent (a view, not a copy), or undefined when
  * the body has no bytes kept or no such member. With a name given twice, the last, as `JSON.parse` takes it.
