@@ -51,19 +51,32 @@ function jsonBound(value: unknown): number {
   return n;
 }
 
+/** What a prompt is counted by: its texts, and the JSON values it carries (tools, schemas, tool inputs, counted by their texts, see {@link walkJson}). */
+export interface PromptParts {
+  readonly texts: readonly string[];
+  readonly values: readonly unknown[];
+}
+
+const keeping = (parts: PromptParts) => () => parts;
+
 /**
- * The size of a prompt of `texts`, `values` (JSON it carries: tools, schemas, tool inputs, counted
- * by their texts, see {@link walkJson}) and `fixed` tokens (media parts, per-message overhead).
+ * The size of a prompt of `parts` and `fixed` tokens (media parts, per-message overhead). The
+ * exact count reads the prompt again through `reread` (by default `parts`, kept until then): a
+ * door whose body gives its large members up once they are sent (`releaseRawMembers`) passes a
+ * reread of the body, so nothing holds the prompt's texts while the upstream answers.
  */
-export function promptTokens(texts: readonly string[], fixed: number, values: readonly unknown[] = []): PromptTokens {
+export function promptTokens(parts: PromptParts, fixed: number, reread?: () => PromptParts): PromptTokens {
+  // Only `read` is in the getter's closure: with a reread given, `parts` is garbage on return.
+  const read = reread ?? keeping(parts);
   let bound = fixed;
-  for (const t of texts) bound += Buffer.byteLength(t, 'utf8');
-  for (const v of values) bound += jsonBound(v);
+  for (const t of parts.texts) bound += Buffer.byteLength(t, 'utf8');
+  for (const v of parts.values) bound += jsonBound(v);
   let counted: number | undefined;
   return {
     tokenBound: bound,
     get tokens() {
       if (counted !== undefined) return counted;
+      const { texts, values } = read();
       const all = [...texts];
       let nodes = 0;
       for (const v of values) nodes += walkJson(v, (t) => void all.push(t));

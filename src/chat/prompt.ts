@@ -91,20 +91,37 @@ function collect(m: ChatMessage, into: Collected): void {
     into.texts.push(d.text ?? d.summary ?? '', d.signature ?? '', d.data ?? '');
 }
 
-/** Read `body` once for everything routing, budgeting and the samplers need. */
-export function readPrompt(body: ChatBody): ChatPrompt {
+/** One pass over `body`'s messages. */
+function collected(body: ChatBody): Collected {
   const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], userTexts: [], media: 0 };
   for (const m of body.messages) collect(m, c);
+  return c;
+}
+
+/** The JSON values the prompt carries: its tools and a structured output's schema. */
+function valuesOf(body: ChatBody): unknown[] {
+  const values: unknown[] = [];
+  if (body.tools) values.push(body.tools);
+  if (body.response_format?.type === 'json_schema') values.push(body.response_format.json_schema);
+  return values;
+}
+
+/**
+ * Read `body` once for everything routing, budgeting and the samplers need. The exact count, when
+ * asked for, reads the body again rather than keep every text of the prompt until then.
+ */
+export function readPrompt(body: ChatBody): ChatPrompt {
+  const c = collected(body);
   const parameters = new Set<ChatParameter>();
   for (const [field, parameter] of SET_PARAMETERS)
     if (body[field] !== undefined && body[field] !== null) parameters.add(parameter);
   if (body.response_format?.type === 'json_schema') parameters.add('structured_outputs');
   if (wantsReasoning(reasoningOf(body))) parameters.add('reasoning');
-  const values: unknown[] = [];
-  if (body.tools) values.push(body.tools);
-  if (body.response_format?.type === 'json_schema') values.push(body.response_format.json_schema);
   const { modalities, userTexts } = c;
   const fixed = c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS;
-  const size = promptTokens(c.texts, fixed, values);
+  const size = promptTokens({ texts: c.texts, values: valuesOf(body) }, fixed, () => ({
+    texts: collected(body).texts,
+    values: valuesOf(body),
+  }));
   return withSize({ modalities, modalityLabel: [...modalities].join('+'), parameters, userTexts }, size);
 }

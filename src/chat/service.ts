@@ -26,6 +26,8 @@ import { SliceMeter } from '../inference/slice-meter';
 import type { RunSuccess } from '../inference/attempt-runner';
 import { BUDGET_NATIVE_STOP, type SliceBudget } from '../budgets/slices';
 import { withPooledKey } from '../inference/upstream-request';
+import { releaseRawMembers } from '../http/raw-json-body';
+import type { UpstreamRequest } from '../transport/outcome';
 import {
   attemptStream,
   type LiveStream,
@@ -95,6 +97,15 @@ interface Asked<B> {
   pin: SessionPin | null;
   /** The request's slices, when its answer is metered. */
   budget?: SliceBudget;
+}
+
+/**
+ * An attempt's request is built: the door's body gives up its large members, which the request
+ * now holds as the client's bytes (`releaseRawMembers`), so they are garbage while the upstream answers.
+ */
+function sent(req: UpstreamRequest, job: ChatJob): UpstreamRequest {
+  if (job.native) releaseRawMembers(job.native.body);
+  return req;
 }
 
 /** One per app instance. */
@@ -363,7 +374,7 @@ export class ChatService {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
     const translator = () => s.door.view(adapter).stream(head, s.job);
-    const build = (key: string | null) => adapter.buildRequest(s.job, endpoint, key);
+    const build = (key: string | null) => sent(adapter.buildRequest(s.job, endpoint, key), s.job);
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, (req) =>
       attemptStream(
         this.routing.http,
@@ -385,7 +396,7 @@ export class ChatService {
   ): Promise<AttemptResult<DoorAnswer>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const maxBodyBytes = this.deps.config.chat.maxAnswerBytes;
-    const build = (key: string | null) => ({ ...adapter.buildRequest(job, endpoint, key), maxBodyBytes });
+    const build = (key: string | null) => ({ ...sent(adapter.buildRequest(job, endpoint, key), job), maxBodyBytes });
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, async (req) => {
       const res = await this.routing.http.post(req, adapter, timeoutMs);
       if (res.outcome !== 'ok') return res;

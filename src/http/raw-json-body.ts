@@ -8,6 +8,10 @@
  *
  * The bytes describe the body as parsed. Code that changes a parsed body in place (a file part's
  * `file_id` replaced by its content) calls {@link forgetRawJson} first, so nothing stale is sent.
+ *
+ * Once the upstream body holds those members, {@link releaseRawMembers} lets the parsed ones go:
+ * a request's parsed turn would otherwise live while the upstream answers, long enough to be
+ * copied by young-generation collections and promoted, where the bytes lie outside the heap.
  * @module
  */
 
@@ -39,6 +43,40 @@ export function rawMember(body: object, name: string): Buffer | undefined {
   raw.spans ??= memberSpans(raw.bytes);
   const span = raw.spans.get(name);
   return span && raw.bytes.subarray(span[0], span[1]);
+}
+
+/** Members shorter than this stay parsed: they hold little, and a later read of them costs nothing. */
+const RELEASE_MIN_BYTES = 4096;
+
+const asData = (body: object, name: string, value: unknown) =>
+  Object.defineProperty(body, name, { value, writable: true, enumerable: true, configurable: true });
+
+/**
+ * Drop `body`'s large parsed members (those with kept bytes): each becomes an accessor that parses
+ * its bytes again on first read (a fallback attempt, an exact count) and is then a plain member
+ * once more, and assigning one replaces it. Nothing happens to a body with no bytes kept.
+ */
+export function releaseRawMembers(body: object): void {
+  const raw = kept.get(body);
+  if (!raw) return;
+  raw.spans ??= memberSpans(raw.bytes);
+  for (const [name, [start, end]] of raw.spans) {
+    if (end - start < RELEASE_MIN_BYTES) continue;
+    const member = Object.getOwnPropertyDescriptor(body, name);
+    if (!member || !('value' in member)) continue;
+    Object.defineProperty(body, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value: unknown = JSON.parse(raw.bytes.toString('utf8', start, end));
+        asData(body, name, value);
+        return value;
+      },
+      set(value: unknown) {
+        asData(body, name, value);
+      },
+    });
+  }
 }
 
 const QUOTE = 0x22;

@@ -71,14 +71,23 @@ function collect(block: Block, role: string, into: Collected): void {
   }
 }
 
-/** Read a Messages (or count_tokens) body once for everything routing, budgeting and the samplers need. */
-export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number }): ChatPrompt {
+/** One pass over a Messages body's system prompt, turns and tools. */
+function collected(body: CountTokensBody): Collected {
   const c: Collected = { modalities: new Set<Modality>(['text']), texts: [], values: [], userTexts: [], media: 0 };
   const system = body.system;
   if (typeof system === 'string') c.texts.push(system);
   else for (const b of system ?? []) c.texts.push(b.text);
   for (const turn of body.messages) for (const block of blocksOf(turn.content)) collect(block, turn.role, c);
   if (body.tools) c.values.push(body.tools);
+  return c;
+}
+
+/**
+ * Read a Messages (or count_tokens) body once for everything routing, budgeting and the samplers
+ * need. The exact count, when asked for, reads the body again rather than keep every text until then.
+ */
+export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number }): ChatPrompt {
+  const c = collected(body);
   const parameters = new Set<ChatParameter>();
   const fields = body as Record<string, unknown>;
   for (const [field, parameter] of SET_PARAMETERS) if (fields[field] !== undefined) parameters.add(parameter);
@@ -87,7 +96,7 @@ export function readMessagesPrompt(body: CountTokensBody & { max_tokens?: number
   const fixed = c.media * MEDIA_BLOCK_TOKENS + body.messages.length * PER_TURN_TOKENS;
   return withSize(
     { modalities: c.modalities, modalityLabel: [...c.modalities].join('+'), parameters, userTexts: c.userTexts },
-    promptTokens(c.texts, fixed, c.values),
+    promptTokens(c, fixed, () => collected(body)),
   );
 }
 

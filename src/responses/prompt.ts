@@ -69,6 +69,6 @@ export function promptOf(x: Exchange): ChatPrompt {
   const fixed = media * MEDIA_PART_TOKENS + x.messages.length * PER_MESSAGE_TOKENS;
   return withSize(
     { modalities, modalityLabel: [...modalities].join('+'), parameters: parametersOf(x), userTexts },
-    promptTokens(texts, fixed, values),
+    promptTokens({ texts, values }, fixed),
   );
 }

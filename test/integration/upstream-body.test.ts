@@ -4,7 +4,9 @@
  * upstream and on the Messages door to Anthropic, also for a gzip-encoded body. The gateway's own
  * members are still its own (the provider's model name, the stream flag), a body in another
  * charset or one the gateway changed (a file part sent inline) is serialised again, and what the
- * upstream reads means the same as the client's request.
+ * upstream reads means the same as the client's request. Members the body gave up once sent
+ * (src/http/raw-json-body.ts, releaseRawMembers) are read again, as they were, by a fallback
+ * attempt, by an adapter of another format, and by the exact count of an answer without usage.
  */
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
@@ -23,7 +25,10 @@ afterAll(async () => {
   await gateway.close();
   await h.close();
 });
-beforeEach(() => h.fleet.resetAll());
+beforeEach(() => {
+  h.fleet.resetAll();
+  h.fleet.fakes.deepinfra!.reportUsage = true;
+});
 
 /** POST `bytes` as they are (supertest would serialise a Buffer sent as JSON): the status and the answer's text. */
 async function post(path: string, headers: Record<string, string>, bytes: Buffer): Promise<[number, string]> {
@@ -86,4 +91,50 @@ test('a file part the gateway sends inline is in the upstream body, not the clie
   const call = sent('openai');
   expect(call.text).not.toContain('file_id');
   expect(call.text).toContain(Buffer.from('%PDF-1.7\n').toString('base64'));
+});
+
+/** Members of an agent's size (each over the 4 KB a body gives up once sent), written with escapes. */
+const BIG_MESSAGES = `[{"role":"system","content":"${'Follow the repo\\u2019s rules \\/ '.repeat(200)}"},{"role":"user","content":"fix it"}]`;
+const BIG_TOOLS = `[${Array.from({ length: 40 }, (_, i) => `{"type":"function","function":{"name":"tool_${i}","description":"${'d '.repeat(40)}","parameters":{"type":"object"}}}`).join(',')}]`;
+const LLAMA = 'meta-llama/llama-3.3-70b-instruct';
+
+test.each([false, true])(
+  'stream %s: a fallback attempt sends the members given up after the first as the client wrote them',
+  async (stream) => {
+    h.fleet.fakes.deepinfra!.setSticky({ status: 500 });
+    const text = `{"model":"${LLAMA}","stream":${stream},"messages":${BIG_MESSAGES},"tools":${BIG_TOOLS}}`;
+    expect(await post('/chat/completions', JSON_AUTH(), Buffer.from(text))).toEqual([200, '']);
+    for (const slug of ['deepinfra', 'groq']) {
+      expect(sent(slug).text).toContain(`"messages":${BIG_MESSAGES}`);
+      expect(sent(slug).text).toContain(`"tools":${BIG_TOOLS}`);
+    }
+  },
+);
+
+test('the next model, of another wire format, reads the given-up members again', async () => {
+  for (const p of ['deepinfra', 'groq', 'together', 'fireworks']) h.fleet.fakes[p]!.setSticky({ status: 500 });
+  const text = `{"models":["${LLAMA}","anthropic/claude-3.5-haiku"],"messages":${BIG_MESSAGES},"max_tokens":50}`;
+  expect(await post('/chat/completions', JSON_AUTH(), Buffer.from(text))).toEqual([200, '']);
+  const [system, user] = JSON.parse(BIG_MESSAGES) as { content: string }[];
+  expect(sent('anthropic').body).toMatchObject({ system: [{ type: 'text', text: system!.content }] });
+  expect(sent('anthropic').body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: user!.content }] }]);
+});
+
+test('an upstream that reports no usage: a body that gave its members up is counted as one that kept them', async () => {
+  h.fleet.fakes.deepinfra!.reportUsage = false;
+  const text = `{"model":"${LLAMA}","messages":${BIG_MESSAGES},"tools":${BIG_TOOLS}}`;
+  const counted = async (bytes: Buffer, charset: string) => {
+    const res = await undiciRequest(`${gateway.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: bearer(h.key), 'content-type': `application/json; charset=${charset}` },
+      body: bytes,
+    });
+    const answer = (await res.body.json()) as { usage: { prompt_tokens: number } };
+    return [res.statusCode, answer.usage.prompt_tokens];
+  };
+  // UTF-16 keeps no bytes, so nothing is given up; UTF-8 gives the members up once sent.
+  const [status, kept] = await counted(Buffer.from(text, 'utf16le'), 'utf-16le');
+  expect(status).toBe(200);
+  expect(await counted(Buffer.from(text), 'utf-8')).toEqual([200, kept]);
+  expect(kept).toBeGreaterThan(1000);
 });

@@ -2,10 +2,11 @@
  * The client's body bytes kept beside the parsed body (src/http/raw-json-body.ts) and the upstream
  * body that copies the members it passes on unchanged (src/providers/upstream-json.ts): each
  * member's bytes are exactly the member `JSON.parse` read, whatever the spacing, escapes, nesting
- * and repeated names, and the upstream body means what `JSON.stringify` of it would.
+ * and repeated names, and the upstream body means what `JSON.stringify` of it would; a body's
+ * large members given up once sent read back as the same values.
  */
 import fc from 'fast-check';
-import { forgetRawJson, keepRawJson, rawMember } from '../../src/http/raw-json-body';
+import { forgetRawJson, keepRawJson, rawMember, releaseRawMembers } from '../../src/http/raw-json-body';
 import { upstreamJson } from '../../src/providers/upstream-json';
 import { definitionSchemas, requestSchemas } from '../../src/wire';
 
@@ -75,6 +76,44 @@ test('a member copied as sent keeps the client bytes; a changed or forgotten bod
   forgetRawJson(client);
   expect(rawMember(client, 'messages')).toBeUndefined();
   expect(upstreamJson({ messages: client.messages }, client)).toBe('{"messages":[{"role":"user","content":"café"}]}');
+});
+
+test('a body gives up its large members once sent and reads them back from its bytes as the same values', () => {
+  const big = (n: number) => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `caf\u00e9 ${i} \\/` }));
+  fc.assert(
+    fc.property(fc.constantFrom('', ' ', '\n  '), fc.integer({ min: 0, max: 400 }), (space, n) => {
+      const value = { model: 'm', messages: big(n), tools: big(n >> 1), stream: true, messages_count: n };
+      const text = JSON.stringify(value, null, space);
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      keepRawJson(parsed, Buffer.from(text));
+      const before = JSON.stringify(parsed);
+      const bytes = rawMember(parsed, 'messages')?.toString();
+      releaseRawMembers(parsed);
+      const released = (name: string) => 'get' in Object.getOwnPropertyDescriptor(parsed, name)!;
+      // Only members of at least 4 KB are given up; the small ones stay plain.
+      expect(released('messages')).toBe(bytes !== undefined && bytes.length >= 4096);
+      expect(released('model') || released('stream') || released('messages_count')).toBe(false);
+      expect(Object.keys(parsed)).toEqual(Object.keys(value));
+      expect(rawMember(parsed, 'messages')?.toString()).toBe(bytes);
+      // Read back: the same value, then a plain member again (read once, kept).
+      expect(JSON.stringify(parsed)).toBe(before);
+      expect(released('messages')).toBe(false);
+      expect(parsed.messages).toBe(parsed.messages);
+    }),
+    { numRuns: 40 },
+  );
+});
+
+test('a given-up member can be replaced; a body with no bytes kept keeps its members', () => {
+  const text = JSON.stringify({ messages: 'x'.repeat(5000) });
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  keepRawJson(parsed, Buffer.from(text));
+  releaseRawMembers(parsed);
+  parsed.messages = 'replaced';
+  expect(parsed).toEqual({ messages: 'replaced' });
+  const loose = JSON.parse(text) as Record<string, unknown>;
+  releaseRawMembers(loose);
+  expect(Object.getOwnPropertyDescriptor(loose, 'messages')).toHaveProperty('value', 'x'.repeat(5000));
 });
 
 test('no inference body schema fills in defaults: a validated body is still what its bytes say', () => {
