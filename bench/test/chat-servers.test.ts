@@ -2,18 +2,23 @@
  * The chat benchmarks' own servers with an agent turn (bench/lib/agent-request.js), as child
  * processes on loopback: the chat floor (bench/chat-floor.js) sends upstream what the gateway
  * sends (tools and all), and the fake upstream (bench/chat-upstream.js) answers a 1 MB turn whole
- * and streamed, its usage sized to the prompt.
+ * and streamed, its usage sized to the prompt, and the Messages and Responses turns in their
+ * formats as the official SDKs read them.
  */
 import http from 'node:http';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import {
   AGENT_MESSAGES_UPSTREAM_MODEL,
+  AGENT_UPSTREAM_MODEL,
   agentGatewayBody,
   agentMessagesBody,
   agentMessagesFields,
+  agentResponsesBody,
+  agentResponsesFields,
   agentUpstreamBody,
 } from '../lib/agent-request';
 import { chatUpstreamBody } from '../lib/chat-request';
@@ -75,6 +80,10 @@ describe('chat floor', () => {
           200,
         );
         expect(received.pop()).toEqual(JSON.parse(agentMessagesBody(stream, true)));
+        // The Responses door's turn: the Responses members, the provider's model name.
+        const responses = await post(`http://127.0.0.1:${port}/api/v1/responses`, agentResponsesBody(stream, false));
+        expect(responses.status).toBe(200);
+        expect(received.pop()).toEqual(JSON.parse(agentResponsesBody(stream, true)));
       }
     } finally {
       capture.closeAllConnections();
@@ -148,5 +157,69 @@ describe('chat upstream, Messages', () => {
     expect(deltas).toBe(197);
     expect(message.usage.output_tokens).toBe(197);
     expect(message.stop_reason).toBe('end_turn');
+  });
+});
+
+describe('chat upstream, Responses', () => {
+  let client: OpenAI;
+  let port: number;
+  beforeAll(async () => {
+    port = await start('chat-upstream.js');
+    client = new OpenAI({ apiKey: 'sk-bench', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+  });
+  const turn = () =>
+    ({
+      model: AGENT_UPSTREAM_MODEL,
+      ...agentResponsesFields(),
+    }) as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+
+  it("answers an agent turn whole as OpenAI's SDK reads a response, its prompt's size in the usage", async () => {
+    const response = await client.responses.create(turn());
+    expect(response.status).toBe('completed');
+    expect(response.output_text.length).toBeGreaterThan(1000);
+    const bytes = Buffer.byteLength(JSON.stringify(turn()));
+    expect(response.usage).toMatchObject({ input_tokens: Math.ceil(bytes / 4), output_tokens: 500 });
+  });
+
+  it("streams it as OpenAI's SDK reads a stream: numbered events, the text in 197 deltas, the usage at the end", async () => {
+    const stream = await client.responses.create({ ...turn(), stream: true });
+    const types: string[] = [];
+    let text = '';
+    let completed: OpenAI.Responses.Response | null = null;
+    for await (const event of stream) {
+      expect(event.sequence_number).toBe(types.length);
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.output_text.done') expect(event.text).toBe(text);
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(types.filter((t) => t === 'response.output_text.delta')).toHaveLength(197);
+    expect(types).toHaveLength(205);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(types.slice(-4)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(completed?.output).toEqual([
+      expect.objectContaining({ type: 'message', content: [expect.objectContaining({ type: 'output_text', text })] }),
+    ]);
+    expect(completed?.usage).toMatchObject({ output_tokens: 197 });
+    // The same events as named SSE events: one `data:` line each, after its `event:` line.
+    const raw = await post(`http://127.0.0.1:${port}/v1/responses`, agentResponsesBody(true, true));
+    expect(dataEvents(raw.text)).toHaveLength(205);
+    expect(raw.text.startsWith('event: response.created\ndata: ')).toBe(true);
+  });
+
+  it('refuses a Responses body without input', async () => {
+    const url = `http://127.0.0.1:${port}/v1/responses`;
+    expect((await post(url, JSON.stringify({ model: 'm', input: [] }))).status).toBe(400);
+    expect((await post(url, agentUpstreamBody(false))).status).toBe(400);
   });
 });
