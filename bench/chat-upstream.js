@@ -16,8 +16,20 @@
  * item's and its text part's `added`, one output_text.delta per piece, the text's, the part's and
  * the item's `done`, response.completed with the usage), each with its `sequence_number`, for the
  * floor's and the direct targets' Responses turns (the gateway's Responses door asks
- * `/v1/chat/completions`). Its response objects leave out the request's members OpenAI repeats in
- * them (instructions, tools, sampling), as this server does not parse the request.
+ * `/v1/chat/completions`). Its response objects (the whole answer's, and those of response.created,
+ * response.in_progress and response.completed) repeat the request's members as OpenAI's do, in the
+ * API's order: `instructions`, `tools`, `tool_choice`, `parallel_tool_calls`, `temperature`,
+ * `max_output_tokens` and `store`, null for the sampling members and the ids the turn leaves unset,
+ * and `metadata: {}`; the members the gateway's door writes (src/responses/echo.ts, response.ts)
+ * but its `provider` (OpenAI's API also sends `text`, `truncation`, `service_tier` and a few more,
+ * a few hundred bytes, which the door does not write, so neither does this server). So the floor
+ * passes on as many bytes as it would in front of OpenAI's API: about 45 KB more per response
+ * object, the tools and the system prompt (for the default turn a whole answer of 49 KB instead of
+ * 3.5 KB, the stream case's stream 182 KB instead of 45 KB).
+ * This server still does not parse the request: its only Responses clients are the bench's floor,
+ * direct and proxy targets, all sending the bench's turn for the process's BENCH_AGENT_KB
+ * (bench/lib/agent-request.js, `agentResponsesFields`), so the members come from that turn, built
+ * once, on the first Responses request, and the answers are memoised as the others are.
  * The agent cases' turns (bench/lib/agent-request.js, up to 1 MB and more) get the same answer, so
  * an agent turn differs from the small chat request in what is sent only. The body is read whole
  * but not parsed: the few members the answer depends on are found in its bytes (see
@@ -29,7 +41,7 @@
 const { Buffer } = require('node:buffer');
 const http = require('node:http');
 const { setImmediate } = require('node:timers');
-const { AGENT_MESSAGES_UPSTREAM_MODEL, AGENT_UPSTREAM_MODEL } = require('./lib/agent-request');
+const { AGENT_MESSAGES_UPSTREAM_MODEL, AGENT_UPSTREAM_MODEL, agentResponsesFields } = require('./lib/agent-request');
 
 const MODEL = 'gpt-4o-mini';
 const CREATED = 1767225600;
@@ -186,21 +198,66 @@ const outputText = (text) => ({ type: 'output_text', text, annotations: [], logp
 const outputMessage = (status, content) => ({ id: ITEM_ID, type: 'message', status, role: 'assistant', content });
 /** The output item once its text is whole. */
 const doneMessage = (text) => outputMessage('completed', [outputText(text)]);
-/** A `response` object (see the module comment for what it leaves out). */
+/**
+ * A `response` object's members in OpenAI's order (id, object, created_at, status, then the rest by
+ * name, `metadata` last), with the bench turn's members it repeats (see the module comment): the
+ * template of every response object, of which each sets `status`, `completed_at`, `output` and
+ * `usage` (spread over it, so they keep their places).
+ */
+function responseTemplate() {
+  const turn = agentResponsesFields();
+  return {
+    id: 'resp_bench_1',
+    object: 'response',
+    created_at: CREATED,
+    status: 'in_progress',
+    background: false,
+    completed_at: null,
+    error: null,
+    frequency_penalty: null,
+    incomplete_details: null,
+    instructions: turn.instructions,
+    max_output_tokens: turn.max_output_tokens,
+    model: AGENT_UPSTREAM_MODEL,
+    output: [],
+    parallel_tool_calls: turn.parallel_tool_calls,
+    presence_penalty: null,
+    previous_response_id: null,
+    reasoning: null,
+    store: turn.store,
+    temperature: turn.temperature,
+    tool_choice: turn.tool_choice,
+    tools: turn.tools,
+    top_p: null,
+    usage: null,
+    user: null,
+    metadata: {},
+  };
+}
+/** `fn()`, called once, when first asked. */
+function once(fn) {
+  let value;
+  let done = false;
+  return () => {
+    if (!done) {
+      value = fn();
+      done = true;
+    }
+    return value;
+  };
+}
+const RESPONSE = once(responseTemplate);
+/** A `response` object of `status` (completed at CREATED unless in progress). */
 const responseObject = (status, output, usage) => ({
-  id: 'resp_bench_1',
-  object: 'response',
-  created_at: CREATED,
+  ...RESPONSE(),
   status,
-  error: null,
-  incomplete_details: null,
-  model: AGENT_UPSTREAM_MODEL,
+  completed_at: status === 'in_progress' ? null : CREATED,
   output,
   usage,
 });
 const STREAM_TEXT = tokens(STREAM_PIECES).join('');
 /** The Responses stream's events up to response.completed, the same for every prompt, numbered from 0. */
-const RESPONSES_STREAM = (() => {
+const responsesStream = once(() => {
   const at = { item_id: ITEM_ID, output_index: 0, content_index: 0 };
   const opened = responseObject('in_progress', [], null);
   return [
@@ -217,22 +274,27 @@ const RESPONSES_STREAM = (() => {
       item: doneMessage(STREAM_TEXT),
     },
   ].map(({ type, ...data }, i) => named({ type, sequence_number: i, ...data }));
-})();
+});
 
 /** The Responses answers (`POST /v1/responses`) naming the prompt's tokens: whole, and the stream's events. */
-const responsesAnswersFor = perPromptTokens((promptTokens) => ({
-  whole: Buffer.from(
-    JSON.stringify(responseObject('completed', [doneMessage(WHOLE_TEXT)], responsesUsage(promptTokens, WHOLE_TOKENS))),
-  ),
-  stream: [
-    ...RESPONSES_STREAM,
-    named({
-      type: 'response.completed',
-      sequence_number: RESPONSES_STREAM.length,
-      response: responseObject('completed', [doneMessage(STREAM_TEXT)], responsesUsage(promptTokens, STREAM_PIECES)),
-    }),
-  ],
-}));
+const responsesAnswersFor = perPromptTokens((promptTokens) => {
+  const opening = responsesStream();
+  return {
+    whole: Buffer.from(
+      JSON.stringify(
+        responseObject('completed', [doneMessage(WHOLE_TEXT)], responsesUsage(promptTokens, WHOLE_TOKENS)),
+      ),
+    ),
+    stream: [
+      ...opening,
+      named({
+        type: 'response.completed',
+        sequence_number: opening.length,
+        response: responseObject('completed', [doneMessage(STREAM_TEXT)], responsesUsage(promptTokens, STREAM_PIECES)),
+      }),
+    ],
+  };
+});
 
 /** A body's conversation member (`name`), and the bytes that open it as an array. */
 const member = (name) => ({ name, bytes: Buffer.from(`"${name}":[`) });
