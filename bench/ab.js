@@ -11,9 +11,11 @@
  *
  * Settings: AB_BASE, AB_ENV_A/B, AB_NODE_ARGS_A/B, AB_ROUNDS (4), BENCH_DURATION (8 seconds per
  * window), BENCH_MODE (`services`, the default, or `embedded`), BENCH_CASE (`embeddings`, the
- * default, with BENCH_BATCH as in `npm run bench`; `chat`, `chat-stream`, `agent` or `agent-stream`
- * (with BENCH_AGENT_KB): the request of `npm run bench:chat` or `bench:agent` against
- * bench/chat-upstream.js). Loopback only, bounded, stops by itself.
+ * default, with BENCH_BATCH as in `npm run bench`; `chat`, `chat-stream`, `agent`, `agent-stream`,
+ * `agent-messages`, `agent-messages-stream`, `agent-responses` or `agent-responses-stream` (the agent
+ * cases with BENCH_AGENT_KB): the request of `npm run bench:chat`, `bench:agent`,
+ * `bench:agent-messages` or `bench:agent-responses` against bench/chat-upstream.js). Loopback only,
+ * bounded, stops by itself.
  */
 'use strict';
 const path = require('node:path');

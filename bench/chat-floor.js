@@ -1,6 +1,7 @@
 /**
  * The chat benchmark's featureless Express floor (bench/floor.js's, for `POST /chat/completions`,
- * and `POST /messages` for the agent turn through the Messages door, to Anthropic's `/v1/messages`):
+ * `POST /messages` for the agent turn through the Messages door, to Anthropic's `/v1/messages`,
+ * and `POST /responses` for the turn through the Responses door, to OpenAI's `/v1/responses`):
  * Express 5 with `express.json`, one undici POST upstream with the client's request, and the
  * upstream's bytes sent back, on the checkout's own express and undici. The upstream body is a new
  * one, as a gateway's is: the provider's model name (the client's without its `vendor/` prefix),
@@ -25,26 +26,50 @@ const FORWARDED = ['messages', 'tools', 'tool_choice', 'parallel_tool_calls', 't
 /** The members of a Messages body sent upstream as they came (the Messages door's bench turn, bench/lib/agent-request.js). */
 const FORWARDED_MESSAGES = ['max_tokens', 'system', 'tools', 'tool_choice', 'temperature', 'messages'];
 
+/** The members of a Responses body sent upstream as they came (the Responses door's bench turn, Codex's shape). */
+const FORWARDED_RESPONSES = [
+  'instructions',
+  'input',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'temperature',
+  'max_output_tokens',
+  'store',
+];
+
+const OPENAI_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' };
+
 const pool = new Pool(process.env.UPSTREAM, { connections: 64, keepAliveTimeout: 60_000 });
 const app = express();
 // Above the largest agent turn the bench sends by default (1 MB).
 app.use(express.json({ limit: '10mb' }));
 
+/** A new upstream body: `model`, and the `names` of the client's body that it has, as they came. */
+function forwarded(model, client, names) {
+  const body = { model };
+  for (const name of names) if (client[name] !== undefined) body[name] = client[name];
+  return body;
+}
+
+/** The provider's model name of an OpenAI-format body: the client's without its `vendor/` prefix. */
+function providerModel(client) {
+  const model = String(client.model);
+  return model.slice(model.indexOf('/') + 1);
+}
+
 /** The upstream request of a chat body: the provider's model name, the forwarded members, usage asked for a stream. */
 function chatUpstream(client, stream) {
-  const model = String(client.model);
-  const body = { model: model.slice(model.indexOf('/') + 1) };
-  for (const name of FORWARDED) if (client[name] !== undefined) body[name] = client[name];
+  const body = forwarded(providerModel(client), client, FORWARDED);
   if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-bench-upstream' };
-  return { path: '/v1/chat/completions', headers, body };
+  return { path: '/v1/chat/completions', headers: OPENAI_HEADERS, body };
 }
 
 /** The upstream request of a Messages body, as the gateway's Anthropic adapter sends one. */
 function messagesUpstream(client, stream) {
   // Anthropic's name for the bench's Messages model, as the gateway's catalog maps it.
-  const body = { model: client.model === AGENT_MESSAGES_MODEL ? AGENT_MESSAGES_UPSTREAM_MODEL : String(client.model) };
-  for (const name of FORWARDED_MESSAGES) if (client[name] !== undefined) body[name] = client[name];
+  const model = client.model === AGENT_MESSAGES_MODEL ? AGENT_MESSAGES_UPSTREAM_MODEL : String(client.model);
+  const body = forwarded(model, client, FORWARDED_MESSAGES);
   if (stream) body.stream = true;
   const headers = {
     'content-type': 'application/json',
@@ -54,18 +79,35 @@ function messagesUpstream(client, stream) {
   return { path: '/v1/messages', headers, body };
 }
 
-app.post(['/api/v1/chat/completions', '/api/v1/messages'], async function floor(req, res) {
-  const stream = req.body.stream === true;
-  const to = (req.path.endsWith('/messages') ? messagesUpstream : chatUpstream)(req.body, stream);
-  const up = await pool.request({ method: 'POST', path: to.path, headers: to.headers, body: JSON.stringify(to.body) });
-  if (!stream) {
-    const bytes = Buffer.from(await up.body.arrayBuffer());
-    return void res.status(up.statusCode).set('content-type', 'application/json').end(bytes);
-  }
-  res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  res.once('close', () => up.body.destroy());
-  await pipeline(up.body, res).catch(() => undefined);
-});
+/** The upstream request of a Responses body, to OpenAI's `/v1/responses` (which the gateway's door does not call). */
+function responsesUpstream(client, stream) {
+  const body = forwarded(providerModel(client), client, FORWARDED_RESPONSES);
+  if (stream) body.stream = true;
+  return { path: '/v1/responses', headers: OPENAI_HEADERS, body };
+}
+
+/** The route that sends a client's body on as `upstream(body, stream)` makes it, and the answer back. */
+const forwarding = (upstream) =>
+  async function floor(req, res) {
+    const stream = req.body.stream === true;
+    const to = upstream(req.body, stream);
+    const up = await pool.request({
+      method: 'POST',
+      path: to.path,
+      headers: to.headers,
+      body: JSON.stringify(to.body),
+    });
+    if (!stream) {
+      const bytes = Buffer.from(await up.body.arrayBuffer());
+      return void res.status(up.statusCode).set('content-type', 'application/json').end(bytes);
+    }
+    res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.once('close', () => up.body.destroy());
+    await pipeline(up.body, res).catch(() => undefined);
+  };
+app.post('/api/v1/chat/completions', forwarding(chatUpstream));
+app.post('/api/v1/messages', forwarding(messagesUpstream));
+app.post('/api/v1/responses', forwarding(responsesUpstream));
 const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
   process.stdout.write(`READY ${server.address().port}\n`);
 });

@@ -15,7 +15,9 @@
  * with about 500 completion tokens; `chat-stream`, the same as an SSE stream of 200 events (usage
  * in the last one) then `[DONE]`; `agent` and `agent-stream`, a coding agent's turn of
  * BENCH_AGENT_KB (50 by default; 150, 1024) for `openai/gpt-4.1-mini` (bench/lib/agent-request.js:
- * 12 tools, a 12 KB system prompt, tool calls and results), with the same answers.
+ * 12 tools, a 12 KB system prompt, tool calls and results), with the same answers;
+ * `agent-messages`, `agent-responses` and their `-stream` cases, the same turn through the Messages
+ * and Responses doors (`POST /messages`, `POST /responses`), answered in those formats.
  *
  * After a warm-up (BENCH_WARMUP s per target), BENCH_ROUNDS rounds (3) of: 32 connections as fast
  * as possible (autocannon) for BENCH_DURATION s (10) per target, then an evenly paced rate, half
@@ -52,6 +54,8 @@ const BENCH = benchCase(process.env.BENCH_CASE || 'chat', [
   'agent-stream',
   'agent-messages',
   'agent-messages-stream',
+  'agent-responses',
+  'agent-responses-stream',
 ]);
 /** The share of the floor's requests/s each case must reach (#60: agent turns 0.80, small chat 0.55). */
 const TARGET = BENCH.name.startsWith('agent') ? 0.8 : 0.55;
@@ -64,12 +68,46 @@ const WARMUP = Number(process.env.BENCH_WARMUP || 10);
 const CONNECTIONS = 32;
 const FIXED_RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : null;
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 5));
+/** A `data:` line's JSON (an empty object for a missing line). */
+const dataOf = (line) => (line === undefined ? {} : JSON.parse(line.slice(5)));
+
 /**
- * `data:` events a whole stream has: chat, `[DONE]` included, 200 from the upstream or the
- * gateway's 199 passed through, its usage chunk and `[DONE]`; Messages, 202 (message_start, the
- * block's start, 197 text deltas, its stop, message_delta, message_stop).
+ * What the check expects of each wire format's answers (bench/lib/cases.js): a whole answer of 500
+ * completion tokens with its text, and a whole stream: its `data:` events, the same from every
+ * target, and its end, with the usage.
+ * - chat: `[DONE]` included, 200 from the upstream or the gateway's 199 passed through, its usage
+ *   chunk and `[DONE]`;
+ * - messages: message_start, the block's start, 197 text deltas, its stop, message_delta,
+ *   message_stop;
+ * - responses: response.created, response.in_progress, the message item's and its text part's
+ *   `added`, 197 text deltas, the text's, the part's and the item's `done`, response.completed
+ *   (the gateway's door writes these from the chat stream it reads, the fake upstream as OpenAI).
  */
-const STREAM_EVENTS = BENCH.format === 'messages' ? 202 : 201;
+const FORMATS = {
+  chat: {
+    events: 201,
+    whole: (json) => json.usage?.completion_tokens === 500 && json.choices?.[0]?.message?.content,
+    // The usage chunk before `[DONE]`.
+    finished: (events) => events.at(-1) === 'data: [DONE]' && dataOf(events.at(-2)).usage?.completion_tokens,
+    end: 'usage and [DONE]',
+  },
+  messages: {
+    events: 202,
+    whole: (json) => json.usage?.output_tokens === 500 && json.content?.[0]?.text,
+    finished: (events) => events.at(-1)?.includes('"message_stop"') && dataOf(events.at(-2)).usage?.output_tokens,
+    end: 'message_delta with usage and message_stop',
+  },
+  responses: {
+    events: 205,
+    whole: (json) => json.usage?.output_tokens === 500 && json.output?.[0]?.content?.[0]?.text,
+    finished: (events) => {
+      const last = dataOf(events.at(-1));
+      return last.type === 'response.completed' && last.response?.usage?.output_tokens;
+    },
+    end: 'response.completed with usage',
+  },
+};
+const FORMAT = FORMATS[BENCH.format];
 
 /** The client's body to the gateway and the floor, and the same request as the gateway sends it upstream (for direct and proxy). */
 const GATEWAY_BODY = BENCH.body;
@@ -85,26 +123,13 @@ async function check(t) {
   const text = await res.text();
   const fail = (why) => new Error(`${t.name}: ${why}: ${res.status} ${text.slice(0, 300)}`);
   if (res.status !== 200) throw fail('expected 200');
-  const messages = BENCH.format === 'messages';
   if (!STREAM) {
-    const json = JSON.parse(text);
-    const whole = messages
-      ? json.usage?.output_tokens === 500 && json.content?.[0]?.text
-      : json.usage?.completion_tokens === 500 && json.choices?.[0]?.message?.content;
-    if (!whole) throw fail('expected a whole answer of 500 completion tokens');
+    if (!FORMAT.whole(JSON.parse(text))) throw fail('expected a whole answer of 500 completion tokens');
     return;
   }
   const events = text.split('\n').filter((l) => l.startsWith('data:'));
-  const last = events[events.length - 1];
-  // The usage is in the event before the last: the usage chunk before `[DONE]`, or message_delta before message_stop.
-  const usage = JSON.parse(events[events.length - 2].slice(5)).usage;
-  const finished = messages
-    ? last?.includes('"message_stop"') && usage?.output_tokens
-    : last === 'data: [DONE]' && usage?.completion_tokens;
-  if (events.length !== STREAM_EVENTS || !finished) {
-    const end = messages ? 'message_delta with usage and message_stop' : 'usage and [DONE]';
-    throw fail(`expected ${STREAM_EVENTS} data events ending with ${end}, got ${events.length}`);
-  }
+  if (events.length !== FORMAT.events || !FORMAT.finished(events))
+    throw fail(`expected ${FORMAT.events} data events ending with ${FORMAT.end}, got ${events.length}`);
 }
 
 /** One paced round: DURATION s per target at `rate`, in SLICES turns, the order reversed every other turn; latencies pooled. */

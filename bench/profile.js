@@ -1,5 +1,6 @@
 /**
- * `npm run bench:profile` (and `bench:chat-profile`, BENCH_CASE=chat, chat-stream, agent or agent-stream): where the
+ * `npm run bench:profile` (and `bench:chat-profile`, BENCH_CASE=chat, chat-stream, agent, agent-stream,
+ * agent-messages, agent-messages-stream, agent-responses or agent-responses-stream): where the
  * gateway's time goes at 32 connections, measured over the load window only. Starts the case's
  * fake upstream (bench/lib/cases.js) and the benchmark's gateway (as `npm run bench`: auth,
  * validation, rate limit, budget and key limit, usage recording), warms up, then runs
@@ -16,8 +17,9 @@
  * (bench/lib/paced.js, as the benchmark's latency scenario): each prints p50/p99, and the profile
  * is also read for the event loop's long busy stretches, which a steady load's tail waits behind.
  *
- * Settings: BENCH_CASE (`embeddings`, the default, with BENCH_BATCH; `chat`; `chat-stream`; `agent`
- * and `agent-stream`, with BENCH_AGENT_KB),
+ * Settings: BENCH_CASE (`embeddings`, the default, with BENCH_BATCH; `chat`; `chat-stream`; `agent`,
+ * `agent-stream`, `agent-messages`, `agent-messages-stream`, `agent-responses` and
+ * `agent-responses-stream`, with BENCH_AGENT_KB),
  * BENCH_MODE (`services`, the default here, or `embedded`), BENCH_DURATION (10),
  * PROFILE_ROUNDS (2), PROFILE_HEAP (0), PROFILE_RATE (unset: 32 connections), PROFILE_LONG_MS (2:
  * the shortest busy stretch counted as long), PROFILE_NODE_ARGS

@@ -44,3 +44,18 @@ export const AGENT_MESSAGES_UPSTREAM_MODEL: string;
 /** The turn in Anthropic's Messages shape, without `model` and `stream`. */
 export function agentMessagesFields(kb?: number, seed?: number): Record<string, unknown> & { messages: unknown[] };
 export function agentMessagesBody(stream: boolean, upstream: boolean, kb?: number, seed?: number): string;
+/** An input item of the Responses shape: a message, a tool call, or its output. */
+export type AgentResponsesItem =
+  | {
+      type: 'message';
+      role: 'user' | 'assistant';
+      content: Array<{ type: 'input_text' | 'output_text'; text: string }>;
+    }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string };
+/** The turn in the Responses shape, as Codex sends one, without `model` and `stream`. */
+export function agentResponsesFields(
+  kb?: number,
+  seed?: number,
+): Record<string, unknown> & { instructions: string; input: AgentResponsesItem[] };
+export function agentResponsesBody(stream: boolean, upstream: boolean, kb?: number, seed?: number): string;

@@ -575,12 +575,79 @@ const agentMessagesBody = (stream, upstream, kb = AGENT_KB, seed = SEED) =>
     ...(stream ? { stream: true } : {}),
   });
 
+/** A message item of the Responses input: the user's text as `input_text`, the assistant's as `output_text`. */
+const messageItem = (role, text) => ({
+  type: 'message',
+  role,
+  content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
+});
+
+/** The Responses input items of one chat message of the turn (the system prompt goes in `instructions`). */
+function responsesItems(m) {
+  if (m.role === 'user') return [messageItem('user', m.content)];
+  if (m.role === 'assistant')
+    return [
+      messageItem('assistant', m.content),
+      ...m.tool_calls.map((c) => ({
+        type: 'function_call',
+        call_id: c.id,
+        name: c.function.name,
+        arguments: c.function.arguments,
+      })),
+    ];
+  if (m.role === 'tool') return [{ type: 'function_call_output', call_id: m.tool_call_id, output: m.content }];
+  return [];
+}
+
+/**
+ * The same turn in the Responses shape, as Codex sends one: the system prompt as `instructions`,
+ * the conversation as input items (messages, each tool call a `function_call` item and its result
+ * a `function_call_output` item naming the same `call_id`), the tools as Responses function tools,
+ * and `store: false`, since an agent sends the whole conversation every turn (without `model` and
+ * `stream`). The members come in the order the floor forwards them.
+ * @param {number} [kb]
+ * @param {number} [seed]
+ */
+function agentResponsesFields(kb = AGENT_KB, seed = SEED) {
+  const { fields, system, tools, messages } = agentTurn(kb, seed);
+  return {
+    instructions: system,
+    input: messages.flatMap(responsesItems),
+    tools: tools.map((t) => ({
+      type: 'function',
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+      strict: false,
+    })),
+    tool_choice: fields.tool_choice,
+    parallel_tool_calls: fields.parallel_tool_calls,
+    temperature: fields.temperature,
+    max_output_tokens: fields.max_tokens,
+    store: false,
+  };
+}
+
+/**
+ * The Responses turn as the client's body to the gateway and the floor, or (`upstream`) as the
+ * floor sends it on to `/v1/responses`, with the provider's model name (the gateway's door sends
+ * chat completions upstream instead).
+ */
+const agentResponsesBody = (stream, upstream, kb = AGENT_KB, seed = SEED) =>
+  JSON.stringify({
+    model: upstream ? AGENT_UPSTREAM_MODEL : AGENT_MODEL,
+    ...agentResponsesFields(kb, seed),
+    ...(stream ? { stream: true } : {}),
+  });
+
 module.exports = {
   AGENT_DEFAULT_KB: DEFAULT_KB,
   AGENT_MESSAGES_MODEL,
   AGENT_MESSAGES_UPSTREAM_MODEL,
   agentMessagesBody,
   agentMessagesFields,
+  agentResponsesBody,
+  agentResponsesFields,
   AGENT_KB,
   AGENT_MAX_TOKENS,
   AGENT_MODEL,

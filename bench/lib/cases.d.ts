@@ -8,6 +8,9 @@ export interface BenchCase {
   floor: string;
   /** The API route under `/api/v1`. */
   route: string;
+  /** Chat-like cases: the wire format of the route and the upstream, and the upstream's path (for direct and proxy). */
+  format?: 'chat' | 'messages' | 'responses';
+  upstreamPath?: string;
   /** The client's body to the gateway and the floor. */
   body: string;
   /** The request as the gateway sends it upstream (chat-like cases). */

@@ -17,6 +17,7 @@ const {
   AGENT_KB,
   agentGatewayBody,
   agentMessagesBody,
+  agentResponsesBody,
   agentUpstreamBody,
 } = require('./agent-request');
 
@@ -35,16 +36,25 @@ function configFor(body) {
   return size <= defaultBodyLimit() ? {} : { server: { bodyLimitBytes: 2 * size } };
 }
 
+/**
+ * Each wire format's route and upstream path (for the direct and proxy targets): `chat` (OpenAI's
+ * chat completions), `messages` (Anthropic's), `responses` (OpenAI's Responses, which the gateway's
+ * door sends upstream as chat completions and the floor forwards as it is).
+ */
+const FORMATS = {
+  chat: { route: CHAT_ROUTE, upstreamPath: '/v1/chat/completions' },
+  messages: { route: '/messages', upstreamPath: '/v1/messages' },
+  responses: { route: '/responses', upstreamPath: '/v1/responses' },
+};
+
 const chatLike = (name, stream, body, upstreamBody, format = 'chat') => ({
   name,
   stream,
-  /** The wire format of the route and the upstream: `chat` (OpenAI's chat completions) or `messages` (Anthropic's). */
+  /** The wire format of the route and the upstream (a key of FORMATS). */
   format,
   upstream: 'chat-upstream.js',
   floor: 'chat-floor.js',
-  route: format === 'messages' ? '/messages' : CHAT_ROUTE,
-  /** The upstream's path, for the direct and proxy targets. */
-  upstreamPath: format === 'messages' ? '/v1/messages' : '/v1/chat/completions',
+  ...FORMATS[format],
   body,
   upstreamBody,
   config: configFor(body),
@@ -57,14 +67,9 @@ const agentCase = (stream) => ({
   kb: AGENT_KB,
 });
 
-const agentMessagesCase = (stream) => ({
-  ...chatLike(
-    stream ? 'agent-messages-stream' : 'agent-messages',
-    stream,
-    agentMessagesBody(stream, false),
-    agentMessagesBody(stream, true),
-    'messages',
-  ),
+/** The agent turn through another door: `bodyOf(stream, upstream)` the client's body or the upstream's, in `format`. */
+const agentDoorCase = (name, format, bodyOf, stream) => ({
+  ...chatLike(stream ? `${name}-stream` : name, stream, bodyOf(stream, false), bodyOf(stream, true), format),
   kb: AGENT_KB,
 });
 
@@ -84,8 +89,11 @@ const CASES = {
   agent: () => agentCase(false),
   'agent-stream': () => agentCase(true),
   /** The same turn through the Messages door to an Anthropic-format upstream (bench/lib/agent-request.js). */
-  'agent-messages': () => agentMessagesCase(false),
-  'agent-messages-stream': () => agentMessagesCase(true),
+  'agent-messages': () => agentDoorCase('agent-messages', 'messages', agentMessagesBody, false),
+  'agent-messages-stream': () => agentDoorCase('agent-messages', 'messages', agentMessagesBody, true),
+  /** The same turn through the Responses door (Codex's shape); the gateway's door answers from chat completions. */
+  'agent-responses': () => agentDoorCase('agent-responses', 'responses', agentResponsesBody, false),
+  'agent-responses-stream': () => agentDoorCase('agent-responses', 'responses', agentResponsesBody, true),
 };
 
 /**

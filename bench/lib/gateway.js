@@ -90,6 +90,7 @@ async function spawnGateway({
       METRICS_PORT: String(metricsPort),
       SWITCHYARD_DATA_DIR: dataDir,
       SWITCHYARD_BOOTSTRAP_KEY: bootstrapKey,
+      // The chat and agent turns, and the Responses door's, which asks the upstream's chat completions.
       OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
       OPENAI_API_KEY: 'sk-bench-upstream',
       // The Messages door's agent turns go to the same fake, which answers Anthropic's format too.

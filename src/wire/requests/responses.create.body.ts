@@ -2,7 +2,7 @@
  * JSON Schema `responses.create.body`: POST /responses, OpenAI's Responses request as real clients
  * (Codex CLI, the Agents SDK, `client.responses.create`) send it, plus the hosted service's
  * `models`, `provider` and `session_id`. Stateless: `previous_response_id`, `conversation`,
- * `prompt` and `background: true` are refused by the door (src/responses/refusals.ts), not here, so
+ * `prompt` and `background: true` are refused by the door (src/responses/plan.ts), not here, so
  * their 400 can say what to send instead. Unknown top-level fields are accepted and ignored.
  */
 
