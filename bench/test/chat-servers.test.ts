@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { echoOf } from '../../src/responses/echo';
-import { responseObject } from '../../src/responses/response';
+import { responseJson } from '../../src/responses/response';
 import type { ResponsesBody } from '../../src/responses/types';
 import {
   AGENT_MESSAGES_UPSTREAM_MODEL,
@@ -199,9 +199,11 @@ describe('chat upstream, Responses', () => {
     expect(Object.keys(raw).at(-1)).toBe('metadata');
     // The gateway's members (but the provider it names), and its echo of the same turn.
     const body = JSON.parse(agentResponsesBody(false, false)) as ResponsesBody;
-    const echo = echoOf(body);
+    const echo = JSON.parse(`{${echoOf(body)}}`) as Record<string, unknown>;
     const head = { id: 'gen-1', model: AGENT_UPSTREAM_MODEL, provider: 'OpenAI', created: 1 };
-    const gateway = responseObject(head, echo, { status: 'completed', output: [], usage: {} });
+    const gateway = JSON.parse(
+      responseJson(head, echoOf(body), { status: 'completed', output: [], usage: {} }),
+    ) as object;
     expect(Object.keys(raw).sort()).toEqual(
       Object.keys(gateway)
         .filter((k) => k !== 'provider')

@@ -6,7 +6,7 @@
 import type { DoorAnswer } from '../inference/door';
 import type { Answer } from '../inference/exchange';
 import type { StreamHead } from '../providers/chat-types';
-import { callItem, itemId, messageItem, reasoningItem, responseObject, statusOf, usageOf } from './response';
+import { callItem, itemId, messageItem, reasoningItem, responseJson, statusOf, usageOf } from './response';
 import type { OutputItem } from './response';
 import type { Echo } from './echo';
 import type { ToolSet } from './tools';
@@ -56,12 +56,10 @@ export function doorAnswerOf(answer: Answer, tools: ToolSet, echo: Echo): DoorAn
     upstreamId: answer.upstreamId,
     text: () => answerText(answer),
     render: (head, usage, cost) =>
-      JSON.stringify(
-        responseObject(head, echo, {
-          ...statusOf(answer.stopReason),
-          output: outputOf(answer, tools, head),
-          usage: usageOf(usage, cost),
-        }),
-      ),
+      responseJson(head, echo, {
+        ...statusOf(answer.stopReason),
+        output: outputOf(answer, tools, head),
+        usage: usageOf(usage, cost),
+      }),
   };
 }

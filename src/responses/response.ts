@@ -63,17 +63,22 @@ export function usageOf(usage: Usage, cost: number): Record<string, unknown> {
   };
 }
 
-/** A `response` object repeating `echo` of its request; `extra` sets its status, output, usage, error. */
-export function responseObject(head: StreamHead, echo: Echo, extra: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A `response` object repeating `echo` of its request, as JSON text; `extra` sets its status,
+ * output, usage, error. The echo is spliced in as written ({@link Echo}), so its tens of KB are
+ * not serialised again for every response object.
+ */
+export function responseJson(head: StreamHead, echo: Echo, extra: Record<string, unknown>): string {
   const status = typeof extra.status === 'string' ? extra.status : 'in_progress';
-  return {
+  const before = JSON.stringify({
     id: responseId(head),
     object: 'response',
     created_at: head.created,
     completed_at: status === 'in_progress' || status === 'failed' ? null : head.created,
     model: head.model,
     provider: head.provider,
-    ...echo,
+  });
+  const after = JSON.stringify({
     status,
     background: false,
     store: false,
@@ -82,5 +87,6 @@ export function responseObject(head: StreamHead, echo: Echo, extra: Record<strin
     output: [],
     usage: null,
     ...extra,
-  };
+  });
+  return `${before.slice(0, -1)},${echo === '' ? '' : `${echo},`}${after.slice(1)}`;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StreamHead } from '../providers/chat-types';
-import { callItem, itemId, messageItem, outputText, reasoningItem, responseObject } from './response';
+import { callItem, itemId, messageItem, outputText, reasoningItem, responseJson } from './response';
 import type { OutputItem } from './response';
 import type { Echo } from './echo';
 import { customInputOf, type ToolOrigin, type ToolSet } from './tools';
@@ -38,6 +38,12 @@ export class OpenItems {
   /** One SSE event of `type`. */
   event(type: string, data: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...data })}\n\n`;
+  }
+
+  /** One SSE event of `type` carrying `response` (JSON text, {@link responseJson}). */
+  responseEvent(type: string, response: string): string {
+    const head = JSON.stringify({ type, sequence_number: this.sequence++ });
+    return `event: ${type}\ndata: ${head.slice(0, -1)},"response":${response}}\n\n`;
   }
 
   text(delta: string, out: string[]): void {
@@ -109,8 +115,8 @@ export class OpenItems {
     const out: string[] = [];
     if (!this.opened) {
       this.opened = true;
-      const response = responseObject(this.head, this.echo, {});
-      out.push(this.event('response.created', { response }), this.event('response.in_progress', { response }));
+      const response = responseJson(this.head, this.echo, {});
+      out.push(this.responseEvent('response.created', response), this.responseEvent('response.in_progress', response));
     }
     const open = this.current;
     if (!open) return out;

@@ -12,7 +12,7 @@ import type { EventTranslator, StreamEvent, Usage } from '../inference/exchange'
 import { summaryOf } from '../providers/chat-stream-parts';
 import { countTokens } from '../usage/tokens';
 import type { FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
-import { responseObject, statusOf, usageOf } from './response';
+import { responseJson, statusOf, usageOf } from './response';
 import { OpenItems } from './stream-items';
 import type { Echo } from './echo';
 import type { ToolSet } from './tools';
@@ -68,24 +68,24 @@ export class ResponsesStream implements DoorStream {
   finish(head: StreamHead, usage: Usage, cost: number): string {
     const out = this.items.closeAll();
     const { status, incomplete_details } = statusOf(this.finishReason);
-    const response = responseObject(head, this.echo, {
+    const response = responseJson(head, this.echo, {
       status,
       incomplete_details,
       output: this.items.output,
       usage: usageOf(usage, cost),
     });
-    out.push(this.items.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response }));
+    out.push(this.items.responseEvent(status === 'completed' ? 'response.completed' : 'response.incomplete', response));
     return out.join('');
   }
 
   fail(head: StreamHead, code: number, message: string): string {
     const out = this.items.closeAll();
-    const response = responseObject(head, this.echo, {
+    const response = responseJson(head, this.echo, {
       status: 'failed',
       output: this.items.output,
       error: { code: errorCode(code), message },
     });
-    out.push(this.items.event('response.failed', { response }));
+    out.push(this.items.responseEvent('response.failed', response));
     return out.join('');
   }
 

@@ -138,3 +138,45 @@ test('an upstream that reports no usage: a body that gave its members up is coun
   expect(await counted(Buffer.from(text), 'utf-8')).toEqual([200, kept]);
   expect(kept).toBeGreaterThan(1000);
 });
+
+/** A Responses request's long instructions and function tools, written with odd spacing and escapes. */
+const INSTRUCTIONS = `"${'Work in the repo \\u2014 carefully. '.repeat(60)}"`;
+const FN_TOOLS = `[ ${Array.from({ length: 3 }, (_, i) => `{"type": "function", "name": "fn_${i}", "parameters": {"type": "object"}, "strict": false}`).join(' , ')} ]`;
+
+test.each([false, true])(
+  'stream %s: the Responses door repeats its request’s tools and instructions as the client wrote them',
+  async (stream) => {
+    const text = `{"model":"openai/gpt-4.1-mini","stream":${stream},"instructions":${INSTRUCTIONS},"tools":${FN_TOOLS},"input":"hi"}`;
+    const res = await undiciRequest(`${gateway.baseUrl}/responses`, {
+      method: 'POST',
+      headers: JSON_AUTH(),
+      body: text,
+    });
+    expect(res.statusCode).toBe(200);
+    const answer = await res.body.text();
+    const objects = stream
+      ? answer
+          .split('\n')
+          .filter((l) => l.startsWith('data: ') && l.includes('"response":{'))
+          .map((l) => (JSON.parse(l.slice(6)) as { response: Record<string, unknown> }).response)
+      : [JSON.parse(answer) as Record<string, unknown>];
+    // Whole: the answer; streamed: response.created, response.in_progress and response.completed.
+    expect(objects).toHaveLength(stream ? 3 : 1);
+    expect(answer.split(`"tools":${FN_TOOLS}`)).toHaveLength(objects.length + 1);
+    expect(answer.split(`"instructions":${INSTRUCTIONS}`)).toHaveLength(objects.length + 1);
+    for (const o of objects) {
+      expect(o).toMatchObject({ object: 'response', model: expect.any(String), tools: JSON.parse(FN_TOOLS) });
+      expect(o.instructions).toBe(JSON.parse(INSTRUCTIONS));
+      expect(Object.keys(o).slice(0, 6)).toEqual(['id', 'object', 'created_at', 'completed_at', 'model', 'provider']);
+    }
+  },
+);
+
+test('a Responses request with a hosted tool repeats the function tools alone, serialised', async () => {
+  const tools = `[{"type":"web_search"},${FN_TOOLS.slice(1)}`;
+  const text = `{"model":"openai/gpt-4.1-mini","tools":${tools},"input":"hi"}`;
+  const res = await undiciRequest(`${gateway.baseUrl}/responses`, { method: 'POST', headers: JSON_AUTH(), body: text });
+  expect(res.statusCode).toBe(200);
+  const answer = (await res.body.json()) as { tools: unknown[] };
+  expect(answer.tools).toEqual(JSON.parse(FN_TOOLS));
+});

@@ -20,7 +20,7 @@ function scripted(events: StreamEvent[]): EventTranslator {
 
 /** Run `events` through the door's stream; the parsed SSE events, the closing ones included. */
 function run(events: StreamEvent[], tools = toolSetOf(undefined)): ResponseStreamEvent[] {
-  const s = new ResponsesStream(scripted(events), head, tools, {});
+  const s = new ResponsesStream(scripted(events), head, tools, '');
   const text = s.push(Buffer.from('x')).join('') + s.end().join('') + s.finish(head, usage, 0.25);
   return text
     .split('\n\n')
@@ -115,7 +115,7 @@ test('a length stop ends with response.incomplete (reason max_output_tokens)', (
 });
 
 test('fail after content: the open item is closed, then response.failed with a string code', () => {
-  const s = new ResponsesStream(scripted([{ type: 'text', text: 'partial' }]), head, toolSetOf(undefined), {});
+  const s = new ResponsesStream(scripted([{ type: 'text', text: 'partial' }]), head, toolSetOf(undefined), '');
   const text = s.push(Buffer.from('x')).join('') + s.fail(head, 502, 'upstream broke');
   const last = JSON.parse(text.trim().split('\n').at(-1)!.slice(6)) as Record<string, unknown>;
   expect(last).toMatchObject({
