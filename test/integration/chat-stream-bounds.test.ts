@@ -2,7 +2,8 @@
  * Issue 61 items 5 and 7: a chat answer is bounded. A stream that sends more than
  * `chat.streamMaxBytes`, or runs longer than `chat.streamMaxMs`, is ended with the door's error
  * event (and recorded as an error, its tokens charged); a whole answer over `chat.maxAnswerBytes`
- * is a failed attempt; a client that stops reading is told apart from an upstream that is silent.
+ * is a failed attempt; a client that stops reading is told apart from an upstream that is silent,
+ * and an upstream that keeps sending is never taken for a silent one.
  */
 import http from 'node:http';
 import { startGatewayHarness, type GatewayHarness } from '../fakes/gateway-harness';
@@ -198,5 +199,29 @@ describe('a client that stops reading', () => {
     expect(h.events[0]).toMatchObject({ nativeFinishReason: 'client_stopped_reading', streamed: true });
     expect(h.events[0]!.status).toBe('ok'); // not an upstream failure (a 524 before this fix)
     req.destroy();
+  });
+
+  test('an upstream that keeps sending within the idle timeout is never cut, however long it runs', async () => {
+    // Gaps of 150 ms between the fake's events: at least 600 ms in all, past the 400 ms idle
+    // timeout, each read restarting it.
+    h.fleet.fakes.deepinfra!.setSticky({ eventIntervalMs: 150 });
+    const res = await streamed(h, { stream: true });
+    expect(res.status).toBe(200);
+    expect(res.data.length).toBeGreaterThanOrEqual(5);
+    expect(res.data.at(-1)).toBe('[DONE]');
+    expect(res.data.join('')).not.toContain('sent nothing');
+  });
+
+  test('an upstream silent for the idle timeout mid-stream ends it with an error event', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    h.fleet.fakes.deepinfra!.setSticky({ beforeEvent: (i: number) => (i === 3 ? held : Promise.resolve()) });
+    const before = h.events.length;
+    const res = await streamed(h, { stream: true });
+    release();
+    expect(res.status).toBe(200);
+    expect(res.data.join('\n')).toContain('the upstream sent nothing for 400 ms');
+    await until('the usage record', () => h.events.length > before, { timeoutMs: 5_000 });
+    expect(h.events.at(-1)).toMatchObject({ status: 'error', streamed: true });
   });
 });
