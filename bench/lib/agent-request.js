@@ -567,13 +567,12 @@ function agentMessagesFields(kb = AGENT_KB, seed = SEED) {
   };
 }
 
+/** A door's body of `fields` for `model`, streamed or not. */
+const bodyOf = (model, fields, stream) => JSON.stringify({ model, ...fields, ...(stream ? { stream: true } : {}) });
+
 /** The Messages turn as the client's body to the gateway and the floor, or (`upstream`) as the gateway sends it on. */
 const agentMessagesBody = (stream, upstream, kb = AGENT_KB, seed = SEED) =>
-  JSON.stringify({
-    model: upstream ? AGENT_MESSAGES_UPSTREAM_MODEL : AGENT_MESSAGES_MODEL,
-    ...agentMessagesFields(kb, seed),
-    ...(stream ? { stream: true } : {}),
-  });
+  bodyOf(upstream ? AGENT_MESSAGES_UPSTREAM_MODEL : AGENT_MESSAGES_MODEL, agentMessagesFields(kb, seed), stream);
 
 /** A message item of the Responses input: the user's text as `input_text`, the assistant's as `output_text`. */
 const messageItem = (role, text) => ({
@@ -634,11 +633,7 @@ function agentResponsesFields(kb = AGENT_KB, seed = SEED) {
  * chat completions upstream instead).
  */
 const agentResponsesBody = (stream, upstream, kb = AGENT_KB, seed = SEED) =>
-  JSON.stringify({
-    model: upstream ? AGENT_UPSTREAM_MODEL : AGENT_MODEL,
-    ...agentResponsesFields(kb, seed),
-    ...(stream ? { stream: true } : {}),
-  });
+  bodyOf(upstream ? AGENT_UPSTREAM_MODEL : AGENT_MODEL, agentResponsesFields(kb, seed), stream);
 
 module.exports = {
   AGENT_DEFAULT_KB: DEFAULT_KB,

@@ -7,7 +7,7 @@
 import type { ChatParameter, Modality } from '../catalog/types';
 import { wantsReasoning } from '../inference/reasoning';
 import { reasoningOf } from './reasoning-in';
-import { promptTokens, withSize, type PromptTokens } from './prompt-size';
+import { promptTokens, withSize, type PromptParts, type PromptTokens } from './prompt-size';
 import type { ChatBody, ChatContentPart, ChatMessage } from './types';
 
 /** Tokens an image or audio part counts for in a prompt when the gateway counts it (a typical tile or clip). */
@@ -98,12 +98,12 @@ function collected(body: ChatBody): Collected {
   return c;
 }
 
-/** The JSON values the prompt carries: its tools and a structured output's schema. */
-function valuesOf(body: ChatBody): unknown[] {
+/** What the prompt is counted by: the messages' texts (of `c`, one pass over them) and the JSON it carries (tools, a structured output's schema). */
+function promptPartsOf(body: ChatBody, c: Collected = collected(body)): PromptParts {
   const values: unknown[] = [];
   if (body.tools) values.push(body.tools);
   if (body.response_format?.type === 'json_schema') values.push(body.response_format.json_schema);
-  return values;
+  return { texts: c.texts, values };
 }
 
 /**
@@ -119,9 +119,6 @@ export function readPrompt(body: ChatBody): ChatPrompt {
   if (wantsReasoning(reasoningOf(body))) parameters.add('reasoning');
   const { modalities, userTexts } = c;
   const fixed = c.media * MEDIA_PART_TOKENS + body.messages.length * PER_MESSAGE_TOKENS;
-  const size = promptTokens({ texts: c.texts, values: valuesOf(body) }, fixed, () => ({
-    texts: collected(body).texts,
-    values: valuesOf(body),
-  }));
+  const size = promptTokens(promptPartsOf(body, c), fixed, () => promptPartsOf(body));
   return withSize({ modalities, modalityLabel: [...modalities].join('+'), parameters, userTexts }, size);
 }
