@@ -37,6 +37,7 @@ interface ProviderYaml {
   region?: string;
   timeout_ms?: number;
   base64_passthrough?: boolean;
+  responses?: boolean;
   wildcard?: WildcardYaml;
 }
 
@@ -124,6 +125,7 @@ function buildProvider(p: ProviderYaml, config: Config): ProviderInfo {
     entra,
     timeoutMs: p.timeout_ms ?? null,
     base64Passthrough: p.base64_passthrough ?? false,
+    responses: p.adapter === 'openai' && (env.responses ?? p.responses ?? false),
   };
 }
 

@@ -99,6 +99,8 @@ export interface ProviderInfo {
   timeoutMs: number | null;
   /** The upstream can answer `encoding_format: base64` itself, so its strings pass through untouched. */
   base64Passthrough: boolean;
+  /** The upstream serves OpenAI's `/responses` (YAML `responses`, `<SLUG>_RESPONSES`): the Responses door passes through to it. */
+  responses: boolean;
 }
 
 /** Prices in USD; per token for prompt and completion, per image, per request. */

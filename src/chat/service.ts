@@ -373,7 +373,7 @@ export class ChatService {
   ): Promise<AttemptResult<LiveStream<DoorStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
-    const translator = () => s.door.view(adapter).stream(head, s.job);
+    const translator = () => s.door.view(adapter, endpoint).stream(head, s.job);
     const build = (key: string | null) => sent(adapter.buildRequest(s.job, endpoint, key), s.job);
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, (req) =>
       attemptStream(
@@ -400,7 +400,7 @@ export class ChatService {
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, async (req) => {
       const res = await this.routing.http.post(req, adapter, timeoutMs);
       if (res.outcome !== 'ok') return res;
-      const parsed = door.view(adapter).parse(wholeBody(res.body), job);
+      const parsed = door.view(adapter, endpoint).parse(wholeBody(res.body), job);
       if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
       return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
     });

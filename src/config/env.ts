@@ -168,6 +168,8 @@ export interface ProviderEnv {
   entraToken?: string;
   /** `<NAME>_ENTRA_TOKEN_FILE`: where a rotated Entra token is read from (re-read as it changes). */
   entraTokenFile?: string;
+  /** `<NAME>_RESPONSES` (`true` / `false`): whether the provider serves OpenAI's `/responses`, over its YAML. */
+  responses?: boolean;
 }
 
 /** The provider variables: kind → the setting it fills, and whether `<NAME>_<KIND>_FILE` reads it from a file. */
@@ -178,10 +180,11 @@ const PROVIDER_KINDS: Readonly<Record<string, { key: keyof ProviderEnv; file: bo
   API_VERSION: { key: 'apiVersion', file: false },
   REGION: { key: 'region', file: false },
   ENTRA_TOKEN: { key: 'entraToken', file: false },
+  RESPONSES: { key: 'responses', file: false },
 };
 
 const PROVIDER_ENV =
-  /^(?<prefix>[A-Z0-9_]+?)_(?<kind>BASE_URL|API_KEYS|API_KEY|API_VERSION|REGION|ENTRA_TOKEN)(?<file>_FILE)?$/;
+  /^(?<prefix>[A-Z0-9_]+?)_(?<kind>BASE_URL|API_KEYS|API_KEY|API_VERSION|REGION|ENTRA_TOKEN|RESPONSES)(?<file>_FILE)?$/;
 const PROVIDER_PATH = /^config\.providers\.([A-Z0-9_]+)\.([A-Za-z]+)$/;
 const VARIABLE_SUFFIX: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(PROVIDER_KINDS).map(([kind, k]) => [k.key, kind])),
@@ -198,7 +201,7 @@ function listOf(value: string): string[] {
 
 /**
  * Generic provider overrides: every `<NAME>_BASE_URL`, `<NAME>_API_KEY`, `<NAME>_API_KEYS`,
- * `<NAME>_API_VERSION`, `<NAME>_REGION`, `<NAME>_ENTRA_TOKEN` (the secrets also as `…_FILE`) in the
+ * `<NAME>_API_VERSION`, `<NAME>_REGION`, `<NAME>_ENTRA_TOKEN`, `<NAME>_RESPONSES` (the secrets also as `…_FILE`) in the
  * environment. Which names matter is decided by the catalog (its slugs), not here.
  */
 export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): Layer {
@@ -224,7 +227,10 @@ export function providerEnvLayer(env: NodeJS.ProcessEnv, problems: string[]): La
       }
     }
     if (spec.key === 'apiKeys') entry.apiKeys = listOf(value);
-    else entry[spec.key] = value;
+    else if (spec.key === 'responses') {
+      if (value === 'true' || value === 'false') entry.responses = value === 'true';
+      else problems.push(`${name}: must be true or false`);
+    } else entry[spec.key] = value;
   }
   return Object.keys(out).length > 0 ? { providers: out } : {};
 }

@@ -118,9 +118,10 @@ function isSpace(c: number | undefined): boolean {
 /**
  * The bounds of each top-level member's value in `bytes`, a JSON object `JSON.parse` accepted
  * (so the scan needs no error handling): strings are skipped with `indexOf`, only the bytes
- * between them are read one by one.
+ * between them are read one by one. On bytes that are no JSON object it still ends, with bounds
+ * that mean nothing.
  */
-function memberSpans(bytes: Buffer): Map<string, readonly [number, number]> {
+export function memberSpans(bytes: Buffer): Map<string, readonly [number, number]> {
   const spans = new Map<string, readonly [number, number]>();
   let i = bytes.indexOf(0x7b) + 1;
   for (;;) {

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChatAdapter, ChatJob, FinishReason, StreamHead, ChatStream } from '../providers/chat-types';
+import type { Endpoint } from '../catalog/types';
 import type { ProviderPreferences } from '../routing/preferences';
 import type { ChatPrompt } from '../chat/prompt';
 import type { Usage } from './exchange';
@@ -70,8 +71,8 @@ export interface Door<B> {
   job(body: B, maxTokens: number | undefined, stream: boolean): ChatJob;
   /** The events that close a stream whose 200 went out (kept alive) but whose every attempt failed before content. */
   failed(head: StreamHead, code: number, message: string): string;
-  /** Its view of `adapter`'s answers (made once per adapter). */
-  view(adapter: ChatAdapter): DoorView;
+  /** Its view of `adapter`'s answers on `endpoint` (made once per adapter, or per way of answering). */
+  view(adapter: ChatAdapter, endpoint: Endpoint): DoorView;
   /**
    * The whole body from the door's own stream events (ending with its closing events), for a
    * whole answer read as a stream so that the budget could meter it. A

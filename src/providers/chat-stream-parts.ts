@@ -6,6 +6,7 @@
 import type { ChatUsage, FinishReason, StreamSummary } from './chat-types';
 import { asObject } from './parse';
 import { STATUS_MESSAGES } from '../errors';
+import { SseSplitter, type SseEvent } from './sse';
 
 /** `data` as one SSE event (`data: …\n\n`; a multi-line payload keeps one `data:` field per line). */
 export function frame(data: string): string {
@@ -53,4 +54,28 @@ export interface SummaryParts {
 export function summaryOf(parts: SummaryParts, tokens: () => number): StreamSummary {
   let counted: number | undefined;
   return { ...parts, generatedTokens: () => (counted ??= tokens()) };
+}
+
+/**
+ * A stream translator over SSE events: the body split into events, each batch handed to
+ * `handle`; a body that ends inside an event too large to buffer is a broken stream.
+ */
+export abstract class SseTranslator {
+  private readonly sse = new SseSplitter();
+  abstract done: boolean;
+  abstract error: { code: number; message: string } | null;
+
+  push(chunk: Buffer): string[] {
+    return this.handle(this.sse.push(chunk));
+  }
+
+  end(): string[] {
+    const out = this.handle(this.sse.end());
+    const overflow = this.error ? null : this.sse.overflowError(this.done);
+    if (overflow) this.error = overflow;
+    return out;
+  }
+
+  /** The events to write for `events`. */
+  protected abstract handle(events: SseEvent[]): string[];
 }

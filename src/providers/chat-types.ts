@@ -7,6 +7,8 @@
 import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
 import type { MessagesBody } from '../messages/types';
+import type { ResponsesBody } from '../responses/types';
+import type { DoorAnswer } from '../inference/door';
 import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
 import type { UpstreamErrorDetail, UpstreamHeaders, UpstreamRequest } from '../transport/outcome';
 
@@ -15,7 +17,9 @@ export type FinishReason = StopReason;
 
 /** A door's own body, for the adapter that speaks its format (sent as it is, but for the gateway's fields). */
 export type NativeBody =
-  { format: 'openai-chat'; body: ChatBody } | { format: 'anthropic-messages'; body: MessagesBody };
+  | { format: 'openai-chat'; body: ChatBody }
+  | { format: 'anthropic-messages'; body: MessagesBody }
+  | { format: 'openai-responses'; body: ResponsesBody };
 
 /** What an adapter needs to build one upstream request. */
 export interface ChatJob {
@@ -168,6 +172,8 @@ export interface ChatAdapter {
   readonly passThrough?: ChatView;
   /** The Messages door's view of an Anthropic-format upstream's answers, passed through (relabelled). */
   readonly messagesPassThrough?: MessagesPassThrough;
+  /** The Responses door's pass-through, on the endpoints whose provider serves OpenAI's `/responses`. */
+  readonly responsesPassThrough?: ResponsesPassThrough;
   /** As the embeddings adapters': whether an error body signals overload (→ 529). */
   isOverloaded?(status: number, bodyText: string, headers?: UpstreamHeaders): boolean;
   /** Whether an error says the model cannot serve yet (→ another provider, else 503; see `UpstreamFailure.unavailable`). */
@@ -214,4 +220,27 @@ export interface MessagesPassThroughStream extends ChatStream {
 export interface MessagesPassThrough {
   parseMessage(body: Buffer): NativeMessage | null;
   createStream(head: StreamHead): MessagesPassThroughStream;
+}
+
+/** A Responses answer as it came, read for billing and the record; rendered as the door's whole answer. */
+export type NativeResponse = DoorAnswer;
+
+/**
+ * A Responses stream passed through to the Responses door: every event as it came (the response
+ * objects relabelled), the final `response.completed` / `response.incomplete` held back for
+ * {@link ResponsesPassThroughStream.finish}, which writes it with the billed usage.
+ */
+export interface ResponsesPassThroughStream extends ChatStream {
+  /** The held-back final event, with the billed usage and its cost. */
+  finish(head: StreamHead, usage: Usage, cost: number): string;
+  /** `response.failed` with what was output so far, for a stream that broke after it started. */
+  fail(head: StreamHead, code: number, message: string): string;
+}
+
+/** The Responses door's pass-through of OpenAI's own Responses API. */
+export interface ResponsesPassThrough {
+  /** Whether `endpoint`'s provider serves `/responses` (`responses: true` in its catalog entry). */
+  serves(endpoint: Endpoint): boolean;
+  parseResponse(body: Buffer): NativeResponse | null;
+  createStream(head: StreamHead): ResponsesPassThroughStream;
 }

@@ -1,13 +1,14 @@
 /**
- * The Responses door on the inference core (POST /responses): no upstream speaks its format, so
- * every adapter gets the canonical form and every answer is written from canonical form, whole
- * ({@link doorAnswerOf}) or streamed ({@link ResponsesStream}). The door is made per request
- * ({@link responsesDoor}): its view maps tool calls back to the request's own tools (custom tools,
- * namespaces).
+ * The Responses door on the inference core (POST /responses). An endpoint whose provider serves
+ * OpenAI's own `/responses` gets the door's body and its answers pass through (relabelled, the
+ * adapter's `responsesPassThrough`); every other adapter gets the canonical form and every answer
+ * is written from canonical form, whole ({@link doorAnswerOf}) or streamed ({@link ResponsesStream}).
+ * The door is made per request ({@link responsesDoor}): its canonical view maps tool calls back to
+ * the request's own tools (custom tools, namespaces).
  * @module
  */
 import type { Door, DoorView } from '../inference/door';
-import type { ChatAdapter, ChatJob } from '../providers/chat-types';
+import type { ChatAdapter, ChatJob, ResponsesPassThrough } from '../providers/chat-types';
 import { doorAnswerOf } from './answer';
 import { echoOf } from './echo';
 import { readBody, responsesPlanInput } from './plan';
@@ -19,10 +20,22 @@ export const RESPONSES_ROUTE = '/api/v1/responses';
 
 const doors = new WeakMap<ResponsesBody, Door<ResponsesBody>>();
 
-/** The job: the canonical form only (read once per request). */
+/** The job: the door's body, for an upstream that serves `/responses`, and the canonical form (read once per request). */
 function jobOf(body: ResponsesBody, maxTokens: number | undefined, stream: boolean): ChatJob {
   const { exchange } = readBody(body);
-  return { exchange: () => exchange, stream, maxTokens };
+  return { native: { format: 'openai-responses', body }, exchange: () => exchange, stream, maxTokens };
+}
+
+const passThroughViews = new WeakMap<ResponsesPassThrough, DoorView>();
+
+/** The view of an upstream that speaks the door's format: its answers pass through. */
+function passThroughView(pass: ResponsesPassThrough): DoorView {
+  let view = passThroughViews.get(pass);
+  if (!view) {
+    view = { parse: (raw) => pass.parseResponse(raw), stream: (head) => pass.createStream(head) };
+    passThroughViews.set(pass, view);
+  }
+  return view;
 }
 
 /** The door of one request (made once per body; throws the stateless 400s of `plan.ts`). */
@@ -38,7 +51,9 @@ export function responsesDoor(body: ResponsesBody): Door<ResponsesBody> {
     planInput: responsesPlanInput,
     job: jobOf,
     failed: (head, code, message) => new ResponsesStream(null, head, tools, echo).fail(head, code, message),
-    view(adapter) {
+    view(adapter, endpoint) {
+      const pass = adapter.responsesPassThrough;
+      if (pass?.serves(endpoint)) return passThroughView(pass);
       let view = views.get(adapter);
       if (!view) {
         view = {

@@ -6,8 +6,9 @@
  * the agent's own file tool (Claude Code's `Read`, Codex's `exec_command` with `cat`) and, given
  * the tool's result, answer with it. A run passes when the agent's final output holds the marker
  * and the fake saw exactly the tool call and the answer after it. Through the gateway, each agent
- * runs twice: its model served by an Anthropic-format upstream, then by an OpenAI-chat-format one
- * (a test catalog whose only provider for the model is the fake of that format).
+ * runs three times: its model served by an Anthropic-format upstream, by an OpenAI-chat-format
+ * one, and by one that serves OpenAI's `/responses` too, to which Codex's turns pass through (a
+ * test catalog whose only provider for the model is the fake of that format).
  *
  * First, each agent is pointed straight at the fake (which speaks Messages and Responses too):
  * that checks the harness itself (install, spawn, config files, the fake's wires as the agents
@@ -50,6 +51,13 @@ const TEST_MS = RUN_MS + 30_000;
 const FORMATS = [
   { name: 'an Anthropic Messages upstream', slug: 'agent-anthropic', adapter: 'anthropic', basePath: '/anthropic/v1' },
   { name: 'an OpenAI chat-completions upstream', slug: 'agent-openai', adapter: 'openai', basePath: '/openai/v1' },
+  {
+    name: "OpenAI's Responses API (Codex's turns passed through)",
+    slug: 'agent-openai-responses',
+    adapter: 'openai',
+    basePath: '/responses/v1',
+    responses: true,
+  },
 ] as const;
 
 let agents: InstalledAgents;
@@ -150,6 +158,7 @@ function catalogServedBy(slug: string, dir: string) {
       adapter: f.adapter,
       base_url: `${fake.origin}${f.basePath}`,
       api_key: `test-key-${f.slug}`,
+      ...('responses' in f ? { responses: true } : {}),
     });
   const chat = parseYaml(readFileSync(fromRoot('config', 'chat-models.yaml'), 'utf8')) as {
     models: Array<{ id: string; endpoints: Array<Record<string, unknown>> }>;
@@ -238,6 +247,8 @@ describeAgents('the real coding agents', () => {
     });
 
     const upstreamPath = `${format.basePath}${format.adapter === 'anthropic' ? '/messages' : '/chat/completions'}`;
+    /** Where Codex's turns go: OpenAI's own `/responses` where the provider serves it, else translated. */
+    const codexPath = 'responses' in format ? `${format.basePath}/responses` : upstreamPath;
 
     // Harness check: over the chat completions the branch already serves, the test catalog sends the
     // models to the fake of this format, and the fake's tool plan round-trips, whole and streamed.
@@ -305,7 +316,7 @@ describeAgents('the real coding agents', () => {
       async () => {
         const run = await codex(baseUrl, h.key, CODEX_MODEL);
         expectRoundTrip(run, 'exec_command');
-        expect(fake.calls.map((c) => c.path.split('?')[0])).toEqual([upstreamPath, upstreamPath]);
+        expect(fake.calls.map((c) => c.path.split('?')[0])).toEqual([codexPath, codexPath]);
       },
       TEST_MS,
     );

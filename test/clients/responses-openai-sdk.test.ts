@@ -1,7 +1,8 @@
 /**
  * Issue 57 (the Responses door), "Tests": the official `openai` client's `responses.create` and
- * `responses.stream` against the gateway over fake upstreams of both formats (OpenAI chat and
- * Anthropic Messages): a plain answer, the stream's text deltas and final response, a function-call
+ * `responses.stream` against the gateway over fake upstreams of every way the door answers
+ * (OpenAI's own Responses API passed through, OpenAI chat completions and Anthropic Messages
+ * translated): a plain answer, the stream's text deltas and final response, a function-call
  * round trip, `text.format` json_schema, and a custom tool (Codex's `apply_patch` kind) round trip.
  * Each test checks what the client returned and what the gateway recorded for that generation.
  */
@@ -45,8 +46,8 @@ beforeEach(() => {
   h.events.length = 0;
 });
 
-/** The one usage event recorded for response `id` (`resp_` + the generation id). */
-async function recorded(id: string): Promise<UsageEvent> {
+/** The one usage event `h` recorded for response `id` (`resp_` + the generation id). */
+async function recordedBy(h: GatewayHarness, id: string): Promise<UsageEvent> {
   const gen = id.replace(/^resp_/, '');
   await until('the usage record', () => h.events.some((e) => e.id === gen));
   const matching = h.events.filter((e) => e.id === gen);
@@ -60,9 +61,25 @@ function priced(model: typeof MINI | typeof SONNET, usage: Costed['usage']): num
 }
 
 describe.each([
-  ['an OpenAI-format upstream', MINI, 'openai'],
-  ['an Anthropic-format upstream', SONNET, 'anthropic'],
-] as const)('openai responses over %s', (_name, model, fake) => {
+  ["OpenAI's own Responses API (passed through)", MINI, 'openai', true],
+  ['an OpenAI chat-completions upstream (translated)', MINI, 'openai', false],
+  ['an Anthropic-format upstream', SONNET, 'anthropic', true],
+] as const)('openai responses over %s', (_name, model, fake, responses) => {
+  // Each case its own gateway: OpenAI's fake serves `/responses` or, told it has none, chat completions only.
+  let h: GatewayHarness;
+  let client: OpenAI;
+  beforeAll(async () => {
+    h = await startGatewayHarness({ listen: true, providerExtras: { OPENAI: { responses } } });
+    client = new OpenAI({ apiKey: h.key, baseURL: h.baseUrl, maxRetries: 0 });
+  });
+  afterAll(() => h.close());
+  beforeEach(() => {
+    h.fleet.resetAll();
+    h.events.length = 0;
+  });
+  const recorded = (id: string) => recordedBy(h, id);
+  const passedThrough = fake === 'openai' && responses;
+
   test('responses.create: output_text, usage with cost, the record (api_type responses)', async () => {
     const res = await client.responses.create({
       model,
@@ -80,7 +97,9 @@ describe.each([
     expect(usage.cost).toBeCloseTo(priced(model, usage), 12);
     expect(res.usage?.total_tokens).toBe(usage.input_tokens + usage.output_tokens);
     expect(await recorded(res.id)).toMatchObject({ apiType: 'responses', model, streamed: false, costUsd: usage.cost });
-    expect(JSON.stringify(h.fleet.fakes[fake]!.calls[0]!.body)).toContain('be brief');
+    const sent = h.fleet.fakes[fake]!.calls[0]!;
+    expect(JSON.stringify(sent.body)).toContain('be brief');
+    expect(sent.path.endsWith('/responses')).toBe(passedThrough);
   });
 
   test('responses.stream: text deltas, a final response equal to response.completed, usage with cost', async () => {
@@ -130,11 +149,15 @@ describe.each([
       if (call?.type !== 'custom_tool_call')
         throw new Error(`expected a custom tool call: ${JSON.stringify(first.output)}`);
       expect(call).toMatchObject({ name: 'apply_patch', input: '*** Begin Patch *** End Patch' });
-      // Out as a function of one string argument whose description carries the grammar.
-      const sent = JSON.stringify(h.fleet.fakes[fake]!.calls[0]!.body.tools);
-      expect(sent).toContain('apply_patch');
-      expect(sent).toContain('Begin Patch');
-      expect(sent).toContain('"input"');
+      const tools = h.fleet.fakes[fake]!.calls[0]!.body.tools;
+      if (passedThrough) expect(tools).toEqual([applyPatch]);
+      else {
+        // Out as a function of one string argument whose description carries the grammar.
+        const sent = JSON.stringify(tools);
+        expect(sent).toContain('apply_patch');
+        expect(sent).toContain('Begin Patch');
+        expect(sent).toContain('"input"');
+      }
 
       const second = await client.responses.create({
         model,
@@ -147,7 +170,7 @@ describe.each([
   );
 });
 
-test('text.format json_schema reaches an OpenAI upstream as response_format and the text parses', async () => {
+test('text.format json_schema reaches OpenAI as it was sent and the text parses', async () => {
   const schema = {
     type: 'object',
     properties: { echo: { type: 'string' } },
@@ -161,19 +184,25 @@ test('text.format json_schema reaches an OpenAI upstream as response_format and 
     provider: { only: ['openai'] },
   } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
   expect(JSON.parse(res.output_text)).toEqual({ echo: 'structured please' });
-  expect(h.fleet.fakes.openai!.calls[0]!.body.response_format).toEqual({
-    type: 'json_schema',
-    json_schema: { name: 'echo', strict: true, schema },
+  expect(h.fleet.fakes.openai!.calls[0]!.body.text).toEqual({
+    format: { type: 'json_schema', name: 'echo', strict: true, schema },
   });
 });
 
-test('reasoning.effort reaches an OpenAI reasoning model as reasoning_effort, and no model without reasoning', async () => {
+test("reasoning reaches OpenAI's reasoning model as sent (its summary item comes back), and no model without reasoning", async () => {
   const reasoning = { effort: 'high', summary: 'auto' } as const;
-  const res = await client.responses.create({ model: 'openai/gpt-5.5', input: 'think', reasoning });
-  expect(h.fleet.fakes.openai!.calls[0]!.body.reasoning_effort).toBe('high');
+  const include = ['reasoning.encrypted_content'] as OpenAI.Responses.ResponseIncludable[];
+  const res = await client.responses.create({ model: 'openai/gpt-5.5', input: 'think', reasoning, include });
+  expect(h.fleet.fakes.openai!.calls[0]!.body).toMatchObject({ reasoning, include });
   expect(res.usage?.output_tokens_details.reasoning_tokens).toBe(8);
+  expect(res.output[0]).toMatchObject({
+    type: 'reasoning',
+    summary: [{ type: 'summary_text', text: 'thinking about: think' }],
+    encrypted_content: 'enc_fake_rs_1',
+  });
+  expect(res.output_text).toBe('echo: think');
   await client.responses.create({ model: MINI, input: 'think', reasoning });
-  expect(h.fleet.fakes.openai!.calls[1]!.body).not.toHaveProperty('reasoning_effort');
+  expect(h.fleet.fakes.openai!.calls[1]!.body).not.toHaveProperty('reasoning');
 });
 
 test('an error before any answer is the envelope the client reads (error.message)', async () => {

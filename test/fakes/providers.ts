@@ -6,6 +6,7 @@ import type { ConfigOverrides } from '../../src/config';
 import { providerEnvName } from '../../src/config';
 import { anthropicChatWire, openaiChatWire, type ChatWire } from './chat-wires';
 import { geminiChatWire } from './gemini-chat-wire';
+import { openaiResponsesWire } from './responses-wire';
 import { azureChatWire } from './azure-wire';
 import { bedrockChatWire } from './bedrock-wire';
 import { startFake, type FakeUpstream, type WireHandler } from './server';
@@ -19,9 +20,9 @@ import { cohereWire, geminiWire, openaiWire, voyageWire } from './wires';
  */
 export const FAKE_PROVIDERS: Record<
   string,
-  { wire: WireHandler | null; chat?: ChatWire; basePath: string; optIn?: true }
+  { wire: WireHandler | null; chat?: ChatWire | ChatWire[]; basePath: string; optIn?: true }
 > = {
-  openai: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
+  openai: { wire: openaiWire, chat: [openaiChatWire, openaiResponsesWire], basePath: '/v1' },
   mistral: { wire: openaiWire, chat: openaiChatWire, basePath: '/v1' },
   'google-ai-studio': { wire: geminiWire, chat: geminiChatWire, basePath: '/v1beta' },
   cohere: { wire: cohereWire, basePath: '' },

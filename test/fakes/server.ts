@@ -121,10 +121,11 @@ export interface FakeUpstream {
 }
 
 /**
- * Start a fake on an ephemeral port speaking `wire` (embeddings; null for none) and `chat`
- * (requests whose path ends with its `path`). Other paths get a 404.
+ * Start a fake on an ephemeral port speaking `wire` (embeddings; null for none) and `chat` (one
+ * or more chat wires: requests whose path ends with a wire's `path`). Other paths get a 404.
  */
-export async function startFake(wire: WireHandler | null, chat?: ChatWire): Promise<FakeUpstream> {
+export async function startFake(wire: WireHandler | null, chat?: ChatWire | ChatWire[]): Promise<FakeUpstream> {
+  const chats = chat === undefined ? [] : Array.isArray(chat) ? chat : [chat];
   const queued: Fault[] = [];
   let sticky: Fault | null = null;
   const sockets = new Set<import('node:net').Socket>();
@@ -165,7 +166,7 @@ export async function startFake(wire: WireHandler | null, chat?: ChatWire): Prom
       );
       fake.calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, text, ended });
       const [path = '', query = ''] = (req.url ?? '').split('?');
-      const chatWire = chat && (chat.matches ? chat.matches(path) : path.endsWith(chat.path)) ? chat : null;
+      const chatWire = chats.find((c) => (c.matches ? c.matches(path) : path.endsWith(c.path))) ?? null;
       const denied = await chatWire?.authenticate?.({
         method: req.method ?? '',
         url: req.url ?? '',

@@ -30,6 +30,7 @@ export function chatEndpoint(
       entra: null,
       timeoutMs: null,
       base64Passthrough: false,
+      responses: false,
     },
     upstreamModel: 'upstream-model',
     pricing: {

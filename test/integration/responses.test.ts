@@ -3,7 +3,8 @@
  * accepted, bad input a clear 400, the stateless refusals), the SSE events (`event:` named as
  * their `type`, increasing `sequence_number`, `response.completed` with usage and cost), the
  * records (`api_type` `responses`), `response.failed` after the first content, fallback before it,
- * a client that leaves, hosted tools left out and named, and Codex's captured requests.
+ * a client that leaves, hosted tools left out and named, and Codex's captured requests, all
+ * translated to chat completions (OpenAI's fake is told it has no `/responses`).
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -53,8 +54,11 @@ describe('POST /responses', () => {
   let h: GatewayHarness;
   let url: URL;
   beforeAll(async () => {
+    // The door's own translation: OpenAI's fake is told it has no `/responses`, so the door writes
+    // chat completions for it (the pass-through: responses-pass-through.test.ts).
     h = await startGatewayHarness({
       listen: true,
+      providerExtras: { OPENAI: { responses: false } },
       overrides: {
         chat: { attemptTimeoutMs: 400, deadlineMs: 3000, keepAliveMs: 50 },
         breaker: { failureThreshold: 1000 },

@@ -4,7 +4,8 @@
  * upstream and on the Messages door to Anthropic, also for a gzip-encoded body. The gateway's own
  * members are still its own (the provider's model name, the stream flag), a body in another
  * charset or one the gateway changed (a file part sent inline) is serialised again, and what the
- * upstream reads means the same as the client's request. Members the body gave up once sent
+ * upstream reads means the same as the client's request; the Responses door's body reaches
+ * OpenAI's `/responses` the same way. Members the body gave up once sent
  * (src/http/raw-json-body.ts, releaseRawMembers) are read again, as they were, by a fallback
  * attempt, by an adapter of another format, and by the exact count of an answer without usage.
  */
@@ -143,10 +144,13 @@ test('an upstream that reports no usage: a body that gave its members up is coun
 const INSTRUCTIONS = `"${'Work in the repo \\u2014 carefully. '.repeat(60)}"`;
 const FN_TOOLS = `[ ${Array.from({ length: 3 }, (_, i) => `{"type": "function", "name": "fn_${i}", "parameters": {"type": "object"}, "strict": false}`).join(' , ')} ]`;
 
+/** A model whose providers have no `/responses`: the Responses door writes its answers itself. */
+const TRANSLATED = 'meta-llama/llama-3.3-70b-instruct';
+
 test.each([false, true])(
   'stream %s: the Responses door repeats its request’s tools and instructions as the client wrote them',
   async (stream) => {
-    const text = `{"model":"openai/gpt-4.1-mini","stream":${stream},"instructions":${INSTRUCTIONS},"tools":${FN_TOOLS},"input":"hi"}`;
+    const text = `{"model":"${TRANSLATED}","stream":${stream},"instructions":${INSTRUCTIONS},"tools":${FN_TOOLS},"input":"hi"}`;
     const res = await undiciRequest(`${gateway.baseUrl}/responses`, {
       method: 'POST',
       headers: JSON_AUTH(),
@@ -174,9 +178,33 @@ test.each([false, true])(
 
 test('a Responses request with a hosted tool repeats the function tools alone, serialised', async () => {
   const tools = `[{"type":"web_search"},${FN_TOOLS.slice(1)}`;
-  const text = `{"model":"openai/gpt-4.1-mini","tools":${tools},"input":"hi"}`;
+  const text = `{"model":"${TRANSLATED}","tools":${tools},"input":"hi"}`;
   const res = await undiciRequest(`${gateway.baseUrl}/responses`, { method: 'POST', headers: JSON_AUTH(), body: text });
   expect(res.statusCode).toBe(200);
   const answer = (await res.body.json()) as { tools: unknown[] };
   expect(answer.tools).toEqual(JSON.parse(FN_TOOLS));
 });
+
+test.each([false, true])(
+  'stream %s: the Responses door sends OpenAI its input, tools and instructions as the client wrote them',
+  async (stream) => {
+    const input = '[ {"role":"user","content":"caf\\u00e9 \\/ hi"} ]';
+    const text = `{"model":"openai/gpt-4.1-mini","stream":${stream},"instructions":${INSTRUCTIONS},"tools":${FN_TOOLS},"input":${input},"session_id":"s1","provider":{"allow_fallbacks":false}}`;
+    const res = await undiciRequest(`${gateway.baseUrl}/responses`, {
+      method: 'POST',
+      headers: JSON_AUTH(),
+      body: text,
+    });
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+    const call = sent('openai');
+    expect(call.path).toBe('/v1/responses');
+    for (const member of [`"instructions":${INSTRUCTIONS}`, `"tools":${FN_TOOLS}`, `"input":${input}`])
+      expect(call.text).toContain(member);
+    // The gateway's members: the provider's model name, nothing stored upstream, its own fields kept back.
+    expect(call.body).toMatchObject({ model: 'gpt-4.1-mini', store: false });
+    expect(call.body).not.toHaveProperty('session_id');
+    expect(call.body).not.toHaveProperty('provider');
+    expect(call.body.stream === true).toBe(stream);
+  },
+);

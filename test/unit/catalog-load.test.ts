@@ -185,3 +185,18 @@ test('resolveEmbeddings serves embeddings only, resolveChat chat only; find find
   ]);
   expect(catalog.find('baai/bge-m3')?.kind).toBe('embeddings');
 });
+
+test('`responses`: the shipped OpenAI provider serves /responses, <SLUG>_RESPONSES overrides it, other adapters are refused it', () => {
+  const openai = (env: Record<string, string>) =>
+    loadCatalog(loadConfig(env), ADAPTER_NAMES).resolveChat('openai/gpt-4.1-mini').endpoints[0]!.provider;
+  expect(openai({}).responses).toBe(true);
+  expect(openai({ OPENAI_RESPONSES: 'false' }).responses).toBe(false);
+  const shipped = loadCatalog(loadConfig({}), ADAPTER_NAMES);
+  expect(shipped.resolveChat('anthropic/claude-sonnet-4').endpoints[0]!.provider.responses).toBe(false);
+  expect(() => loadConfig({ OPENAI_RESPONSES: 'yes' })).toThrow(/OPENAI_RESPONSES: must be true or false/);
+  const yaml = readFileSync(fromRoot('config', 'providers.yaml'), 'utf8').replace(
+    'adapter: anthropic\n',
+    'adapter: anthropic\n    responses: true\n',
+  );
+  expect(problemsOf(() => load({ providersFile: file(yaml) }))).toMatch(/adapter/);
+});

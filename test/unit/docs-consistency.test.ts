@@ -171,6 +171,7 @@ describe("README's configuration table", () => {
       '<SLUG>_API_VERSION',
       '<SLUG>_REGION',
       '<SLUG>_ENTRA_TOKEN',
+      '<SLUG>_RESPONSES',
     ];
     expect([...listed].sort()).toEqual([...read].sort());
   });

@@ -180,7 +180,7 @@ describe('the Anthropic adapter and the Messages job', () => {
 
 describe('the Messages door streams', () => {
   test('canonical events: a block per kind of content, closed by the next; finish writes the billed usage', () => {
-    const s = MESSAGES_DOOR.view(openaiChatAdapter).stream(HEAD);
+    const s = MESSAGES_DOOR.view(openaiChatAdapter, chatEndpoint()).stream(HEAD);
     const chunk = (delta: unknown, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: 'c1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const out = [
@@ -228,7 +228,7 @@ describe('the Messages door streams', () => {
   });
 
   test('pass-through: message_start relabelled, the rest as sent, the final delta held back', () => {
-    const s = MESSAGES_DOOR.view(anthropicChatAdapter).stream(HEAD);
+    const s = MESSAGES_DOOR.view(anthropicChatAdapter, chatEndpoint({}, 'anthropic')).stream(HEAD);
     const upstream = [
       sse('message_start', { message: { id: 'msg_up', model: 'claude-x', usage: { input_tokens: 5 } } }),
       sse('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),

@@ -9,10 +9,10 @@
  */
 import type { MessagesPassThrough, MessagesPassThroughStream, StreamHead, StreamSummary } from '../chat-types';
 import type { ChatUsage } from '../chat-types';
-import { streamError, summaryOf } from '../chat-stream-parts';
+import { SseTranslator, streamError, summaryOf } from '../chat-stream-parts';
 import { asObject } from '../parse';
 import { parseJson } from '../raw-json';
-import { SseSplitter, type SseEvent } from '../sse';
+import type { SseEvent } from '../sse';
 import { finishOf, usageOf } from './finish';
 import { answerOfMessage } from './response';
 import { GeneratedText } from '../generated-text';
@@ -21,8 +21,7 @@ import { countTokens } from '../../usage/tokens';
 const frame = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
 
 /** One passed-through stream (see the module comment). */
-class PassThroughStream implements MessagesPassThroughStream {
-  private readonly sse = new SseSplitter();
+class PassThroughStream extends SseTranslator implements MessagesPassThroughStream {
   private rawUsage: Record<string, unknown> | null = null;
   private upstreamId: string | null = null;
   private toolCalls = 0;
@@ -34,21 +33,12 @@ class PassThroughStream implements MessagesPassThroughStream {
   stopReason: string | null = null;
   stopSequence: string | null = null;
 
-  constructor(private readonly head: StreamHead) {}
+  constructor(private readonly head: StreamHead) {
+    super();
+  }
 
   get openBlocks(): readonly number[] {
     return [...this.open];
-  }
-
-  push(chunk: Buffer): string[] {
-    return this.handle(this.sse.push(chunk));
-  }
-
-  end(): string[] {
-    const out = this.handle(this.sse.end());
-    const overflow = this.error ? null : this.sse.overflowError(this.done);
-    if (overflow) this.error = overflow;
-    return out;
   }
 
   generatedBound(): number {
@@ -68,7 +58,7 @@ class PassThroughStream implements MessagesPassThroughStream {
     return summaryOf(parts, () => texts.tokens(countTokens));
   }
 
-  private handle(events: SseEvent[]): string[] {
+  protected handle(events: SseEvent[]): string[] {
     const out: string[] = [];
     for (const e of events) {
       if (this.done || this.error) break;

@@ -12,5 +12,10 @@ export function chatUrl(endpoint: Endpoint): string {
   return `${endpoint.provider.baseUrl}/chat/completions`;
 }
 
+/** `<base_url>/responses` (OpenAI's Responses API, where the provider serves it). */
+export function responsesUrl(endpoint: Endpoint): string {
+  return `${endpoint.provider.baseUrl}/responses`;
+}
+
 /** `Authorization: Bearer <key>` when a key is configured. */
 export const headers = (key: string | null) => bearerHeaders(key);
