@@ -235,6 +235,8 @@ export interface ResponsesPassThroughStream extends ChatStream {
   finish(head: StreamHead, usage: Usage, cost: number): string;
   /** `response.failed` with what was output so far, for a stream that broke after it started. */
   fail(head: StreamHead, code: number, message: string): string;
+  /** `response.incomplete` (a length stop saying the budget ended it) with what was output so far. */
+  cut(head: StreamHead, usage: Usage, cost: number): string;
 }
 
 /** The Responses door's pass-through of OpenAI's own Responses API. */

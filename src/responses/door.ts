@@ -10,6 +10,7 @@
 import type { Door, DoorView } from '../inference/door';
 import type { ChatAdapter, ChatJob, ResponsesPassThrough } from '../providers/chat-types';
 import { doorAnswerOf } from './answer';
+import { assembleResponse } from './assemble';
 import { echoOf } from './echo';
 import { readBody, responsesPlanInput } from './plan';
 import { ResponsesStream } from './stream';
@@ -23,7 +24,9 @@ const doors = new WeakMap<ResponsesBody, Door<ResponsesBody>>();
 /** The job: the door's body, for an upstream that serves `/responses`, and the canonical form (read once per request). */
 function jobOf(body: ResponsesBody, maxTokens: number | undefined, stream: boolean): ChatJob {
   const { exchange } = readBody(body);
-  return { native: { format: 'openai-responses', body }, exchange: () => exchange, stream, maxTokens };
+  // A whole answer the budget meters is read as a stream: the canonical form says so too.
+  const streamed = exchange.stream === stream ? exchange : { ...exchange, stream };
+  return { native: { format: 'openai-responses', body }, exchange: () => streamed, stream, maxTokens };
 }
 
 const passThroughViews = new WeakMap<ResponsesPassThrough, DoorView>();
@@ -67,6 +70,7 @@ export function responsesDoor(body: ResponsesBody): Door<ResponsesBody> {
       }
       return view;
     },
+    assemble: assembleResponse,
     endUser: (b) => b.user ?? b.safety_identifier ?? null,
     sessionId: (b) => b.session_id,
   };

@@ -7,6 +7,7 @@
 import type { StopReason, Usage } from '../inference/exchange';
 import type { StreamHead } from '../providers/chat-types';
 import type { Echo } from './echo';
+import { BUDGET_STOP } from '../budgets/slices';
 import { customInputOf, type ToolOrigin } from './tools';
 
 /** An output item as sent. */
@@ -50,6 +51,12 @@ export function statusOf(stop: StopReason | null): { status: string; incomplete_
   if (stop === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
 }
+
+/** The status of an answer the budget ended: a length stop (`max_output_tokens`) saying so (budgets/slices.ts). */
+export const BUDGET_INCOMPLETE = {
+  status: 'incomplete',
+  incomplete_details: { reason: 'max_output_tokens', ...BUDGET_STOP },
+} as const;
 
 /** The billed usage in the Responses shape, with its cost. */
 export function usageOf(usage: Usage, cost: number): Record<string, unknown> {

@@ -12,7 +12,7 @@ import type { EventTranslator, StreamEvent, Usage } from '../inference/exchange'
 import { summaryOf } from '../providers/chat-stream-parts';
 import { countTokens } from '../usage/tokens';
 import type { FinishReason, StreamHead, StreamSummary } from '../providers/chat-types';
-import { responseJson, statusOf, usageOf } from './response';
+import { BUDGET_INCOMPLETE, responseJson, statusOf, usageOf } from './response';
 import { OpenItems } from './stream-items';
 import type { Echo } from './echo';
 import type { ToolSet } from './tools';
@@ -30,6 +30,8 @@ export class ResponsesStream implements DoorStream {
   private usage: Usage | null = null;
   private finishReason: FinishReason | null = null;
   private nativeFinishReason: string | null = null;
+  /** UTF-8 bytes of what the model generated: a bound on its tokens, for a budget's meter. */
+  private generated = 0;
   started = false;
   error: { code: number; message: string } | null = null;
 
@@ -65,9 +67,25 @@ export class ResponsesStream implements DoorStream {
     return summaryOf(parts, () => countTokens([this.items.texts.join('')]));
   }
 
+  generatedBound(): number {
+    return this.generated;
+  }
+
   finish(head: StreamHead, usage: Usage, cost: number): string {
+    return this.close(head, usage, cost, statusOf(this.finishReason));
+  }
+
+  cut(head: StreamHead, usage: Usage, cost: number): string {
+    return this.close(head, usage, cost, BUDGET_INCOMPLETE);
+  }
+
+  private close(
+    head: StreamHead,
+    usage: Usage,
+    cost: number,
+    { status, incomplete_details }: { status: string; incomplete_details: unknown },
+  ): string {
     const out = this.items.closeAll();
-    const { status, incomplete_details } = statusOf(this.finishReason);
     const response = responseJson(head, this.echo, {
       status,
       incomplete_details,
@@ -99,6 +117,9 @@ export class ResponsesStream implements DoorStream {
   }
 
   private translate(e: StreamEvent, out: string[]): void {
+    const text =
+      e.type === 'tool_call_start' ? e.name : e.type === 'tool_call_delta' ? e.arguments : 'text' in e ? e.text : null;
+    if (typeof text === 'string') this.generated += Buffer.byteLength(text);
     switch (e.type) {
       case 'text':
         this.started = true;

@@ -13,7 +13,7 @@ import { requireInferenceKey } from '../auth/authenticate';
 import { validate, validated } from '../http/validate';
 import type { ApiRouter } from '../http/router';
 import { pricedRoute } from '../http/priced-route';
-import { exactPlan } from '../chat/plan';
+import { exactPlan, wholePlan } from '../chat/plan';
 import { callerOf } from '../http/caller';
 import { leftOutTools, responsesDoor } from '../responses/door';
 
@@ -47,14 +47,15 @@ export function registerResponsesRoutes(api: ApiRouter, deps: AppDeps): void {
         const plan = withForcedToolRule(reasoned, forced, 'body.tool_choice');
         return withFormatRule(plan, responseFormatOf(b), 'body.text.format');
       },
-      run: (req: Request, res: Response, plan) => {
+      run: (req: Request, res: Response, plan, budget) => {
         const leftOut = leftOutTools(body(req));
         if (leftOut.length > 0) res.setHeader(LEFT_OUT_HEADER, leftOut.join(', '));
-        return chat.answer(responsesDoor(body(req)), callerOf(req), body(req), plan, res);
+        return chat.answer(responsesDoor(body(req)), callerOf(req), body(req), plan, res, budget);
       },
       track: (work) => chat.track(work),
       refusalHint: REFUSAL_HINT,
       refine: exactPlan,
+      unsliced: wholePlan,
     }),
   );
 }

@@ -4,8 +4,9 @@
  * budget and a model whose `max_tokens: 128000` worst case is $4: twenty concurrent turns of
  * about a cent are all served; a turn that would cost more than is left is cut as the door's
  * length stop, saying the budget ended it, and billed for what it produced; spend never passes $1
- * and nothing stays reserved. Whole and streamed, on the chat and Messages doors, over an
- * OpenAI-format and an Anthropic-format upstream; a client that leaves mid-slice leaves no hold.
+ * and nothing stays reserved. Whole and streamed, on the chat, Messages and Responses doors, over
+ * an OpenAI-format upstream (for the Responses door OpenAI's own `/responses`, passed through) and
+ * an Anthropic-format one; a client that leaves mid-slice leaves no hold.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +50,7 @@ function catalog(): string {
   return file;
 }
 
-type Door = 'chat' | 'messages';
+type Door = 'chat' | 'messages' | 'responses';
 type Upstream = 'openai' | 'anthropic';
 
 /** What a turn's answer said: its status, its stop, whether it said the budget ended it, its cost. */
@@ -72,6 +73,17 @@ function eventsOf(text: string): Array<Record<string, unknown>> {
 /** A turn's answer read the door's way. */
 function readTurn(door: Door, stream: boolean, status: number, body: Record<string, unknown>, text: string): Turn {
   if (status !== 200) return { status };
+  if (door === 'responses') {
+    const response = stream ? (eventsOf(text).at(-1)!.response as Record<string, unknown>) : body;
+    const details = response.incomplete_details as { reason: string; stopped_by?: string } | null;
+    const cost = (response.usage as { cost: number }).cost;
+    return {
+      status,
+      stop: details?.reason ?? (response.status as string),
+      budgetStop: details?.stopped_by === 'budget',
+      cost,
+    };
+  }
   if (door === 'chat' && !stream) {
     const choice = (body.choices as Array<{ finish_reason: string }>)[0]!;
     const metadata = body.metadata as { stopped_by?: string } | undefined;
@@ -144,18 +156,15 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
 
   /** One turn with `max_tokens: 128000` on `upstream`, through `door`. */
   function turn(secret: string, door: Door, upstream: Upstream, stream: boolean, text: string): request.Test {
-    const url = door === 'chat' ? '/api/v1/chat/completions' : '/api/v1/messages';
-    return request(h.gw.app)
-      .post(url)
-      .set('Authorization', bearer(secret))
-      .send({
-        model: MODEL,
-        max_tokens: 128000,
-        stream,
-        provider: { only: [upstream] },
-        messages: [{ role: 'user', content: text }],
-      })
-      .buffer(true);
+    const url = { chat: '/api/v1/chat/completions', messages: '/api/v1/messages', responses: '/api/v1/responses' }[
+      door
+    ];
+    const common = { model: MODEL, stream, provider: { only: [upstream] } };
+    const body =
+      door === 'responses'
+        ? { ...common, max_output_tokens: 128000, input: text }
+        : { ...common, max_tokens: 128000, messages: [{ role: 'user', content: text }] };
+    return request(h.gw.app).post(url).set('Authorization', bearer(secret)).send(body).buffer(true);
   }
 
   async function ask(secret: string, door: Door, upstream: Upstream, stream: boolean, text: string): Promise<Turn> {
@@ -164,7 +173,7 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
   }
 
   const CASES: Array<[Door, Upstream, boolean]> = [];
-  for (const door of ['chat', 'messages'] as const)
+  for (const door of ['chat', 'messages', 'responses'] as const)
     for (const upstream of ['openai', 'anthropic'] as const)
       for (const stream of [false, true]) CASES.push([door, upstream, stream]);
 
@@ -214,11 +223,12 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
       const small = await Promise.all(Array.from({ length: 20 }, () => ask(ws.secret, door, upstream, stream, SMALL)));
       for (const t of small) {
         expect(t).toMatchObject({ status: 200, budgetStop: false });
-        expect(t.stop).toBe(door === 'chat' ? 'stop' : 'end_turn');
+        expect(t.stop).toBe({ chat: 'stop', messages: 'end_turn', responses: 'completed' }[door]);
         expect(t.cost).toBeCloseTo(0.01, 9);
       }
       const big = await ask(ws.secret, door, upstream, stream, BIG);
-      expect(big).toMatchObject({ status: 200, stop: door === 'chat' ? 'length' : 'max_tokens', budgetStop: true });
+      const lengthStop = { chat: 'length', messages: 'max_tokens', responses: 'max_output_tokens' }[door];
+      expect(big).toMatchObject({ status: 200, stop: lengthStop, budgetStop: true });
       expect(big.cost).toBeGreaterThan(0);
       expect(big.cost).toBeLessThan(BUDGET - 0.2);
       // A whole answer is read from the upstream as a stream too, so that it is metered.
@@ -258,16 +268,20 @@ describe('completion slices on a $1 budget, a $4 worst case', () => {
     expect((await budget(ws.id)).spent_usd).toBeCloseTo(Number(rows[0]!.cost_usd), 9);
   });
 
-  test.each(['openai', 'anthropic'] as const)(
-    'a client that leaves mid-slice (%s upstream) leaves no reservation behind',
-    async (upstream) => {
+  test.each([
+    ['chat', 'openai'],
+    ['chat', 'anthropic'],
+    ['responses', 'openai'],
+  ] as const)(
+    'a client that leaves mid-slice (%s door, %s upstream) leaves no reservation behind',
+    async (door, upstream) => {
       const ws = await tenant();
       // Events are written as the test releases them: enough for the hold to grow past its first slice, then none.
       let release: () => void = () => undefined;
       const blocked = new Promise<void>((resolve) => (release = resolve));
       const fake = h.fleet.fakes[upstream]!;
       fake.queue({ beforeEvent: (i) => (i < 900 ? Promise.resolve() : blocked) });
-      const sent = turn(ws.secret, 'chat', upstream, true, BIG);
+      const sent = turn(ws.secret, door, upstream, true, BIG);
       const client = sent.then(
         () => undefined,
         () => undefined,

@@ -14,15 +14,14 @@ import type { NativeResponse, ResponsesPassThrough, StreamHead } from '../chat-t
 import type { ResponsesPassThroughStream, StreamSummary } from '../chat-types';
 import type { Usage } from '../../inference/exchange';
 import { errorCode } from '../../responses/stream';
-import { responseId, usageOf } from '../../responses/response';
+import { BUDGET_INCOMPLETE, responseId, usageOf } from '../../responses/response';
 import { STATUS_MESSAGES } from '../../errors';
 import { frame as sseData, SseTranslator, streamError, summaryOf } from '../chat-stream-parts';
-import { GeneratedText, MAX_KEPT_CHARS, scaled } from '../generated-text';
 import { asObject } from '../parse';
 import type { SseEvent } from '../sse';
 import { parseJson } from '../raw-json';
-import { countTokens } from '../../usage/tokens';
 import { RawObject } from '../raw-object';
+import { DELTA_TARGETS, StreamedOutput } from './responses-output';
 import { isToolCall, outputTexts, responsesFinishOf, responsesUsageOf } from './responses-wire';
 
 /** One SSE event (a payload of several lines keeps one `data:` field per line). */
@@ -75,14 +74,7 @@ function responseEvent(type: string, sequence: unknown, response: string): strin
 }
 
 /** The delta events whose `delta` is generated text. */
-const DELTAS: ReadonlySet<string> = new Set([
-  'response.output_text.delta',
-  'response.refusal.delta',
-  'response.function_call_arguments.delta',
-  'response.custom_tool_call_input.delta',
-  'response.reasoning_summary_text.delta',
-  'response.reasoning_text.delta',
-]);
+const DELTAS: ReadonlySet<string> = new Set(Object.keys(DELTA_TARGETS));
 
 /** The events that end a response well, held back for {@link PassThroughStream.finish}. */
 const FINAL: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);
@@ -99,44 +91,12 @@ const READ: ReadonlySet<string> = new Set([
   'error',
 ]);
 
-/**
- * The generated text of a stream's delta events, kept as the events' data and read only when the
- * gateway must count (an answer without usage): the first {@link MAX_KEPT_CHARS} characters kept,
- * the rest only measured, the count scaled as {@link GeneratedText}'s is.
- */
-class DeltaEvents {
-  private readonly kept: string[] = [];
-  private keptChars = 0;
-  private seenChars = 0;
-  /** Tool names, from the calls' items. */
-  readonly names: string[] = [];
-
-  add(data: string): void {
-    this.seenChars += data.length;
-    if (this.keptChars >= MAX_KEPT_CHARS) return;
-    this.kept.push(data);
-    this.keptChars += data.length;
-  }
-
-  tokens(): number {
-    const texts = new GeneratedText();
-    for (const data of this.kept) {
-      const delta = asObject(parseJson(data))?.delta;
-      if (typeof delta === 'string') texts.add(delta);
-    }
-    for (const name of this.names) texts.add(name);
-    const share = this.seenChars === 0 ? 1 : this.keptChars / this.seenChars;
-    return scaled(texts.tokens(countTokens), share);
-  }
-}
-
 /** One passed-through stream (see the module comment). */
 class PassThroughStream extends SseTranslator implements ResponsesPassThroughStream {
-  private readonly deltas = new DeltaEvents();
+  private readonly generated = new StreamedOutput();
   /** The latest response object (for a `response.failed` the door writes), and the final event. */
   private response: RawObject | null = null;
   private final: { type: string; sequence: unknown; response: RawObject } | null = null;
-  private readonly output: unknown[] = [];
   /** Events written so far: the next one's `sequence_number`, as OpenAI numbers them from 0. */
   private written = 0;
   private toolCalls = 0;
@@ -159,8 +119,12 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
       toolCalls: this.toolCalls,
       upstreamId: typeof id === 'string' ? id : null,
     };
-    const deltas = this.deltas;
-    return summaryOf(parts, () => deltas.tokens());
+    const generated = this.generated;
+    return summaryOf(parts, () => generated.tokens());
+  }
+
+  generatedBound(): number {
+    return this.generated.bound;
   }
 
   finish(head: StreamHead, usage: Usage, cost: number): string {
@@ -170,8 +134,14 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
   }
 
   fail(head: StreamHead, code: number, message: string): string {
-    const changes = { status: 'failed', output: this.output, usage: null, error: { code: errorCode(code), message } };
+    const output = this.generated.items();
+    const changes = { status: 'failed', output, usage: null, error: { code: errorCode(code), message } };
     return responseEvent('response.failed', this.written, relabelled(this.response, head, changes));
+  }
+
+  cut(head: StreamHead, usage: Usage, cost: number): string {
+    const changes = { ...BUDGET_INCOMPLETE, output: this.generated.items(), usage: usageOf(usage, cost) };
+    return responseEvent('response.incomplete', this.written, relabelled(this.response, head, changes));
   }
 
   protected handle(events: SseEvent[]): string[] {
@@ -192,21 +162,21 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
     // An event named by its `event:` line is read only where the gateway needs it.
     let type = e.event;
     if (type !== undefined && DELTAS.has(type)) {
-      this.deltas.add(e.data);
+      this.generated.delta(e.data);
       return frame(type, e.data);
     }
     if (type !== undefined && !READ.has(type)) {
-      if (type === 'response.output_item.added') this.started = true;
+      if (type === 'response.output_item.added') this.itemAdded(e.data);
       return frame(type, e.data);
     }
     if (type !== undefined && (OPENING.has(type) || FINAL.has(type))) return this.responseObject(type, e.data);
     const data = asObject(parseJson(e.data));
     if (!data) return null;
     type ??= typeof data.type === 'string' ? data.type : '';
-    if (DELTAS.has(type)) this.deltas.add(e.data);
+    if (DELTAS.has(type)) this.generated.delta(e.data);
     else if (OPENING.has(type) || FINAL.has(type)) return this.responseObject(type, e.data);
-    else if (type === 'response.output_item.added') this.started = true;
-    else if (type === 'response.output_item.done') this.itemDone(data.item);
+    else if (type === 'response.output_item.added') this.itemAdded(e.data);
+    else if (type === 'response.output_item.done') this.itemDone(data.output_index, data.item);
     else if (type === 'response.failed' || type === 'error') {
       this.error = (type === 'error' && streamError({ error: data })) || { code: 502, message: STATUS_MESSAGES[502]! };
       return null;
@@ -227,14 +197,16 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
     return null;
   }
 
-  private itemDone(item: unknown): void {
+  private itemAdded(data: string): void {
     this.started = true;
-    this.output.push(item);
-    if (isToolCall(item)) {
-      this.toolCalls++;
-      const name = asObject(item)?.name;
-      if (typeof name === 'string') this.deltas.names.push(name);
-    }
+    this.generated.added(data);
+  }
+
+  private itemDone(index: unknown, item: unknown): void {
+    this.started = true;
+    const name = isToolCall(item) ? asObject(item)?.name : null;
+    if (isToolCall(item)) this.toolCalls++;
+    this.generated.itemDone(index, item, typeof name === 'string' ? name : null);
   }
 }
 
