@@ -373,7 +373,9 @@ export class ChatService {
   ): Promise<AttemptResult<LiveStream<DoorStream>>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const head = { id: s.id, model: endpoint.modelId, provider: endpoint.provider.name, created: s.created };
-    const translator = () => s.door.view(adapter, endpoint).stream(head, s.job);
+    // The view before the request: a door's view may read the body, which gives up its members once sent.
+    const view = s.door.view(adapter, endpoint);
+    const translator = () => view.stream(head, s.job);
     const build = (key: string | null) => sent(adapter.buildRequest(s.job, endpoint, key), s.job);
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, (req) =>
       attemptStream(
@@ -396,11 +398,12 @@ export class ChatService {
   ): Promise<AttemptResult<DoorAnswer>> {
     const adapter = chatAdapterFor(endpoint.provider.adapter);
     const maxBodyBytes = this.deps.config.chat.maxAnswerBytes;
+    const view = door.view(adapter, endpoint); // before the request is built, as in attemptStream
     const build = (key: string | null) => ({ ...sent(adapter.buildRequest(job, endpoint, key), job), maxBodyBytes });
     return withPooledKey(this.routing.keys, adapter, endpoint, build, inject, async (req) => {
       const res = await this.routing.http.post(req, adapter, timeoutMs);
       if (res.outcome !== 'ok') return res;
-      const parsed = door.view(adapter, endpoint).parse(wholeBody(res.body), job);
+      const parsed = view.parse(wholeBody(res.body), job);
       if (!parsed) return { outcome: 'server', status: res.status, reason: 'invalid chat completion body' };
       return { outcome: 'ok', value: parsed, upstreamMs: res.elapsedMs };
     });

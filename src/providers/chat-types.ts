@@ -8,7 +8,7 @@ import type { Endpoint } from '../catalog/types';
 import type { ChatBody, ChatToolCall } from '../chat/types';
 import type { MessagesBody } from '../messages/types';
 import type { ResponsesBody } from '../responses/types';
-import type { DoorAnswer } from '../inference/door';
+import type { DoorView } from '../inference/door';
 import type { Answer, EventTranslator, Exchange, StopReason, Usage, WireFormat } from '../inference/exchange';
 import type { UpstreamErrorDetail, UpstreamHeaders, UpstreamRequest } from '../transport/outcome';
 
@@ -222,27 +222,11 @@ export interface MessagesPassThrough {
   createStream(head: StreamHead): MessagesPassThroughStream;
 }
 
-/** A Responses answer as it came, read for billing and the record; rendered as the door's whole answer. */
-export type NativeResponse = DoorAnswer;
-
 /**
- * A Responses stream passed through to the Responses door: every event as it came (the response
- * objects relabelled), the final `response.completed` / `response.incomplete` held back for
- * {@link ResponsesPassThroughStream.finish}, which writes it with the billed usage.
+ * The Responses door's pass-through of OpenAI's own Responses API: a door view of its own (answers
+ * relabelled, a stream's final event held back for the billed usage), on the endpoints it serves.
  */
-export interface ResponsesPassThroughStream extends ChatStream {
-  /** The held-back final event, with the billed usage and its cost. */
-  finish(head: StreamHead, usage: Usage, cost: number): string;
-  /** `response.failed` with what was output so far, for a stream that broke after it started. */
-  fail(head: StreamHead, code: number, message: string): string;
-  /** `response.incomplete` (a length stop saying the budget ended it) with what was output so far. */
-  cut(head: StreamHead, usage: Usage, cost: number): string;
-}
-
-/** The Responses door's pass-through of OpenAI's own Responses API. */
-export interface ResponsesPassThrough {
+export interface ResponsesPassThrough extends DoorView {
   /** Whether `endpoint`'s provider serves `/responses` (`responses: true` in its catalog entry). */
   serves(endpoint: Endpoint): boolean;
-  parseResponse(body: Buffer): NativeResponse | null;
-  createStream(head: StreamHead): ResponsesPassThroughStream;
 }

@@ -8,10 +8,10 @@
  * @module
  */
 import type { Door, DoorView } from '../inference/door';
-import type { ChatAdapter, ChatJob, ResponsesPassThrough } from '../providers/chat-types';
+import type { ChatAdapter, ChatJob } from '../providers/chat-types';
 import { doorAnswerOf } from './answer';
 import { assembleResponse } from './assemble';
-import { echoOf } from './echo';
+import { echoOf, type Echo } from './echo';
 import { readBody, responsesPlanInput } from './plan';
 import { ResponsesStream } from './stream';
 import type { ResponsesBody } from './types';
@@ -29,36 +29,28 @@ function jobOf(body: ResponsesBody, maxTokens: number | undefined, stream: boole
   return { native: { format: 'openai-responses', body }, exchange: () => streamed, stream, maxTokens };
 }
 
-const passThroughViews = new WeakMap<ResponsesPassThrough, DoorView>();
-
-/** The view of an upstream that speaks the door's format: its answers pass through. */
-function passThroughView(pass: ResponsesPassThrough): DoorView {
-  let view = passThroughViews.get(pass);
-  if (!view) {
-    view = { parse: (raw) => pass.parseResponse(raw), stream: (head) => pass.createStream(head) };
-    passThroughViews.set(pass, view);
-  }
-  return view;
-}
-
 /** The door of one request (made once per body; throws the stateless 400s of `plan.ts`). */
 export function responsesDoor(body: ResponsesBody): Door<ResponsesBody> {
   let door = doors.get(body);
   if (door) return door;
   const { tools } = readBody(body);
-  const echo = echoOf(body);
+  // Only the door's own answers repeat the request (a passed-through one repeats OpenAI's): made
+  // with its view, which the service asks for before the body gives up its members.
+  let echo: Echo | undefined;
+  const echoed = () => (echo ??= echoOf(body));
   const views = new Map<ChatAdapter, DoorView>();
   door = {
     api: 'responses',
     route: RESPONSES_ROUTE,
     planInput: responsesPlanInput,
     job: jobOf,
-    failed: (head, code, message) => new ResponsesStream(null, head, tools, echo).fail(head, code, message),
+    failed: (head, code, message) => new ResponsesStream(null, head, tools, echoed()).fail(head, code, message),
     view(adapter, endpoint) {
       const pass = adapter.responsesPassThrough;
-      if (pass?.serves(endpoint)) return passThroughView(pass);
+      if (pass?.serves(endpoint)) return pass;
       let view = views.get(adapter);
       if (!view) {
+        const echo = echoed();
         view = {
           parse(raw) {
             const answer = adapter.parseAnswer(raw);

@@ -10,8 +10,8 @@
  * @module
  */
 import type { Endpoint } from '../../catalog/types';
-import type { NativeResponse, ResponsesPassThrough, StreamHead } from '../chat-types';
-import type { ResponsesPassThroughStream, StreamSummary } from '../chat-types';
+import type { ResponsesPassThrough, StreamHead, StreamSummary } from '../chat-types';
+import type { DoorAnswer, DoorStream } from '../../inference/door';
 import type { Usage } from '../../inference/exchange';
 import { errorCode } from '../../responses/stream';
 import { BUDGET_INCOMPLETE, responseId, usageOf } from '../../responses/response';
@@ -82,17 +82,8 @@ const FINAL: ReadonlySet<string> = new Set(['response.completed', 'response.inco
 /** The events that carry the response object while it runs. */
 const OPENING: ReadonlySet<string> = new Set(['response.created', 'response.in_progress', 'response.queued']);
 
-/** Every other event the gateway reads (the rest go out unread). */
-const READ: ReadonlySet<string> = new Set([
-  ...OPENING,
-  ...FINAL,
-  'response.output_item.done',
-  'response.failed',
-  'error',
-]);
-
 /** One passed-through stream (see the module comment). */
-class PassThroughStream extends SseTranslator implements ResponsesPassThroughStream {
+class PassThroughStream extends SseTranslator implements DoorStream {
   private readonly generated = new StreamedOutput();
   /** The latest response object (for a `response.failed` the door writes), and the final event. */
   private response: RawObject | null = null;
@@ -159,26 +150,18 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
 
   /** The event to write for one upstream event (null: held back or consumed). */
   private translate(e: SseEvent): string | null {
-    // An event named by its `event:` line is read only where the gateway needs it.
-    let type = e.event;
-    if (type !== undefined && DELTAS.has(type)) {
-      this.generated.delta(e.data);
-      return frame(type, e.data);
-    }
-    if (type !== undefined && !READ.has(type)) {
-      if (type === 'response.output_item.added') this.itemAdded(e.data);
-      return frame(type, e.data);
-    }
-    if (type !== undefined && (OPENING.has(type) || FINAL.has(type))) return this.responseObject(type, e.data);
-    const data = asObject(parseJson(e.data));
-    if (!data) return null;
-    type ??= typeof data.type === 'string' ? data.type : '';
+    // Named by its `event:` line, an event is parsed only where the gateway reads it.
+    let data: Record<string, unknown> | null | undefined;
+    const read = () => (data ??= asObject(parseJson(e.data)));
+    const type = e.event ?? read()?.type;
+    if (typeof type !== 'string') return null;
     if (DELTAS.has(type)) this.generated.delta(e.data);
     else if (OPENING.has(type) || FINAL.has(type)) return this.responseObject(type, e.data);
     else if (type === 'response.output_item.added') this.itemAdded(e.data);
-    else if (type === 'response.output_item.done') this.itemDone(data.output_index, data.item);
+    else if (type === 'response.output_item.done') this.itemDone(read()?.output_index, read()?.item);
     else if (type === 'response.failed' || type === 'error') {
-      this.error = (type === 'error' && streamError({ error: data })) || { code: 502, message: STATUS_MESSAGES[502]! };
+      const error = type === 'error' ? streamError({ error: read() }) : null;
+      this.error = error ?? { code: 502, message: STATUS_MESSAGES[502]! };
       return null;
     }
     return frame(type, e.data);
@@ -211,7 +194,7 @@ class PassThroughStream extends SseTranslator implements ResponsesPassThroughStr
 }
 
 /** A whole response: its billing, and its body with the gateway's members (the rest unread). */
-function parseResponse(body: Buffer): NativeResponse | null {
+function parseResponse(body: Buffer): DoorAnswer | null {
   const response = new RawObject(body);
   if (!response.wellFormed) return null;
   const status = response.get('status');
@@ -235,6 +218,6 @@ function parseResponse(body: Buffer): NativeResponse | null {
 /** The pass-through the OpenAI adapter offers the Responses door. */
 export const responsesPassThrough: ResponsesPassThrough = {
   serves: (endpoint: Endpoint) => endpoint.provider.responses,
-  parseResponse,
-  createStream: (head) => new PassThroughStream(head),
+  parse: parseResponse,
+  stream: (head) => new PassThroughStream(head),
 };
